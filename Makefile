@@ -1,0 +1,141 @@
+# sbt-bpf — build, test, benchmark.
+#
+#   make            build .output/sbt-bpf (and the examples)
+#   sudo make demo  install missing packages, build, trace the bundled barrier example
+#   sudo make check install missing packages, build, run unit and end-to-end tests
+#   sudo make bench run the benchmarks in bench/
+#   make install    PREFIX=/usr/local DESTDIR=
+
+OUTPUT    ?= .output
+PREFIX    ?= /usr/local
+CLANG     ?= clang
+CC        ?= gcc
+BPFTOOL   ?= bpftool
+ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+WARN      := -Wall -Wextra -Wno-unused-parameter
+CFLAGS    ?= -O2 -g
+CFLAGS    += $(WARN) -std=gnu11 -Iinclude -Ianalyses -Iuser -I$(OUTPUT)
+BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT) -Wall
+LIBS      := -lbpf -lelf -ldw -lz -lpthread
+
+BPF_SRCS  := bpf/sync.bpf.c bpf/proc.bpf.c
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SKEL      := $(OUTPUT)/sbt.skel.h
+
+ANA_SRCS  := $(wildcard analyses/*.c)
+ANA_OBJS  := $(patsubst %.c,$(OUTPUT)/%.o,$(ANA_SRCS))
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(USER_SRCS))
+# Modules the unit tests link (no libbpf, no root).
+PURE_OBJS := $(ANA_OBJS) $(OUTPUT)/user/tracefile.o $(OUTPUT)/user/parse.o $(OUTPUT)/user/log.o
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+
+EX_DIR    := $(OUTPUT)/examples
+EXAMPLES  := $(EX_DIR)/barrier_imbalance $(EX_DIR)/hang_barrier \
+	     $(EX_DIR)/omp_barriers_gomp $(EX_DIR)/omp_barriers_llvm
+BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor
+
+.PHONY: all deps deps-test demo check test unit e2e bench install clean format
+
+all: $(OUTPUT)/sbt-bpf $(EXAMPLES) $(BENCH_BINS)
+
+deps:
+	@scripts/deps.sh build
+deps-test:
+	@scripts/deps.sh test
+
+# --- BPF ------------------------------------------------------------------
+$(OUTPUT)/vmlinux.h:
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/common.bpf.h include/sbt/events.h $(OUTPUT)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	llvm-strip -g $@
+
+$(OUTPUT)/sbt.bpf.o: $(BPF_OBJS)
+	$(BPFTOOL) gen object $@ $^
+
+$(SKEL): $(OUTPUT)/sbt.bpf.o
+	$(BPFTOOL) gen skeleton $< name sbt > $@.tmp && mv $@.tmp $@
+
+# The bench floor: empty programs on the same probes.
+$(OUTPUT)/bench/floor.bpf.o: bench/floor.bpf.c $(OUTPUT)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(OUTPUT)/bench/floor.skel.h: $(OUTPUT)/bench/floor.bpf.o
+	$(BPFTOOL) gen skeleton $< name floor > $@.tmp && mv $@.tmp $@
+
+# --- userspace --------------------------------------------------------------
+$(OUTPUT)/user/%.o: user/%.c $(SKEL) $(wildcard include/sbt/*.h user/*.h analyses/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/analyses/%.o: analyses/%.c $(wildcard include/sbt/*.h analyses/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/sbt-bpf: $(USER_OBJS) $(ANA_OBJS)
+	$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+
+# --- examples and bench programs --------------------------------------------
+$(EX_DIR)/barrier_imbalance: examples/barrier_imbalance.c examples/workload.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -pthread $< -o $@
+$(EX_DIR)/hang_barrier: examples/hang_barrier.c examples/workload.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -pthread $< -o $@
+$(EX_DIR)/omp_barriers_gomp: examples/omp_barriers.c examples/workload.h
+	@mkdir -p $(@D)
+	gcc -O2 -g $(WARN) -fopenmp $< -o $@
+$(EX_DIR)/omp_barriers_llvm: examples/omp_barriers.c examples/workload.h
+	@mkdir -p $(@D)
+	$(CLANG) -O2 -g $(WARN) -fopenmp=libomp $< -o $@
+
+$(OUTPUT)/bench/probe_loop: bench/probe_loop.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -pthread $< -o $@
+$(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(OUTPUT)/user/elfsym.o \
+		       $(OUTPUT)/user/log.o $(OUTPUT)/user/parse.o
+	$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< $(OUTPUT)/user/elfsym.o $(OUTPUT)/user/log.o \
+		$(OUTPUT)/user/parse.o $(LIBS) -o $@
+
+# --- tests ------------------------------------------------------------------
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit $< $(PURE_OBJS) -o $@
+
+unit: $(UNIT_BINS)
+	@tests/run-unit.sh $(UNIT_BINS)
+
+e2e: all
+	@tests/run-e2e.sh
+
+test: all $(UNIT_BINS)
+	@tests/run-all.sh $(UNIT_BINS)
+
+check: deps-test
+	@$(MAKE) --no-print-directory test
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+bench: all
+	@scripts/deps.sh all
+	@bench/run.sh
+
+# --- install, format, clean ---------------------------------------------------
+install: $(OUTPUT)/sbt-bpf
+	install -D -m 0755 $(OUTPUT)/sbt-bpf $(DESTDIR)$(PREFIX)/sbin/sbt-bpf
+
+format:
+	clang-format -i include/sbt/*.h bpf/*.c bpf/*.h user/*.c user/*.h analyses/*.c \
+		analyses/*.h tests/unit/*.c tests/unit/*.h examples/*.c examples/*.h bench/*.c
+
+clean:
+	rm -rf $(OUTPUT)

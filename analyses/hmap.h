@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* A small open-addressing hash map from a pair of u64 keys to a pointer.
+ * Values are never NULL; deletion uses tombstones. */
+#ifndef SBT_HMAP_H
+#define SBT_HMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hmap_slot {
+	uint64_t k1, k2;
+	void *val; /* NULL: empty; HMAP_TOMB: deleted */
+};
+
+struct hmap {
+	struct hmap_slot *slots;
+	size_t cap;  /* power of two */
+	size_t used; /* live + tombstones */
+	size_t len;  /* live entries */
+};
+
+void hmap_init(struct hmap *m);
+void hmap_free(struct hmap *m);
+void *hmap_get(const struct hmap *m, uint64_t k1, uint64_t k2);
+/* Insert or replace. Returns 0 or -ENOMEM. */
+int hmap_put(struct hmap *m, uint64_t k1, uint64_t k2, void *val);
+void *hmap_del(struct hmap *m, uint64_t k1, uint64_t k2);
+
+#endif

@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Barrier episodes from enter/exit records.
+ *
+ * Grouping: arrivals at the same barrier key (pid + object, or pid + team for
+ * barriers that name no object) join the key's OPEN episode. The first
+ * departure releases it: later arrivals at the same key start a new episode,
+ * even if some threads of the released one have not been seen leaving yet
+ * (a fast thread can leave and arrive again before a slow one wakes up).
+ * An episode completes when each of its arrivals has departed, or is known
+ * never to (lost record, thread exited, end of trace).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hmap.h"
+#include "phases.h"
+
+#define LOST_PHASES_KEPT 16
+
+struct phases {
+	struct phases_config cfg;
+	struct phases_ops ops;
+	void *ctx;
+
+	struct hmap threads;          /* tid -> struct ph_thread */
+	struct ph_thread **thread_list;
+	size_t nthreads, cap_threads;
+
+	struct hmap open;             /* (pid, object key) -> OPEN episode */
+	struct ph_episode **inflight; /* OPEN and RELEASING episodes */
+	size_t ninflight, cap_inflight;
+
+	struct ph_site *sites;
+	size_t nsites, cap_sites;
+
+	struct ph_region_stats regions;
+	__u64 completed, events, bad, lost;
+	__u64 first_ts, last_ts;
+	__u64 lost_phases, lost_first[LOST_PHASES_KEPT];
+};
+
+/* Grow *arr (of *cap elements of size sz) to hold at least n elements. */
+static int reserve(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	size_t ncap = *cap ? *cap : 8;
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	while (ncap < n)
+		ncap *= 2;
+	p = realloc(*arr, ncap * sz);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+struct phases *phases__new(const struct phases_config *cfg, const struct phases_ops *ops,
+			   void *ctx)
+{
+	struct phases *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->cfg = *cfg;
+	if (ops)
+		p->ops = *ops;
+	p->ctx = ctx;
+	hmap_init(&p->threads);
+	hmap_init(&p->open);
+	return p;
+}
+
+static void episode_free(struct ph_episode *ep)
+{
+	if (ep) {
+		free(ep->arr);
+		free(ep);
+	}
+}
+
+void phases__free(struct phases *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nthreads; i++)
+		free(p->thread_list[i]);
+	for (i = 0; i < p->ninflight; i++)
+		episode_free(p->inflight[i]);
+	for (i = 0; i < p->nsites; i++)
+		free(p->sites[i].idle);
+	free(p->thread_list);
+	free(p->inflight);
+	free(p->sites);
+	hmap_free(&p->threads);
+	hmap_free(&p->open);
+	free(p);
+}
+
+static struct ph_thread *thread_get(struct phases *p, __u32 pid, __u32 tid, __u64 seen_ns)
+{
+	struct ph_thread *t = hmap_get(&p->threads, tid, 0);
+
+	if (t)
+		return t;
+	if (reserve((void **)&p->thread_list, &p->cap_threads, p->nthreads + 1, sizeof(t)))
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t || hmap_put(&p->threads, tid, 0, t)) {
+		free(t);
+		return NULL;
+	}
+	t->pid = pid;
+	t->tid = tid;
+	/* A thread first seen after the session started began no later than
+	 * that; without a creation record, the session start is its best bound. */
+	t->start_ns = p->cfg.start_ns;
+	(void)seen_ns;
+	p->thread_list[p->nthreads++] = t;
+	return t;
+}
+
+void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns)
+{
+	struct ph_thread *t = thread_get(p, pid, tid, start_ns);
+
+	if (t)
+		t->start_ns = start_ns;
+}
+
+/* ---- sites ---------------------------------------------------------------- */
+
+static __u64 lowest_site(const struct ph_episode *ep)
+{
+	__u64 s = ep->arr[0].site;
+	__u32 i;
+
+	for (i = 1; i < ep->n; i++)
+		if (ep->arr[i].site < s)
+			s = ep->arr[i].site;
+	return s;
+}
+
+static struct ph_site *site_get(struct phases *p, const struct ph_episode *ep)
+{
+	__u64 call_site = lowest_site(ep);
+	struct ph_site *s;
+	size_t i;
+
+	for (i = 0; i < p->nsites; i++) {
+		s = &p->sites[i];
+		if (s->pid == ep->pid && s->object == ep->object && s->call_site == call_site &&
+		    s->probe == ep->probe)
+			return s;
+	}
+	if (reserve((void **)&p->sites, &p->cap_sites, p->nsites + 1, sizeof(*s)))
+		return NULL;
+	s = &p->sites[p->nsites];
+	memset(s, 0, sizeof(*s));
+	s->id = p->nsites++;
+	s->pid = ep->pid;
+	s->object = ep->object;
+	s->call_site = call_site;
+	s->probe = ep->probe;
+	s->barrier_min = s->phase_min = UINT64_MAX;
+	return s;
+}
+
+static void site_add_idle(struct ph_site *s, __u32 tid, __u64 idle_ns)
+{
+	struct ph_idle *idle;
+	__u32 i;
+
+	for (i = 0; i < s->nidle; i++) {
+		if (s->idle[i].tid == tid) {
+			s->idle[i].episodes++;
+			s->idle[i].idle_ns += idle_ns;
+			return;
+		}
+	}
+	idle = realloc(s->idle, (s->nidle + 1) * sizeof(*idle));
+	if (!idle)
+		return;
+	s->idle = idle;
+	s->idle[s->nidle++] = (struct ph_idle){ .tid = tid, .episodes = 1, .idle_ns = idle_ns };
+}
+
+static void site_account(struct ph_site *s, const struct ph_episode *ep)
+{
+	__u64 b = ph_barrier_ns(ep), ph = ph_phase_ns(ep);
+	__u32 i;
+
+	s->episodes++;
+	s->barrier_sum += b;
+	s->barrier_sumsq += (double)b * (double)b;
+	if (b < s->barrier_min)
+		s->barrier_min = b;
+	if (b > s->barrier_max)
+		s->barrier_max = b;
+	s->phase_sum += ph;
+	if (ph < s->phase_min)
+		s->phase_min = ph;
+	if (ph > s->phase_max)
+		s->phase_max = ph;
+	for (i = 0; i < ep->n; i++)
+		site_add_idle(s, ep->arr[i].tid, ph_wait_ns(&ep->arr[i]));
+}
+
+/* ---- episodes ------------------------------------------------------------- */
+
+static void inflight_remove(struct phases *p, struct ph_episode *ep)
+{
+	size_t i;
+
+	for (i = 0; i < p->ninflight; i++) {
+		if (p->inflight[i] == ep) {
+			p->inflight[i] = p->inflight[--p->ninflight];
+			return;
+		}
+	}
+}
+
+static void complete(struct phases *p, struct ph_episode *ep)
+{
+	struct ph_site *s = site_get(p, ep);
+
+	ep->index = p->completed++;
+	if (s) {
+		ep->site = s->id;
+		site_account(s, ep);
+	}
+	if (ep->lost) {
+		if (p->lost_phases < LOST_PHASES_KEPT)
+			p->lost_first[p->lost_phases] = ep->index;
+		p->lost_phases++;
+	}
+	if (p->ops.episode)
+		p->ops.episode(p->ctx, ep);
+	inflight_remove(p, ep);
+	episode_free(ep);
+}
+
+/* Thread t's arrival in its episode is settled: departed at depart_ns, or
+ * never (depart_ns == 0). */
+static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval)
+{
+	struct ph_episode *ep = t->waiting;
+	struct ph_arrival *a;
+
+	if (!ep)
+		return;
+	t->waiting = NULL;
+	if (ep->state == PH_OPEN) {
+		ep->state = PH_RELEASING;
+		hmap_del(&p->open, ep->pid, ep->object);
+	}
+	a = &ep->arr[t->waiting_idx];
+	a->depart_ns = depart_ns;
+	a->retval = retval;
+	ep->departed++;
+	if (depart_ns) {
+		if (depart_ns > ep->last_depart)
+			ep->last_depart = depart_ns;
+		t->last_depart = depart_ns;
+		t->episodes++;
+		t->compute_ns += ph_compute_ns(a);
+		t->wait_ns += ph_wait_ns(a);
+	}
+	if (ep->departed == ep->n)
+		complete(p, ep);
+}
+
+static struct ph_episode *open_episode(struct phases *p, __u32 pid, __u64 object, __u16 probe)
+{
+	struct ph_episode *ep = hmap_get(&p->open, pid, object);
+
+	if (ep)
+		return ep;
+	if (reserve((void **)&p->inflight, &p->cap_inflight, p->ninflight + 1, sizeof(ep)))
+		return NULL;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep || hmap_put(&p->open, pid, object, ep)) {
+		free(ep);
+		return NULL;
+	}
+	ep->pid = pid;
+	ep->object = object;
+	ep->probe = probe;
+	ep->state = PH_OPEN;
+	p->inflight[p->ninflight++] = ep;
+	return ep;
+}
+
+static void arrive(struct phases *p, struct ph_thread *t, const struct sbt_event *e, __u64 object)
+{
+	struct ph_episode *ep;
+	struct ph_arrival *a;
+
+	/* Still waiting from an earlier arrival: its departure was lost. */
+	if (t->waiting)
+		settle(p, t, 0, 0);
+	ep = open_episode(p, e->pid, object, e->probe);
+	if (!ep || reserve((void **)&ep->arr, &ep->cap, ep->n + 1, sizeof(*a)))
+		return;
+	a = &ep->arr[ep->n];
+	memset(a, 0, sizeof(*a));
+	a->tid = t->tid;
+	a->arrive_ns = e->ts;
+	a->site = e->site;
+	a->start_ns = t->last_depart;
+	if (!a->start_ns)
+		a->start_ns = t->start_ns > p->cfg.start_ns ? t->start_ns : p->cfg.start_ns;
+	if (!ep->n || e->ts < ep->first_arrive)
+		ep->first_arrive = e->ts;
+	if (e->ts > ep->last_arrive)
+		ep->last_arrive = e->ts;
+	t->waiting = ep;
+	t->waiting_idx = ep->n++;
+}
+
+/* ---- record dispatch ------------------------------------------------------- */
+
+static int is_barrier(int kind)
+{
+	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER;
+}
+
+/* Number of barrier calls on the thread's stack below depth d. */
+static int barrier_depth(const struct phases *p, const struct ph_thread *t, int d)
+{
+	int i, n = 0;
+
+	for (i = 0; i < d && i < (int)(sizeof(t->stack) / sizeof(t->stack[0])); i++)
+		n += is_barrier(p->cfg.probes[t->stack[i].probe].kind);
+	return n;
+}
+
+static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	int kind = p->cfg.probes[e->probe].kind;
+	int d = t->depth;
+
+	if (d < (int)(sizeof(t->stack) / sizeof(t->stack[0]))) {
+		t->stack[d].probe = e->probe;
+		t->stack[d].ts = e->ts;
+		t->stack[d].obj = e->obj;
+		t->stack[d].site = e->site;
+	}
+	t->depth++;
+	/* Only the outermost barrier call counts: a user-declared barrier that
+	 * wraps pthread_barrier_wait is one episode, not two. */
+	if (is_barrier(kind) && barrier_depth(p, t, d) == 0)
+		arrive(p, t, e, kind == SBT_PK_BARRIER ? e->obj : 0);
+}
+
+static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	int kind = p->cfg.probes[e->probe].kind;
+	int max = sizeof(t->stack) / sizeof(t->stack[0]);
+	int d;
+
+	/* Find the matching call; exits of calls entered before the session
+	 * (or whose entry was lost) have none and are ignored. */
+	for (d = t->depth - 1; d >= 0; d--)
+		if (d < max && t->stack[d].probe == e->probe)
+			break;
+	if (d < 0)
+		return;
+	t->depth = d;
+	if (kind == SBT_PK_REGION) {
+		p->regions.count++;
+		p->regions.total_ns += e->ts - t->stack[d].ts;
+	} else if (is_barrier(kind) && barrier_depth(p, t, d) == 0) {
+		settle(p, t, e->ts, (__s64)e->obj);
+	}
+}
+
+static void on_thread_exit(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	t->exit_ns = e->ts;
+	t->depth = 0;
+	/* A released thread that never returned: settle without departure.
+	 * A thread that dies inside an open barrier leaves it hanging. */
+	if (t->waiting && t->waiting->state == PH_RELEASING)
+		settle(p, t, 0, 0);
+}
+
+static void note_lost(struct phases *p, __u32 lost)
+{
+	size_t i;
+
+	p->lost += lost;
+	for (i = 0; i < p->ninflight; i++)
+		p->inflight[i]->lost += lost;
+}
+
+int phases__feed(struct phases *p, const struct sbt_event *e)
+{
+	struct ph_thread *t;
+
+	p->events++;
+	if (!p->first_ts || e->ts < p->first_ts)
+		p->first_ts = e->ts;
+	if (e->ts > p->last_ts)
+		p->last_ts = e->ts;
+	if (e->lost)
+		note_lost(p, e->lost);
+	if ((e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT) &&
+	    (e->probe >= p->cfg.nprobes || !p->cfg.probes[e->probe].kind)) {
+		p->bad++;
+		return -EINVAL;
+	}
+	if (e->type < SBT_EV_ENTER || e->type > SBT_EV_THREAD_EXIT) {
+		p->bad++;
+		return -EINVAL;
+	}
+	t = thread_get(p, e->pid, e->tid, e->ts);
+	if (!t)
+		return -ENOMEM;
+	switch (e->type) {
+	case SBT_EV_ENTER:
+		on_call(p, t, e);
+		break;
+	case SBT_EV_EXIT:
+		on_return(p, t, e);
+		break;
+	case SBT_EV_THREAD_START:
+		t->start_ns = e->ts;
+		break;
+	case SBT_EV_THREAD_EXIT:
+		on_thread_exit(p, t, e);
+		break;
+	}
+	return 0;
+}
+
+/* ---- hangs --------------------------------------------------------------- */
+
+static int arrived(const struct ph_episode *ep, __u32 tid)
+{
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++)
+		if (ep->arr[i].tid == tid)
+			return 1;
+	return 0;
+}
+
+/* Threads expected at ep but not arrived: those that took part in earlier
+ * episodes of the same barrier, or else every live thread of the process. */
+static int missing_threads(const struct phases *p, const struct ph_episode *ep, __u32 **out)
+{
+	__u32 *m = calloc(p->nthreads + 1, sizeof(*m));
+	size_t i, j;
+	int n = 0, expected = 0;
+
+	if (!m)
+		return 0;
+	for (i = 0; i < p->nsites; i++) {
+		const struct ph_site *s = &p->sites[i];
+
+		if (s->pid != ep->pid || s->object != ep->object)
+			continue;
+		for (j = 0; j < s->nidle; j++) {
+			__u32 tid = s->idle[j].tid;
+			int dup = 0, k;
+
+			expected = 1;
+			for (k = 0; k < n; k++)
+				dup |= m[k] == tid;
+			if (!dup && !arrived(ep, tid))
+				m[n++] = tid;
+		}
+	}
+	if (!expected) {
+		for (i = 0; i < p->nthreads; i++) {
+			const struct ph_thread *t = p->thread_list[i];
+
+			if (t->pid == ep->pid && !t->exit_ns && !arrived(ep, t->tid))
+				m[n++] = t->tid;
+		}
+	}
+	*out = m;
+	return n;
+}
+
+static void report_hang(struct phases *p, struct ph_episode *ep)
+{
+	__u32 *missing = NULL;
+	int n;
+
+	ep->hang_reported = 1;
+	if (!p->ops.hang)
+		return;
+	n = missing_threads(p, ep, &missing);
+	p->ops.hang(p->ctx, ep, missing, n);
+	free(missing);
+}
+
+void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns)
+{
+	size_t i;
+
+	for (i = 0; i < p->ninflight; i++) {
+		struct ph_episode *ep = p->inflight[i];
+
+		if (ep->state == PH_OPEN && !ep->hang_reported && ep->n &&
+		    now_ns >= ep->last_arrive + timeout_ns)
+			report_hang(p, ep);
+	}
+}
+
+void phases__finish(struct phases *p)
+{
+	size_t i;
+
+	/* Settle released episodes first: completing them may move sites'
+	 * participant lists, which hang reports read. */
+	for (i = 0; i < p->nthreads; i++) {
+		struct ph_thread *t = p->thread_list[i];
+
+		if (t->waiting && t->waiting->state == PH_RELEASING)
+			settle(p, t, 0, 0);
+	}
+	for (i = 0; i < p->ninflight; i++)
+		if (!p->inflight[i]->hang_reported)
+			report_hang(p, p->inflight[i]);
+}
+
+/* ---- accessors and metrics ------------------------------------------------- */
+
+size_t phases__nsites(const struct phases *p)
+{
+	return p->nsites;
+}
+
+const struct ph_site *phases__site(const struct phases *p, size_t i)
+{
+	return i < p->nsites ? &p->sites[i] : NULL;
+}
+
+size_t phases__nthreads(const struct phases *p)
+{
+	return p->nthreads;
+}
+
+const struct ph_thread *phases__thread(const struct phases *p, size_t i)
+{
+	return i < p->nthreads ? p->thread_list[i] : NULL;
+}
+
+const struct ph_region_stats *phases__regions(const struct phases *p)
+{
+	return &p->regions;
+}
+
+__u64 phases__completed(const struct phases *p)
+{
+	return p->completed;
+}
+
+__u64 phases__events(const struct phases *p)
+{
+	return p->events;
+}
+
+__u64 phases__bad_records(const struct phases *p)
+{
+	return p->bad;
+}
+
+__u64 phases__lost(const struct phases *p)
+{
+	return p->lost;
+}
+
+__u64 phases__first_ts(const struct phases *p)
+{
+	return p->first_ts;
+}
+
+__u64 phases__last_ts(const struct phases *p)
+{
+	return p->last_ts;
+}
+
+__u64 phases__lost_phases(const struct phases *p, __u64 *first, int max)
+{
+	int i;
+
+	for (i = 0; i < max && i < LOST_PHASES_KEPT && (__u64)i < p->lost_phases; i++)
+		first[i] = p->lost_first[i];
+	return p->lost_phases;
+}
+
+__u64 ph_phase_start(const struct ph_episode *ep)
+{
+	__u64 s = 0;
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++)
+		if (ep->arr[i].start_ns > s)
+			s = ep->arr[i].start_ns;
+	return s;
+}
+
+void ph_balance(const struct ph_episode *ep, struct ph_balance *b)
+{
+	__u64 sum = 0, max = 0, last = 0;
+	__u32 i;
+
+	memset(b, 0, sizeof(*b));
+	for (i = 0; i < ep->n; i++) {
+		__u64 c = ph_compute_ns(&ep->arr[i]);
+
+		sum += c;
+		if (c > max)
+			max = c;
+		if (ep->arr[i].arrive_ns >= last) {
+			last = ep->arr[i].arrive_ns;
+			b->critical_tid = ep->arr[i].tid;
+		}
+	}
+	if (!ep->n)
+		return;
+	b->max_compute = max;
+	b->mean_compute = sum / ep->n;
+	b->imbalance_ns = max - b->mean_compute;
+	b->lb = max ? (double)b->mean_compute / (double)max : 1.0;
+}

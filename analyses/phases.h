@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Barrier phases (DESIGN §5.1): turns a stream of sbt_event records into
+ * barrier episodes, per-site loop-barrier aggregates and per-thread totals.
+ *
+ * Pure and streaming: no I/O, no libbpf. Events are fed in ring-buffer order
+ * (per thread in program order; a barrier's last arrival before the
+ * departures it releases). Each episode is handed to the episode callback once
+ * every participant has departed, then freed, so memory does not grow with
+ * the length of a trace.
+ */
+#ifndef SBT_PHASES_H
+#define SBT_PHASES_H
+
+#include <stddef.h>
+#include "sbt/events.h"
+
+#define SBT_SYMBOL_MAX 128
+#define SBT_PATH_MAX   512
+
+/* What one probe id means; the probe table of a session or a trace file. */
+struct sbt_probe_info {
+	__u16 id;
+	__u16 kind;                   /* SBT_PK_* */
+	char symbol[SBT_SYMBOL_MAX];  /* function name, without version */
+	char object[SBT_PATH_MAX];    /* file the probe is in */
+	__u64 offset;                 /* file offset of the probed instruction */
+};
+
+struct ph_arrival {
+	__u32 tid;
+	__u64 arrive_ns;
+	__u64 depart_ns;     /* 0: departure not seen (lost record, thread gone) */
+	__u64 start_ns;      /* start of this thread's phase: its previous departure */
+	__u64 site;          /* call site (return address) */
+	__s64 retval;
+};
+
+enum ph_state { PH_OPEN, PH_RELEASING };
+
+struct ph_episode {
+	__u64 index;          /* phase number, in completion order from 0 */
+	__u32 pid;
+	__u64 object;         /* barrier object; 0 for a team barrier */
+	__u16 probe;          /* probe id of the first arrival */
+	__u32 site;           /* index into phases__site() */
+	__u32 n;              /* arrivals */
+	size_t cap;
+	struct ph_arrival *arr; /* in arrival order */
+	__u64 first_arrive, last_arrive, last_depart;
+	__u32 departed;
+	__u32 lost;           /* records lost while this episode was in flight */
+	int state;
+	int hang_reported;
+};
+
+/* Per-thread accumulated idle time at one site. */
+struct ph_idle {
+	__u32 tid;
+	__u64 episodes;
+	__u64 idle_ns;
+};
+
+/* A barrier site, aggregated like an SBT loop barrier. */
+struct ph_site {
+	__u32 id;
+	__u32 pid;
+	__u64 object;
+	__u64 call_site;      /* lowest call-site address seen in its first episode */
+	__u16 probe;
+	__u64 episodes;
+	__u64 barrier_sum, barrier_min, barrier_max;
+	double barrier_sumsq;
+	__u64 phase_sum, phase_min, phase_max;
+	struct ph_idle *idle;
+	__u32 nidle;
+};
+
+struct ph_thread {
+	__u32 pid, tid;
+	__u64 start_ns;       /* first seen, created, or session start */
+	__u64 exit_ns;        /* 0 while alive */
+	__u64 last_depart;    /* its previous barrier departure (start of its phase) */
+	__u64 episodes;
+	__u64 compute_ns, wait_ns;
+	/* internal: calls in progress and the episode the thread waits in */
+	struct {
+		__u16 probe;
+		__u64 ts, obj, site;
+	} stack[8];
+	int depth;
+	struct ph_episode *waiting;
+	__u32 waiting_idx;
+};
+
+struct ph_region_stats {
+	__u64 count;
+	__u64 total_ns;
+};
+
+struct phases_ops {
+	/* An episode completed: all its participants departed. */
+	void (*episode)(void *ctx, const struct ph_episode *ep);
+	/* An episode has had arrivals and no release for the hang timeout.
+	 * `missing` lists the threads expected but not arrived. */
+	void (*hang)(void *ctx, const struct ph_episode *ep, const __u32 *missing, int nmissing);
+};
+
+struct phases_config {
+	const struct sbt_probe_info *probes; /* indexed by probe id */
+	int nprobes;
+	__u64 start_ns;                      /* session start: phase 0 begins here */
+};
+
+struct phases;
+
+struct phases *phases__new(const struct phases_config *cfg, const struct phases_ops *ops,
+			   void *ctx);
+void phases__free(struct phases *p);
+/* Feed one record. Returns 0, or -EINVAL for a record that makes no sense
+ * (unknown type or probe id); such records are counted and skipped. */
+int phases__feed(struct phases *p, const struct sbt_event *e);
+/* Declare a thread known before tracing began (from /proc). */
+void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns);
+/* Report episodes waiting longer than timeout_ns at time now_ns (once each). */
+void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns);
+/* End of stream: complete episodes that were released but miss departures.
+ * Episodes still open (never released) are reported through the hang
+ * callback if they have not been already. */
+void phases__finish(struct phases *p);
+
+size_t phases__nsites(const struct phases *p);
+const struct ph_site *phases__site(const struct phases *p, size_t i);
+size_t phases__nthreads(const struct phases *p);
+const struct ph_thread *phases__thread(const struct phases *p, size_t i);
+const struct ph_region_stats *phases__regions(const struct phases *p);
+__u64 phases__completed(const struct phases *p);
+__u64 phases__events(const struct phases *p);
+__u64 phases__bad_records(const struct phases *p);
+__u64 phases__lost(const struct phases *p);
+__u64 phases__first_ts(const struct phases *p);
+__u64 phases__last_ts(const struct phases *p);
+/* Phases affected by lost records: count and the first few indices. */
+__u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);
+
+/* Metrics of one episode (DESIGN §5.1). */
+static inline __u64 ph_barrier_ns(const struct ph_episode *ep)
+{
+	return ep->last_arrive - ep->first_arrive;
+}
+__u64 ph_phase_start(const struct ph_episode *ep);
+static inline __u64 ph_phase_ns(const struct ph_episode *ep)
+{
+	return ep->last_arrive - ph_phase_start(ep);
+}
+static inline __u64 ph_compute_ns(const struct ph_arrival *a)
+{
+	return a->arrive_ns - a->start_ns;
+}
+static inline __u64 ph_wait_ns(const struct ph_arrival *a)
+{
+	return a->depart_ns ? a->depart_ns - a->arrive_ns : 0;
+}
+/* Scalasca's wait at barrier: time from this arrival to the last one. */
+static inline __u64 ph_late_wait_ns(const struct ph_episode *ep, const struct ph_arrival *a)
+{
+	return ep->last_arrive - a->arrive_ns;
+}
+struct ph_balance {
+	__u64 max_compute, mean_compute;
+	__u64 imbalance_ns;   /* max - mean: time lost to imbalance */
+	double lb;            /* mean / max, 1.0 = perfectly balanced */
+	__u32 critical_tid;   /* the last to arrive */
+};
+void ph_balance(const struct ph_episode *ep, struct ph_balance *b);
+
+#endif /* SBT_PHASES_H */

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Maps, globals and the record emitter shared by every sbt-bpf BPF object.
+ * They are defined in exactly one object (the one that defines
+ * SBT_DEFINE_GLOBALS) and declared extern in the others; bpftool's static
+ * linker joins them into one skeleton.
+ */
+#ifndef SBT_COMMON_BPF_H
+#define SBT_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "sbt/events.h"
+
+#define SBT_MAX_CPUS 1024
+
+#ifdef SBT_DEFINE_GLOBALS
+#define SBT_GLOBAL
+#else
+#define SBT_GLOBAL extern
+#endif
+
+/* One ring buffer for every CPU: causally ordered events (a barrier's last
+ * arrival and the departures it releases) then appear in causal order. Its
+ * size is set from userspace before load. */
+SBT_GLOBAL struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} events SEC(".maps");
+
+/* Thread-group ids being traced; value unused. */
+SBT_GLOBAL struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+/* Failed ring-buffer reservations per CPU: total, and pending (not yet
+ * reported in a record's `lost` field). Indexed by CPU, so there is no
+ * contention between CPUs. */
+SBT_GLOBAL __u64 drops_total[SBT_MAX_CPUS];
+SBT_GLOBAL __u64 drops_pending[SBT_MAX_CPUS];
+
+/* Trace every process (system-wide mode) instead of the `targets` set. */
+SBT_GLOBAL const volatile __u8 trace_all;
+
+static __always_inline int sbt_is_target(__u32 pid)
+{
+	return trace_all || bpf_map_lookup_elem(&targets, &pid) != NULL;
+}
+
+/* Reserve, fill and submit one record. Submission never wakes the consumer:
+ * a wakeup costs microseconds in the traced thread, and the consumer drains on
+ * a timer instead. */
+static __always_inline int sbt_emit(__u16 type, __u16 probe, __u32 pid, __u32 tid, __u64 obj,
+				    __u64 site)
+{
+	__u32 cpu = bpf_get_smp_processor_id() & (SBT_MAX_CPUS - 1);
+	struct sbt_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&drops_total[cpu], 1);
+		__sync_fetch_and_add(&drops_pending[cpu], 1);
+		return 0;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->obj = obj;
+	e->site = site;
+	e->pid = pid;
+	e->tid = tid;
+	e->type = type;
+	e->probe = probe;
+	e->lost = 0;
+	if (drops_pending[cpu])
+		e->lost = __sync_lock_test_and_set(&drops_pending[cpu], 0);
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+#endif /* SBT_COMMON_BPF_H */

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Barrier-phase analysis on synthetic event streams, with exact values. */
+#include <stdlib.h>
+#include "phases.h"
+#include "unit.h"
+
+/* Probe ids of the synthetic probe table. */
+enum { P_NONE, P_PBW, P_GOMP, P_USER, P_REGION, NPROBES };
+
+static const struct sbt_probe_info probes[NPROBES] = {
+	[P_PBW] = { .id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait" },
+	[P_GOMP] = { .id = P_GOMP, .kind = SBT_PK_TEAM_BARRIER, .symbol = "GOMP_barrier" },
+	[P_USER] = { .id = P_USER, .kind = SBT_PK_BARRIER, .symbol = "my_barrier" },
+	[P_REGION] = { .id = P_REGION, .kind = SBT_PK_REGION, .symbol = "GOMP_parallel" },
+};
+
+#define PID     100
+#define START   1000
+#define SITE_A  0x401000
+#define SITE_B  0x402000
+#define OBJ_X   0x7000
+#define OBJ_Y   0x8000
+#define MAX_EPS 64
+
+/* Completed episodes, copied out of the callback. */
+struct collected {
+	struct ph_episode ep[MAX_EPS];
+	struct ph_arrival arr[MAX_EPS][8];
+	int n;
+	__u32 hang_missing[8];
+	int nhang, nmissing;
+	__u64 hang_object;
+};
+
+static void on_episode(void *ctx, const struct ph_episode *ep)
+{
+	struct collected *c = ctx;
+
+	if (c->n >= MAX_EPS)
+		return;
+	c->ep[c->n] = *ep;
+	memcpy(c->arr[c->n], ep->arr, sizeof(*ep->arr) * (ep->n < 8 ? ep->n : 8));
+	c->ep[c->n].arr = c->arr[c->n];
+	c->n++;
+}
+
+static void on_hang(void *ctx, const struct ph_episode *ep, const __u32 *missing, int n)
+{
+	struct collected *c = ctx;
+	int i;
+
+	c->nhang++;
+	c->hang_object = ep->object;
+	c->nmissing = n;
+	for (i = 0; i < n && i < 8; i++)
+		c->hang_missing[i] = missing[i];
+}
+
+static struct phases *new_phases(struct collected *c)
+{
+	struct phases_config cfg = { .probes = probes, .nprobes = NPROBES, .start_ns = START };
+	struct phases_ops ops = { .episode = on_episode, .hang = on_hang };
+
+	memset(c, 0, sizeof(*c));
+	return phases__new(&cfg, &ops, c);
+}
+
+static void feed(struct phases *p, __u16 type, __u16 probe, __u32 tid, __u64 ts, __u64 obj,
+		 __u64 site)
+{
+	struct sbt_event e = { .ts = ts, .obj = obj, .site = site, .pid = PID, .tid = tid,
+			       .type = type, .probe = probe };
+
+	CHECK_EQ(phases__feed(p, &e), 0);
+}
+
+static void enter(struct phases *p, __u16 probe, __u32 tid, __u64 ts, __u64 obj, __u64 site)
+{
+	feed(p, SBT_EV_ENTER, probe, tid, ts, obj, site);
+}
+
+static void leave(struct phases *p, __u16 probe, __u32 tid, __u64 ts, __u64 ret)
+{
+	feed(p, SBT_EV_EXIT, probe, tid, ts, ret, 0);
+}
+
+static const struct ph_arrival *arrival_of(const struct ph_episode *ep, __u32 tid)
+{
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++)
+		if (ep->arr[i].tid == tid)
+			return &ep->arr[i];
+	return NULL;
+}
+
+/*
+ * Three threads, two episodes of one pthread barrier.
+ * Episode 0: arrivals 11@2000, 12@3000, 13@6000; departures 6100, 6200, 6300.
+ * Episode 1: arrivals 12@7200, 11@8100, 13@9300; departures 9400, 9500, 9600.
+ */
+TEST(barrier_times_two_episodes)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_episode *e0, *e1;
+	struct ph_balance b;
+
+	enter(p, P_PBW, 11, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 12, 3000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 13, 6000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 13, 6100, (__u64)-1);
+	leave(p, P_PBW, 11, 6200, 0);
+	leave(p, P_PBW, 12, 6300, 0);
+	enter(p, P_PBW, 12, 7200, OBJ_X, SITE_A);
+	enter(p, P_PBW, 11, 8100, OBJ_X, SITE_A);
+	enter(p, P_PBW, 13, 9300, OBJ_X, SITE_A);
+	leave(p, P_PBW, 11, 9400, 0);
+	leave(p, P_PBW, 12, 9500, (__u64)-1);
+	leave(p, P_PBW, 13, 9600, 0);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 2);
+	e0 = &c.ep[0];
+	e1 = &c.ep[1];
+	CHECK_EQ(e0->index, 0);
+	CHECK_EQ(e0->n, 3);
+	CHECK_EQ(e0->object, OBJ_X);
+	/* SBT barrier time: last arrival - first arrival */
+	CHECK_EQ(ph_barrier_ns(e0), 6000 - 2000);
+	/* phase 0 runs from the session start to the last arrival */
+	CHECK_EQ(ph_phase_ns(e0), 6000 - START);
+	CHECK_EQ(ph_compute_ns(arrival_of(e0, 11)), 2000 - START);
+	CHECK_EQ(ph_wait_ns(arrival_of(e0, 11)), 6200 - 2000);
+	/* Scalasca wait: last arrival - own arrival */
+	CHECK_EQ(ph_late_wait_ns(e0, arrival_of(e0, 12)), 6000 - 3000);
+	CHECK_EQ(ph_late_wait_ns(e0, arrival_of(e0, 13)), 0);
+	/* arrival order and inter-arrival times */
+	CHECK_EQ(e0->arr[0].tid, 11);
+	CHECK_EQ(e0->arr[1].arrive_ns - e0->arr[0].arrive_ns, 1000);
+	CHECK_EQ(e0->arr[2].arrive_ns - e0->arr[1].arrive_ns, 3000);
+
+	/* Episode 1: phase time = last arrival - last departure of episode 0 */
+	CHECK_EQ(e1->index, 1);
+	CHECK_EQ(ph_barrier_ns(e1), 9300 - 7200);
+	CHECK_EQ(ph_phase_ns(e1), 9300 - 6300);
+	CHECK_EQ(ph_compute_ns(arrival_of(e1, 12)), 7200 - 6300);
+	CHECK_EQ(ph_compute_ns(arrival_of(e1, 11)), 8100 - 6200);
+	CHECK_EQ(ph_compute_ns(arrival_of(e1, 13)), 9300 - 6100);
+	CHECK_EQ(e1->arr[0].tid, 12);
+
+	ph_balance(e1, &b);
+	CHECK_EQ(b.critical_tid, 13);
+	CHECK_EQ(b.max_compute, 3200);
+	CHECK_EQ(b.mean_compute, (900 + 1900 + 3200) / 3);
+	CHECK_EQ(b.imbalance_ns, 3200 - 2000);
+
+	/* loop-barrier aggregation of the one site */
+	CHECK_EQ(phases__nsites(p), 1);
+	{
+		const struct ph_site *s = phases__site(p, 0);
+		__u32 i;
+
+		CHECK_EQ(s->episodes, 2);
+		CHECK_EQ(s->barrier_sum, 4000 + 2100);
+		CHECK_EQ(s->barrier_min, 2100);
+		CHECK_EQ(s->barrier_max, 4000);
+		CHECK_EQ(s->phase_sum, 5000 + 3000);
+		CHECK_EQ(s->nidle, 3);
+		for (i = 0; i < s->nidle; i++) {
+			if (s->idle[i].tid == 11)
+				CHECK_EQ(s->idle[i].idle_ns, (6200 - 2000) + (9400 - 8100));
+			if (s->idle[i].tid == 13)
+				CHECK_EQ(s->idle[i].idle_ns, (6100 - 6000) + (9600 - 9300));
+		}
+	}
+	CHECK_EQ(phases__nthreads(p), 3);
+	phases__free(p);
+}
+
+/* A fast thread leaves and arrives again before a slow one is seen leaving:
+ * the new arrival belongs to the next episode. */
+TEST(rearrival_before_slow_departure)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 2500, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 2600, 0);
+	enter(p, P_PBW, 1, 2700, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 2800, 0);
+	enter(p, P_PBW, 2, 3500, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 3600, 0);
+	leave(p, P_PBW, 1, 3650, 0);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(c.ep[0].n, 2);
+	CHECK_EQ(c.ep[0].last_arrive, 2500);
+	CHECK_EQ(c.ep[1].n, 2);
+	CHECK_EQ(c.ep[1].first_arrive, 2700);
+	CHECK_EQ(ph_barrier_ns(&c.ep[1]), 800);
+	CHECK_EQ(ph_phase_ns(&c.ep[1]), 3500 - 2800);
+	phases__free(p);
+}
+
+/* Two barrier objects used by disjoint thread pairs, events interleaved:
+ * each object has its own episodes, and phases are numbered in completion
+ * order across objects. */
+TEST(interleaved_objects)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 3, 2100, OBJ_Y, SITE_B);
+	enter(p, P_PBW, 4, 2200, OBJ_Y, SITE_B);
+	enter(p, P_PBW, 2, 2300, OBJ_X, SITE_A);
+	leave(p, P_PBW, 3, 2400, 0);
+	leave(p, P_PBW, 1, 2450, 0);
+	leave(p, P_PBW, 4, 2500, 0);
+	leave(p, P_PBW, 2, 2550, 0);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(c.ep[0].object, OBJ_Y);
+	CHECK_EQ(c.ep[0].index, 0);
+	CHECK_EQ(ph_barrier_ns(&c.ep[0]), 100);
+	CHECK_EQ(c.ep[1].object, OBJ_X);
+	CHECK_EQ(c.ep[1].index, 1);
+	CHECK_EQ(ph_barrier_ns(&c.ep[1]), 300);
+	CHECK(arrival_of(&c.ep[1], 3) == NULL);
+	CHECK_EQ(phases__nsites(p), 2);
+	phases__free(p);
+}
+
+/* One object reached from two call sites alternately: two sites, each
+ * aggregating its own episodes. */
+TEST(several_sites_one_object)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u64 t = 2000;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		__u64 site = k % 2 ? SITE_B : SITE_A;
+
+		enter(p, P_PBW, 1, t, OBJ_X, site);
+		enter(p, P_PBW, 2, t + 10 * (k + 1), OBJ_X, site);
+		leave(p, P_PBW, 1, t + 100, 0);
+		leave(p, P_PBW, 2, t + 110, 0);
+		t += 1000;
+	}
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 4);
+	CHECK_EQ(phases__nsites(p), 2);
+	CHECK_EQ(phases__site(p, 0)->call_site, SITE_A);
+	CHECK_EQ(phases__site(p, 0)->episodes, 2);
+	CHECK_EQ(phases__site(p, 0)->barrier_sum, 10 + 30);
+	CHECK_EQ(phases__site(p, 1)->call_site, SITE_B);
+	CHECK_EQ(phases__site(p, 1)->barrier_sum, 20 + 40);
+	CHECK_EQ(c.ep[1].site, 1);
+	phases__free(p);
+}
+
+/* Team barriers name no object: the team of the process is the barrier, and
+ * the first argument (garbage for GOMP_barrier) is ignored. Region frames
+ * are counted, not turned into episodes. */
+TEST(team_barrier_ignores_argument)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_REGION, 1, 1500, 0, SITE_A);
+	enter(p, P_GOMP, 1, 2000, 0xdead, SITE_B);
+	enter(p, P_GOMP, 2, 2400, 0xbeef, SITE_B);
+	leave(p, P_GOMP, 2, 2500, 0);
+	leave(p, P_GOMP, 1, 2550, 0);
+	leave(p, P_REGION, 1, 3000, 0);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].n, 2);
+	CHECK_EQ(c.ep[0].object, 0);
+	CHECK_EQ(ph_barrier_ns(&c.ep[0]), 400);
+	CHECK_EQ(phases__regions(p)->count, 1);
+	CHECK_EQ(phases__regions(p)->total_ns, 1500);
+	phases__free(p);
+}
+
+/* A user-declared barrier wrapping pthread_barrier_wait is one episode. */
+TEST(nested_barrier_calls_count_once)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_USER, 1, 2000, OBJ_Y, SITE_A);
+	enter(p, P_PBW, 1, 2010, OBJ_X, SITE_B);
+	enter(p, P_USER, 2, 2300, OBJ_Y, SITE_A);
+	enter(p, P_PBW, 2, 2310, OBJ_X, SITE_B);
+	leave(p, P_PBW, 2, 2400, 0);
+	leave(p, P_USER, 2, 2410, 0);
+	leave(p, P_PBW, 1, 2420, 0);
+	leave(p, P_USER, 1, 2430, 0);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].object, OBJ_Y);
+	CHECK_EQ(c.ep[0].probe, P_USER);
+	CHECK_EQ(ph_wait_ns(arrival_of(&c.ep[0], 1)), 430);
+	phases__free(p);
+}
+
+/* A thread created after the session started: its phase 0 starts at its
+ * creation, not at the session start. */
+TEST(late_thread_phase_zero)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	feed(p, SBT_EV_THREAD_START, 0, 2, 1800, 1, 0);
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 2600, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 2700, 0);
+	leave(p, P_PBW, 2, 2700, 0);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(ph_compute_ns(arrival_of(&c.ep[0], 1)), 2000 - START);
+	CHECK_EQ(ph_compute_ns(arrival_of(&c.ep[0], 2)), 2600 - 1800);
+	CHECK_EQ(ph_phase_ns(&c.ep[0]), 2600 - 1800);
+	phases__free(p);
+}
+
+/* Hang: after two good episodes thread 3 never arrives. The hang report names
+ * it as missing; it fires once, and only after the timeout. */
+TEST(hang_names_missing_thread)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u64 t = 2000;
+	int k;
+
+	for (k = 0; k < 2; k++, t += 1000) {
+		enter(p, P_PBW, 1, t, OBJ_X, SITE_A);
+		enter(p, P_PBW, 2, t + 1, OBJ_X, SITE_A);
+		enter(p, P_PBW, 3, t + 2, OBJ_X, SITE_A);
+		leave(p, P_PBW, 1, t + 10, 0);
+		leave(p, P_PBW, 2, t + 10, 0);
+		leave(p, P_PBW, 3, t + 10, 0);
+	}
+	feed(p, SBT_EV_THREAD_START, 0, 4, 2500, 1, 0); /* alive, never a participant */
+	enter(p, P_PBW, 1, 5000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 5100, OBJ_X, SITE_A);
+	phases__check_hangs(p, 6000, 1000);
+	CHECK_EQ(c.nhang, 0);
+	phases__check_hangs(p, 6100, 1000);
+	CHECK_EQ(c.nhang, 1);
+	CHECK_EQ(c.nmissing, 1);
+	CHECK_EQ(c.hang_missing[0], 3);
+	CHECK_EQ(c.hang_object, OBJ_X);
+	phases__check_hangs(p, 9000, 1000);
+	phases__finish(p);
+	CHECK_EQ(c.nhang, 1);
+	CHECK_EQ(c.n, 2);
+	phases__free(p);
+}
+
+/* A released thread that exits without a return record: the episode still
+ * completes, with that departure unknown (and no wait counted for it). */
+TEST(missing_departure_settles_on_exit)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 2100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 2200, 0);
+	CHECK_EQ(c.n, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 2, 2300, 0, 0);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(ph_wait_ns(arrival_of(&c.ep[0], 2)), 0);
+	CHECK_EQ(c.ep[0].last_depart, 2200);
+	phases__finish(p);
+	phases__free(p);
+}
+
+/* Lost records are counted and the phases in flight are marked. */
+TEST(lost_records_mark_phases)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	struct sbt_event e = { .ts = 2050, .pid = PID, .tid = 2, .type = SBT_EV_ENTER,
+			       .probe = P_PBW, .obj = OBJ_X, .site = SITE_A, .lost = 3 };
+	__u64 first[4];
+
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	CHECK_EQ(phases__feed(p, &e), 0);
+	leave(p, P_PBW, 1, 2200, 0);
+	leave(p, P_PBW, 2, 2200, 0);
+	phases__finish(p);
+	CHECK_EQ(phases__lost(p), 3);
+	CHECK_EQ(c.ep[0].lost, 3);
+	CHECK_EQ(phases__lost_phases(p, first, 4), 1);
+	CHECK_EQ(first[0], 0);
+	phases__free(p);
+}
+
+/* Records with an unknown probe id or type are rejected and counted. */
+TEST(bad_records_rejected)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	struct sbt_event bad_probe = { .type = SBT_EV_ENTER, .probe = 200, .tid = 1, .ts = 5 };
+	struct sbt_event bad_type = { .type = 99, .tid = 1, .ts = 5 };
+
+	CHECK(phases__feed(p, &bad_probe) < 0);
+	CHECK(phases__feed(p, &bad_type) < 0);
+	CHECK_EQ(phases__bad_records(p), 2);
+	phases__finish(p);
+	phases__free(p);
+}
