@@ -15,9 +15,9 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 WARN      := -Wall -Wextra -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
-CFLAGS    += $(WARN) -std=gnu11 -Iinclude -Ianalyses -Iuser -I$(OUTPUT)
+CFLAGS    += $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Ianalyses -Iuser -I$(OUTPUT)
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT) -Wall
-LIBS      := -lbpf -lelf -ldw -lz -lpthread
+LIBS      := -lbpf -lelf -ldw -lz -lpthread -lm
 
 BPF_SRCS  := bpf/sync.bpf.c bpf/proc.bpf.c
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -107,7 +107,7 @@ $(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(OUTPUT)/user
 # --- tests ------------------------------------------------------------------
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit $< $(PURE_OBJS) -o $@
+	$(CC) $(CFLAGS) -Itests/unit $< $(PURE_OBJS) -lm -o $@
 
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)

@@ -45,6 +45,9 @@ SBT_GLOBAL __u64 drops_pending[SBT_MAX_CPUS];
 
 /* Trace every process (system-wide mode) instead of the `targets` set. */
 SBT_GLOBAL const volatile __u8 trace_all;
+/* Wake the consumer only when this much data waits (the watermark); below
+ * it, the consumer drains on its timer. */
+SBT_GLOBAL const volatile __u64 wakeup_bytes;
 
 static __always_inline int sbt_is_target(__u32 pid)
 {
@@ -76,7 +79,9 @@ static __always_inline int sbt_emit(__u16 type, __u16 probe, __u32 pid, __u32 ti
 	e->lost = 0;
 	if (drops_pending[cpu])
 		e->lost = __sync_lock_test_and_set(&drops_pending[cpu], 0);
-	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(e, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > wakeup_bytes ?
+				      BPF_RB_FORCE_WAKEUP :
+				      BPF_RB_NO_WAKEUP);
 	return 0;
 }
 

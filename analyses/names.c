@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hmap.h"
+#include "names.h"
+
+struct name {
+	__u32 pid;
+	__u64 addr;
+	char *str;
+};
+
+struct names {
+	struct hmap addrs; /* (pid, addr) -> struct name */
+	struct hmap comms; /* (tid, 0) -> char * */
+	struct name **list;
+	size_t n, cap;
+};
+
+struct names *names__new(void)
+{
+	struct names *n = calloc(1, sizeof(*n));
+
+	if (n) {
+		hmap_init(&n->addrs);
+		hmap_init(&n->comms);
+	}
+	return n;
+}
+
+void names__free(struct names *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n->n; i++) {
+		free(n->list[i]->str);
+		free(n->list[i]);
+	}
+	for (i = 0; i < n->comms.cap; i++) {
+		void *v = n->comms.slots[i].val;
+
+		if (v && v != (void *)1)
+			free(v);
+	}
+	free(n->list);
+	hmap_free(&n->addrs);
+	hmap_free(&n->comms);
+	free(n);
+}
+
+int names__set(struct names *n, __u32 pid, __u64 addr, const char *str)
+{
+	struct name *nm = hmap_get(&n->addrs, pid, addr);
+	char *copy = strdup(str);
+
+	if (!copy)
+		return -ENOMEM;
+	if (nm) {
+		free(nm->str);
+		nm->str = copy;
+		return 0;
+	}
+	if (n->n == n->cap) {
+		size_t cap = n->cap ? n->cap * 2 : 64;
+		struct name **l = realloc(n->list, cap * sizeof(*l));
+
+		if (!l)
+			goto oom;
+		n->list = l;
+		n->cap = cap;
+	}
+	nm = malloc(sizeof(*nm));
+	if (!nm || hmap_put(&n->addrs, pid, addr, nm)) {
+		free(nm);
+		goto oom;
+	}
+	*nm = (struct name){ pid, addr, copy };
+	n->list[n->n++] = nm;
+	return 0;
+oom:
+	free(copy);
+	return -ENOMEM;
+}
+
+const char *names__get(const struct names *n, __u32 pid, __u64 addr)
+{
+	struct name *nm = hmap_get(&n->addrs, pid, addr);
+
+	return nm ? nm->str : NULL;
+}
+
+size_t names__count(const struct names *n)
+{
+	return n->n;
+}
+
+const char *names__at(const struct names *n, size_t i, __u32 *pid, __u64 *addr)
+{
+	if (i >= n->n)
+		return NULL;
+	*pid = n->list[i]->pid;
+	*addr = n->list[i]->addr;
+	return n->list[i]->str;
+}
+
+int names__set_comm(struct names *n, __u32 tid, const char *comm)
+{
+	char *old = hmap_get(&n->comms, tid, 0), *copy = strdup(comm);
+
+	if (!copy || hmap_put(&n->comms, tid, 0, copy)) {
+		free(copy);
+		return -ENOMEM;
+	}
+	free(old);
+	return 0;
+}
+
+const char *names__comm(const struct names *n, __u32 tid)
+{
+	return hmap_get(&n->comms, tid, 0);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Names of addresses (call sites, barrier objects) per process, and of
+ * threads. Filled by the live symbolizer or from a trace file; read by the
+ * reports. */
+#ifndef SBT_NAMES_H
+#define SBT_NAMES_H
+
+#include <stddef.h>
+#include "sbt/events.h"
+
+struct names;
+
+struct names *names__new(void);
+void names__free(struct names *n);
+/* Name addr of process pid (copied). 0 or -ENOMEM. */
+int names__set(struct names *n, __u32 pid, __u64 addr, const char *name);
+/* NULL when unknown. */
+const char *names__get(const struct names *n, __u32 pid, __u64 addr);
+size_t names__count(const struct names *n);
+/* The i-th name set, in insertion order. */
+const char *names__at(const struct names *n, size_t i, __u32 *pid, __u64 *addr);
+
+int names__set_comm(struct names *n, __u32 tid, const char *comm);
+const char *names__comm(const struct names *n, __u32 tid);
+
+#endif

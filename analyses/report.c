@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "json.h"
+#include "report.h"
+
+#define NAME_MAX_LEN 256
+#define PHASE_TABLE_MAX 1000
+
+struct hang_note {
+	__u32 pid;
+	__u64 object;
+	__u16 probe;
+	__u64 call_site;
+	__u64 since_ns;
+	int at_end;
+	__u32 *waiting, *missing;
+	int nwaiting, nmissing;
+};
+
+struct report {
+	struct report_opts o;
+	struct report_src src;
+	const struct phases *ph;
+	struct json json;
+	struct hang_note *hangs;
+	int nhangs;
+	int at_end;
+	/* episode-line rate limit, per second of trace time */
+	__u64 window_start, window_lines, suppressed;
+	__u64 table_rows;
+};
+
+struct report *report__new(const struct report_opts *o, const struct report_src *src)
+{
+	struct report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->o = *o;
+	r->src = *src;
+	if (!r->o.out)
+		r->o.out = stdout;
+	json_init(&r->json, r->o.out, 1);
+	return r;
+}
+
+void report__free(struct report *r)
+{
+	int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nhangs; i++) {
+		free(r->hangs[i].waiting);
+		free(r->hangs[i].missing);
+	}
+	free(r->hangs);
+	free(r);
+}
+
+void report__attach(struct report *r, const struct phases *p)
+{
+	r->ph = p;
+}
+
+void report__at_end(struct report *r)
+{
+	r->at_end = 1;
+}
+
+/* ---- names and times ----------------------------------------------------- */
+
+void report__site_where(const struct report *r, __u32 pid, __u64 call_site, char *buf, size_t n)
+{
+	const char *s = r->src.names ? names__get(r->src.names, pid, call_site) : NULL;
+
+	if (s)
+		snprintf(buf, n, "%s", s);
+	else
+		snprintf(buf, n, "0x%" PRIx64, (uint64_t)call_site);
+}
+
+static const char *probe_symbol(const struct report *r, __u16 probe)
+{
+	return probe < r->src.nprobes ? r->src.probes[probe].symbol : "?";
+}
+
+void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe,
+			  char *buf, size_t n)
+{
+	const char *s = object && r->src.names ? names__get(r->src.names, pid, object) : NULL;
+
+	if (s)
+		snprintf(buf, n, "%s", s);
+	else if (object)
+		snprintf(buf, n, "%s 0x%" PRIx64, probe_symbol(r, probe), (uint64_t)object);
+	else
+		snprintf(buf, n, "%s", probe_symbol(r, probe));
+}
+
+static const char *comm_of(const struct report *r, __u32 tid)
+{
+	const char *c = r->src.names ? names__comm(r->src.names, tid) : NULL;
+
+	return c ? c : "?";
+}
+
+static double ms(__u64 ns)
+{
+	return ns / 1e6;
+}
+
+static double sec(__u64 ns)
+{
+	return ns / 1e9;
+}
+
+static __u64 rel(const struct report *r, __u64 ts)
+{
+	return ts > r->src.start_ns ? ts - r->src.start_ns : 0;
+}
+
+static void wall_clock(const struct report *r, __u64 ts, char *buf, size_t n)
+{
+	__s64 real = (__s64)ts + r->src.realtime_offset_ns;
+	time_t secs = real / 1000000000LL;
+	struct tm tm;
+
+	if (!localtime_r(&secs, &tm)) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	strftime(buf, n, "%H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), n - strlen(buf), ".%06lld",
+		 (long long)(real % 1000000000LL) / 1000);
+}
+
+/* ---- episodes (text) ------------------------------------------------------ */
+
+static __u64 lowest_site(const struct ph_episode *ep)
+{
+	__u64 s = ep->n ? ep->arr[0].site : 0;
+	__u32 i;
+
+	for (i = 1; i < ep->n; i++)
+		if (ep->arr[i].site < s)
+			s = ep->arr[i].site;
+	return s;
+}
+
+static int watched(const struct report *r, const char *where, const char *name, __u16 probe)
+{
+	int i;
+
+	if (r->o.watch_all)
+		return 1;
+	for (i = 0; i < r->o.nwatch; i++)
+		if (strstr(where, r->o.watch[i]) || strstr(name, r->o.watch[i]) ||
+		    !strcmp(probe_symbol(r, probe), r->o.watch[i]))
+			return 1;
+	return 0;
+}
+
+static int line_allowed(struct report *r, __u64 ts)
+{
+	if (!r->o.max_lines_per_s)
+		return 1;
+	if (ts >= r->window_start + 1000000000ULL) {
+		r->window_start = ts;
+		r->window_lines = 0;
+	}
+	if (r->window_lines < r->o.max_lines_per_s) {
+		r->window_lines++;
+		return 1;
+	}
+	r->suppressed++;
+	return 0;
+}
+
+static void print_episode_line(struct report *r, const struct ph_episode *ep, const char *where,
+			       const char *name)
+{
+	__u64 b = ph_barrier_ns(ep);
+	int warn = r->o.warn_ns && b > r->o.warn_ns;
+
+	if (!warn && !line_allowed(r, ep->last_arrive))
+		return;
+	fprintf(r->o.out, "%s%s \"%s\" (barrier: %.3f ms", warn ? "SBT WARNING: " : "", where,
+		name, ms(b));
+	if (warn)
+		fprintf(r->o.out, " > %.0f ms", ms(r->o.warn_ns));
+	fprintf(r->o.out, ", phase %" PRIu64 ": %.3f s, from start: %.3f s)%s\n",
+		(uint64_t)ep->index, sec(ph_phase_ns(ep)), sec(rel(r, ep->last_arrive)),
+		ep->lost ? " [records lost]" : "");
+}
+
+static int by_arrival(const void *a, const void *b)
+{
+	const struct ph_arrival *x = a, *y = b;
+
+	return x->arrive_ns < y->arrive_ns ? -1 : x->arrive_ns > y->arrive_ns;
+}
+
+static void print_watch_block(struct report *r, const struct ph_episode *ep, const char *where,
+			      const char *name)
+{
+	struct ph_arrival *order = malloc(ep->n * sizeof(*order));
+	struct ph_balance bal;
+	char clock[32];
+	__u32 i;
+
+	if (!order)
+		return;
+	memcpy(order, ep->arr, ep->n * sizeof(*order));
+	qsort(order, ep->n, sizeof(*order), by_arrival);
+	ph_balance(ep, &bal);
+	fprintf(r->o.out, "SBT barrier watch at %s \"%s\", phase %" PRIu64 "\n", where, name,
+		(uint64_t)ep->index);
+	fprintf(r->o.out, "    Barrier time:  %.3f ms\n", ms(ph_barrier_ns(ep)));
+	fprintf(r->o.out, "    Phase time:    %.3f s\n", sec(ph_phase_ns(ep)));
+	fprintf(r->o.out, "    Total time:    %.3f s\n", sec(rel(r, ep->last_arrive)));
+	fprintf(r->o.out, "    Imbalance:     %.3f ms lost (LB %.2f), critical thread %u\n",
+		ms(bal.imbalance_ns), bal.lb, bal.critical_tid);
+	fprintf(r->o.out, "    Order of arrival:\n");
+	fprintf(r->o.out, "    %10s %12s %12s %12s %12s  %s\n", "thread", "inter ms", "from start",
+		"compute ms", "wait ms", "real time");
+	for (i = 0; i < ep->n; i++) {
+		const struct ph_arrival *a = &order[i];
+
+		wall_clock(r, a->arrive_ns, clock, sizeof(clock));
+		fprintf(r->o.out, "    %10u %12.3f %11.6fs %12.3f %12.3f  %s\n", a->tid,
+			i ? ms(a->arrive_ns - order[i - 1].arrive_ns) : 0.0,
+			sec(rel(r, a->arrive_ns)), ms(ph_compute_ns(a)), ms(ph_wait_ns(a)), clock);
+	}
+	free(order);
+}
+
+static void print_table_row(struct report *r, const struct ph_episode *ep, const char *where,
+			    const char *name)
+{
+	struct ph_balance bal;
+
+	if (r->table_rows++ >= PHASE_TABLE_MAX)
+		return;
+	if (r->table_rows == 1)
+		fprintf(r->o.out, "%7s %4s %12s %12s %12s %6s %10s  %s\n", "phase", "thr",
+			"phase ms", "barrier ms", "imbal ms", "LB", "critical", "site");
+	ph_balance(ep, &bal);
+	fprintf(r->o.out, "%7" PRIu64 " %4u %12.3f %12.3f %12.3f %6.2f %10u  %s \"%s\"%s\n",
+		(uint64_t)ep->index, ep->n, ms(ph_phase_ns(ep)), ms(ph_barrier_ns(ep)),
+		ms(bal.imbalance_ns), bal.lb, bal.critical_tid, where, name,
+		ep->lost ? " [records lost]" : "");
+}
+
+/* ---- episodes (JSON) ------------------------------------------------------ */
+
+static void json_phase(struct report *r, const struct ph_episode *ep, const char *where,
+		       const char *name)
+{
+	struct json *j = &r->json;
+	struct ph_balance bal;
+	__u32 i;
+
+	ph_balance(ep, &bal);
+	json_obj_begin(j);
+	json_ku64(j, "index", ep->index);
+	json_ku64(j, "site", ep->site);
+	json_kstr(j, "call_site", where);
+	json_kstr(j, "name", name);
+	json_kstr(j, "symbol", probe_symbol(r, ep->probe));
+	json_ku64(j, "pid", ep->pid);
+	json_ku64(j, "object", ep->object);
+	json_ku64(j, "start_ns", rel(r, ph_phase_start(ep)));
+	json_ku64(j, "end_ns", rel(r, ep->last_arrive));
+	json_ku64(j, "phase_ns", ph_phase_ns(ep));
+	json_ku64(j, "barrier_ns", ph_barrier_ns(ep));
+	json_ku64(j, "imbalance_ns", bal.imbalance_ns);
+	json_kdouble(j, "load_balance", bal.lb);
+	json_ku64(j, "critical_tid", bal.critical_tid);
+	json_ku64(j, "lost", ep->lost);
+	json_key(j, "threads");
+	json_arr_begin(j);
+	for (i = 0; i < ep->n; i++) {
+		const struct ph_arrival *a = &ep->arr[i];
+
+		json_obj_begin(j);
+		json_ku64(j, "tid", a->tid);
+		json_ku64(j, "arrive_ns", rel(r, a->arrive_ns));
+		if (a->depart_ns)
+			json_ku64(j, "depart_ns", rel(r, a->depart_ns));
+		else {
+			json_key(j, "depart_ns");
+			json_null(j);
+		}
+		json_ku64(j, "compute_ns", ph_compute_ns(a));
+		json_ku64(j, "wait_ns", ph_wait_ns(a));
+		json_ku64(j, "late_wait_ns", ph_late_wait_ns(ep, a));
+		json_ku64(j, "overhead_ns",
+			  a->depart_ns > ep->last_arrive ? a->depart_ns - ep->last_arrive : 0);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static void on_episode(void *ctx, const struct ph_episode *ep)
+{
+	struct report *r = ctx;
+	char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
+
+	if (!ep->n)
+		return;
+	report__site_where(r, ep->pid, lowest_site(ep), where, sizeof(where));
+	report__barrier_name(r, ep->pid, ep->object, ep->probe, name, sizeof(name));
+	if (r->o.format == REPORT_JSON) {
+		json_phase(r, ep, where, name);
+		return;
+	}
+	if (r->o.episode_lines)
+		print_episode_line(r, ep, where, name);
+	if (r->o.phase_table)
+		print_table_row(r, ep, where, name);
+	if (watched(r, where, name, ep->probe))
+		print_watch_block(r, ep, where, name);
+}
+
+/* ---- hangs ------------------------------------------------------------------ */
+
+static __u32 *copy_tids(const __u32 *src, int n)
+{
+	__u32 *d = malloc((n ? n : 1) * sizeof(*d));
+
+	if (d && n)
+		memcpy(d, src, n * sizeof(*d));
+	return d;
+}
+
+static void print_hang(struct report *r, const struct hang_note *h)
+{
+	char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
+	int i;
+
+	report__site_where(r, h->pid, h->call_site, where, sizeof(where));
+	report__barrier_name(r, h->pid, h->object, h->probe, name, sizeof(name));
+	fprintf(r->o.out, "SBT %s: %s \"%s\" (pid %u): %d thread%s waiting since %.3f s, %d missing\n",
+		h->at_end ? "UNRELEASED BARRIER at end of trace" : "HANG", where, name, h->pid,
+		h->nwaiting, h->nwaiting == 1 ? "" : "s", sec(rel(r, h->since_ns)), h->nmissing);
+	fprintf(r->o.out, "    waiting:");
+	for (i = 0; i < h->nwaiting; i++)
+		fprintf(r->o.out, " %u (%s)", h->waiting[i], comm_of(r, h->waiting[i]));
+	fprintf(r->o.out, "\n    missing:");
+	for (i = 0; i < h->nmissing; i++)
+		fprintf(r->o.out, " %u (%s)", h->missing[i], comm_of(r, h->missing[i]));
+	fprintf(r->o.out, "%s\n", h->nmissing ? "" : " (none known)");
+	fflush(r->o.out);
+}
+
+static void on_hang(void *ctx, const struct ph_episode *ep, const __u32 *missing, int nmissing)
+{
+	struct report *r = ctx;
+	struct hang_note *h, *hs = realloc(r->hangs, (r->nhangs + 1) * sizeof(*hs));
+	__u32 i;
+
+	if (!hs)
+		return;
+	r->hangs = hs;
+	h = &hs[r->nhangs++];
+	memset(h, 0, sizeof(*h));
+	h->pid = ep->pid;
+	h->object = ep->object;
+	h->probe = ep->probe;
+	h->call_site = lowest_site(ep);
+	h->since_ns = ep->first_arrive;
+	h->at_end = r->at_end;
+	h->waiting = malloc((ep->n ? ep->n : 1) * sizeof(__u32));
+	h->missing = copy_tids(missing, nmissing);
+	if (!h->waiting || !h->missing) {
+		r->nhangs--;
+		free(h->waiting);
+		free(h->missing);
+		return;
+	}
+	for (i = 0; i < ep->n; i++)
+		h->waiting[i] = ep->arr[i].tid;
+	h->nwaiting = ep->n;
+	h->nmissing = nmissing;
+	if (r->o.format == REPORT_TEXT)
+		print_hang(r, h);
+}
+
+const struct phases_ops report_phases_ops = {
+	.episode = on_episode,
+	.hang = on_hang,
+};
+
+/* ---- document begin/end ------------------------------------------------------ */
+
+void report__begin(struct report *r)
+{
+	struct json *j = &r->json;
+
+	if (r->o.format != REPORT_JSON)
+		return;
+	json_obj_begin(j);
+	json_ku64(j, "schema", 1);
+	json_kstr(j, "command", r->src.command ? r->src.command : "");
+	json_kstr(j, "kernel", r->src.kernel ? r->src.kernel : "");
+	json_key(j, "phases");
+	json_arr_begin(j);
+}
+
+static double site_sd(const struct ph_site *s)
+{
+	double mean, var;
+
+	if (s->episodes < 2)
+		return 0;
+	mean = (double)s->barrier_sum / s->episodes;
+	var = s->barrier_sumsq / s->episodes - mean * mean;
+	return var > 0 ? sqrt(var) : 0;
+}
+
+static void text_sites(struct report *r)
+{
+	size_t i, n = phases__nsites(r->ph);
+	__u32 k;
+
+	for (i = 0; i < n; i++) {
+		const struct ph_site *s = phases__site(r->ph, i);
+		char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
+
+		report__site_where(r, s->pid, s->call_site, where, sizeof(where));
+		report__barrier_name(r, s->pid, s->object, s->probe, name, sizeof(name));
+		fprintf(r->o.out, "Loop barrier %s \"%s\" (pid %u): %" PRIu64 " episodes\n", where,
+			name, s->pid, (uint64_t)s->episodes);
+		fprintf(r->o.out,
+			"    barrier time: total %.3f ms, min %.3f, mean %.3f, max %.3f, sd %.3f ms\n",
+			ms(s->barrier_sum), ms(s->barrier_min), ms(s->barrier_sum / s->episodes),
+			ms(s->barrier_max), site_sd(s) / 1e6);
+		fprintf(r->o.out,
+			"    phase time:   total %.3f s, min %.3f, mean %.3f, max %.3f ms\n",
+			sec(s->phase_sum), ms(s->phase_min), ms(s->phase_sum / s->episodes),
+			ms(s->phase_max));
+		fprintf(r->o.out, "    %10s %10s %14s\n", "thread", "episodes", "idle ms");
+		for (k = 0; k < s->nidle; k++)
+			fprintf(r->o.out, "    %10u %10" PRIu64 " %14.3f\n", s->idle[k].tid,
+				(uint64_t)s->idle[k].episodes, ms(s->idle[k].idle_ns));
+	}
+}
+
+static void text_threads(struct report *r)
+{
+	size_t i, n = phases__nthreads(r->ph);
+
+	fprintf(r->o.out, "Threads:\n    %10s %10s %-16s %10s %14s %14s\n", "pid", "tid", "comm",
+		"episodes", "compute ms", "wait ms");
+	for (i = 0; i < n; i++) {
+		const struct ph_thread *t = phases__thread(r->ph, i);
+
+		fprintf(r->o.out, "    %10u %10u %-16s %10" PRIu64 " %14.3f %14.3f\n", t->pid, t->tid,
+			comm_of(r, t->tid), (uint64_t)t->episodes, ms(t->compute_ns),
+			ms(t->wait_ns));
+	}
+}
+
+static void text_drops(struct report *r, const struct report_drops *d)
+{
+	__u64 first[8], total = d ? d->total : 0, affected;
+	int i;
+
+	if (total < phases__lost(r->ph))
+		total = phases__lost(r->ph);
+	if (!total) {
+		fprintf(r->o.out, "No records lost.\n");
+		return;
+	}
+	affected = phases__lost_phases(r->ph, first, 8);
+	fprintf(r->o.out, "WARNING: %" PRIu64 " records lost (ring buffer full)", (uint64_t)total);
+	if (affected) {
+		fprintf(r->o.out, "; %" PRIu64 " phases affected:", (uint64_t)affected);
+		for (i = 0; i < 8 && (__u64)i < affected; i++)
+			fprintf(r->o.out, " %" PRIu64, (uint64_t)first[i]);
+		if (affected > 8)
+			fprintf(r->o.out, " ...");
+	}
+	fprintf(r->o.out, "; raise --buffer-size\n");
+}
+
+/* The traced run: the target's first to its last event. */
+static __u64 traced_ns(const struct report *r)
+{
+	return phases__last_ts(r->ph) - phases__first_ts(r->ph);
+}
+
+static void text_end(struct report *r, const struct report_drops *d)
+{
+	const struct ph_region_stats *reg = phases__regions(r->ph);
+
+	if (r->table_rows > PHASE_TABLE_MAX)
+		fprintf(r->o.out, "(%" PRIu64 " more phases not shown; use --format json)\n",
+			(uint64_t)(r->table_rows - PHASE_TABLE_MAX));
+	fprintf(r->o.out, "\nSBT summary: %" PRIu64 " phases, %zu barrier site(s), %zu threads, "
+			  "%" PRIu64 " events in %.3f s\n",
+		(uint64_t)phases__completed(r->ph), phases__nsites(r->ph), phases__nthreads(r->ph),
+		(uint64_t)phases__events(r->ph), sec(traced_ns(r)));
+	if (r->suppressed)
+		fprintf(r->o.out, "(%" PRIu64 " episode lines not shown: more than %" PRIu64
+				  " per second; the summary counts them)\n",
+			(uint64_t)r->suppressed, (uint64_t)r->o.max_lines_per_s);
+	if (reg->count)
+		fprintf(r->o.out, "Parallel regions: %" PRIu64 ", %.3f s in total\n",
+			(uint64_t)reg->count, sec(reg->total_ns));
+	text_sites(r);
+	text_threads(r);
+	text_drops(r, d);
+}
+
+static void json_sites(struct report *r)
+{
+	struct json *j = &r->json;
+	size_t i, n = phases__nsites(r->ph);
+	__u32 k;
+
+	json_key(j, "sites");
+	json_arr_begin(j);
+	for (i = 0; i < n; i++) {
+		const struct ph_site *s = phases__site(r->ph, i);
+		char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
+
+		report__site_where(r, s->pid, s->call_site, where, sizeof(where));
+		report__barrier_name(r, s->pid, s->object, s->probe, name, sizeof(name));
+		json_obj_begin(j);
+		json_ku64(j, "id", s->id);
+		json_ku64(j, "pid", s->pid);
+		json_kstr(j, "symbol", probe_symbol(r, s->probe));
+		json_kstr(j, "call_site", where);
+		json_kstr(j, "name", name);
+		json_ku64(j, "object", s->object);
+		json_ku64(j, "episodes", s->episodes);
+		json_ku64(j, "barrier_ns", s->barrier_sum);
+		json_ku64(j, "barrier_min_ns", s->barrier_min);
+		json_ku64(j, "barrier_max_ns", s->barrier_max);
+		json_kdouble(j, "barrier_sd_ns", site_sd(s));
+		json_ku64(j, "phase_ns", s->phase_sum);
+		json_key(j, "threads");
+		json_arr_begin(j);
+		for (k = 0; k < s->nidle; k++) {
+			json_obj_begin(j);
+			json_ku64(j, "tid", s->idle[k].tid);
+			json_ku64(j, "episodes", s->idle[k].episodes);
+			json_ku64(j, "idle_ns", s->idle[k].idle_ns);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_threads(struct report *r)
+{
+	struct json *j = &r->json;
+	size_t i, n = phases__nthreads(r->ph);
+
+	json_key(j, "threads");
+	json_arr_begin(j);
+	for (i = 0; i < n; i++) {
+		const struct ph_thread *t = phases__thread(r->ph, i);
+
+		json_obj_begin(j);
+		json_ku64(j, "pid", t->pid);
+		json_ku64(j, "tid", t->tid);
+		json_kstr(j, "comm", comm_of(r, t->tid));
+		json_ku64(j, "episodes", t->episodes);
+		json_ku64(j, "compute_ns", t->compute_ns);
+		json_ku64(j, "wait_ns", t->wait_ns);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_tids(struct json *j, const char *key, const __u32 *tids, int n)
+{
+	int i;
+
+	json_key(j, key);
+	json_arr_begin(j);
+	for (i = 0; i < n; i++)
+		json_u64(j, tids[i]);
+	json_arr_end(j);
+}
+
+static void json_hangs(struct report *r)
+{
+	struct json *j = &r->json;
+	int i;
+
+	json_key(j, "hangs");
+	json_arr_begin(j);
+	for (i = 0; i < r->nhangs; i++) {
+		const struct hang_note *h = &r->hangs[i];
+		char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
+
+		report__site_where(r, h->pid, h->call_site, where, sizeof(where));
+		report__barrier_name(r, h->pid, h->object, h->probe, name, sizeof(name));
+		json_obj_begin(j);
+		json_ku64(j, "pid", h->pid);
+		json_kstr(j, "call_site", where);
+		json_kstr(j, "name", name);
+		json_ku64(j, "since_ns", rel(r, h->since_ns));
+		json_key(j, "at_end");
+		json_u64(j, h->at_end);
+		json_tids(j, "waiting", h->waiting, h->nwaiting);
+		json_tids(j, "missing", h->missing, h->nmissing);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_drops(struct report *r, const struct report_drops *d)
+{
+	struct json *j = &r->json;
+	__u64 first[16], affected = phases__lost_phases(r->ph, first, 16), total = d ? d->total : 0;
+	int i;
+
+	if (total < phases__lost(r->ph))
+		total = phases__lost(r->ph);
+	json_key(j, "drops");
+	json_obj_begin(j);
+	json_ku64(j, "total", total);
+	json_ku64(j, "affected_phases", affected);
+	json_key(j, "first_affected");
+	json_arr_begin(j);
+	for (i = 0; i < 16 && (__u64)i < affected; i++)
+		json_u64(j, first[i]);
+	json_arr_end(j);
+	json_key(j, "per_cpu");
+	json_arr_begin(j);
+	for (i = 0; d && i < d->ncpus; i++)
+		json_u64(j, d->per_cpu[i]);
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static void json_end(struct report *r, const struct report_drops *d)
+{
+	struct json *j = &r->json;
+	const struct ph_region_stats *reg = phases__regions(r->ph);
+
+	json_arr_end(j); /* phases */
+	json_ku64(j, "phase_count", phases__completed(r->ph));
+	json_ku64(j, "duration_ns", traced_ns(r));
+	json_ku64(j, "events", phases__events(r->ph));
+	json_key(j, "regions");
+	json_obj_begin(j);
+	json_ku64(j, "count", reg->count);
+	json_ku64(j, "total_ns", reg->total_ns);
+	json_obj_end(j);
+	json_sites(r);
+	json_threads(r);
+	json_hangs(r);
+	json_drops(r, d);
+	json_obj_end(j);
+}
+
+void report__end(struct report *r, const struct report_drops *d)
+{
+	if (r->o.format == REPORT_JSON)
+		json_end(r, d);
+	else
+		text_end(r, d);
+	fflush(r->o.out);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Reports of barrier phases, shared by live tracing and `sbt-bpf report`:
+ * SBT-style episode lines and watch blocks, hang reports, loop-barrier and
+ * thread summaries, as text or as one JSON document (schema in README.md).
+ * Plugs into the phase analysis through its callbacks and streams: phases
+ * are written as they complete, never kept.
+ */
+#ifndef SBT_REPORT_H
+#define SBT_REPORT_H
+
+#include <stdio.h>
+#include "names.h"
+#include "phases.h"
+
+enum report_format { REPORT_TEXT, REPORT_JSON };
+
+struct report_opts {
+	int format;
+	int episode_lines;      /* one SBT line per completed episode (live) */
+	int phase_table;        /* a table row per phase (report) */
+	const char *const *watch; /* detailed block for sites matching these */
+	int nwatch;
+	int watch_all;
+	__u64 warn_ns;          /* warn when a barrier takes longer */
+	__u64 max_lines_per_s;  /* episode lines per second of trace time; 0 = no limit */
+	FILE *out;
+};
+
+/* Where names and times come from (a live session or a trace file). */
+struct report_src {
+	const struct sbt_probe_info *probes;
+	int nprobes;
+	const struct names *names;
+	__u64 start_ns;            /* session start, CLOCK_MONOTONIC */
+	__s64 realtime_offset_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	const char *command;
+	const char *kernel;
+};
+
+struct report_drops {
+	__u64 total;
+	const __u64 *per_cpu;
+	int ncpus;
+};
+
+struct report;
+
+struct report *report__new(const struct report_opts *o, const struct report_src *src);
+void report__free(struct report *r);
+/* The analysis whose sites and threads the summary reads. */
+void report__attach(struct report *r, const struct phases *p);
+/* Callbacks for phases__new(). */
+extern const struct phases_ops report_phases_ops;
+/* Start the document (JSON: opens the object and the phases array). */
+void report__begin(struct report *r);
+/* Hangs reported from now on were found at the end of the trace. */
+void report__at_end(struct report *r);
+/* Summary: sites, threads, hangs, drops; closes the JSON document. */
+void report__end(struct report *r, const struct report_drops *d);
+
+/* Names used by the reports, exposed for other outputs. */
+void report__site_where(const struct report *r, __u32 pid, __u64 call_site, char *buf, size_t n);
+void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe,
+			  char *buf, size_t n);
+
+#endif

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* A workload that hangs at a barrier: after GOOD_PHASES normal phases every
+ * worker but the last waits again at hang_barrier, while the last one (the
+ * straggler) never arrives. Never exits on its own; tests kill it. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <pthread.h>
+#include "workload.h"
+
+/* Global so debug info can name the barrier a hang report points at. */
+pthread_barrier_t hang_barrier;
+
+struct worker {
+	pthread_t thread;
+	unsigned int index;
+};
+
+static unsigned long nthreads = 3;
+static unsigned long good_phases = 2;
+static uint64_t unit_ns = 20 * NSEC_PER_MSEC;
+
+static void barrier_wait_checked(void)
+{
+	int err = pthread_barrier_wait(&hang_barrier);
+
+	if (err && err != PTHREAD_BARRIER_SERIAL_THREAD) {
+		fprintf(stderr, "pthread_barrier_wait: %s\n", strerror(err));
+		exit(1);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	pid_t tid = get_tid();
+	unsigned long k;
+
+	emit("thread %u tid %d\n", w->index, (int)tid);
+	for (k = 0; k < good_phases; k++) {
+		work_for_ns(unit_ns, 0);
+		barrier_wait_checked();
+	}
+	if (w->index != nthreads - 1) {
+		/* Needs nthreads arrivals; only nthreads-1 ever come. */
+		barrier_wait_checked();
+		return NULL;
+	}
+	emit("straggler tid %d\n", (int)tid);
+	for (;;)
+		pause();
+}
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [-t THREADS] [-g GOOD_PHASES] [-d D_MS] [-W] [-h]\n"
+		"Runs GOOD_PHASES barrier phases of D_MS ms (sleeping), then hangs: all\n"
+		"workers but the last wait at hang_barrier, the last never arrives.\n"
+		"Never exits on its own.\n"
+		"  -t THREADS      worker threads, 2..256 (default 3)\n"
+		"  -g GOOD_PHASES  phases before the hang, 0..1000000 (default 2)\n"
+		"  -d D_MS         work per phase in ms, 0..100000 (default 20)\n"
+		"  -W              print 'ready PID', wait for SIGUSR1 before creating threads\n"
+		"  -h              show this help\n"
+		"Example: timeout 2 %s -t 3 -g 2 -d 20\n",
+		prog, prog);
+}
+
+int main(int argc, char **argv)
+{
+	const char *prog = prog_name(argv[0]);
+	struct worker *workers;
+	int opt, wait_start = 0, err;
+	unsigned long i;
+
+	while ((opt = getopt(argc, argv, "t:g:d:Wh")) != -1) {
+		switch (opt) {
+		case 't':
+			nthreads = parse_ulong_arg(prog, opt, optarg, 2, 256);
+			break;
+		case 'g':
+			good_phases = parse_ulong_arg(prog, opt, optarg, 0, 1000000);
+			break;
+		case 'd':
+			unit_ns = parse_ulong_arg(prog, opt, optarg, 0, 100000) * NSEC_PER_MSEC;
+			break;
+		case 'W':
+			wait_start = 1;
+			break;
+		case 'h':
+			usage(stdout, prog);
+			return 0;
+		default:
+			usage(stderr, prog);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr, prog);
+		return 2;
+	}
+
+	workers = calloc(nthreads, sizeof(*workers));
+	if (!workers) {
+		perror("calloc");
+		return 1;
+	}
+	err = pthread_barrier_init(&hang_barrier, NULL, nthreads);
+	if (err) {
+		fprintf(stderr, "pthread_barrier_init: %s\n", strerror(err));
+		return 1;
+	}
+	if (wait_start)
+		wait_for_start_signal();
+
+	for (i = 0; i < nthreads; i++) {
+		workers[i].index = i;
+		err = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
+		if (err) {
+			fprintf(stderr, "pthread_create: %s\n", strerror(err));
+			exit(1);
+		}
+	}
+	/* Blocks forever: the waiters never pass the barrier. */
+	for (i = 0; i < nthreads; i++)
+		pthread_join(workers[i].thread, NULL);
+	return 0;
+}

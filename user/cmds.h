@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Subcommands; each returns the process exit code (log.h). */
+#ifndef SBT_CMDS_H
+#define SBT_CMDS_H
+
+int cmd_trace(int argc, char **argv, int record);
+int cmd_report(int argc, char **argv);
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Function symbols of one ELF file (libelf): .symtab and .dynsym, with
+ * version suffixes stripped, so that `pthread_barrier_wait@@GLIBC_2.34` and
+ * `pthread_barrier_wait@GLIBC_2.2.5` are both found by their plain name
+ * (libbpf 1.1 refuses to choose between them). Addresses are converted to
+ * file offsets, which is what a uprobe attaches to.
+ */
+#ifndef SBT_ELFSYM_H
+#define SBT_ELFSYM_H
+
+#include <stdint.h>
+
+struct elfsym;
+
+/* Open path and load its symbols. NULL and a negative errno in *err when
+ * the file cannot be read or is not ELF. */
+struct elfsym *elfsym__open(const char *path, int *err);
+void elfsym__close(struct elfsym *es);
+
+/* File offsets of the distinct definitions of function `name` (all its
+ * versions), at most max. Returns how many were found. */
+int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, int max);
+
+/* Whether the file imports `name` (an undefined dynamic symbol): the file
+ * calls the function through the dynamic linker. */
+int elfsym__imports(const struct elfsym *es, const char *name);
+
+/* Whether the file is an executable or shared object with a dynamic symbol
+ * table (as opposed to a data file that happens to be mapped). */
+int elfsym__is_dynamic(const struct elfsym *es);
+
+#endif

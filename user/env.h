@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Options of the tracing commands (live tracing and `record`). */
+#ifndef SBT_ENV_H
+#define SBT_ENV_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "probes.h"
+
+#define ENV_MAX_WATCH  32
+#define ENV_MAX_PROBES 64
+
+struct env {
+	int record;                   /* `record` subcommand: write a trace, stay quiet */
+	pid_t pid;                    /* -p */
+	char **cmd;                   /* -- CMD ARGS... (NULL-terminated) */
+	const char *output;           /* -o */
+	const char *watch[ENV_MAX_WATCH];
+	int nwatch;
+	int watch_all;
+	uint64_t warn_ns;             /* --warn-time, ms on the command line */
+	uint64_t hang_ns;             /* --hang-timeout, s on the command line; 0 = off */
+	uint64_t duration_ns;         /* --duration; 0 = until the target exits */
+	uint64_t buffer_bytes;        /* --buffer-size */
+	int drain_ms;                 /* --drain-interval */
+	uint64_t max_lines;           /* --max-lines: episode lines per second */
+	int quiet;                    /* -q: no episode lines */
+	int json;                     /* --format json: summary as JSON */
+	int force;                    /* attach even if no barrier function is used */
+	struct user_probe probes[ENV_MAX_PROBES];
+	int nprobes;
+};
+
+/* Parse argv of the tracing commands into env. Returns 0, or EXIT_USAGE after
+ * printing what is wrong. `record` selects the record command's help. */
+int env__parse(struct env *env, int argc, char **argv, int record);
+
+#endif

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Start a command held at its entry point: exec'd, its interpreter has mapped
+ * every library it links, but none of the program's own code has run. The
+ * caller attaches probes, then releases it, so the first barrier of the
+ * program is seen.
+ */
+#ifndef SBT_LAUNCH_H
+#define SBT_LAUNCH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Fork and exec argv under ptrace, run to the entry point and stop there.
+ * Returns the child's pid, or a negative errno with a message in err (the
+ * command does not exist, is not executable, exited early...). */
+pid_t launch__start(char *const argv[], char *err, size_t errlen);
+/* Let the held child run (detach ptrace). */
+int launch__release(pid_t pid);
+/* Kill a held child that will not be released. */
+void launch__abort(pid_t pid);
+
+#endif

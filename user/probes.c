@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "elfsym.h"
+#include "probes.h"
+#include "procmaps.h"
+
+struct known_func {
+	const char *symbol;
+	int kind;
+	const char *runtime;
+};
+
+/* DESIGN §4. The libgomp entry points other than GOMP_barrier end with the
+ * team barrier of a worksharing construct; they name no barrier object. */
+static const struct known_func known[] = {
+	{ "pthread_barrier_wait", SBT_PK_BARRIER, "glibc" },
+	{ "GOMP_barrier", SBT_PK_TEAM_BARRIER, "libgomp" },
+	{ "GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp" },
+	{ "GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp" },
+	{ "GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp" },
+	{ "GOMP_parallel", SBT_PK_REGION, "libgomp" },
+	{ "__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp" },
+	{ "__kmpc_fork_call", SBT_PK_REGION, "libomp" },
+};
+
+#define NKNOWN (sizeof(known) / sizeof(known[0]))
+#define MAX_VERSIONS 4
+
+static const struct {
+	const char *name;
+	int kind;
+} user_kinds[] = {
+	{ "barrier", SBT_PK_BARRIER },    /* first argument identifies the barrier */
+	{ "team", SBT_PK_TEAM_BARRIER },  /* barrier of the process's threads, no argument */
+	{ "region", SBT_PK_REGION },      /* parallel region frame */
+};
+
+const char *user_probe__kinds(void)
+{
+	return "barrier, team, region";
+}
+
+int user_probe__parse(const char *arg, struct user_probe *up, char *err, size_t errlen)
+{
+	const char *k = strrchr(arg, ':'), *s;
+	size_t i;
+
+	memset(up, 0, sizeof(*up));
+	for (s = k ? k - 1 : NULL; s && s >= arg && *s != ':'; s--)
+		;
+	if (!k || !s || s < arg || s == arg || k == s + 1) {
+		snprintf(err, errlen, "--probe '%s': expected BINARY:SYMBOL:KIND", arg);
+		return -EINVAL;
+	}
+	for (i = 0; i < sizeof(user_kinds) / sizeof(user_kinds[0]); i++)
+		if (!strcmp(k + 1, user_kinds[i].name))
+			up->kind = user_kinds[i].kind;
+	if (!up->kind) {
+		snprintf(err, errlen, "--probe '%s': unknown kind '%s' (known kinds: %s)", arg,
+			 k + 1, user_probe__kinds());
+		return -EINVAL;
+	}
+	if ((size_t)(s - arg) >= sizeof(up->binary) || (size_t)(k - s - 1) >= sizeof(up->symbol)) {
+		snprintf(err, errlen, "--probe '%s': name too long", arg);
+		return -EINVAL;
+	}
+	memcpy(up->binary, arg, s - arg);
+	memcpy(up->symbol, s + 1, k - s - 1);
+	return 0;
+}
+
+void probes__known_barriers(char *buf, size_t n)
+{
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < NKNOWN && len < n; i++)
+		if (known[i].kind != SBT_PK_REGION)
+			len += snprintf(buf + len, n - len, "%s%s (%s)", i ? ", " : "",
+					known[i].symbol, known[i].runtime);
+}
+
+static int add_probe(struct probe_table *t, const char *symbol, int kind, const char *object,
+		     const char *open_path, uint64_t offset)
+{
+	struct probe *p;
+	int i;
+
+	for (i = 1; i < t->n; i++)
+		if (t->probes[i].info.offset == offset && !strcmp(t->probes[i].open_path, open_path))
+			return 0; /* declared twice (e.g. --probe on a known function) */
+	if (t->n >= SBT_MAX_PROBES)
+		return -E2BIG;
+	p = realloc(t->probes, (t->n + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	t->probes = p;
+	p = &t->probes[t->n];
+	memset(p, 0, sizeof(*p));
+	p->info.id = t->n++;
+	p->info.kind = kind;
+	p->info.offset = offset;
+	snprintf(p->info.symbol, sizeof(p->info.symbol), "%s", symbol);
+	snprintf(p->info.object, sizeof(p->info.object), "%s", object);
+	snprintf(p->open_path, sizeof(p->open_path), "%s", open_path);
+	return 0;
+}
+
+static int add_all_versions(struct probe_table *t, const struct elfsym *es, const char *symbol,
+			    int kind, const struct mapped_file *f)
+{
+	uint64_t offs[MAX_VERSIONS];
+	int i, n = elfsym__find(es, symbol, offs, MAX_VERSIONS), err;
+
+	for (i = 0; i < n; i++) {
+		err = add_probe(t, symbol, kind, f->path, f->open_path, offs[i]);
+		if (err)
+			return err;
+	}
+	return n;
+}
+
+/* Known functions defined in file f; `imported` marks those some mapped file
+ * calls through the dynamic linker, `exe` says f is the main executable
+ * (a static binary defines what it uses). */
+static int scan_file(struct probe_table *t, const struct mapped_file *f, int exe, int *used)
+{
+	struct elfsym *es;
+	size_t i;
+	int err, n;
+
+	es = elfsym__open(f->open_path, &err);
+	if (!es)
+		return 0; /* not ELF, unreadable: nothing to probe there */
+	t->files_searched++;
+	for (i = 0; i < NKNOWN; i++) {
+		if (elfsym__imports(es, known[i].symbol))
+			used[i] = 1;
+		n = add_all_versions(t, es, known[i].symbol, known[i].kind, f);
+		if (n < 0) {
+			elfsym__close(es);
+			return n;
+		}
+		if (n > 0 && exe)
+			used[i] = 1;
+	}
+	elfsym__close(es);
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The mapped file a --probe BINARY names: same file (inode), same path, or
+ * same base name. NULL if the process does not map it (yet). */
+static const struct mapped_file *find_mapped(const struct mapped_file *files, int n,
+					     const char *binary)
+{
+	struct stat st;
+	int i;
+
+	if (!stat(binary, &st)) {
+		for (i = 0; i < n; i++)
+			if (files[i].inode == st.st_ino)
+				return &files[i];
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(files[i].path, binary))
+			return &files[i];
+	if (!strchr(binary, '/'))
+		for (i = 0; i < n; i++)
+			if (!strcmp(base_name(files[i].path), binary))
+				return &files[i];
+	return NULL;
+}
+
+static int add_user_probe(struct probe_table *t, const struct user_probe *up,
+			  const struct mapped_file *files, int nfiles, char *err, size_t errlen)
+{
+	const struct mapped_file *f = find_mapped(files, nfiles, up->binary);
+	struct mapped_file unmapped;
+	struct elfsym *es;
+	int e, n;
+
+	if (!f) {
+		/* Not mapped yet (dlopen later): attach to the file itself. */
+		memset(&unmapped, 0, sizeof(unmapped));
+		if (!realpath(up->binary, unmapped.path)) {
+			snprintf(err, errlen, "--probe: %s: %s (and the process maps no such file)",
+				 up->binary, strerror(errno));
+			return -ENOENT;
+		}
+		snprintf(unmapped.open_path, sizeof(unmapped.open_path), "%s", unmapped.path);
+		f = &unmapped;
+	}
+	es = elfsym__open(f->open_path, &e);
+	if (!es) {
+		snprintf(err, errlen, "--probe: %s: cannot read ELF symbols: %s", f->path,
+			 strerror(-e));
+		return -ENOENT;
+	}
+	n = add_all_versions(t, es, up->symbol, up->kind, f);
+	elfsym__close(es);
+	if (n == 0) {
+		snprintf(err, errlen, "--probe: function '%s' not found in %s", up->symbol,
+			 f->path);
+		return -ENOENT;
+	}
+	if (up->kind != SBT_PK_REGION && n > 0)
+		t->barriers_used++;
+	return n < 0 ? n : 0;
+}
+
+static int exe_inode(pid_t pid, uint64_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	*ino = st.st_ino;
+	return 0;
+}
+
+int probes__resolve(pid_t pid, const struct user_probe *up, int nup, struct probe_table *t,
+		    char *err, size_t errlen)
+{
+	struct mapped_file *files = NULL;
+	int used[NKNOWN] = { 0 };
+	uint64_t exe = 0;
+	int i, n, rc = 0;
+	size_t k;
+
+	memset(t, 0, sizeof(*t));
+	t->probes = calloc(1, sizeof(*t->probes));
+	if (!t->probes)
+		return -ENOMEM;
+	t->n = 1;
+	n = procmaps__files(pid, &files);
+	if (n < 0) {
+		snprintf(err, errlen, "process %d: %s", (int)pid,
+			 n == -ESRCH ? "no such process" : strerror(-n));
+		return n;
+	}
+	exe_inode(pid, &exe);
+	for (i = 0; i < n && !rc; i++)
+		if (files[i].executable)
+			rc = scan_file(t, &files[i], files[i].inode == exe, used);
+	for (i = 0; i < nup && !rc; i++)
+		rc = add_user_probe(t, &up[i], files, n, err, errlen);
+	for (k = 0; k < NKNOWN; k++)
+		t->barriers_used += used[k] && known[k].kind != SBT_PK_REGION;
+	if (rc == -E2BIG)
+		snprintf(err, errlen, "too many probes (limit %d)", SBT_MAX_PROBES - 1);
+	free(files);
+	return rc;
+}
+
+void probes__free(struct probe_table *t)
+{
+	free(t->probes);
+	memset(t, 0, sizeof(*t));
+}

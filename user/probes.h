@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Which functions to probe in a process: the known synchronization functions
+ * found in the files it maps, plus user-declared `--probe BINARY:SYMBOL:KIND`.
+ * Resolution is ours (elfsym), and probes attach by file offset.
+ */
+#ifndef SBT_PROBES_H
+#define SBT_PROBES_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "phases.h"
+
+/* A parsed --probe argument. */
+struct user_probe {
+	char binary[SBT_PATH_MAX];
+	char symbol[SBT_SYMBOL_MAX];
+	int kind; /* SBT_PK_* */
+};
+
+/* One attach point. The probe id is its index in the table; id 0 is never
+ * used, so that records with probe 0 are not probe records. */
+struct probe {
+	struct sbt_probe_info info;
+	char open_path[SBT_PATH_MAX + 64]; /* the file as we can open it */
+};
+
+struct probe_table {
+	struct probe *probes; /* probes[0] unused */
+	int n;                /* entries including the unused 0 */
+	int barriers_used;    /* barrier probes the process calls (imports or defines) */
+	int files_searched;
+};
+
+/* Parse "BINARY:SYMBOL:KIND". Returns 0, or -EINVAL with a message in err. */
+int user_probe__parse(const char *arg, struct user_probe *up, char *err, size_t errlen);
+/* Names of the kinds a --probe may declare, for help and errors. */
+const char *user_probe__kinds(void);
+
+/* Resolve the probes of process pid. Returns 0, or a negative errno with a
+ * message in err: -ESRCH no such process, -ENOENT a user symbol not found. */
+int probes__resolve(pid_t pid, const struct user_probe *up, int nup, struct probe_table *t,
+		    char *err, size_t errlen);
+/* The list of known barrier functions, for "nothing found" messages. */
+void probes__known_barriers(char *buf, size_t n);
+void probes__free(struct probe_table *t);
+
+#endif

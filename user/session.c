@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include "log.h"
+#include "sbt.skel.h"
+#include "session.h"
+
+#define CAP_PERFMON_BIT 38
+#define CAP_BPF_BIT     39
+
+struct session {
+	struct sbt *skel;
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	int nlinks;
+	session_event_fn fn;
+	void *ctx;
+};
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_get_level() < LOG_DEBUG)
+		return 0;
+	if (level != LIBBPF_DEBUG && log_get_level() < LOG_INFO)
+		return 0; /* our own message says what failed */
+	return vfprintf(stderr, fmt, ap);
+}
+
+static unsigned long long effective_caps(void)
+{
+	unsigned long long caps = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
+int session__check_privileges(char *err, size_t errlen)
+{
+	unsigned long long caps = effective_caps();
+	unsigned long long need = (1ULL << CAP_BPF_BIT) | (1ULL << CAP_PERFMON_BIT);
+
+	if (geteuid() == 0 || (caps & need) == need)
+		return 0;
+	snprintf(err, errlen, "tracing needs root (or CAP_BPF and CAP_PERFMON); run it with sudo");
+	return -EPERM;
+}
+
+int session__ncpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? n : 1;
+}
+
+static int attach_tracepoints(struct session *s, char *err, size_t errlen)
+{
+	struct bpf_link *l;
+
+	l = bpf_program__attach_raw_tracepoint(s->skel->progs.thread_start, "sched_process_fork");
+	if (!l)
+		goto fail;
+	s->skel->links.thread_start = l;
+	l = bpf_program__attach_raw_tracepoint(s->skel->progs.thread_exit, "sched_process_exit");
+	if (!l)
+		goto fail;
+	s->skel->links.thread_exit = l;
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot attach the process tracepoints: %s", strerror(errno));
+	return -errno;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	if (size < sizeof(struct sbt_event))
+		return 0;
+	return s->fn(s->ctx, data);
+}
+
+struct session *session__open(const struct session_opts *o, char *err, size_t errlen)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	int e;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	libbpf_set_print(libbpf_log);
+	s->skel = sbt__open();
+	if (!s->skel) {
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	bpf_map__set_max_entries(s->skel->maps.events, o->ringbuf_bytes);
+	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
+	e = sbt__load(s->skel);
+	if (e) {
+		snprintf(err, errlen,
+			 "cannot load the BPF programs: %s (kernel without BPF ring buffers, "
+			 "BTF or uprobes?)",
+			 strerror(-e));
+		goto fail;
+	}
+	if (attach_tracepoints(s, err, errlen))
+		goto fail;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_sample, s, NULL);
+	if (!s->rb) {
+		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	return s;
+fail:
+	session__close(s);
+	return NULL;
+}
+
+int session__add_target(struct session *s, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(s->skel->maps.targets, &key, sizeof(key), &one, sizeof(one),
+				    BPF_ANY);
+}
+
+static int attach_one(struct session *s, const struct probe *p, pid_t pid, int retprobe)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = p->info.id);
+	struct bpf_program *prog = retprobe ? s->skel->progs.sync_exit : s->skel->progs.sync_enter;
+	struct bpf_link **links, *l;
+
+	l = bpf_program__attach_uprobe_opts(prog, pid, p->open_path, p->info.offset, &opts);
+	if (!l)
+		return -errno;
+	links = realloc(s->links, (s->nlinks + 1) * sizeof(*links));
+	if (!links) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	s->links = links;
+	s->links[s->nlinks++] = l;
+	return 0;
+}
+
+int session__attach(struct session *s, const struct probe_table *t, pid_t pid, char *err,
+		    size_t errlen)
+{
+	int i, e;
+
+	for (i = 1; i < t->n; i++) {
+		const struct probe *p = &t->probes[i];
+
+		/* Return probe first: an entry record is then always followed by
+		 * its exit record, never an entry whose return goes unseen. */
+		e = attach_one(s, p, pid, 1);
+		if (!e)
+			e = attach_one(s, p, pid, 0);
+		if (e) {
+			snprintf(err, errlen, "cannot attach a uprobe to %s in %s: %s",
+				 p->info.symbol, p->info.object,
+				 e == -ESRCH ? "process exited" : strerror(-e));
+			return e;
+		}
+	}
+	return 0;
+}
+
+int session__drain(struct session *s, int timeout_ms, session_event_fn fn, void *ctx)
+{
+	int n, m;
+
+	s->fn = fn;
+	s->ctx = ctx;
+	n = ring_buffer__poll(s->rb, timeout_ms);
+	if (n == -EINTR)
+		return -EINTR;
+	/* Records submitted without wakeup do not wake epoll: always drain. */
+	m = ring_buffer__consume(s->rb);
+	if (n < 0)
+		return n;
+	return m < 0 ? m : n + m;
+}
+
+__u64 session__drops(struct session *s, __u64 *per_cpu, int max)
+{
+	int i, n = session__ncpus();
+	__u64 total = 0;
+
+	for (i = 0; i < n && i < 1024; i++) {
+		total += s->skel->bss->drops_total[i];
+		if (i < max)
+			per_cpu[i] = s->skel->bss->drops_total[i];
+	}
+	return total;
+}
+
+/* Each removal waits for an RCU grace period (~100 ms on this VM), and the
+ * kernel serializes them: detaching takes ~0.1 s per probe. */
+void session__detach(struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->nlinks; i++)
+		bpf_link__destroy(s->links[i]);
+	free(s->links);
+	s->links = NULL;
+	s->nlinks = 0;
+}
+
+void session__close(struct session *s)
+{
+	if (!s)
+		return;
+	session__detach(s);
+	ring_buffer__free(s->rb);
+	sbt__destroy(s->skel);
+	free(s);
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "symbolize.h"
+
+struct symbolizer {
+	Dwfl *dwfl;
+	pid_t pid;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int report(struct symbolizer *s)
+{
+	dwfl_report_begin(s->dwfl);
+	if (dwfl_linux_proc_report(s->dwfl, s->pid))
+		return -ESRCH;
+	return dwfl_report_end(s->dwfl, NULL, NULL) ? -EINVAL : 0;
+}
+
+struct symbolizer *symbolizer__new(pid_t pid)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->pid = pid;
+	s->dwfl = dwfl_begin(&proc_callbacks);
+	if (!s->dwfl || report(s)) {
+		symbolizer__free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	free(s);
+}
+
+/* Module of addr; re-reads the process's modules once if a library was
+ * loaded after we started. */
+static Dwfl_Module *module_of(struct symbolizer *s, uint64_t addr)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+
+	if (!mod && !report(s))
+		mod = dwfl_addrmodule(s->dwfl, addr);
+	return mod;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n)
+{
+	/* The return address follows the call: look up the call itself. */
+	uint64_t pc = ra ? ra - 1 : 0;
+	Dwfl_Module *mod = s ? module_of(s, pc) : NULL;
+	const char *fn = NULL, *file = NULL, *modname;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	Dwfl_Line *line;
+	Dwarf_Addr base;
+	int lineno = 0;
+
+	if (!mod) {
+		snprintf(buf, n, "0x%" PRIx64, ra);
+		return;
+	}
+	fn = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+	line = dwfl_module_getsrc(mod, pc);
+	if (line)
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (fn && file)
+		snprintf(buf, n, "%s (%s:%d)", fn, base_name(file), lineno);
+	else if (fn)
+		snprintf(buf, n, "%s+0x%" PRIx64, fn, (uint64_t)off + 1);
+	else {
+		modname = dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
+		snprintf(buf, n, "%s+0x%" PRIx64, base_name(modname ? modname : "?"), ra - base);
+	}
+}
+
+int symbolizer__data(struct symbolizer *s, uint64_t addr, char *buf, size_t n)
+{
+	Dwfl_Module *mod = s ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+	const char *name;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+
+	if (!mod)
+		return -ENOENT;
+	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
+		return -ENOENT;
+	if (off)
+		snprintf(buf, n, "%s+0x%" PRIx64, name, (uint64_t)off);
+	else
+		snprintf(buf, n, "%s", name);
+	return 0;
+}

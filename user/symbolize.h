@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Addresses of a live process to names (libdw): call sites to
+ * "function (file:line)" when debug info exists, "function+0xoff" otherwise;
+ * data addresses to the global variable holding them. */
+#ifndef SBT_SYMBOLIZE_H
+#define SBT_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct symbolizer;
+
+/* NULL when the process cannot be read (it exited): callers fall back to
+ * hexadecimal addresses. */
+struct symbolizer *symbolizer__new(pid_t pid);
+void symbolizer__free(struct symbolizer *s);
+/* Name the call site whose return address is ra. Always fills buf. */
+void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n);
+/* Name the variable at addr; -ENOENT (buf untouched) if there is none. */
+int symbolizer__data(struct symbolizer *s, uint64_t addr, char *buf, size_t n);
+
+#endif
