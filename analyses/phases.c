@@ -247,7 +247,8 @@ static void complete(struct phases *p, struct ph_episode *ep)
 
 /* Thread t's arrival in its episode is settled: departed at depart_ns, or
  * never (depart_ns == 0). */
-static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval)
+static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval,
+		   __u64 site)
 {
 	struct ph_episode *ep = t->waiting;
 	struct ph_arrival *a;
@@ -263,6 +264,10 @@ static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64
 	a->depart_ns = depart_ns;
 	a->retval = retval;
 	ep->departed++;
+	if (site) {
+		a->site = site;
+		t->last_site = site;
+	}
 	if (depart_ns) {
 		if (depart_ns > ep->last_depart)
 			ep->last_depart = depart_ns;
@@ -303,7 +308,7 @@ static void arrive(struct phases *p, struct ph_thread *t, const struct sbt_event
 
 	/* Still waiting from an earlier arrival: its departure was lost. */
 	if (t->waiting)
-		settle(p, t, 0, 0);
+		settle(p, t, 0, 0, 0);
 	ep = open_episode(p, e->pid, object, e->probe);
 	if (!ep || reserve((void **)&ep->arr, &ep->cap, ep->n + 1, sizeof(*a)))
 		return;
@@ -311,7 +316,7 @@ static void arrive(struct phases *p, struct ph_thread *t, const struct sbt_event
 	memset(a, 0, sizeof(*a));
 	a->tid = t->tid;
 	a->arrive_ns = e->ts;
-	a->site = e->site;
+	a->site = t->last_site;
 	a->start_ns = t->last_depart;
 	if (!a->start_ns)
 		a->start_ns = t->start_ns > p->cfg.start_ns ? t->start_ns : p->cfg.start_ns;
@@ -349,7 +354,6 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		t->stack[d].probe = e->probe;
 		t->stack[d].ts = e->ts;
 		t->stack[d].obj = e->obj;
-		t->stack[d].site = e->site;
 	}
 	t->depth++;
 	/* Only the outermost barrier call counts: a user-declared barrier that
@@ -376,7 +380,7 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		p->regions.count++;
 		p->regions.total_ns += e->ts - t->stack[d].ts;
 	} else if (is_barrier(kind) && barrier_depth(p, t, d) == 0) {
-		settle(p, t, e->ts, (__s64)e->obj);
+		settle(p, t, e->ts, (__s64)e->obj, e->site);
 	}
 }
 
@@ -387,7 +391,7 @@ static void on_thread_exit(struct phases *p, struct ph_thread *t, const struct s
 	/* A released thread that never returned: settle without departure.
 	 * A thread that dies inside an open barrier leaves it hanging. */
 	if (t->waiting && t->waiting->state == PH_RELEASING)
-		settle(p, t, 0, 0);
+		settle(p, t, 0, 0, 0);
 }
 
 static void note_lost(struct phases *p, __u32 lost)
@@ -525,7 +529,7 @@ void phases__finish(struct phases *p)
 		struct ph_thread *t = p->thread_list[i];
 
 		if (t->waiting && t->waiting->state == PH_RELEASING)
-			settle(p, t, 0, 0);
+			settle(p, t, 0, 0, 0);
 	}
 	for (i = 0; i < p->ninflight; i++)
 		if (!p->inflight[i]->hang_reported)

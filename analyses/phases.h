@@ -32,7 +32,8 @@ struct ph_arrival {
 	__u64 arrive_ns;
 	__u64 depart_ns;     /* 0: departure not seen (lost record, thread gone) */
 	__u64 start_ns;      /* start of this thread's phase: its previous departure */
-	__u64 site;          /* call site (return address) */
+	__u64 site;          /* call site (return address): from the exit record;
+	                      * until then, where the thread last left a barrier */
 	__s64 retval;
 };
 
@@ -81,12 +82,13 @@ struct ph_thread {
 	__u64 start_ns;       /* first seen, created, or session start */
 	__u64 exit_ns;        /* 0 while alive */
 	__u64 last_depart;    /* its previous barrier departure (start of its phase) */
+	__u64 last_site;      /* call site of that departure */
 	__u64 episodes;
 	__u64 compute_ns, wait_ns;
 	/* internal: calls in progress and the episode the thread waits in */
 	struct {
 		__u16 probe;
-		__u64 ts, obj, site;
+		__u64 ts, obj;
 	} stack[8];
 	int depth;
 	struct ph_episode *waiting;

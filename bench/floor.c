@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * floor -p PID [-s SYMBOL]: attach empty uprobe/uretprobe programs to SYMBOL
+ * (default pthread_barrier_wait) in every object PID maps that defines it,
+ * the way sbt-bpf attaches (per pid, by file offset), and wait for SIGINT or
+ * SIGTERM or the process's exit.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "elfsym.h"
+#include "floor.skel.h"
+#include "parse.h"
+#include "procmaps.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = sig;
+}
+
+static int attach_file(struct floor *skel, pid_t pid, const char *path, const char *symbol)
+{
+	uint64_t offs[4];
+	struct elfsym *es;
+	int e, n, i, links = 0;
+
+	es = elfsym__open(path, &e);
+	if (!es)
+		return 0;
+	n = elfsym__find(es, symbol, offs, 4);
+	elfsym__close(es);
+	for (i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, ret, .retprobe = 1);
+		LIBBPF_OPTS(bpf_uprobe_opts, ent, .retprobe = 0);
+
+		if (!bpf_program__attach_uprobe_opts(skel->progs.floor_exit, pid, path, offs[i],
+						     &ret) ||
+		    !bpf_program__attach_uprobe_opts(skel->progs.floor_enter, pid, path, offs[i],
+						     &ent))
+			return -errno;
+		links++;
+	}
+	return links;
+}
+
+int main(int argc, char **argv)
+{
+	const char *symbol = "pthread_barrier_wait";
+	struct mapped_file *files;
+	struct floor *skel;
+	int opt, pid = 0, n, i, links = 0, e;
+
+	while ((opt = getopt(argc, argv, "p:s:")) != -1) {
+		if (opt == 'p' && !parse_int(optarg, 1, 1 << 30, &pid))
+			continue;
+		if (opt == 's') {
+			symbol = optarg;
+			continue;
+		}
+		fprintf(stderr, "usage: floor -p PID [-s SYMBOL]\n");
+		return 2;
+	}
+	if (!pid) {
+		fprintf(stderr, "usage: floor -p PID [-s SYMBOL]\n");
+		return 2;
+	}
+	n = procmaps__files(pid, &files);
+	skel = floor__open_and_load();
+	if (n < 0 || !skel) {
+		fprintf(stderr, "floor: cannot read process %d or load BPF\n", pid);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		e = files[i].executable ? attach_file(skel, pid, files[i].open_path, symbol) : 0;
+		if (e < 0) {
+			fprintf(stderr, "floor: attach failed: %s\n", strerror(-e));
+			return 1;
+		}
+		links += e;
+	}
+	if (!links) {
+		fprintf(stderr, "floor: %s not found in process %d\n", symbol, pid);
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	fprintf(stderr, "floor: attached %d probe pairs; tracing\n", links);
+	while (!stop && !kill(pid, 0))
+		usleep(20000);
+	floor__destroy(skel);
+	free(files);
+	return 0;
+}

@@ -8,40 +8,29 @@
 #include "common.bpf.h"
 #include <bpf/bpf_tracing.h>
 
-/* The caller's return address, read at function entry. */
-static __always_inline __u64 call_site(struct pt_regs *ctx)
-{
-#if defined(__TARGET_ARCH_x86)
-	__u64 ra = 0;
-
-	bpf_probe_read_user(&ra, sizeof(ra), (void *)PT_REGS_SP(ctx));
-	return ra;
-#else
-	return PT_REGS_RET(ctx);
-#endif
-}
-
-static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj)
+static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, __u64 site)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32;
 
-	if (!sbt_is_target(pid))
+	if (uprobe_filter && !sbt_is_target(pid))
 		return 0;
-	return sbt_emit(type, (__u16)bpf_get_attach_cookie(ctx), pid, (__u32)id, obj,
-			type == SBT_EV_ENTER ? call_site(ctx) : 0);
+	return sbt_emit(type, (__u16)bpf_get_attach_cookie(ctx), pid, (__u32)id, obj, site);
 }
 
 SEC("uprobe")
 int BPF_KPROBE(sync_enter)
 {
-	return on_call(ctx, SBT_EV_ENTER, PT_REGS_PARM1(ctx));
+	return on_call(ctx, SBT_EV_ENTER, PT_REGS_PARM1(ctx), 0);
 }
 
+/* The call site comes with the return: the kernel has restored the caller's
+ * return address into the instruction pointer before running return probes,
+ * which saves reading the user stack at entry (~60 ns per call). */
 SEC("uretprobe")
 int BPF_KRETPROBE(sync_exit)
 {
-	return on_call(ctx, SBT_EV_EXIT, PT_REGS_RC(ctx));
+	return on_call(ctx, SBT_EV_EXIT, PT_REGS_RC(ctx), PT_REGS_IP(ctx));
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -110,11 +110,11 @@ static void name_call(struct tracer *t, const struct sbt_event *e)
 {
 	char buf[SBT_SYMBOL_MAX * 2];
 
-	if (!names__get(t->names, e->pid, e->site)) {
+	if (e->type == SBT_EV_EXIT && !names__get(t->names, e->pid, e->site)) {
 		symbolizer__code(t->sym, e->site, buf, sizeof(buf));
 		names__set(t->names, e->pid, e->site, buf);
 	}
-	if (t->infos[e->probe].kind == SBT_PK_BARRIER && e->obj &&
+	if (e->type == SBT_EV_ENTER && t->infos[e->probe].kind == SBT_PK_BARRIER && e->obj &&
 	    !names__get(t->names, e->pid, e->obj)) {
 		if (symbolizer__data(t->sym, e->obj, buf, sizeof(buf)))
 			snprintf(buf, sizeof(buf), "%s 0x%llx", t->infos[e->probe].symbol,
@@ -127,7 +127,7 @@ static int on_event(void *ctx, const struct sbt_event *e)
 {
 	struct tracer *t = ctx;
 
-	if (e->type == SBT_EV_ENTER && e->probe < t->probes.n)
+	if ((e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT) && e->probe < t->probes.n)
 		name_call(t, e);
 	if (e->type != SBT_EV_THREAD_EXIT)
 		name_thread(t, e->pid, e->tid);

@@ -15,8 +15,8 @@
 #endif
 
 /* Record types (sbt_event.type). */
-#define SBT_EV_ENTER        1 /* function entry; obj = first argument, site = return address */
-#define SBT_EV_EXIT         2 /* function return; obj = return value */
+#define SBT_EV_ENTER        1 /* function entry; obj = first argument */
+#define SBT_EV_EXIT         2 /* function return; obj = return value, site = call site */
 #define SBT_EV_THREAD_START 3 /* a thread of a traced process was created; obj = parent tid */
 #define SBT_EV_THREAD_EXIT  4 /* a thread exited; obj = 1 when it was the last of its process */
 
@@ -31,7 +31,7 @@
 struct sbt_event {
 	__u64 ts;   /* CLOCK_MONOTONIC, ns (bpf_ktime_get_ns) */
 	__u64 obj;  /* see the record types */
-	__u64 site; /* call site (return address) of an ENTER, else 0 */
+	__u64 site; /* call site (return address) of an EXIT, else 0 */
 	__u32 pid;  /* thread group id */
 	__u32 tid;  /* thread id */
 	__u16 type; /* SBT_EV_* */

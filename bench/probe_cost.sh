@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Per-call cost of a probed enter/exit pair (pthread_barrier_wait on a count-1
+# barrier), measured side by side in one run:
+#   none     - no probes (the function's own cost)
+#   floor    - empty BPF programs on the same uprobe/uretprobe (bench/floor)
+#   sbt-bpf  - sbt-bpf -q -p PID
+#   bpftrace - bpftrace printing one line per event (the equivalent recording)
+# Rounds are interleaved and the median is kept. Then: a 2-thread full-speed
+# run under sbt-bpf with default buffers (events/s, records lost), and the
+# attach time for a process using libc and libgomp.
+#
+#   bench/probe_cost.sh [-n CALLS] [-r ROUNDS] [-s SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=.output
+SBT=$OUT/sbt-bpf
+LOOP=$OUT/bench/probe_loop
+FLOOR=$OUT/bench/floor
+CALLS=200000
+ROUNDS=5
+SECONDS_FULL=10
+while getopts "n:r:s:" o; do
+	case $o in
+	n) CALLS=$OPTARG ;;
+	r) ROUNDS=$OPTARG ;;
+	s) SECONDS_FULL=$OPTARG ;;
+	*) echo "usage: $0 [-n CALLS] [-r ROUNDS] [-s SECONDS]" >&2; exit 2 ;;
+	esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
+LIBC=$(ldd "$LOOP" | awk '/libc.so/ {print $3}')
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+wait_for() { # FILE PATTERN: wait until FILE contains PATTERN (10 s at most)
+	local i
+	for i in $(seq 200); do grep -qE "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+	echo "bench: timed out waiting for '$2' in $1" >&2; cat "$1" >&2; return 1
+}
+
+# run_loop TOOL THREADS ARGS...: ns per call of probe_loop under TOOL
+run_loop() {
+	local tool=$1 threads=$2; shift 2
+	"$LOOP" -t "$threads" "$@" -W >"$TMP/loop" &
+	local lp=$! tp=""
+	wait_for "$TMP/loop" ready
+	case $tool in
+	none) ;;
+	floor) "$FLOOR" -p $lp 2>"$TMP/tool" & tp=$!; wait_for "$TMP/tool" tracing ;;
+	sbt) "$SBT" -q -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" & tp=$!; wait_for "$TMP/tool" tracing ;;
+	bpftrace)
+		bpftrace -p $lp -e "uprobe:$LIBC:pthread_barrier_wait { printf(\"E %d %d %llu %llx\n\", pid, tid, nsecs, arg0); }
+			uretprobe:$LIBC:pthread_barrier_wait { printf(\"X %d %d %llu %llx %llx\n\", pid, tid, nsecs, retval, reg(\"ip\")); }" \
+			>"$TMP/bt.out" 2>/dev/null & tp=$!
+		wait_for "$TMP/bt.out" Attaching ;;
+	esac
+	kill -USR1 $lp
+	wait $lp
+	if [ -n "$tp" ]; then kill -INT $tp; wait $tp || true; fi
+	awk '/ns_per_call/ {print $4}' "$TMP/loop"
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+echo "== probe cost: $CALLS calls, 1 thread, $ROUNDS interleaved rounds (median ns/call) =="
+declare -A res
+for tool in none floor sbt bpftrace; do : >"$TMP/r.$tool"; done
+for r in $(seq "$ROUNDS"); do
+	for tool in none floor sbt bpftrace; do
+		n=$CALLS
+		[ $tool = bpftrace ] && n=$((CALLS / 4)) # ~17 us per call: keep the run short
+		run_loop $tool 1 -n $n >>"$TMP/r.$tool"
+	done
+done
+for tool in none floor sbt bpftrace; do res[$tool]=$(median <"$TMP/r.$tool"); done
+awk -v none="${res[none]}" -v floor="${res[floor]}" -v sbt="${res[sbt]}" -v bt="${res[bpftrace]}" 'BEGIN {
+	printf "| setup | ns/call | probe cost ns (minus none) | vs floor (per call) | vs floor (probe cost) |\n"
+	printf "|---|---|---|---|---|\n"
+	printf "| none | %.0f | - | - | - |\n", none
+	printf "| floor (empty programs) | %.0f | %.0f | 1.00 | 1.00 |\n", floor, floor - none
+	printf "| sbt-bpf | %.0f | %.0f | %.2f | %.2f |\n", sbt, sbt - none, sbt / floor, (sbt - none) / (floor - none)
+	printf "| bpftrace (printf per event) | %.0f | %.0f | %.2f | %.2f |\n", bt, bt - none, bt / floor, (bt - none) / (floor - none)
+}'
+
+echo
+echo "== full speed: 2 threads for ${SECONDS_FULL} s under sbt-bpf, default buffers =="
+"$LOOP" -t 2 -s "$SECONDS_FULL" -W >"$TMP/loop" &
+lp=$!
+wait_for "$TMP/loop" ready
+"$SBT" -q -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" &
+tp=$!
+wait_for "$TMP/tool" tracing
+kill -USR1 $lp
+wait $lp
+wait $tp || true
+calls=$(awk '/ns_per_call/ {print $2}' "$TMP/loop")
+events=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "events") print $(i-1)}' "$TMP/sbt.out")
+secs=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "in") print $(i+1)}' "$TMP/sbt.out")
+lost=$(grep -oE '[0-9]+ records lost' "$TMP/sbt.out" | awk '{print $1}' || true)
+echo "| calls | events recorded | expected (2 per call) | events/s | records lost |"
+echo "|---|---|---|---|---|"
+awk -v c="$calls" -v e="$events" -v s="$secs" -v l="${lost:-0}" \
+	'BEGIN {printf "| %d | %d | %d | %.0f | %d |\n", c, e, 2 * c, e / s, l}'
+
+echo
+echo "== attach time: process using libc and libgomp (omp_barriers_gomp), $ROUNDS runs =="
+: >"$TMP/attach"
+: >"$TMP/wall"
+for r in $(seq "$ROUNDS"); do
+	OMP_NUM_THREADS=2 $OUT/examples/omp_barriers_gomp -n 1 -d 1 -W >"$TMP/omp" &
+	op=$!
+	wait_for "$TMP/omp" ready
+	t0=$(date +%s%N)
+	"$SBT" -q -p $op >/dev/null 2>"$TMP/tool" &
+	tp=$!
+	wait_for "$TMP/tool" tracing
+	t1=$(date +%s%N)
+	grep -oE 'attached in [0-9.]+ ms' "$TMP/tool" | awk '{print $3}' >>"$TMP/attach"
+	echo "$(( (t1 - t0) / 1000000 ))" >>"$TMP/wall"
+	kill -USR1 $op
+	wait $op
+	wait $tp || true
+done
+echo "| probes attached (median ms) | command start to tracing, incl. BPF load (median ms) |"
+echo "|---|---|"
+echo "| $(median <"$TMP/attach") | $(median <"$TMP/wall") |"

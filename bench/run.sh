@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Run every benchmark; each prints its own table of side-by-side ratios.
+set -euo pipefail
+cd "$(dirname "$0")"
+echo "# sbt-bpf benchmarks — $(date -u +%Y-%m-%d) — $(uname -r), $(nproc) CPUs"
+./probe_cost.sh "$@"
