@@ -35,7 +35,7 @@ struct phases {
 	size_t nsites, cap_sites;
 
 	struct ph_region_stats regions;
-	__u64 completed, events, bad, lost;
+	__u64 completed, events, bad, lost, grouping_errors;
 	__u64 first_ts, last_ts;
 	__u64 lost_phases, lost_first[LOST_PHASES_KEPT];
 };
@@ -225,11 +225,20 @@ static void inflight_remove(struct phases *p, struct ph_episode *ep)
 	}
 }
 
+/* pthread_barrier_wait tells one thread per episode it was the serial one;
+ * other barrier functions give no such check. */
+static int checks_serial(const struct phases *p, const struct ph_episode *ep)
+{
+	return !strcmp(p->cfg.probes[ep->probe].symbol, "pthread_barrier_wait") && !ep->lost;
+}
+
 static void complete(struct phases *p, struct ph_episode *ep)
 {
 	struct ph_site *s = site_get(p, ep);
 
 	ep->index = p->completed++;
+	if (checks_serial(p, ep) && ep->serial != 1)
+		p->grouping_errors++;
 	if (s) {
 		ep->site = s->id;
 		site_account(s, ep);
@@ -263,6 +272,7 @@ static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64
 	a = &ep->arr[t->waiting_idx];
 	a->depart_ns = depart_ns;
 	a->retval = retval;
+	ep->serial += depart_ns && (int)retval == -1; /* an int: upper bits are garbage */
 	ep->departed++;
 	if (site) {
 		a->site = site;
@@ -581,6 +591,11 @@ __u64 phases__bad_records(const struct phases *p)
 __u64 phases__lost(const struct phases *p)
 {
 	return p->lost;
+}
+
+__u64 phases__grouping_errors(const struct phases *p)
+{
+	return p->grouping_errors;
 }
 
 __u64 phases__first_ts(const struct phases *p)

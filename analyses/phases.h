@@ -51,6 +51,7 @@ struct ph_episode {
 	__u64 first_arrive, last_arrive, last_depart;
 	__u32 departed;
 	__u32 lost;           /* records lost while this episode was in flight */
+	__u32 serial;         /* pthread_barrier_wait returns of SERIAL_THREAD (-1) */
 	int state;
 	int hang_reported;
 };
@@ -140,6 +141,10 @@ __u64 phases__completed(const struct phases *p);
 __u64 phases__events(const struct phases *p);
 __u64 phases__bad_records(const struct phases *p);
 __u64 phases__lost(const struct phases *p);
+/* Completed pthread_barrier_wait episodes where not exactly one thread got
+ * PTHREAD_BARRIER_SERIAL_THREAD: the grouping into episodes was wrong (or a
+ * departure record was lost). */
+__u64 phases__grouping_errors(const struct phases *p);
 __u64 phases__first_ts(const struct phases *p);
 __u64 phases__last_ts(const struct phases *p);
 /* Phases affected by lost records: count and the first few indices. */

@@ -516,6 +516,11 @@ static void text_end(struct report *r, const struct report_drops *d)
 			(uint64_t)reg->count, sec(reg->total_ns));
 	text_sites(r);
 	text_threads(r);
+	if (phases__grouping_errors(r->ph))
+		fprintf(r->o.out,
+			"WARNING: %" PRIu64 " pthread_barrier_wait episodes without exactly one "
+			"serial thread: episodes may be mis-grouped\n",
+			(uint64_t)phases__grouping_errors(r->ph));
 	text_drops(r, d);
 }
 
@@ -655,6 +660,7 @@ static void json_end(struct report *r, const struct report_drops *d)
 	json_ku64(j, "phase_count", phases__completed(r->ph));
 	json_ku64(j, "duration_ns", traced_ns(r));
 	json_ku64(j, "events", phases__events(r->ph));
+	json_ku64(j, "grouping_errors", phases__grouping_errors(r->ph));
 	json_key(j, "regions");
 	json_obj_begin(j);
 	json_ku64(j, "count", reg->count);

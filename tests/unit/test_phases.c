@@ -118,7 +118,7 @@ TEST(barrier_times_two_episodes)
 	enter(p, P_PBW, 11, 2000, OBJ_X, SITE_A);
 	enter(p, P_PBW, 12, 3000, OBJ_X, SITE_A);
 	enter(p, P_PBW, 13, 6000, OBJ_X, SITE_A);
-	leave(p, P_PBW, 13, 6100, (__u64)-1);
+	leave(p, P_PBW, 13, 6100, 0xffffffffULL);
 	leave(p, P_PBW, 11, 6200, 0);
 	leave(p, P_PBW, 12, 6300, 0);
 	enter(p, P_PBW, 12, 7200, OBJ_X, SITE_A);
@@ -184,6 +184,8 @@ TEST(barrier_times_two_episodes)
 		}
 	}
 	CHECK_EQ(phases__nthreads(p), 3);
+	CHECK_EQ(c.ep[0].serial, 1);
+	CHECK_EQ(phases__grouping_errors(p), 0);
 	phases__free(p);
 }
 
@@ -431,5 +433,27 @@ TEST(bad_records_rejected)
 	CHECK(phases__feed(p, &bad_type) < 0);
 	CHECK_EQ(phases__bad_records(p), 2);
 	phases__finish(p);
+	phases__free(p);
+}
+
+/* pthread_barrier_wait's serial-thread return checks the grouping: an
+ * episode where two threads got it (two episodes merged) is counted. */
+TEST(serial_thread_checks_grouping)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 2100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 2200, (__u64)-1);
+	leave(p, P_PBW, 2, 2200, (__u64)-1);
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 3100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 3200, 0);
+	leave(p, P_PBW, 2, 3200, (__u64)-1);
+	phases__finish(p);
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(c.ep[0].serial, 2);
+	CHECK_EQ(phases__grouping_errors(p), 1);
 	phases__free(p);
 }

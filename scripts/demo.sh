@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The demo: trace the bundled pthread barrier example live, then record it
+# and show the report of the trace file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SBT=.output/sbt-bpf
+EX=.output/examples
+if [ "$(id -u)" -ne 0 ]; then
+	echo "demo: tracing needs root: sudo make demo" >&2
+	exit 1
+fi
+echo "### sbt-bpf -- barrier_imbalance -t 4 -n 5 -d 20  (thread i computes (i+1)*20 ms per phase)"
+$SBT --watch-all --max-lines 10 -- $EX/barrier_imbalance -t 4 -n 5 -d 20 -m sleep | grep -v '^phase '
+echo
+echo "### OMP_NUM_THREADS=4 sbt-bpf -- omp_barriers_gomp (libgomp)"
+OMP_NUM_THREADS=4 $SBT -- $EX/omp_barriers_gomp -n 3 -d 10 | grep -v '^phase '
+echo
+echo "### sbt-bpf record -o /tmp/sbt-demo.sbt -- barrier_imbalance; sbt-bpf report /tmp/sbt-demo.sbt"
+$SBT record -o /tmp/sbt-demo.sbt -- $EX/barrier_imbalance -t 4 -n 5 -d 20 -m sleep | grep -v '^phase '
+$SBT report /tmp/sbt-demo.sbt | head -20

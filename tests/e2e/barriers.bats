@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# Barrier phases of real workloads, compared with their own timings.
+load helpers
+
+@test "launch: pthread barrier example, exact phase count, late thread and times" {
+	run "$SBT" record -o "$T/b.sbt" -- "$EX/barrier_imbalance" -t 4 -n 6 -d 20 -m sleep
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/b.sbt" >"$T/b.json"
+	$CHECK imbalance "$T/b.json" "$T/wl.out" 4 6 20
+}
+
+@test "attach: -p on a running process, threads created after attach" {
+	start_workload "$T/wl.out" "$EX/barrier_imbalance" -t 3 -n 5 -d 20 -m sleep -W
+	start_tracer "$T/sbt.out" record -p "$WL" -o "$T/a.sbt"
+	kill -USR1 "$WL"
+	# the tracer ends by itself when the target exits
+	wait_exit "$TR" 20
+	grep -q "wrote $T/a.sbt" "$T/sbt.out.err"
+	"$SBT" report --format json "$T/a.sbt" >"$T/a.json"
+	$CHECK imbalance "$T/a.json" "$T/wl.out" 3 5 20
+}
+
+@test "live: one SBT line per episode with barrier and phase times" {
+	run "$SBT" -- "$EX/barrier_imbalance" -t 2 -n 4 -d 30 -m sleep
+	[ "$status" -eq 0 ]
+	lines=$(grep -cE '^worker_main \(barrier_imbalance.c:[0-9]+\) "phase_barrier" \(barrier: [0-9.]+ ms, phase [0-9]+: [0-9.]+ s, from start: [0-9.]+ s\)$' <<<"$output")
+	[ "$lines" -eq 4 ]
+	# barrier time ~30 ms (thread 1 computes 60 ms, thread 0 30 ms), phase ~60 ms
+	for k in 0 1 2 3; do
+		line=$(grep -E "phase $k: " <<<"$output" | grep phase_barrier)
+		b=$(sed -E 's/.*barrier: ([0-9.]+) ms.*/\1/' <<<"$line")
+		ph=$(sed -E 's/.*phase [0-9]+: ([0-9.]+) s.*/\1/' <<<"$line")
+		awk -v b="$b" -v p="$ph" 'BEGIN { exit !(b > 27 && b < 35 && p > 0.058 && p < 0.068) }'
+	done
+	grep -q "Loop barrier worker_main" <<<"$output"
+	grep -q "No records lost." <<<"$output"
+}
+
+@test "live: --watch prints arrival order, --warn-time warns" {
+	run "$SBT" --watch phase_barrier --warn-time 15 -- "$EX/barrier_imbalance" -t 3 -n 3 -d 10 -m sleep
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'Order of arrival' <<<"$output")" -eq 3 ]
+	[ "$(grep -c '^SBT WARNING: .*(barrier: [0-9.]* ms > 15 ms' <<<"$output")" -eq 3 ]
+	# the watched block lists the three workers, the last one computing ~30 ms
+	grep -A5 'Order of arrival' <<<"$output" | grep -qE '^ +[0-9]+ +[0-9.]+ +[0-9.]+s +(29|30|31)\.[0-9]+ '
+}
+
+@test "libgomp: explicit and loop barriers of an OpenMP program (gcc)" {
+	run env OMP_NUM_THREADS=3 "$SBT" record -o "$T/g.sbt" -- "$EX/omp_barriers_gomp" -n 3 -d 15
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/g.sbt" >"$T/g.json"
+	$CHECK omp "$T/g.json" "$T/wl.out" 3 15
+}
+
+@test "libomp: explicit and loop barriers of an OpenMP program (clang)" {
+	run env OMP_NUM_THREADS=3 "$SBT" record -o "$T/l.sbt" -- "$EX/omp_barriers_llvm" -n 3 -d 15
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/l.sbt" >"$T/l.json"
+	$CHECK omp "$T/l.json" "$T/wl.out" 3 15
+}
+
+@test "hang: a barrier that never releases names the missing thread" {
+	bg "$T/sbt.out" "$SBT" --hang-timeout 1 -- "$EX/hang_barrier" -t 3 -g 2
+	wait_for "$T/sbt.out" "^SBT HANG" 15
+	straggler=$(sed -nE 's/^straggler tid ([0-9]+)$/\1/p' "$T/sbt.out")
+	[ -n "$straggler" ]
+	grep -A2 '^SBT HANG' "$T/sbt.out" | grep -qE "^    missing: $straggler \(hang_barrier\)$"
+	grep '^SBT HANG' "$T/sbt.out" | grep -q '"hang_barrier"'
+	[ "$(grep -A1 '^SBT HANG' "$T/sbt.out" | grep -oE '[0-9]+ \(hang_barrier\)' | wc -l)" -eq 2 ]
+	# exactly the two good phases completed
+	[ "$(grep -c '"hang_barrier" (barrier:' "$T/sbt.out")" -eq 2 ]
+}
+
+@test "--probe: a user-declared team barrier wrapping pthread_barrier_wait counts once" {
+	bg "$T/sbt.out" "$SBT" --hang-timeout 1 --probe "$EX/hang_barrier:barrier_wait_checked:team" \
+		-- "$EX/hang_barrier" -t 3 -g 3
+	wait_for "$T/sbt.out" "^SBT HANG" 15
+	[ "$(grep -c '"barrier_wait_checked" (barrier:' "$T/sbt.out")" -eq 3 ]
+	! grep -q '"hang_barrier" (barrier:' "$T/sbt.out"
+}
+
+@test "Ctrl-C detaches, prints the summary and leaves the target running" {
+	start_workload "$T/wl.out" "$EX/barrier_imbalance" -t 2 -n 100000 -d 5 -m sleep -W
+	kill -USR1 "$WL"
+	start_tracer "$T/sbt.out" -q -p "$WL"
+	sleep 1
+	kill -INT "$TR"
+	wait_exit "$TR" 20
+	grep -q "^SBT summary: " "$T/sbt.out"
+	# the target goes on synchronizing after we left
+	kill -0 "$WL"
+	n1=$(grep -c '^phase' "$T/wl.out")
+	sleep 0.5
+	n2=$(grep -c '^phase' "$T/wl.out")
+	[ "$n2" -gt "$n1" ]
+	! grep -q 'Z (zombie)\|T (stopped)' /proc/"$WL"/status
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bats
+# Bad input: a clear message and a non-zero exit, never a crash or a hang.
+load helpers
+
+@test "no such PID" {
+	run "$SBT" -p 999999999
+	[ "$status" -eq 2 ] || [ "$status" -eq 1 ]
+	pid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
+	kill -0 "$pid" 2>/dev/null && skip "pid $pid exists"
+	run "$SBT" -p "$pid"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no such process: $pid"* ]]
+}
+
+@test "non-root user gets told to use sudo" {
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$SBT" -p 1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"needs root (or CAP_BPF and CAP_PERFMON)"* ]]
+}
+
+@test "a process that uses no barrier function: says what was searched, suggests --probe" {
+	bg "$T/sleep.out" sleep 30
+	run "$SBT" -p "$BG"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"uses none of the barrier functions"* ]]
+	[[ "$output" == *"pthread_barrier_wait (glibc)"* ]]
+	[[ "$output" == *"GOMP_barrier (libgomp)"* ]]
+	[[ "$output" == *"__kmpc_barrier (libomp)"* ]]
+	[[ "$output" == *"--probe BINARY:SYMBOL:barrier"* ]]
+	kill -0 "$BG"
+}
+
+@test "an unknown --probe symbol and an unknown kind" {
+	bg "$T/sleep.out" sleep 30
+	run "$SBT" --probe /bin/sleep:no_such_function:barrier -p "$BG"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"function 'no_such_function' not found in"* ]]
+	run "$SBT" --probe /bin/sleep:main:mutex -p "$BG"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown kind 'mutex' (known kinds: barrier, team, region)"* ]]
+	run "$SBT" --probe nocolons -p "$BG"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"expected BINARY:SYMBOL:KIND"* ]]
+}
+
+@test "a command that does not exist, and usage errors" {
+	run "$SBT" -- /nonexistent/program
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cannot run '/nonexistent/program': No such file or directory"* ]]
+	run "$SBT" -p 12x
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid value '12x' for -p"* ]]
+	run "$SBT" -p 1 -- /bin/true
+	[ "$status" -eq 2 ]
+	run "$SBT" record -p 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"record needs -o FILE"* ]]
+	run "$SBT" --buffer-size 3000 -p 1
+	[ "$status" -eq 2 ]
+}
+
+@test "corrupt and truncated trace files are rejected clearly" {
+	run "$SBT" record -o "$T/ok.sbt" -- "$EX/barrier_imbalance" -t 2 -n 2 -d 1 -m sleep
+	[ "$status" -eq 0 ]
+	head -c 200 "$T/ok.sbt" >"$T/trunc.sbt"
+	run "$SBT" report "$T/trunc.sbt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$T/trunc.sbt: truncated"* ]]
+	printf 'not a trace at all, just text\n' >"$T/text.sbt"
+	run "$SBT" report "$T/text.sbt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not an sbt-bpf trace"* ]]
+	run "$SBT" report "$T/missing.sbt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$T/missing.sbt"* ]]
+}
+
+@test "lost records are counted and reported, never silent" {
+	start_workload "$T/wl.out" "$OUT/bench/probe_loop" -t 2 -n 200000 -W
+	start_tracer "$T/sbt.out" --buffer-size 4K --drain-interval 500 -q -p "$WL"
+	kill -USR1 "$WL"
+	wait_exit "$TR" 60
+	grep -qE '^WARNING: [0-9]+ records lost \(ring buffer full\)' "$T/sbt.out"
+	grep -qE 'warning: [0-9]+ records lost' "$T/sbt.out.err"
+}

@@ -1,0 +1,76 @@
+# Shared helpers of the end-to-end tests: real sbt-bpf, real BPF, real
+# workloads from examples/. Every background process is killed in teardown.
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+OUT=$ROOT/.output
+SBT=$OUT/sbt-bpf
+EX=$OUT/examples
+CHECK="python3 $ROOT/tests/e2e/checks.py"
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root"
+	T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/sbt-e2e.XXXXXX")
+	BG_PIDS=()
+}
+
+teardown() {
+	local p
+	# Commands sbt-bpf launched outlive it: their pids are in its output.
+	[ -n "${T:-}" ] && BG_PIDS+=($(cat "$T"/* 2>/dev/null | sed -nE 's/^sbt-bpf: tracing pid ([0-9]+) .*/\1/p'))
+	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+	[ -n "${T:-}" ] && rm -rf "$T"
+}
+
+# wait_for FILE REGEX [SECONDS]: until FILE has a line matching REGEX.
+wait_for() {
+	local i n=$(( ${3:-10} * 20 ))
+	for ((i = 0; i < n; i++)); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "timed out waiting for /$2/ in $1:" >&2
+	cat "$1" >&2 || true
+	return 1
+}
+
+# bg OUTFILE CMD...: run CMD in the background (stdout+stderr to OUTFILE);
+# its pid is in $BG.
+bg() {
+	local out=$1
+	shift
+	"$@" >"$out" 2>&1 &
+	BG=$!
+	BG_PIDS+=("$BG")
+}
+
+# start_workload OUTFILE CMD...: start a workload that waits (-W) for SIGUSR1;
+# its pid is in $WL once it printed "ready".
+start_workload() {
+	local out=$1
+	shift
+	"$@" >"$out" 2>&1 &
+	WL=$!
+	BG_PIDS+=("$WL")
+	wait_for "$out" "^ready $WL"
+}
+
+# start_tracer OUTFILE ARGS...: sbt-bpf in the background, attached; pid in $TR.
+start_tracer() {
+	local out=$1
+	shift
+	"$SBT" "$@" >"$out" 2>"$out.err" &
+	TR=$!
+	BG_PIDS+=("$TR")
+	wait_for "$out.err" "^sbt-bpf: tracing pid"
+}
+
+# wait_exit PID SECONDS: wait for a background process to end; fails on timeout.
+wait_exit() {
+	local i
+	for ((i = 0; i < $2 * 20; i++)); do
+		kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null; return 0; }
+		sleep 0.05
+	done
+	echo "process $1 still running after $2 s" >&2
+	return 1
+}

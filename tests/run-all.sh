@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Run the unit tests (no root) and the end-to-end tests (root, real BPF);
+# end with one line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+passed=0
+failed=0
+skipped=0
+
+count() { # OUTPUT_FILE: add its ok / not ok lines
+	local p f s
+	p=$(grep -cE '^ok ' "$1" || true)
+	s=$(grep -cE '^ok .*# skip' "$1" || true)
+	f=$(grep -cE '^not ok ' "$1" || true)
+	passed=$((passed + p - s))
+	skipped=$((skipped + s))
+	failed=$((failed + f))
+}
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+for t in "$@"; do
+	echo "== unit: $(basename "$t")"
+	"$t" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	count "$log"
+	# a crash before the summary line is a failure too
+	grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$log" || { [ $rc -ne 0 ] && failed=$((failed + 1)); }
+done
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "== e2e: skipped (needs root: sudo make check)"
+	skipped=$((skipped + 1))
+else
+	echo "== e2e (bats)"
+	bats --tap tests/e2e >"$log" 2>&1
+	cat "$log"
+	count "$log"
+fi
+echo
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
