@@ -58,7 +58,7 @@ static void insert_new(struct hmap *m, uint64_t k1, uint64_t k2, void *val)
 			break;
 	if (!m->slots[i].val)
 		m->used++;
-	m->slots[i] = (struct hmap_slot){ k1, k2, val };
+	m->slots[i] = (struct hmap_slot){k1, k2, val};
 	m->len++;
 }
 

@@ -77,7 +77,7 @@ int names__set(struct names *n, __u32 pid, __u64 addr, const char *str)
 		free(nm);
 		goto oom;
 	}
-	*nm = (struct name){ pid, addr, copy };
+	*nm = (struct name){pid, addr, copy};
 	n->list[n->n++] = nm;
 	return 0;
 oom:

@@ -23,11 +23,11 @@ struct phases {
 	struct phases_ops ops;
 	void *ctx;
 
-	struct hmap threads;          /* tid -> struct ph_thread */
+	struct hmap threads; /* tid -> struct ph_thread */
 	struct ph_thread **thread_list;
 	size_t nthreads, cap_threads;
 
-	struct hmap open;             /* (pid, object key) -> OPEN episode */
+	struct hmap open;	      /* (pid, object key) -> OPEN episode */
 	struct ph_episode **inflight; /* OPEN and RELEASING episodes */
 	size_t ninflight, cap_inflight;
 
@@ -58,8 +58,7 @@ static int reserve(void **arr, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-struct phases *phases__new(const struct phases_config *cfg, const struct phases_ops *ops,
-			   void *ctx)
+struct phases *phases__new(const struct phases_config *cfg, const struct phases_ops *ops, void *ctx)
 {
 	struct phases *p = calloc(1, sizeof(*p));
 
@@ -187,7 +186,7 @@ static void site_add_idle(struct ph_site *s, __u32 tid, __u64 idle_ns)
 	if (!idle)
 		return;
 	s->idle = idle;
-	s->idle[s->nidle++] = (struct ph_idle){ .tid = tid, .episodes = 1, .idle_ns = idle_ns };
+	s->idle[s->nidle++] = (struct ph_idle){.tid = tid, .episodes = 1, .idle_ns = idle_ns};
 }
 
 static void site_account(struct ph_site *s, const struct ph_episode *ep)
@@ -256,8 +255,7 @@ static void complete(struct phases *p, struct ph_episode *ep)
 
 /* Thread t's arrival in its episode is settled: departed at depart_ns, or
  * never (depart_ns == 0). */
-static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval,
-		   __u64 site)
+static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval, __u64 site)
 {
 	struct ph_episode *ep = t->waiting;
 	struct ph_arrival *a;

@@ -21,37 +21,37 @@
 /* What one probe id means; the probe table of a session or a trace file. */
 struct sbt_probe_info {
 	__u16 id;
-	__u16 kind;                   /* SBT_PK_* */
-	char symbol[SBT_SYMBOL_MAX];  /* function name, without version */
-	char object[SBT_PATH_MAX];    /* file the probe is in */
-	__u64 offset;                 /* file offset of the probed instruction */
+	__u16 kind;		     /* SBT_PK_* */
+	char symbol[SBT_SYMBOL_MAX]; /* function name, without version */
+	char object[SBT_PATH_MAX];   /* file the probe is in */
+	__u64 offset;		     /* file offset of the probed instruction */
 };
 
 struct ph_arrival {
 	__u32 tid;
 	__u64 arrive_ns;
-	__u64 depart_ns;     /* 0: departure not seen (lost record, thread gone) */
-	__u64 start_ns;      /* start of this thread's phase: its previous departure */
-	__u64 site;          /* call site (return address): from the exit record;
-	                      * until then, where the thread last left a barrier */
+	__u64 depart_ns; /* 0: departure not seen (lost record, thread gone) */
+	__u64 start_ns;	 /* start of this thread's phase: its previous departure */
+	__u64 site;	 /* call site (return address): from the exit record;
+			  * until then, where the thread last left a barrier */
 	__s64 retval;
 };
 
 enum ph_state { PH_OPEN, PH_RELEASING };
 
 struct ph_episode {
-	__u64 index;          /* phase number, in completion order from 0 */
+	__u64 index; /* phase number, in completion order from 0 */
 	__u32 pid;
-	__u64 object;         /* barrier object; 0 for a team barrier */
-	__u16 probe;          /* probe id of the first arrival */
-	__u32 site;           /* index into phases__site() */
-	__u32 n;              /* arrivals */
+	__u64 object; /* barrier object; 0 for a team barrier */
+	__u16 probe;  /* probe id of the first arrival */
+	__u32 site;   /* index into phases__site() */
+	__u32 n;      /* arrivals */
 	size_t cap;
 	struct ph_arrival *arr; /* in arrival order */
 	__u64 first_arrive, last_arrive, last_depart;
 	__u32 departed;
-	__u32 lost;           /* records lost while this episode was in flight */
-	__u32 serial;         /* pthread_barrier_wait returns of SERIAL_THREAD (-1) */
+	__u32 lost;   /* records lost while this episode was in flight */
+	__u32 serial; /* pthread_barrier_wait returns of SERIAL_THREAD (-1) */
 	int state;
 	int hang_reported;
 };
@@ -68,7 +68,7 @@ struct ph_site {
 	__u32 id;
 	__u32 pid;
 	__u64 object;
-	__u64 call_site;      /* lowest call-site address seen in its first episode */
+	__u64 call_site; /* lowest call-site address seen in its first episode */
 	__u16 probe;
 	__u64 episodes;
 	__u64 barrier_sum, barrier_min, barrier_max;
@@ -80,10 +80,10 @@ struct ph_site {
 
 struct ph_thread {
 	__u32 pid, tid;
-	__u64 start_ns;       /* first seen, created, or session start */
-	__u64 exit_ns;        /* 0 while alive */
-	__u64 last_depart;    /* its previous barrier departure (start of its phase) */
-	__u64 last_site;      /* call site of that departure */
+	__u64 start_ns;	   /* first seen, created, or session start */
+	__u64 exit_ns;	   /* 0 while alive */
+	__u64 last_depart; /* its previous barrier departure (start of its phase) */
+	__u64 last_site;   /* call site of that departure */
 	__u64 episodes;
 	__u64 compute_ns, wait_ns;
 	/* internal: calls in progress and the episode the thread waits in */
@@ -112,7 +112,7 @@ struct phases_ops {
 struct phases_config {
 	const struct sbt_probe_info *probes; /* indexed by probe id */
 	int nprobes;
-	__u64 start_ns;                      /* session start: phase 0 begins here */
+	__u64 start_ns; /* session start: phase 0 begins here */
 };
 
 struct phases;
@@ -175,9 +175,9 @@ static inline __u64 ph_late_wait_ns(const struct ph_episode *ep, const struct ph
 }
 struct ph_balance {
 	__u64 max_compute, mean_compute;
-	__u64 imbalance_ns;   /* max - mean: time lost to imbalance */
-	double lb;            /* mean / max, 1.0 = perfectly balanced */
-	__u32 critical_tid;   /* the last to arrive */
+	__u64 imbalance_ns; /* max - mean: time lost to imbalance */
+	double lb;	    /* mean / max, 1.0 = perfectly balanced */
+	__u32 critical_tid; /* the last to arrive */
 };
 void ph_balance(const struct ph_episode *ep, struct ph_balance *b);
 

@@ -7,7 +7,7 @@
 #include "json.h"
 #include "report.h"
 
-#define NAME_MAX_LEN 256
+#define NAME_MAX_LEN	256
 #define PHASE_TABLE_MAX 1000
 
 struct hang_note {
@@ -89,8 +89,8 @@ static const char *probe_symbol(const struct report *r, __u16 probe)
 	return probe < r->src.nprobes ? r->src.probes[probe].symbol : "?";
 }
 
-void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe,
-			  char *buf, size_t n)
+void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe, char *buf,
+			  size_t n)
 {
 	const char *s = object && r->src.names ? names__get(r->src.names, pid, object) : NULL;
 
@@ -189,8 +189,8 @@ static void print_episode_line(struct report *r, const struct ph_episode *ep, co
 
 	if (!warn && !line_allowed(r, ep->last_arrive))
 		return;
-	fprintf(r->o.out, "%s%s \"%s\" (barrier: %.3f ms", warn ? "SBT WARNING: " : "", where,
-		name, ms(b));
+	fprintf(r->o.out, "%s%s \"%s\" (barrier: %.3f ms", warn ? "SBT WARNING: " : "", where, name,
+		ms(b));
 	if (warn)
 		fprintf(r->o.out, " > %.0f ms", ms(r->o.warn_ns));
 	fprintf(r->o.out, ", phase %" PRIu64 ": %.3f s, from start: %.3f s)%s\n",
@@ -346,7 +346,8 @@ static void print_hang(struct report *r, const struct hang_note *h)
 
 	report__site_where(r, h->pid, h->call_site, where, sizeof(where));
 	report__barrier_name(r, h->pid, h->object, h->probe, name, sizeof(name));
-	fprintf(r->o.out, "SBT %s: %s \"%s\" (pid %u): %d thread%s waiting since %.3f s, %d missing\n",
+	fprintf(r->o.out,
+		"SBT %s: %s \"%s\" (pid %u): %d thread%s waiting since %.3f s, %d missing\n",
 		h->at_end ? "UNRELEASED BARRIER at end of trace" : "HANG", where, name, h->pid,
 		h->nwaiting, h->nwaiting == 1 ? "" : "s", sec(rel(r, h->since_ns)), h->nmissing);
 	fprintf(r->o.out, "    waiting:");
@@ -393,8 +394,8 @@ static void on_hang(void *ctx, const struct ph_episode *ep, const __u32 *missing
 }
 
 const struct phases_ops report_phases_ops = {
-	.episode = on_episode,
-	.hang = on_hang,
+    .episode = on_episode,
+    .hang = on_hang,
 };
 
 /* ---- document begin/end ------------------------------------------------------ */
@@ -437,10 +438,11 @@ static void text_sites(struct report *r)
 		report__barrier_name(r, s->pid, s->object, s->probe, name, sizeof(name));
 		fprintf(r->o.out, "Loop barrier %s \"%s\" (pid %u): %" PRIu64 " episodes\n", where,
 			name, s->pid, (uint64_t)s->episodes);
-		fprintf(r->o.out,
-			"    barrier time: total %.3f ms, min %.3f, mean %.3f, max %.3f, sd %.3f ms\n",
-			ms(s->barrier_sum), ms(s->barrier_min), ms(s->barrier_sum / s->episodes),
-			ms(s->barrier_max), site_sd(s) / 1e6);
+		fprintf(
+		    r->o.out,
+		    "    barrier time: total %.3f ms, min %.3f, mean %.3f, max %.3f, sd %.3f ms\n",
+		    ms(s->barrier_sum), ms(s->barrier_min), ms(s->barrier_sum / s->episodes),
+		    ms(s->barrier_max), site_sd(s) / 1e6);
 		fprintf(r->o.out,
 			"    phase time:   total %.3f s, min %.3f, mean %.3f, max %.3f ms\n",
 			sec(s->phase_sum), ms(s->phase_min), ms(s->phase_sum / s->episodes),
@@ -461,8 +463,8 @@ static void text_threads(struct report *r)
 	for (i = 0; i < n; i++) {
 		const struct ph_thread *t = phases__thread(r->ph, i);
 
-		fprintf(r->o.out, "    %10u %10u %-16s %10" PRIu64 " %14.3f %14.3f\n", t->pid, t->tid,
-			comm_of(r, t->tid), (uint64_t)t->episodes, ms(t->compute_ns),
+		fprintf(r->o.out, "    %10u %10u %-16s %10" PRIu64 " %14.3f %14.3f\n", t->pid,
+			t->tid, comm_of(r, t->tid), (uint64_t)t->episodes, ms(t->compute_ns),
 			ms(t->wait_ns));
 	}
 }
@@ -503,13 +505,15 @@ static void text_end(struct report *r, const struct report_drops *d)
 	if (r->table_rows > PHASE_TABLE_MAX)
 		fprintf(r->o.out, "(%" PRIu64 " more phases not shown; use --format json)\n",
 			(uint64_t)(r->table_rows - PHASE_TABLE_MAX));
-	fprintf(r->o.out, "\nSBT summary: %" PRIu64 " phases, %zu barrier site(s), %zu threads, "
-			  "%" PRIu64 " events in %.3f s\n",
+	fprintf(r->o.out,
+		"\nSBT summary: %" PRIu64 " phases, %zu barrier site(s), %zu threads, "
+		"%" PRIu64 " events in %.3f s\n",
 		(uint64_t)phases__completed(r->ph), phases__nsites(r->ph), phases__nthreads(r->ph),
 		(uint64_t)phases__events(r->ph), sec(traced_ns(r)));
 	if (r->suppressed)
-		fprintf(r->o.out, "(%" PRIu64 " episode lines not shown: more than %" PRIu64
-				  " per second; the summary counts them)\n",
+		fprintf(r->o.out,
+			"(%" PRIu64 " episode lines not shown: more than %" PRIu64
+			" per second; the summary counts them)\n",
 			(uint64_t)r->suppressed, (uint64_t)r->o.max_lines_per_s);
 	if (reg->count)
 		fprintf(r->o.out, "Parallel regions: %" PRIu64 ", %.3f s in total\n",

@@ -17,13 +17,13 @@ enum report_format { REPORT_TEXT, REPORT_JSON };
 
 struct report_opts {
 	int format;
-	int episode_lines;      /* one SBT line per completed episode (live) */
-	int phase_table;        /* a table row per phase (report) */
+	int episode_lines;	  /* one SBT line per completed episode (live) */
+	int phase_table;	  /* a table row per phase (report) */
 	const char *const *watch; /* detailed block for sites matching these */
 	int nwatch;
 	int watch_all;
-	__u64 warn_ns;          /* warn when a barrier takes longer */
-	__u64 max_lines_per_s;  /* episode lines per second of trace time; 0 = no limit */
+	__u64 warn_ns;	       /* warn when a barrier takes longer */
+	__u64 max_lines_per_s; /* episode lines per second of trace time; 0 = no limit */
 	FILE *out;
 };
 
@@ -32,8 +32,8 @@ struct report_src {
 	const struct sbt_probe_info *probes;
 	int nprobes;
 	const struct names *names;
-	__u64 start_ns;            /* session start, CLOCK_MONOTONIC */
-	__s64 realtime_offset_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	__u64 start_ns;		  /* session start, CLOCK_MONOTONIC */
+	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	const char *command;
 	const char *kernel;
 };
@@ -61,7 +61,7 @@ void report__end(struct report *r, const struct report_drops *d);
 
 /* Names used by the reports, exposed for other outputs. */
 void report__site_where(const struct report *r, __u32 pid, __u64 call_site, char *buf, size_t n);
-void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe,
-			  char *buf, size_t n);
+void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe, char *buf,
+			  size_t n);
 
 #endif

@@ -88,12 +88,22 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "t:n:s:W")) != -1) {
 		switch (opt) {
-		case 't': threads = number(optarg, "-t"); break;
-		case 'n': limit = number(optarg, "-n"); break;
-		case 's': seconds = number(optarg, "-s"); limit = 0; break;
-		case 'W': wait_start = 1; break;
+		case 't':
+			threads = number(optarg, "-t");
+			break;
+		case 'n':
+			limit = number(optarg, "-n");
+			break;
+		case 's':
+			seconds = number(optarg, "-s");
+			limit = 0;
+			break;
+		case 'W':
+			wait_start = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: probe_loop [-t THREADS] [-n CALLS | -s SECONDS] [-W]\n");
+			fprintf(stderr,
+				"usage: probe_loop [-t THREADS] [-n CALLS | -s SECONDS] [-W]\n");
 			return 2;
 		}
 	}

@@ -60,7 +60,7 @@ static void on_stop_signal(int sig)
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct sigaction sa = {.sa_handler = on_stop_signal};
 
 	/* No SA_RESTART: the drain wait returns at once on Ctrl-C. */
 	sigaction(SIGINT, &sa, NULL);
@@ -243,25 +243,25 @@ static void add_existing_threads(struct tracer *t)
 static int open_outputs(struct tracer *t)
 {
 	struct report_opts ro = {
-		.format = t->env.json ? REPORT_JSON : REPORT_TEXT,
-		.episode_lines = !t->env.quiet && !t->env.record,
-		.watch = t->env.watch,
-		.nwatch = t->env.nwatch,
-		.watch_all = t->env.watch_all,
-		.warn_ns = t->env.warn_ns,
-		.max_lines_per_s = t->env.max_lines,
-		.out = stdout,
+	    .format = t->env.json ? REPORT_JSON : REPORT_TEXT,
+	    .episode_lines = !t->env.quiet && !t->env.record,
+	    .watch = t->env.watch,
+	    .nwatch = t->env.nwatch,
+	    .watch_all = t->env.watch_all,
+	    .warn_ns = t->env.warn_ns,
+	    .max_lines_per_s = t->env.max_lines,
+	    .out = stdout,
 	};
 	struct report_src src = {
-		.probes = t->infos,
-		.nprobes = t->probes.n,
-		.names = t->names,
-		.start_ns = t->start_ns,
-		.realtime_offset_ns = t->realtime_offset_ns,
-		.command = t->command,
+	    .probes = t->infos,
+	    .nprobes = t->probes.n,
+	    .names = t->names,
+	    .start_ns = t->start_ns,
+	    .realtime_offset_ns = t->realtime_offset_ns,
+	    .command = t->command,
 	};
-	struct phases_config pc = { .probes = t->infos, .nprobes = t->probes.n,
-				    .start_ns = t->start_ns };
+	struct phases_config pc = {
+	    .probes = t->infos, .nprobes = t->probes.n, .start_ns = t->start_ns};
 
 	if (t->env.output) {
 		t->writer = tracefile__create(t->env.output);
@@ -280,7 +280,7 @@ static int open_outputs(struct tracer *t)
 
 static int attach(struct tracer *t)
 {
-	struct session_opts so = { .ringbuf_bytes = t->env.buffer_bytes };
+	struct session_opts so = {.ringbuf_bytes = t->env.buffer_bytes};
 	__u64 t0 = mono_ns(CLOCK_MONOTONIC);
 	char err[512];
 
@@ -340,8 +340,8 @@ static void show_status(struct tracer *t, __u64 now)
 	if (!t->tty || now - t->status_ns < 1000000000ULL)
 		return;
 	fprintf(stderr, "\r\033[K[sbt-bpf] %.0f events/s, %llu lost, %llu phases",
-		(events - t->status_events) * 1e9 / (now - t->status_ns),
-		(unsigned long long)lost, (unsigned long long)phases__completed(t->ph));
+		(events - t->status_events) * 1e9 / (now - t->status_ns), (unsigned long long)lost,
+		(unsigned long long)phases__completed(t->ph));
 	t->status_shown = 1;
 	t->status_ns = now;
 	t->status_events = events;
@@ -373,8 +373,7 @@ static void drain_loop(struct tracer *t)
 
 /* ---- finishing ------------------------------------------------------------------ */
 
-static void fill_meta(struct tracer *t, struct tf_meta *m, __u64 end_ns, __u64 *per_cpu,
-		      int ncpus)
+static void fill_meta(struct tracer *t, struct tf_meta *m, __u64 end_ns, __u64 *per_cpu, int ncpus)
 {
 	struct utsname u;
 	char kernel[512] = "";
@@ -413,9 +412,10 @@ static void fill_meta(struct tracer *t, struct tf_meta *m, __u64 end_ns, __u64 *
 		const struct ph_thread *th = phases__thread(t->ph, i);
 		const char *comm = names__comm(t->names, th->tid);
 
-		m->threads[i] = (struct tf_thread){ .pid = th->pid, .tid = th->tid,
-						    .start_ns = th->start_ns,
-						    .exit_ns = th->exit_ns };
+		m->threads[i] = (struct tf_thread){.pid = th->pid,
+						   .tid = th->tid,
+						   .start_ns = th->start_ns,
+						   .exit_ns = th->exit_ns};
 		snprintf(m->threads[i].comm, sizeof(m->threads[i].comm), "%s", comm ? comm : "?");
 		m->nthreads++;
 	}
@@ -450,7 +450,7 @@ static int finish(struct tracer *t)
 {
 	int ncpus = session__ncpus(), rc = 0;
 	__u64 *per_cpu = calloc(ncpus, sizeof(__u64)), end_ns;
-	struct report_drops drops = { .per_cpu = per_cpu, .ncpus = per_cpu ? ncpus : 0 };
+	struct report_drops drops = {.per_cpu = per_cpu, .ncpus = per_cpu ? ncpus : 0};
 
 	/* Detach first: the target stops paying for probes at once. Then take
 	 * what is still in the ring buffer. */

@@ -8,7 +8,7 @@
 #include "elfsym.h"
 
 struct sym {
-	char *name;      /* without @version */
+	char *name;	 /* without @version */
 	uint64_t offset; /* file offset; 0 for an undefined symbol */
 	int defined;
 };

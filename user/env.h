@@ -11,22 +11,22 @@
 #define ENV_MAX_PROBES 64
 
 struct env {
-	int record;                   /* `record` subcommand: write a trace, stay quiet */
-	pid_t pid;                    /* -p */
-	char **cmd;                   /* -- CMD ARGS... (NULL-terminated) */
-	const char *output;           /* -o */
+	int record;	    /* `record` subcommand: write a trace, stay quiet */
+	pid_t pid;	    /* -p */
+	char **cmd;	    /* -- CMD ARGS... (NULL-terminated) */
+	const char *output; /* -o */
 	const char *watch[ENV_MAX_WATCH];
 	int nwatch;
 	int watch_all;
-	uint64_t warn_ns;             /* --warn-time, ms on the command line */
-	uint64_t hang_ns;             /* --hang-timeout, s on the command line; 0 = off */
-	uint64_t duration_ns;         /* --duration; 0 = until the target exits */
-	uint64_t buffer_bytes;        /* --buffer-size */
-	int drain_ms;                 /* --drain-interval */
-	uint64_t max_lines;           /* --max-lines: episode lines per second */
-	int quiet;                    /* -q: no episode lines */
-	int json;                     /* --format json: summary as JSON */
-	int force;                    /* attach even if no barrier function is used */
+	uint64_t warn_ns;      /* --warn-time, ms on the command line */
+	uint64_t hang_ns;      /* --hang-timeout, s on the command line; 0 = off */
+	uint64_t duration_ns;  /* --duration; 0 = until the target exits */
+	uint64_t buffer_bytes; /* --buffer-size */
+	int drain_ms;	       /* --drain-interval */
+	uint64_t max_lines;    /* --max-lines: episode lines per second */
+	int quiet;	       /* -q: no episode lines */
+	int json;	       /* --format json: summary as JSON */
+	int force;	       /* attach even if no barrier function is used */
 	struct user_probe probes[ENV_MAX_PROBES];
 	int nprobes;
 };

@@ -90,9 +90,21 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	switch (*end) {
 	case '\0':
 		break;
-	case 'k': case 'K': mul = 1ULL << 10; end++; break;
-	case 'm': case 'M': mul = 1ULL << 20; end++; break;
-	case 'g': case 'G': mul = 1ULL << 30; end++; break;
+	case 'k':
+	case 'K':
+		mul = 1ULL << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ULL << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ULL << 30;
+		end++;
+		break;
 	default:
 		return -EINVAL;
 	}

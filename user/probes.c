@@ -19,26 +19,26 @@ struct known_func {
 /* DESIGN §4. The libgomp entry points other than GOMP_barrier end with the
  * team barrier of a worksharing construct; they name no barrier object. */
 static const struct known_func known[] = {
-	{ "pthread_barrier_wait", SBT_PK_BARRIER, "glibc" },
-	{ "GOMP_barrier", SBT_PK_TEAM_BARRIER, "libgomp" },
-	{ "GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp" },
-	{ "GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp" },
-	{ "GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp" },
-	{ "GOMP_parallel", SBT_PK_REGION, "libgomp" },
-	{ "__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp" },
-	{ "__kmpc_fork_call", SBT_PK_REGION, "libomp" },
+    {"pthread_barrier_wait", SBT_PK_BARRIER, "glibc"},
+    {"GOMP_barrier", SBT_PK_TEAM_BARRIER, "libgomp"},
+    {"GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+    {"GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+    {"GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+    {"GOMP_parallel", SBT_PK_REGION, "libgomp"},
+    {"__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp"},
+    {"__kmpc_fork_call", SBT_PK_REGION, "libomp"},
 };
 
-#define NKNOWN (sizeof(known) / sizeof(known[0]))
+#define NKNOWN	     (sizeof(known) / sizeof(known[0]))
 #define MAX_VERSIONS 4
 
 static const struct {
 	const char *name;
 	int kind;
 } user_kinds[] = {
-	{ "barrier", SBT_PK_BARRIER },    /* first argument identifies the barrier */
-	{ "team", SBT_PK_TEAM_BARRIER },  /* barrier of the process's threads, no argument */
-	{ "region", SBT_PK_REGION },      /* parallel region frame */
+    {"barrier", SBT_PK_BARRIER},   /* first argument identifies the barrier */
+    {"team", SBT_PK_TEAM_BARRIER}, /* barrier of the process's threads, no argument */
+    {"region", SBT_PK_REGION},	   /* parallel region frame */
 };
 
 const char *user_probe__kinds(void)
@@ -93,7 +93,8 @@ static int add_probe(struct probe_table *t, const char *symbol, int kind, const 
 	int i;
 
 	for (i = 1; i < t->n; i++)
-		if (t->probes[i].info.offset == offset && !strcmp(t->probes[i].open_path, open_path))
+		if (t->probes[i].info.offset == offset &&
+		    !strcmp(t->probes[i].open_path, open_path))
 			return 0; /* declared twice (e.g. --probe on a known function) */
 	if (t->n >= SBT_MAX_PROBES)
 		return -E2BIG;
@@ -237,7 +238,7 @@ int probes__resolve(pid_t pid, const struct user_probe *up, int nup, struct prob
 		    char *err, size_t errlen)
 {
 	struct mapped_file *files = NULL;
-	int used[NKNOWN] = { 0 };
+	int used[NKNOWN] = {0};
 	uint64_t exe = 0;
 	int i, n, rc = 0;
 	size_t k;

@@ -27,7 +27,7 @@ struct probe {
 
 struct probe_table {
 	struct probe *probes; /* probes[0] unused */
-	int n;                /* entries including the unused 0 */
+	int n;		      /* entries including the unused 0 */
 	int barriers_used;    /* barrier probes the process calls (imports or defines) */
 	int files_searched;
 };

@@ -25,7 +25,8 @@ static int parse_line(const char *line, struct mapped_file *m)
 	const char *path;
 
 	if (sscanf(line, "%*x-%*x %7s %*x %x:%x %" SCNu64 " %n", perms, &major, &minor, &m->inode,
-		   &pos) < 4 || !pos)
+		   &pos) < 4 ||
+	    !pos)
 		return -EINVAL;
 	path = line + pos;
 	if (path[0] != '/' || !m->inode || strstr(path, " (deleted)"))
@@ -57,7 +58,8 @@ int procmaps__files(pid_t pid, struct mapped_file **out)
 			continue;
 		}
 		if (n == cap) {
-			struct mapped_file *p = realloc(files, (cap = cap ? cap * 2 : 32) * sizeof(*p));
+			struct mapped_file *p =
+			    realloc(files, (cap = cap ? cap * 2 : 32) * sizeof(*p));
 
 			if (!p) {
 				fclose(f);

@@ -10,9 +10,9 @@
 struct mapped_file {
 	uint64_t inode;
 	uint64_t dev;
-	char path[512];      /* as the process sees it */
+	char path[512];	     /* as the process sees it */
 	char open_path[576]; /* /proc/PID/root/<path>: works across mount namespaces */
-	int executable;      /* has an executable mapping */
+	int executable;	     /* has an executable mapping */
 };
 
 /* Mapped files of pid, deduplicated by device and inode. Returns the count

@@ -11,7 +11,7 @@
 #include "session.h"
 
 #define CAP_PERFMON_BIT 38
-#define CAP_BPF_BIT     39
+#define CAP_BPF_BIT	39
 
 struct session {
 	struct sbt *skel;

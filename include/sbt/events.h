@@ -15,28 +15,28 @@
 #endif
 
 /* Record types (sbt_event.type). */
-#define SBT_EV_ENTER        1 /* function entry; obj = first argument */
-#define SBT_EV_EXIT         2 /* function return; obj = return value, site = call site */
+#define SBT_EV_ENTER	    1 /* function entry; obj = first argument */
+#define SBT_EV_EXIT	    2 /* function return; obj = return value, site = call site */
 #define SBT_EV_THREAD_START 3 /* a thread of a traced process was created; obj = parent tid */
 #define SBT_EV_THREAD_EXIT  4 /* a thread exited; obj = 1 when it was the last of its process */
 
 /* Probe kinds: how userspace interprets the enter/exit pair of a probe. */
-#define SBT_PK_BARRIER      1 /* barrier; the first argument identifies the barrier object */
+#define SBT_PK_BARRIER	    1 /* barrier; the first argument identifies the barrier object */
 #define SBT_PK_TEAM_BARRIER 2 /* barrier of the calling thread's team (no object argument) */
-#define SBT_PK_REGION       3 /* parallel region frame (fork/join), called by the master */
+#define SBT_PK_REGION	    3 /* parallel region frame (fork/join), called by the master */
 
 /* Upper bound on probe ids, carried in the attach cookie and in the record. */
 #define SBT_MAX_PROBES 256
 
 struct sbt_event {
-	__u64 ts;   /* CLOCK_MONOTONIC, ns (bpf_ktime_get_ns) */
-	__u64 obj;  /* see the record types */
-	__u64 site; /* call site (return address) of an EXIT, else 0 */
-	__u32 pid;  /* thread group id */
-	__u32 tid;  /* thread id */
-	__u16 type; /* SBT_EV_* */
+	__u64 ts;    /* CLOCK_MONOTONIC, ns (bpf_ktime_get_ns) */
+	__u64 obj;   /* see the record types */
+	__u64 site;  /* call site (return address) of an EXIT, else 0 */
+	__u32 pid;   /* thread group id */
+	__u32 tid;   /* thread id */
+	__u16 type;  /* SBT_EV_* */
 	__u16 probe; /* probe id: index into the probe table, 0 for non-probe records */
-	__u32 lost; /* records this CPU failed to reserve just before this one */
+	__u32 lost;  /* records this CPU failed to reserve just before this one */
 };
 
 _Static_assert(sizeof(struct sbt_event) == 40, "sbt_event is a fixed 40-byte record");

@@ -8,18 +8,18 @@
 enum { P_NONE, P_PBW, P_GOMP, P_USER, P_REGION, NPROBES };
 
 static const struct sbt_probe_info probes[NPROBES] = {
-	[P_PBW] = { .id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait" },
-	[P_GOMP] = { .id = P_GOMP, .kind = SBT_PK_TEAM_BARRIER, .symbol = "GOMP_barrier" },
-	[P_USER] = { .id = P_USER, .kind = SBT_PK_BARRIER, .symbol = "my_barrier" },
-	[P_REGION] = { .id = P_REGION, .kind = SBT_PK_REGION, .symbol = "GOMP_parallel" },
+    [P_PBW] = {.id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait"},
+    [P_GOMP] = {.id = P_GOMP, .kind = SBT_PK_TEAM_BARRIER, .symbol = "GOMP_barrier"},
+    [P_USER] = {.id = P_USER, .kind = SBT_PK_BARRIER, .symbol = "my_barrier"},
+    [P_REGION] = {.id = P_REGION, .kind = SBT_PK_REGION, .symbol = "GOMP_parallel"},
 };
 
-#define PID     100
-#define START   1000
-#define SITE_A  0x401000
-#define SITE_B  0x402000
-#define OBJ_X   0x7000
-#define OBJ_Y   0x8000
+#define PID	100
+#define START	1000
+#define SITE_A	0x401000
+#define SITE_B	0x402000
+#define OBJ_X	0x7000
+#define OBJ_Y	0x8000
 #define MAX_EPS 64
 
 /* Completed episodes, copied out of the callback. */
@@ -63,8 +63,8 @@ static int pending_depth[64];
 
 static struct phases *new_phases(struct collected *c)
 {
-	struct phases_config cfg = { .probes = probes, .nprobes = NPROBES, .start_ns = START };
-	struct phases_ops ops = { .episode = on_episode, .hang = on_hang };
+	struct phases_config cfg = {.probes = probes, .nprobes = NPROBES, .start_ns = START};
+	struct phases_ops ops = {.episode = on_episode, .hang = on_hang};
 
 	memset(c, 0, sizeof(*c));
 	memset(pending_depth, 0, sizeof(pending_depth));
@@ -74,8 +74,13 @@ static struct phases *new_phases(struct collected *c)
 static void feed(struct phases *p, __u16 type, __u16 probe, __u32 tid, __u64 ts, __u64 obj,
 		 __u64 site)
 {
-	struct sbt_event e = { .ts = ts, .obj = obj, .site = site, .pid = PID, .tid = tid,
-			       .type = type, .probe = probe };
+	struct sbt_event e = {.ts = ts,
+			      .obj = obj,
+			      .site = site,
+			      .pid = PID,
+			      .tid = tid,
+			      .type = type,
+			      .probe = probe};
 
 	CHECK_EQ(phases__feed(p, &e), 0);
 }
@@ -404,8 +409,14 @@ TEST(lost_records_mark_phases)
 {
 	struct collected c;
 	struct phases *p = new_phases(&c);
-	struct sbt_event e = { .ts = 2050, .pid = PID, .tid = 2, .type = SBT_EV_ENTER,
-			       .probe = P_PBW, .obj = OBJ_X, .site = SITE_A, .lost = 3 };
+	struct sbt_event e = {.ts = 2050,
+			      .pid = PID,
+			      .tid = 2,
+			      .type = SBT_EV_ENTER,
+			      .probe = P_PBW,
+			      .obj = OBJ_X,
+			      .site = SITE_A,
+			      .lost = 3};
 	__u64 first[4];
 
 	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
@@ -426,8 +437,8 @@ TEST(bad_records_rejected)
 {
 	struct collected c;
 	struct phases *p = new_phases(&c);
-	struct sbt_event bad_probe = { .type = SBT_EV_ENTER, .probe = 200, .tid = 1, .ts = 5 };
-	struct sbt_event bad_type = { .type = 99, .tid = 1, .ts = 5 };
+	struct sbt_event bad_probe = {.type = SBT_EV_ENTER, .probe = 200, .tid = 1, .ts = 5};
+	struct sbt_event bad_type = {.type = 99, .tid = 1, .ts = 5};
 
 	CHECK(phases__feed(p, &bad_probe) < 0);
 	CHECK(phases__feed(p, &bad_type) < 0);

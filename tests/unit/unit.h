@@ -22,14 +22,14 @@ static int unit_ntests, unit_failed_checks;
 	__attribute__((constructor)) static void register_##name(void)                             \
 	{                                                                                          \
 		if (unit_ntests < UNIT_MAX)                                                        \
-			unit_tests[unit_ntests++] = (struct unit_test){ #name, name };             \
+			unit_tests[unit_ntests++] = (struct unit_test){#name, name};               \
 	}                                                                                          \
 	static void name(void)
 
 #define CHECK(cond)                                                                                \
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
-			printf("    %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);            \
+			printf("    %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);        \
 			unit_failed_checks++;                                                      \
 		}                                                                                  \
 	} while (0)
@@ -38,7 +38,7 @@ static int unit_ntests, unit_failed_checks;
 	do {                                                                                       \
 		uint64_t _a = (uint64_t)(a), _b = (uint64_t)(b);                                   \
 		if (_a != _b) {                                                                    \
-			printf("    %s:%d: %s == %" PRIu64 ", expected %s == %" PRIu64 "\n",          \
+			printf("    %s:%d: %s == %" PRIu64 ", expected %s == %" PRIu64 "\n",       \
 			       __FILE__, __LINE__, #a, _a, #b, _b);                                \
 			unit_failed_checks++;                                                      \
 		}                                                                                  \
@@ -48,8 +48,8 @@ static int unit_ntests, unit_failed_checks;
 	do {                                                                                       \
 		const char *_a = (a), *_b = (b);                                                   \
 		if (!_a || strcmp(_a, _b)) {                                                       \
-			printf("    %s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a,   \
-			       _a ? _a : "(null)", _b);                                            \
+			printf("    %s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__,   \
+			       #a, _a ? _a : "(null)", _b);                                        \
 			unit_failed_checks++;                                                      \
 		}                                                                                  \
 	} while (0)
