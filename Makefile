@@ -99,9 +99,9 @@ $(EX_DIR)/omp_barriers_llvm: examples/omp_barriers.c examples/workload.h
 $(OUTPUT)/bench/probe_loop: bench/probe_loop.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -pthread $< -o $@
-$(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(OUTPUT)/user/elfsym.o $(OUTPUT)/user/procmaps.o \
+$(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(OUTPUT)/user/elfsym.o $(OUTPUT)/user/procmaps.o $(OUTPUT)/user/uprobe_multi.o \
 		       $(OUTPUT)/user/log.o $(OUTPUT)/user/parse.o
-	$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< $(OUTPUT)/user/elfsym.o $(OUTPUT)/user/procmaps.o $(OUTPUT)/user/log.o \
+	$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< $(OUTPUT)/user/elfsym.o $(OUTPUT)/user/procmaps.o $(OUTPUT)/user/uprobe_multi.o $(OUTPUT)/user/log.o \
 		$(OUTPUT)/user/parse.o $(LIBS) -o $@
 
 # --- tests ------------------------------------------------------------------

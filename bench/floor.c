@@ -16,6 +16,7 @@
 #include "floor.skel.h"
 #include "parse.h"
 #include "procmaps.h"
+#include "uprobe_multi.h"
 
 static volatile sig_atomic_t stop;
 
@@ -23,6 +24,8 @@ static void on_signal(int sig)
 {
 	stop = sig;
 }
+
+static int multi;
 
 static int attach_file(struct floor *skel, pid_t pid, const char *path, const char *symbol)
 {
@@ -35,6 +38,16 @@ static int attach_file(struct floor *skel, pid_t pid, const char *path, const ch
 		return 0;
 	n = elfsym__find(es, symbol, offs, 4);
 	elfsym__close(es);
+	if (multi) {
+		uint64_t cookies[4] = {0};
+
+		if (n && (uprobe_multi__attach(bpf_program__fd(skel->progs.floor_exit), path, offs,
+					       cookies, n, 1, pid) < 0 ||
+			  uprobe_multi__attach(bpf_program__fd(skel->progs.floor_enter), path, offs,
+					       cookies, n, 0, pid) < 0))
+			return -errno;
+		return n;
+	}
 	for (i = 0; i < n; i++) {
 		LIBBPF_OPTS(bpf_uprobe_opts, ret, .retprobe = 1);
 		LIBBPF_OPTS(bpf_uprobe_opts, ent, .retprobe = 0);
@@ -47,6 +60,28 @@ static int attach_file(struct floor *skel, pid_t pid, const char *path, const ch
 		links++;
 	}
 	return links;
+}
+
+/* The same link kind as sbt-bpf: multi-uprobe links where the kernel has
+ * them, unless SBT_BPF_NO_UPROBE_MULTI is set. */
+static struct floor *load(int try_multi)
+{
+	struct floor *skel = floor__open();
+
+	if (!skel)
+		return NULL;
+	multi = try_multi && !getenv("SBT_BPF_NO_UPROBE_MULTI");
+	if (multi) {
+		bpf_program__set_expected_attach_type(skel->progs.floor_enter,
+						      SBT_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.floor_exit,
+						      SBT_BPF_TRACE_UPROBE_MULTI);
+	}
+	if (floor__load(skel)) {
+		floor__destroy(skel);
+		return NULL;
+	}
+	return skel;
 }
 
 int main(int argc, char **argv)
@@ -71,7 +106,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = procmaps__files(pid, &files);
-	skel = floor__open_and_load();
+	skel = load(1);
+	if (!skel)
+		skel = load(0);
 	if (n < 0 || !skel) {
 		fprintf(stderr, "floor: cannot read process %d or load BPF\n", pid);
 		return 1;
@@ -90,7 +127,8 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	fprintf(stderr, "floor: attached %d probe pairs; tracing\n", links);
+	fprintf(stderr, "floor: attached %d probe pairs (%s); tracing\n", links,
+		multi ? "multi-uprobe links" : "one link per function");
 	while (!stop && !kill(pid, 0))
 		usleep(20000);
 	floor__destroy(skel);

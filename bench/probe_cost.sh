@@ -4,6 +4,7 @@
 #   none     - no probes (the function's own cost)
 #   floor    - empty BPF programs on the same uprobe/uretprobe (bench/floor)
 #   sbt-bpf  - sbt-bpf -q -p PID
+#   *-pf     - the same with one uprobe link per function (kernels < 6.6)
 #   bpftrace - bpftrace printing one line per event (the equivalent recording)
 # Rounds are interleaved and the median is kept. Then: a 2-thread full-speed
 # run under sbt-bpf with default buffers (events/s, records lost), and the
@@ -48,6 +49,9 @@ run_loop() {
 	none) ;;
 	floor) "$FLOOR" -p $lp 2>"$TMP/tool" & tp=$!; wait_for "$TMP/tool" tracing ;;
 	sbt) "$SBT" -q -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" & tp=$!; wait_for "$TMP/tool" tracing ;;
+	floor-pf) SBT_BPF_NO_UPROBE_MULTI=1 "$FLOOR" -p $lp 2>"$TMP/tool" & tp=$!; wait_for "$TMP/tool" tracing ;;
+	sbt-pf) SBT_BPF_NO_UPROBE_MULTI=1 "$SBT" -q -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" & tp=$!
+		wait_for "$TMP/tool" tracing ;;
 	bpftrace)
 		bpftrace -p $lp -e "uprobe:$LIBC:pthread_barrier_wait { printf(\"E %d %d %llu %llx\n\", pid, tid, nsecs, arg0); }
 			uretprobe:$LIBC:pthread_barrier_wait { printf(\"X %d %d %llu %llx %llx\n\", pid, tid, nsecs, retval, reg(\"ip\")); }" \
@@ -68,21 +72,25 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 
 echo "== probe cost: $CALLS calls, 1 thread, $ROUNDS interleaved rounds (median ns/call) =="
 declare -A res
-for tool in none floor sbt bpftrace; do : >"$TMP/r.$tool"; done
+TOOLS="none floor sbt floor-pf sbt-pf bpftrace"
+for tool in $TOOLS; do : >"$TMP/r.$tool"; done
 for r in $(seq "$ROUNDS"); do
-	for tool in none floor sbt bpftrace; do
+	for tool in $TOOLS; do
 		n=$CALLS
 		[ $tool = bpftrace ] && n=$((CALLS / 4)) # ~17 us per call: keep the run short
 		run_loop $tool 1 -n $n >>"$TMP/r.$tool"
 	done
 done
-for tool in none floor sbt bpftrace; do res[$tool]=$(median <"$TMP/r.$tool"); done
-awk -v none="${res[none]}" -v floor="${res[floor]}" -v sbt="${res[sbt]}" -v bt="${res[bpftrace]}" 'BEGIN {
+for tool in $TOOLS; do res[$tool]=$(median <"$TMP/r.$tool"); done
+awk -v none="${res[none]}" -v floor="${res[floor]}" -v sbt="${res[sbt]}" -v bt="${res[bpftrace]}" \
+	-v floorpf="${res[floor-pf]}" -v sbtpf="${res[sbt-pf]}" 'BEGIN {
 	printf "| setup | ns/call | probe cost ns (minus none) | vs floor (per call) | vs floor (probe cost) |\n"
 	printf "|---|---|---|---|---|\n"
 	printf "| none | %.0f | - | - | - |\n", none
 	printf "| floor (empty programs) | %.0f | %.0f | 1.00 | 1.00 |\n", floor, floor - none
 	printf "| sbt-bpf | %.0f | %.0f | %.2f | %.2f |\n", sbt, sbt - none, sbt / floor, (sbt - none) / (floor - none)
+	printf "| floor, per-function links | %.0f | %.0f | 1.00 | 1.00 |\n", floorpf, floorpf - none
+	printf "| sbt-bpf, per-function links | %.0f | %.0f | %.2f | %.2f |\n", sbtpf, sbtpf - none, sbtpf / floorpf, (sbtpf - none) / (floorpf - none)
 	printf "| bpftrace (printf per event) | %.0f | %.0f | %.2f | %.2f |\n", bt, bt - none, bt / floor, (bt - none) / (floor - none)
 }'
 
@@ -92,8 +100,9 @@ old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 echo "| program | ns per hit |"
 echo "|---|---|"
-for tool in floor sbt; do
+for tool in floor sbt floor-pf sbt-pf; do
 	run_loop $tool 1 -n "$CALLS" >/dev/null
+	echo "| ($tool) | |"
 	awk '{printf "| %s | %s |\n", $1, $2}' "$TMP/progstats"
 done
 sysctl -qw kernel.bpf_stats_enabled="$old_stats"

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "sbt.skel.h"
 #include "session.h"
+#include "uprobe_multi.h"
 
 #define CAP_PERFMON_BIT 38
 #define CAP_BPF_BIT	39
@@ -16,8 +17,11 @@
 struct session {
 	struct sbt *skel;
 	struct ring_buffer *rb;
-	struct bpf_link **links;
+	int multi;		 /* programs loaded for multi-uprobe links */
+	struct bpf_link **links; /* per-function links (kernels before 6.6) */
 	int nlinks;
+	int *link_fds; /* multi-uprobe links */
+	int nlink_fds;
 	session_event_fn fn;
 	void *ctx;
 };
@@ -91,6 +95,25 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return s->fn(s->ctx, data);
 }
 
+/* Open and load the skeleton, with the uprobe programs typed for
+ * multi-uprobe links when `multi` (refused by kernels before 6.6). */
+static int load_skeleton(struct session *s, const struct session_opts *o, int multi)
+{
+	s->skel = sbt__open();
+	if (!s->skel)
+		return -errno;
+	bpf_map__set_max_entries(s->skel->maps.events, o->ringbuf_bytes);
+	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
+	if (multi) {
+		bpf_program__set_expected_attach_type(s->skel->progs.sync_enter,
+						      SBT_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(s->skel->progs.sync_exit,
+						      SBT_BPF_TRACE_UPROBE_MULTI);
+	}
+	s->multi = multi;
+	return sbt__load(s->skel);
+}
+
 struct session *session__open(const struct session_opts *o, char *err, size_t errlen)
 {
 	struct session *s = calloc(1, sizeof(*s));
@@ -101,14 +124,15 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 		return NULL;
 	}
 	libbpf_set_print(libbpf_log);
-	s->skel = sbt__open();
-	if (!s->skel) {
-		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
-		goto fail;
+	/* SBT_BPF_NO_UPROBE_MULTI=1 forces the per-function fallback (tests). */
+	e = getenv("SBT_BPF_NO_UPROBE_MULTI") ? -EOPNOTSUPP : load_skeleton(s, o, 1);
+	if (e) {
+		log_info("multi-uprobe links unavailable (%s): one link per function",
+			 strerror(-e));
+		sbt__destroy(s->skel);
+		s->skel = NULL;
+		e = load_skeleton(s, o, 0);
 	}
-	bpf_map__set_max_entries(s->skel->maps.events, o->ringbuf_bytes);
-	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
-	e = sbt__load(s->skel);
 	if (e) {
 		snprintf(err, errlen,
 			 "cannot load the BPF programs: %s (kernel without BPF ring buffers, "
@@ -157,8 +181,8 @@ static int attach_one(struct session *s, const struct probe *p, pid_t pid, int r
 	return 0;
 }
 
-int session__attach(struct session *s, const struct probe_table *t, pid_t pid, char *err,
-		    size_t errlen)
+static int attach_per_function(struct session *s, const struct probe_table *t, pid_t pid, char *err,
+			       size_t errlen)
 {
 	int i, e;
 
@@ -176,6 +200,66 @@ int session__attach(struct session *s, const struct probe_table *t, pid_t pid, c
 				 e == -ESRCH ? "process exited" : strerror(-e));
 			return e;
 		}
+	}
+	return 0;
+}
+
+static int keep_fd(struct session *s, int fd)
+{
+	int *fds = realloc(s->link_fds, (s->nlink_fds + 1) * sizeof(*fds));
+
+	if (!fds) {
+		close(fd);
+		return -ENOMEM;
+	}
+	s->link_fds = fds;
+	s->link_fds[s->nlink_fds++] = fd;
+	return 0;
+}
+
+/* One entry and one return link for the probes t has in file `path`. */
+static int attach_file(struct session *s, const struct probe_table *t, const char *path, pid_t pid,
+		       char *err, size_t errlen)
+{
+	uint64_t offsets[SBT_MAX_PROBES], cookies[SBT_MAX_PROBES];
+	int i, n = 0, fd, dir;
+
+	for (i = 1; i < t->n; i++) {
+		if (strcmp(t->probes[i].open_path, path))
+			continue;
+		offsets[n] = t->probes[i].info.offset;
+		cookies[n++] = t->probes[i].info.id;
+	}
+	for (dir = 1; dir >= 0; dir--) { /* return probes first, as above */
+		int prog =
+		    bpf_program__fd(dir ? s->skel->progs.sync_exit : s->skel->progs.sync_enter);
+
+		fd = uprobe_multi__attach(prog, path, offsets, cookies, n, dir, pid);
+		if (fd < 0 || keep_fd(s, fd) < 0) {
+			snprintf(err, errlen, "cannot attach uprobes in %s: %s", path,
+				 fd == -ESRCH ? "process exited" : strerror(fd < 0 ? -fd : ENOMEM));
+			return fd < 0 ? fd : -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int session__attach(struct session *s, const struct probe_table *t, pid_t pid, char *err,
+		    size_t errlen)
+{
+	int i, j, e;
+
+	if (!s->multi)
+		return attach_per_function(s, t, pid, err, errlen);
+	for (i = 1; i < t->n; i++) {
+		/* the first probe of each file attaches the whole file */
+		for (j = 1; j < i && strcmp(t->probes[j].open_path, t->probes[i].open_path); j++)
+			;
+		if (j < i)
+			continue;
+		e = attach_file(s, t, t->probes[i].open_path, pid, err, errlen);
+		if (e)
+			return e;
 	}
 	return 0;
 }
@@ -209,17 +293,21 @@ __u64 session__drops(struct session *s, __u64 *per_cpu, int max)
 	return total;
 }
 
-/* Each removal waits for an RCU grace period (~100 ms on this VM), and the
- * kernel serializes them: detaching takes ~0.1 s per probe. */
+/* Each link removal waits for an RCU grace period (~100 ms on this VM), one
+ * after the other: hence one link per file where the kernel allows it. */
 void session__detach(struct session *s)
 {
 	int i;
 
 	for (i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
+	for (i = 0; i < s->nlink_fds; i++)
+		close(s->link_fds[i]);
 	free(s->links);
+	free(s->link_fds);
 	s->links = NULL;
-	s->nlinks = 0;
+	s->link_fds = NULL;
+	s->nlinks = s->nlink_fds = 0;
 }
 
 void session__close(struct session *s)

@@ -98,3 +98,13 @@ load helpers
 	[ "$n2" -gt "$n1" ]
 	! grep -q 'Z (zombie)\|T (stopped)' /proc/"$WL"/status
 }
+
+@test "per-function uprobes (kernels without multi-uprobe links) give the same phases" {
+	run env SBT_BPF_NO_UPROBE_MULTI=1 OMP_NUM_THREADS=3 "$SBT" record -v -o "$T/f.sbt" \
+		-- "$EX/omp_barriers_gomp" -n 2 -d 15
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"multi-uprobe links unavailable"*"one link per function"* ]]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/f.sbt" >"$T/f.json"
+	$CHECK omp "$T/f.json" "$T/wl.out" 2 15
+}
