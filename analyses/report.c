@@ -72,6 +72,12 @@ void report__at_end(struct report *r)
 	r->at_end = 1;
 }
 
+static void before_output(struct report *r)
+{
+	if (r->o.before_output)
+		r->o.before_output(r->o.hook_ctx);
+}
+
 /* ---- names and times ----------------------------------------------------- */
 
 void report__site_where(const struct report *r, __u32 pid, __u64 call_site, char *buf, size_t n)
@@ -189,6 +195,7 @@ static void print_episode_line(struct report *r, const struct ph_episode *ep, co
 
 	if (!warn && !line_allowed(r, ep->last_arrive))
 		return;
+	before_output(r);
 	fprintf(r->o.out, "%s%s \"%s\" (barrier: %.3f ms", warn ? "SBT WARNING: " : "", where, name,
 		ms(b));
 	if (warn)
@@ -215,6 +222,7 @@ static void print_watch_block(struct report *r, const struct ph_episode *ep, con
 
 	if (!order)
 		return;
+	before_output(r);
 	memcpy(order, ep->arr, ep->n * sizeof(*order));
 	qsort(order, ep->n, sizeof(*order), by_arrival);
 	ph_balance(ep, &bal);
@@ -246,6 +254,7 @@ static void print_table_row(struct report *r, const struct ph_episode *ep, const
 
 	if (r->table_rows++ >= PHASE_TABLE_MAX)
 		return;
+	before_output(r);
 	if (r->table_rows == 1)
 		fprintf(r->o.out, "%7s %4s %12s %12s %12s %6s %10s  %s\n", "phase", "thr",
 			"phase ms", "barrier ms", "imbal ms", "LB", "critical", "site");
@@ -389,13 +398,15 @@ static void on_hang(void *ctx, const struct ph_episode *ep, const __u32 *missing
 		h->waiting[i] = ep->arr[i].tid;
 	h->nwaiting = ep->n;
 	h->nmissing = nmissing;
-	if (r->o.format == REPORT_TEXT)
+	if (r->o.format == REPORT_TEXT) {
+		before_output(r);
 		print_hang(r, h);
+	}
 }
 
 const struct phases_ops report_phases_ops = {
-    .episode = on_episode,
-    .hang = on_hang,
+	.episode = on_episode,
+	.hang = on_hang,
 };
 
 /* ---- document begin/end ------------------------------------------------------ */
@@ -438,11 +449,11 @@ static void text_sites(struct report *r)
 		report__barrier_name(r, s->pid, s->object, s->probe, name, sizeof(name));
 		fprintf(r->o.out, "Loop barrier %s \"%s\" (pid %u): %" PRIu64 " episodes\n", where,
 			name, s->pid, (uint64_t)s->episodes);
-		fprintf(
-		    r->o.out,
-		    "    barrier time: total %.3f ms, min %.3f, mean %.3f, max %.3f, sd %.3f ms\n",
-		    ms(s->barrier_sum), ms(s->barrier_min), ms(s->barrier_sum / s->episodes),
-		    ms(s->barrier_max), site_sd(s) / 1e6);
+		fprintf(r->o.out,
+			"    barrier time: total %.3f ms, min %.3f, mean %.3f, max %.3f, sd %.3f "
+			"ms\n",
+			ms(s->barrier_sum), ms(s->barrier_min), ms(s->barrier_sum / s->episodes),
+			ms(s->barrier_max), site_sd(s) / 1e6);
 		fprintf(r->o.out,
 			"    phase time:   total %.3f s, min %.3f, mean %.3f, max %.3f ms\n",
 			sec(s->phase_sum), ms(s->phase_min), ms(s->phase_sum / s->episodes),
@@ -679,6 +690,7 @@ static void json_end(struct report *r, const struct report_drops *d)
 
 void report__end(struct report *r, const struct report_drops *d)
 {
+	before_output(r);
 	if (r->o.format == REPORT_JSON)
 		json_end(r, d);
 	else

@@ -25,6 +25,10 @@ struct report_opts {
 	__u64 warn_ns;	       /* warn when a barrier takes longer */
 	__u64 max_lines_per_s; /* episode lines per second of trace time; 0 = no limit */
 	FILE *out;
+	/* Called before anything is written to out (live: clears the status
+	 * line on the terminal). */
+	void (*before_output)(void *ctx);
+	void *hook_ctx;
 };
 
 /* Where names and times come from (a live session or a trace file). */

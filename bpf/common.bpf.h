@@ -84,8 +84,8 @@ static __always_inline int sbt_emit(__u16 type, __u16 probe, __u32 pid, __u32 ti
 	if (drops_pending[cpu])
 		e->lost = __sync_lock_test_and_set(&drops_pending[cpu], 0);
 	bpf_ringbuf_submit(e, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > wakeup_bytes
-				  ? BPF_RB_FORCE_WAKEUP
-				  : BPF_RB_NO_WAKEUP);
+				      ? BPF_RB_FORCE_WAKEUP
+				      : BPF_RB_NO_WAKEUP);
 	return 0;
 }
 

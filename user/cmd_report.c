@@ -29,13 +29,14 @@ struct report_env {
 enum { OPT_FORMAT = 1000, OPT_WATCH, OPT_WATCH_ALL, OPT_WARN_TIME, OPT_HANG_TIMEOUT };
 
 static const struct argp_option options[] = {
-    {"format", OPT_FORMAT, "FMT", 0, "text (default) or json", 0},
-    {"watch", OPT_WATCH, "SITE", 0, "Detailed block for barriers matching SITE (repeatable)", 0},
-    {"watch-all", OPT_WATCH_ALL, NULL, 0, "Detailed block for every barrier", 0},
-    {"warn-time", OPT_WARN_TIME, "MS", 0, "Mark barriers longer than MS (default 1000)", 0},
-    {"hang-timeout", OPT_HANG_TIMEOUT, "S", 0,
-     "Report barriers with no release for S seconds of trace time (default 10, 0 = off)", 0},
-    {},
+	{"format", OPT_FORMAT, "FMT", 0, "text (default) or json", 0},
+	{"watch", OPT_WATCH, "SITE", 0, "Detailed block for barriers matching SITE (repeatable)",
+	 0},
+	{"watch-all", OPT_WATCH_ALL, NULL, 0, "Detailed block for every barrier", 0},
+	{"warn-time", OPT_WARN_TIME, "MS", 0, "Mark barriers longer than MS (default 1000)", 0},
+	{"hang-timeout", OPT_HANG_TIMEOUT, "S", 0,
+	 "Report barriers with no release for S seconds of trace time (default 10, 0 = off)", 0},
+	{},
 };
 
 static const char doc[] = "Analyse a .sbt trace file recorded by `sbt-bpf record`.\n"
@@ -137,7 +138,7 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 				 .kernel = m->kernel};
 	struct phases_config pc = {.probes = infos, .nprobes = nprobes, .start_ns = m->start_ns};
 	struct report_drops drops = {
-	    .total = m->drops_total, .per_cpu = m->drops_per_cpu, .ncpus = m->ncpus};
+		.total = m->drops_total, .per_cpu = m->drops_per_cpu, .ncpus = m->ncpus};
 	struct report *r = report__new(&ro, &src);
 	struct phases *ph = phases__new(&pc, &report_phases_ops, r);
 	struct sbt_event e;
@@ -177,7 +178,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_env env = {.warn_ns = 1000000000ULL, .hang_ns = 10000000000ULL};
 	struct argp argp = {
-	    .options = options, .parser = parse_opt, .args_doc = "FILE", .doc = doc};
+		.options = options, .parser = parse_opt, .args_doc = "FILE", .doc = doc};
 	struct sbt_probe_info *infos;
 	struct names *names;
 	struct tf_reader *tf;

@@ -240,28 +240,37 @@ static void add_existing_threads(struct tracer *t)
 	closedir(dir);
 }
 
+static void clear_status(struct tracer *t);
+
+static void on_report_output(void *ctx)
+{
+	clear_status(ctx);
+}
+
 static int open_outputs(struct tracer *t)
 {
 	struct report_opts ro = {
-	    .format = t->env.json ? REPORT_JSON : REPORT_TEXT,
-	    .episode_lines = !t->env.quiet && !t->env.record,
-	    .watch = t->env.watch,
-	    .nwatch = t->env.nwatch,
-	    .watch_all = t->env.watch_all,
-	    .warn_ns = t->env.warn_ns,
-	    .max_lines_per_s = t->env.max_lines,
-	    .out = stdout,
+		.format = t->env.json ? REPORT_JSON : REPORT_TEXT,
+		.episode_lines = !t->env.quiet && !t->env.record,
+		.watch = t->env.watch,
+		.nwatch = t->env.nwatch,
+		.watch_all = t->env.watch_all,
+		.warn_ns = t->env.warn_ns,
+		.max_lines_per_s = t->env.max_lines,
+		.out = stdout,
+		.before_output = on_report_output,
+		.hook_ctx = t,
 	};
 	struct report_src src = {
-	    .probes = t->infos,
-	    .nprobes = t->probes.n,
-	    .names = t->names,
-	    .start_ns = t->start_ns,
-	    .realtime_offset_ns = t->realtime_offset_ns,
-	    .command = t->command,
+		.probes = t->infos,
+		.nprobes = t->probes.n,
+		.names = t->names,
+		.start_ns = t->start_ns,
+		.realtime_offset_ns = t->realtime_offset_ns,
+		.command = t->command,
 	};
 	struct phases_config pc = {
-	    .probes = t->infos, .nprobes = t->probes.n, .start_ns = t->start_ns};
+		.probes = t->infos, .nprobes = t->probes.n, .start_ns = t->start_ns};
 
 	if (t->env.output) {
 		t->writer = tracefile__create(t->env.output);
@@ -350,14 +359,11 @@ static void show_status(struct tracer *t, __u64 now)
 static void drain_loop(struct tracer *t)
 {
 	__u64 now;
-	int n;
 
 	t->tty = isatty(STDERR_FILENO) && !t->env.json;
 	t->status_ns = t->start_ns;
 	while (!stop_requested) {
-		n = session__drain(t->session, t->env.drain_ms, on_event, t);
-		if (n > 0)
-			clear_status(t);
+		session__drain(t->session, t->env.drain_ms, on_event, t);
 		fflush(stdout);
 		now = mono_ns(CLOCK_MONOTONIC);
 		if (t->env.hang_ns)

@@ -22,51 +22,51 @@ enum {
 };
 
 static const char trace_doc[] =
-    "Trace barrier phases of a running pthreads/OpenMP process (-p) or of a command "
-    "(-- CMD), live, with SBT-style reports.\n"
-    "\n"
-    "Examples:\n"
-    "  sudo sbt-bpf -p 4242                        # attach to a running job\n"
-    "  sudo sbt-bpf -- ./lu -p8 -n2048             # launch and trace a command\n"
-    "  sudo sbt-bpf --watch-all -- ./prog          # arrival order of every barrier\n"
-    "  sudo sbt-bpf --watch lu.c:320 -p 4242       # details of one barrier site\n"
-    "  sudo sbt-bpf --hang-timeout 5 -p 4242       # name threads missing at a barrier\n"
-    "  sudo sbt-bpf --probe ./app:my_barrier:team -- ./app\n"
-    "\nSubcommands: record, report (sbt-bpf COMMAND --help)."
-    "\vProbe kinds for --probe: barrier (the first argument identifies the barrier), team "
-    "(every thread of the process takes part; no argument), region (parallel region frame).";
+	"Trace barrier phases of a running pthreads/OpenMP process (-p) or of a command "
+	"(-- CMD), live, with SBT-style reports.\n"
+	"\n"
+	"Examples:\n"
+	"  sudo sbt-bpf -p 4242                        # attach to a running job\n"
+	"  sudo sbt-bpf -- ./lu -p8 -n2048             # launch and trace a command\n"
+	"  sudo sbt-bpf --watch-all -- ./prog          # arrival order of every barrier\n"
+	"  sudo sbt-bpf --watch lu.c:320 -p 4242       # details of one barrier site\n"
+	"  sudo sbt-bpf --hang-timeout 5 -p 4242       # name threads missing at a barrier\n"
+	"  sudo sbt-bpf --probe ./app:my_barrier:team -- ./app\n"
+	"\nSubcommands: record, report (sbt-bpf COMMAND --help)."
+	"\vProbe kinds for --probe: barrier (the first argument identifies the barrier), team "
+	"(every thread of the process takes part; no argument), region (parallel region frame).";
 
 static const char record_doc[] =
-    "Record a trace file of a running process (-p) or of a command (-- CMD).\n"
-    "\n"
-    "Examples:\n"
-    "  sudo sbt-bpf record -p 4242 -o lu.sbt\n"
-    "  sudo sbt-bpf record -o lu.sbt -- ./lu -p8\n"
-    "  sbt-bpf report lu.sbt";
+	"Record a trace file of a running process (-p) or of a command (-- CMD).\n"
+	"\n"
+	"Examples:\n"
+	"  sudo sbt-bpf record -p 4242 -o lu.sbt\n"
+	"  sudo sbt-bpf record -o lu.sbt -- ./lu -p8\n"
+	"  sbt-bpf report lu.sbt";
 
 static const struct argp_option options[] = {
-    {"pid", 'p', "PID", 0, "Trace the running process PID (all its threads)", 0},
-    {"output", 'o', "FILE", 0, "Write a .sbt trace file", 0},
-    {"watch", OPT_WATCH, "SITE", 0,
-     "Detailed block (arrival order, inter-arrival, wall-clock) for barriers whose call "
-     "site, name or function contains SITE (repeatable)",
-     1},
-    {"watch-all", OPT_WATCH_ALL, NULL, 0, "Detailed block for every barrier", 1},
-    {"warn-time", OPT_WARN_TIME, "MS", 0, "Warn when a barrier takes longer (default 1000)", 1},
-    {"hang-timeout", OPT_HANG_TIMEOUT, "S", 0,
-     "Report a barrier with arrivals and no release for S seconds (default 10, 0 = off)", 1},
-    {"quiet", 'q', NULL, 0, "No line per barrier episode; summary only", 1},
-    {"max-lines", OPT_MAX_LINES, "N", 0,
-     "At most N episode lines per second of trace (default 50, 0 = no limit)", 1},
-    {"format", OPT_FORMAT, "FMT", 0, "Summary format: text (default) or json", 1},
-    {"probe", OPT_PROBE, "BINARY:SYMBOL:KIND", 0,
-     "Also probe SYMBOL in BINARY as a KIND (barrier, team, region); repeatable", 2},
-    {"force", OPT_FORCE, NULL, 0, "Trace even if the target uses no known barrier function", 2},
-    {"duration", 'd', "S", 0, "Stop after S seconds", 3},
-    {"buffer-size", OPT_BUFFER, "SIZE", 0, "Ring buffer size, power of two (default 16M)", 3},
-    {"drain-interval", OPT_DRAIN, "MS", 0, "Drain the ring buffer every MS ms (default 20)", 3},
-    {"verbose", 'v', NULL, 0, "More messages (twice: libbpf debug output)", 4},
-    {},
+	{"pid", 'p', "PID", 0, "Trace the running process PID (all its threads)", 0},
+	{"output", 'o', "FILE", 0, "Write a .sbt trace file", 0},
+	{"watch", OPT_WATCH, "SITE", 0,
+	 "Detailed block (arrival order, inter-arrival, wall-clock) for barriers whose call "
+	 "site, name or function contains SITE (repeatable)",
+	 1},
+	{"watch-all", OPT_WATCH_ALL, NULL, 0, "Detailed block for every barrier", 1},
+	{"warn-time", OPT_WARN_TIME, "MS", 0, "Warn when a barrier takes longer (default 1000)", 1},
+	{"hang-timeout", OPT_HANG_TIMEOUT, "S", 0,
+	 "Report a barrier with arrivals and no release for S seconds (default 10, 0 = off)", 1},
+	{"quiet", 'q', NULL, 0, "No line per barrier episode; summary only", 1},
+	{"max-lines", OPT_MAX_LINES, "N", 0,
+	 "At most N episode lines per second of trace (default 50, 0 = no limit)", 1},
+	{"format", OPT_FORMAT, "FMT", 0, "Summary format: text (default) or json", 1},
+	{"probe", OPT_PROBE, "BINARY:SYMBOL:KIND", 0,
+	 "Also probe SYMBOL in BINARY as a KIND (barrier, team, region); repeatable", 2},
+	{"force", OPT_FORCE, NULL, 0, "Trace even if the target uses no known barrier function", 2},
+	{"duration", 'd', "S", 0, "Stop after S seconds", 3},
+	{"buffer-size", OPT_BUFFER, "SIZE", 0, "Ring buffer size, power of two (default 16M)", 3},
+	{"drain-interval", OPT_DRAIN, "MS", 0, "Drain the ring buffer every MS ms (default 20)", 3},
+	{"verbose", 'v', NULL, 0, "More messages (twice: libbpf debug output)", 4},
+	{},
 };
 
 static int bad_value(const struct argp_state *st, const char *opt, const char *arg, int err)
@@ -180,10 +180,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 int env__parse(struct env *env, int argc, char **argv, int record)
 {
 	struct argp argp = {
-	    .options = options,
-	    .parser = parse_opt,
-	    .args_doc = "[-p PID | -- COMMAND [ARG...]]",
-	    .doc = record ? record_doc : trace_doc,
+		.options = options,
+		.parser = parse_opt,
+		.args_doc = "[-p PID | -- COMMAND [ARG...]]",
+		.doc = record ? record_doc : trace_doc,
 	};
 
 	memset(env, 0, sizeof(*env));

@@ -22,8 +22,8 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
-    {"record", do_record, "record a .sbt trace file (-p PID | -- CMD) -o FILE"},
-    {"report", cmd_report, "analyse a .sbt trace file (text or JSON)"},
+	{"record", do_record, "record a .sbt trace file (-p PID | -- CMD) -o FILE"},
+	{"report", cmd_report, "analyse a .sbt trace file (text or JSON)"},
 };
 
 static void usage(FILE *f)

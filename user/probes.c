@@ -19,14 +19,14 @@ struct known_func {
 /* DESIGN §4. The libgomp entry points other than GOMP_barrier end with the
  * team barrier of a worksharing construct; they name no barrier object. */
 static const struct known_func known[] = {
-    {"pthread_barrier_wait", SBT_PK_BARRIER, "glibc"},
-    {"GOMP_barrier", SBT_PK_TEAM_BARRIER, "libgomp"},
-    {"GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp"},
-    {"GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp"},
-    {"GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp"},
-    {"GOMP_parallel", SBT_PK_REGION, "libgomp"},
-    {"__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp"},
-    {"__kmpc_fork_call", SBT_PK_REGION, "libomp"},
+	{"pthread_barrier_wait", SBT_PK_BARRIER, "glibc"},
+	{"GOMP_barrier", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_parallel", SBT_PK_REGION, "libgomp"},
+	{"__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp"},
+	{"__kmpc_fork_call", SBT_PK_REGION, "libomp"},
 };
 
 #define NKNOWN	     (sizeof(known) / sizeof(known[0]))
@@ -36,9 +36,9 @@ static const struct {
 	const char *name;
 	int kind;
 } user_kinds[] = {
-    {"barrier", SBT_PK_BARRIER},   /* first argument identifies the barrier */
-    {"team", SBT_PK_TEAM_BARRIER}, /* barrier of the process's threads, no argument */
-    {"region", SBT_PK_REGION},	   /* parallel region frame */
+	{"barrier", SBT_PK_BARRIER},   /* first argument identifies the barrier */
+	{"team", SBT_PK_TEAM_BARRIER}, /* barrier of the process's threads, no argument */
+	{"region", SBT_PK_REGION},     /* parallel region frame */
 };
 
 const char *user_probe__kinds(void)

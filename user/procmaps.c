@@ -59,7 +59,7 @@ int procmaps__files(pid_t pid, struct mapped_file **out)
 		}
 		if (n == cap) {
 			struct mapped_file *p =
-			    realloc(files, (cap = cap ? cap * 2 : 32) * sizeof(*p));
+				realloc(files, (cap = cap ? cap * 2 : 32) * sizeof(*p));
 
 			if (!p) {
 				fclose(f);

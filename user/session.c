@@ -232,7 +232,7 @@ static int attach_file(struct session *s, const struct probe_table *t, const cha
 	}
 	for (dir = 1; dir >= 0; dir--) { /* return probes first, as above */
 		int prog =
-		    bpf_program__fd(dir ? s->skel->progs.sync_exit : s->skel->progs.sync_enter);
+			bpf_program__fd(dir ? s->skel->progs.sync_exit : s->skel->progs.sync_enter);
 
 		fd = uprobe_multi__attach(prog, path, offsets, cookies, n, dir, pid);
 		if (fd < 0 || keep_fd(s, fd) < 0) {

@@ -27,8 +27,8 @@
 #define PAIR_MIN   (2 + 2)
 
 static const char *const section_names[] = {
-    [TF_SEC_INFO] = "INFO",	  [TF_SEC_PROBES] = "PROBES", [TF_SEC_SYMBOLS] = "SYMBOLS",
-    [TF_SEC_THREADS] = "THREADS", [TF_SEC_DROPS] = "DROPS",
+	[TF_SEC_INFO] = "INFO",	      [TF_SEC_PROBES] = "PROBES", [TF_SEC_SYMBOLS] = "SYMBOLS",
+	[TF_SEC_THREADS] = "THREADS", [TF_SEC_DROPS] = "DROPS",
 };
 
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
@@ -744,11 +744,11 @@ static int parse_meta(const struct rctx *rc, const __u8 *p, size_t size, struct 
 				    "corrupt metadata: truncated section header at byte %zu", off);
 		if (len > c.left)
 			return fail(
-			    rc, EINVAL,
-			    "corrupt metadata: section %s of %u bytes overruns the metadata "
-			    "block (%zu bytes left)",
-			    tag < NSECTIONS && section_names[tag] ? section_names[tag] : "?", len,
-			    c.left);
+				rc, EINVAL,
+				"corrupt metadata: section %s of %u bytes overruns the metadata "
+				"block (%zu bytes left)",
+				tag < NSECTIONS && section_names[tag] ? section_names[tag] : "?",
+				len, c.left);
 		sec = (struct cur){c.p, len};
 		take(&c, NULL, len);
 		if (tag >= NSECTIONS || !section_names[tag])

@@ -22,14 +22,14 @@ static void tmp_path(char *path)
 static struct sbt_event make_event(__u32 i)
 {
 	return (struct sbt_event){
-	    .ts = 1000000000ull + i * 7919ull,
-	    .obj = 0x7f0000001000ull + (i % 5) * 64,
-	    .site = i % 2 ? 0x401000 + i : 0,
-	    .pid = 4242,
-	    .tid = 4242 + i % 8,
-	    .type = 1 + i % 4,
-	    .probe = i % 3,
-	    .lost = i % 97 == 0 ? i : 0,
+		.ts = 1000000000ull + i * 7919ull,
+		.obj = 0x7f0000001000ull + (i % 5) * 64,
+		.site = i % 2 ? 0x401000 + i : 0,
+		.pid = 4242,
+		.tid = 4242 + i % 8,
+		.type = 1 + i % 4,
+		.probe = i % 3,
+		.lost = i % 97 == 0 ? i : 0,
 	};
 }
 

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Reports of a synthetic stream: the JSON fields and the SBT text lines carry
+ * the exact values of the analysis. */
+#include <stdlib.h>
+#include "names.h"
+#include "phases.h"
+#include "report.h"
+#include "unit.h"
+
+enum { P_NONE, P_PBW, NPROBES };
+
+static const struct sbt_probe_info probes[NPROBES] = {
+	[P_PBW] = {.id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait"},
+};
+
+#define START 1000000000ULL
+#define MS    1000000ULL
+
+static void feed(struct phases *p, __u16 type, __u32 tid, __u64 ts, __u64 obj, __u64 site)
+{
+	struct sbt_event e = {.ts = ts,
+			      .obj = obj,
+			      .site = site,
+			      .pid = 7,
+			      .tid = tid,
+			      .type = type,
+			      .probe = P_PBW};
+
+	phases__feed(p, &e);
+}
+
+/* Two threads, one episode: thread 1 arrives 10 ms after the start, thread
+ * 2 at 40 ms; both leave at 41 ms. */
+static char *run_report(int format, int watch_all)
+{
+	struct names *names = names__new();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct report_opts ro = {.format = format,
+				 .episode_lines = 1,
+				 .watch_all = watch_all,
+				 .warn_ns = 20 * MS,
+				 .out = f};
+	struct report_src src = {.probes = probes,
+				 .nprobes = NPROBES,
+				 .names = names,
+				 .start_ns = START,
+				 .command = "prog"};
+	struct phases_config pc = {.probes = probes, .nprobes = NPROBES, .start_ns = START};
+	struct report *r;
+	struct phases *p;
+	struct report_drops d = {0};
+
+	names__set(names, 7, 0x4000, "work (prog.c:12)");
+	names__set(names, 7, 0x9000, "bar");
+	r = report__new(&ro, &src);
+	p = phases__new(&pc, &report_phases_ops, r);
+	report__attach(r, p);
+	report__begin(r);
+	feed(p, SBT_EV_ENTER, 1, START + 10 * MS, 0x9000, 0);
+	feed(p, SBT_EV_ENTER, 2, START + 40 * MS, 0x9000, 0);
+	feed(p, SBT_EV_EXIT, 1, START + 41 * MS, 0, 0x4000);
+	feed(p, SBT_EV_EXIT, 2, START + 41 * MS, 0xffffffff, 0x4000);
+	report__at_end(r);
+	phases__finish(p);
+	report__end(r, &d);
+	phases__free(p);
+	report__free(r);
+	names__free(names);
+	fclose(f);
+	return buf;
+}
+
+TEST(json_fields_exact)
+{
+	char *out = run_report(REPORT_JSON, 0);
+
+	CHECK(strstr(out, "\"phase_count\": 1") != NULL);
+	CHECK(strstr(out, "\"barrier_ns\": 30000000") != NULL);
+	CHECK(strstr(out, "\"phase_ns\": 40000000") != NULL);
+	CHECK(strstr(out, "\"call_site\": \"work (prog.c:12)\"") != NULL);
+	CHECK(strstr(out, "\"name\": \"bar\"") != NULL);
+	CHECK(strstr(out, "\"arrive_ns\": 10000000") != NULL);
+	CHECK(strstr(out, "\"compute_ns\": 10000000") != NULL);
+	CHECK(strstr(out, "\"wait_ns\": 31000000") != NULL);
+	CHECK(strstr(out, "\"late_wait_ns\": 30000000") != NULL);
+	CHECK(strstr(out, "\"idle_ns\": 31000000") != NULL);
+	CHECK(strstr(out, "\"grouping_errors\": 0") != NULL);
+	CHECK(strstr(out, "\"duration_ns\": 31000000") != NULL);
+	free(out);
+}
+
+TEST(text_line_and_warning)
+{
+	char *out = run_report(REPORT_TEXT, 1);
+
+	CHECK(strstr(out, "SBT WARNING: work (prog.c:12) \"bar\" (barrier: 30.000 ms > 20 ms, "
+			  "phase 0: 0.040 s, from start: 0.040 s)\n") != NULL);
+	CHECK(strstr(out, "Order of arrival:") != NULL);
+	CHECK(strstr(out, "Imbalance:     15.000 ms lost (LB 0.62), critical thread 2") != NULL);
+	CHECK(strstr(out, "Loop barrier work (prog.c:12) \"bar\" (pid 7): 1 episodes") != NULL);
+	CHECK(strstr(out, "No records lost.") != NULL);
+	free(out);
+}
