@@ -19,7 +19,7 @@ CFLAGS    += $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Ianalyses -Iuser -I$(OU
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT) -Wall
 LIBS      := -lbpf -lelf -ldw -lz -lpthread -lm
 
-BPF_SRCS  := bpf/sync.bpf.c bpf/proc.bpf.c
+BPF_SRCS  := bpf/sync.bpf.c bpf/proc.bpf.c bpf/futex.bpf.c
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKEL      := $(OUTPUT)/sbt.skel.h
 
@@ -34,7 +34,9 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
 EX_DIR    := $(OUTPUT)/examples
-EXAMPLES  := $(EX_DIR)/barrier_imbalance $(EX_DIR)/hang_barrier \
+PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline cond_queue \
+		    custom_barrier
+EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) \
 	     $(EX_DIR)/omp_barriers_gomp $(EX_DIR)/omp_barriers_llvm
 BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor
 
@@ -83,10 +85,7 @@ $(OUTPUT)/sbt-bpf: $(USER_OBJS) $(ANA_OBJS)
 	$(CC) $(CFLAGS) $^ $(LIBS) -o $@
 
 # --- examples and bench programs --------------------------------------------
-$(EX_DIR)/barrier_imbalance: examples/barrier_imbalance.c examples/workload.h
-	@mkdir -p $(@D)
-	$(CC) -O2 -g $(WARN) -pthread $< -o $@
-$(EX_DIR)/hang_barrier: examples/hang_barrier.c examples/workload.h
+$(EX_DIR)/%: examples/%.c examples/workload.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -pthread $< -o $@
 $(EX_DIR)/omp_barriers_gomp: examples/omp_barriers.c examples/workload.h

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "hmap.h"
 #include "phases.h"
+#include "sync.h"
 
 #define LOST_PHASES_KEPT 16
 
@@ -255,7 +256,8 @@ static void complete(struct phases *p, struct ph_episode *ep)
 
 /* Thread t's arrival in its episode is settled: departed at depart_ns, or
  * never (depart_ns == 0). */
-static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval, __u64 site)
+static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval, __u64 site,
+		   __u64 blocked_ns)
 {
 	struct ph_episode *ep = t->waiting;
 	struct ph_arrival *a;
@@ -270,6 +272,7 @@ static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64
 	a = &ep->arr[t->waiting_idx];
 	a->depart_ns = depart_ns;
 	a->retval = retval;
+	a->blocked_ns = blocked_ns;
 	ep->serial += depart_ns && (int)retval == -1; /* an int: upper bits are garbage */
 	ep->departed++;
 	if (site) {
@@ -280,6 +283,7 @@ static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64
 		if (depart_ns > ep->last_depart)
 			ep->last_depart = depart_ns;
 		t->last_depart = depart_ns;
+		t->sync_mark = t->sync_wait_ns;
 		t->episodes++;
 		t->compute_ns += ph_compute_ns(a);
 		t->wait_ns += ph_wait_ns(a);
@@ -316,7 +320,7 @@ static void arrive(struct phases *p, struct ph_thread *t, const struct sbt_event
 
 	/* Still waiting from an earlier arrival: its departure was lost. */
 	if (t->waiting)
-		settle(p, t, 0, 0, 0);
+		settle(p, t, 0, 0, 0, 0);
 	ep = open_episode(p, e->pid, object, e->probe);
 	if (!ep || reserve((void **)&ep->arr, &ep->cap, ep->n + 1, sizeof(*a)))
 		return;
@@ -325,6 +329,7 @@ static void arrive(struct phases *p, struct ph_thread *t, const struct sbt_event
 	a->tid = t->tid;
 	a->arrive_ns = e->ts;
 	a->site = t->last_site;
+	a->sync_wait_ns = t->sync_wait_ns - t->sync_mark;
 	a->start_ns = t->last_depart;
 	if (!a->start_ns)
 		a->start_ns = t->start_ns > p->cfg.start_ns ? t->start_ns : p->cfg.start_ns;
@@ -343,14 +348,28 @@ static int is_barrier(int kind)
 	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER;
 }
 
+#define STACK_MAX 8 /* entries of ph_thread.stack */
+
 /* Number of barrier calls on the thread's stack below depth d. */
 static int barrier_depth(const struct phases *p, const struct ph_thread *t, int d)
 {
 	int i, n = 0;
 
-	for (i = 0; i < d && i < (int)(sizeof(t->stack) / sizeof(t->stack[0])); i++)
+	for (i = 0; i < d && i < STACK_MAX; i++)
 		n += is_barrier(p->cfg.probes[t->stack[i].probe].kind);
 	return n;
+}
+
+
+static int is_release(int kind)
+{
+	return kind == SBT_PK_UNLOCK || kind == SBT_PK_SEM_POST || kind == SBT_PK_COND_SIGNAL;
+}
+
+/* Waits that take time out of a thread's compute phase. */
+static int is_sync_wait(int kind)
+{
+	return kind == SBT_PK_LOCK || kind == SBT_PK_SEM_WAIT || kind == SBT_PK_COND_WAIT;
 }
 
 static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
@@ -358,37 +377,105 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	int kind = p->cfg.probes[e->probe].kind;
 	int d = t->depth;
 
-	if (d < (int)(sizeof(t->stack) / sizeof(t->stack[0]))) {
+	if (d < STACK_MAX) {
+		memset(&t->stack[d], 0, sizeof(t->stack[d]));
 		t->stack[d].probe = e->probe;
 		t->stack[d].ts = e->ts;
 		t->stack[d].obj = e->obj;
+		t->stack[d].arg2 = e->site;
 	}
 	t->depth++;
+	/* An unlock, post or signal takes effect at its entry. */
+	if (is_release(kind) && p->cfg.sync)
+		sync__release(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts);
 	/* Only the outermost barrier call counts: a user-declared barrier that
 	 * wraps pthread_barrier_wait is one episode, not two. */
 	if (is_barrier(kind) && barrier_depth(p, t, d) == 0)
 		arrive(p, t, e, kind == SBT_PK_BARRIER ? e->obj : 0);
 }
 
+static void call_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
+{
+	struct sync_call c = {
+		.pid = e->pid,
+		.tid = e->tid,
+		.probe = e->probe,
+		.enter_ns = t->stack[d].ts,
+		.exit_ns = e->ts,
+		.obj = t->stack[d].obj,
+		.arg2 = t->stack[d].arg2,
+		.retval = (__s64)e->obj,
+		.site = e->site,
+		.blocked_ns = t->stack[d].blocked_ns,
+		.futex_waits = t->stack[d].futex_waits,
+	};
+
+	sync__call(p->cfg.sync, &c);
+}
+
 static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int kind = p->cfg.probes[e->probe].kind;
-	int max = sizeof(t->stack) / sizeof(t->stack[0]);
 	int d;
 
 	/* Find the matching call; exits of calls entered before the session
 	 * (or whose entry was lost) have none and are ignored. */
 	for (d = t->depth - 1; d >= 0; d--)
-		if (d < max && t->stack[d].probe == e->probe)
+		if (d < STACK_MAX && t->stack[d].probe == e->probe)
 			break;
 	if (d < 0)
 		return;
 	t->depth = d;
+	/* the caller's wait includes the callee's blocked time */
+	if (d > 0 && d <= STACK_MAX) {
+		t->stack[d - 1].blocked_ns += t->stack[d].blocked_ns;
+		t->stack[d - 1].futex_waits += t->stack[d].futex_waits;
+	}
+	if (is_sync_wait(kind))
+		t->sync_wait_ns += e->ts - t->stack[d].ts;
 	if (kind == SBT_PK_REGION) {
 		p->regions.count++;
 		p->regions.total_ns += e->ts - t->stack[d].ts;
-	} else if (is_barrier(kind) && barrier_depth(p, t, d) == 0) {
-		settle(p, t, e->ts, (__s64)e->obj, e->site);
+	} else if (is_barrier(kind)) {
+		if (barrier_depth(p, t, d) == 0)
+			settle(p, t, e->ts, (__s64)e->obj, e->site, t->stack[d].blocked_ns);
+	} else if (!is_release(kind) && p->cfg.sync) {
+		call_done(p, t, d, e);
+	}
+}
+
+static void on_futex_enter(struct ph_thread *t, const struct sbt_event *e)
+{
+	t->futex.active = 1;
+	t->futex.op = (__u32)e->site;
+	t->futex.uaddr = e->obj;
+	t->futex.ts = e->ts;
+}
+
+/* A futex wait splits the wait of the innermost probed call into spinning
+ * and blocked time; outside any probed call it is a wait of its own. An
+ * immediate -EAGAIN (the value had changed) did not block. */
+static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	__s64 ret = (__s64)e->obj;
+	__u64 d = e->ts - t->futex.ts;
+	int top = t->depth - 1;
+
+	if (!t->futex.active)
+		return;
+	t->futex.active = 0;
+	if (sync__futex_is_wait(t->futex.op)) {
+		if (ret == -EAGAIN)
+			return;
+		if (top >= 0 && top < STACK_MAX) {
+			t->stack[top].blocked_ns += d;
+			t->stack[top].futex_waits++;
+		}
+		if (p->cfg.sync)
+			sync__futex_wait(p->cfg.sync, e->pid, e->tid, t->futex.uaddr, t->futex.ts,
+					 e->ts, top >= 0);
+	} else if (sync__futex_is_wake(t->futex.op) && p->cfg.sync) {
+		sync__futex_wake(p->cfg.sync, e->pid, t->futex.uaddr, ret);
 	}
 }
 
@@ -399,7 +486,7 @@ static void on_thread_exit(struct phases *p, struct ph_thread *t, const struct s
 	/* A released thread that never returned: settle without departure.
 	 * A thread that dies inside an open barrier leaves it hanging. */
 	if (t->waiting && t->waiting->state == PH_RELEASING)
-		settle(p, t, 0, 0, 0);
+		settle(p, t, 0, 0, 0, 0);
 }
 
 static void note_lost(struct phases *p, __u32 lost)
@@ -427,7 +514,7 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 		p->bad++;
 		return -EINVAL;
 	}
-	if (e->type < SBT_EV_ENTER || e->type > SBT_EV_THREAD_EXIT) {
+	if (e->type < SBT_EV_ENTER || e->type > SBT_EV_FUTEX_EXIT) {
 		p->bad++;
 		return -EINVAL;
 	}
@@ -446,6 +533,12 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 		break;
 	case SBT_EV_THREAD_EXIT:
 		on_thread_exit(p, t, e);
+		break;
+	case SBT_EV_FUTEX_ENTER:
+		on_futex_enter(t, e);
+		break;
+	case SBT_EV_FUTEX_EXIT:
+		on_futex_exit(p, t, e);
 		break;
 	}
 	return 0;
@@ -537,7 +630,7 @@ void phases__finish(struct phases *p)
 		struct ph_thread *t = p->thread_list[i];
 
 		if (t->waiting && t->waiting->state == PH_RELEASING)
-			settle(p, t, 0, 0, 0);
+			settle(p, t, 0, 0, 0, 0);
 	}
 	for (i = 0; i < p->ninflight; i++)
 		if (!p->inflight[i]->hang_reported)

@@ -35,6 +35,8 @@ struct ph_arrival {
 	__u64 site;	 /* call site (return address): from the exit record;
 			  * until then, where the thread last left a barrier */
 	__s64 retval;
+	__u64 blocked_ns;    /* of the wait, time blocked in futex (rest: spinning) */
+	__u64 sync_wait_ns;  /* of the compute, time waiting on locks, semaphores, condvars */
 };
 
 enum ph_state { PH_OPEN, PH_RELEASING };
@@ -89,9 +91,18 @@ struct ph_thread {
 	/* internal: calls in progress and the episode the thread waits in */
 	struct {
 		__u16 probe;
-		__u64 ts, obj;
+		__u32 futex_waits;
+		__u64 ts, obj, arg2;
+		__u64 blocked_ns;
 	} stack[8];
 	int depth;
+	struct {
+		int active;
+		__u32 op;
+		__u64 uaddr, ts;
+	} futex;
+	__u64 sync_wait_ns;   /* cumulative lock/semaphore/condvar wait */
+	__u64 sync_mark;      /* sync_wait_ns at its last barrier departure */
 	struct ph_episode *waiting;
 	__u32 waiting_idx;
 };
@@ -109,10 +120,13 @@ struct phases_ops {
 	void (*hang)(void *ctx, const struct ph_episode *ep, const __u32 *missing, int nmissing);
 };
 
+struct sync;
+
 struct phases_config {
 	const struct sbt_probe_info *probes; /* indexed by probe id */
 	int nprobes;
-	__u64 start_ns; /* session start: phase 0 begins here */
+	__u64 start_ns;    /* session start: phase 0 begins here */
+	struct sync *sync; /* receives lock/semaphore/condvar/futex calls; may be NULL */
 };
 
 struct phases;
@@ -167,6 +181,13 @@ static inline __u64 ph_compute_ns(const struct ph_arrival *a)
 static inline __u64 ph_wait_ns(const struct ph_arrival *a)
 {
 	return a->depart_ns ? a->depart_ns - a->arrive_ns : 0;
+}
+/* Compute time not spent waiting on locks, semaphores or condvars. */
+static inline __u64 ph_useful_ns(const struct ph_arrival *a)
+{
+	__u64 c = ph_compute_ns(a);
+
+	return c > a->sync_wait_ns ? c - a->sync_wait_ns : 0;
 }
 /* Scalasca's wait at barrier: time from this arrival to the last one. */
 static inline __u64 ph_late_wait_ns(const struct ph_episode *ep, const struct ph_arrival *a)

@@ -6,6 +6,7 @@
 #include <time.h>
 #include "json.h"
 #include "report.h"
+#include "sync_report.h"
 
 #define NAME_MAX_LEN	256
 #define PHASE_TABLE_MAX 1000
@@ -100,7 +101,7 @@ void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16
 {
 	const char *s = object && r->src.names ? names__get(r->src.names, pid, object) : NULL;
 
-	if (s)
+	if (s && *s)
 		snprintf(buf, n, "%s", s);
 	else if (object)
 		snprintf(buf, n, "%s 0x%" PRIx64, probe_symbol(r, probe), (uint64_t)object);
@@ -310,6 +311,10 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 		json_ku64(j, "late_wait_ns", ph_late_wait_ns(ep, a));
 		json_ku64(j, "overhead_ns",
 			  a->depart_ns > ep->last_arrive ? a->depart_ns - ep->last_arrive : 0);
+		json_ku64(j, "blocked_ns", a->blocked_ns);
+		json_ku64(j, "spin_ns", ph_wait_ns(a) > a->blocked_ns ? ph_wait_ns(a) - a->blocked_ns : 0);
+		json_ku64(j, "sync_wait_ns", a->sync_wait_ns);
+		json_ku64(j, "useful_ns", ph_useful_ns(a));
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -465,18 +470,29 @@ static void text_sites(struct report *r)
 	}
 }
 
+static struct sync_report sync_view(const struct report *r)
+{
+	struct sync_report sr = { .sync = r->src.sync, .names = r->src.names,
+				  .probes = r->src.probes, .nprobes = r->src.nprobes,
+				  .sort = r->o.sort, .max_rows = 20 };
+
+	return sr;
+}
+
 static void text_threads(struct report *r)
 {
 	size_t i, n = phases__nthreads(r->ph);
 
-	fprintf(r->o.out, "Threads:\n    %10s %10s %-16s %10s %14s %14s\n", "pid", "tid", "comm",
-		"episodes", "compute ms", "wait ms");
+	struct sync_report sr = sync_view(r);
+
+	fprintf(r->o.out, "Threads:\n    %10s %10s %-16s %10s %14s %14s %14s\n", "pid", "tid",
+		"comm", "episodes", "compute ms", "barrier ms", "lock/sem ms");
 	for (i = 0; i < n; i++) {
 		const struct ph_thread *t = phases__thread(r->ph, i);
 
-		fprintf(r->o.out, "    %10u %10u %-16s %10" PRIu64 " %14.3f %14.3f\n", t->pid,
+		fprintf(r->o.out, "    %10u %10u %-16s %10" PRIu64 " %14.3f %14.3f %14.3f\n", t->pid,
 			t->tid, comm_of(r, t->tid), (uint64_t)t->episodes, ms(t->compute_ns),
-			ms(t->wait_ns));
+			ms(t->wait_ns), ms(sync_report__thread_wait(&sr, t->tid)));
 	}
 }
 
@@ -531,6 +547,11 @@ static void text_end(struct report *r, const struct report_drops *d)
 			(uint64_t)reg->count, sec(reg->total_ns));
 	text_sites(r);
 	text_threads(r);
+	{
+		struct sync_report sr = sync_view(r);
+
+		sync_report__text(r->o.out, &sr);
+	}
 	if (phases__grouping_errors(r->ph))
 		fprintf(r->o.out,
 			"WARNING: %" PRIu64 " pthread_barrier_wait episodes without exactly one "
@@ -583,6 +604,7 @@ static void json_sites(struct report *r)
 
 static void json_threads(struct report *r)
 {
+	struct sync_report sr = sync_view(r);
 	struct json *j = &r->json;
 	size_t i, n = phases__nthreads(r->ph);
 
@@ -598,6 +620,7 @@ static void json_threads(struct report *r)
 		json_ku64(j, "episodes", t->episodes);
 		json_ku64(j, "compute_ns", t->compute_ns);
 		json_ku64(j, "wait_ns", t->wait_ns);
+		json_ku64(j, "sync_wait_ns", sync_report__thread_wait(&sr, t->tid));
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -683,6 +706,11 @@ static void json_end(struct report *r, const struct report_drops *d)
 	json_obj_end(j);
 	json_sites(r);
 	json_threads(r);
+	{
+		struct sync_report sr = sync_view(r);
+
+		sync_report__json(&r->json, &sr);
+	}
 	json_hangs(r);
 	json_drops(r, d);
 	json_obj_end(j);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "names.h"
 #include "phases.h"
+#include "sync.h"
 
 enum report_format { REPORT_TEXT, REPORT_JSON };
 
@@ -22,6 +23,7 @@ struct report_opts {
 	const char *const *watch; /* detailed block for sites matching these */
 	int nwatch;
 	int watch_all;
+	int sort; /* enum sync_sort: order of the lock table */
 	__u64 warn_ns;	       /* warn when a barrier takes longer */
 	__u64 max_lines_per_s; /* episode lines per second of trace time; 0 = no limit */
 	FILE *out;
@@ -40,6 +42,7 @@ struct report_src {
 	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	const char *command;
 	const char *kernel;
+	const struct sync *sync; /* locks, semaphores, condvars, futex; may be NULL */
 };
 
 struct report_drops {

@@ -53,8 +53,14 @@ SBT_GLOBAL const volatile __u8 uprobe_filter;
  * it, the consumer drains on its timer. */
 SBT_GLOBAL const volatile __u64 wakeup_bytes;
 
+/* The one process traced, when there is one: checking it costs no map
+ * lookup, which matters in programs that run for every syscall. */
+SBT_GLOBAL const volatile __u32 single_target;
+
 static __always_inline int sbt_is_target(__u32 pid)
 {
+	if (single_target)
+		return pid == single_target;
 	return trace_all || bpf_map_lookup_elem(&targets, &pid) != NULL;
 }
 

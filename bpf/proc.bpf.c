@@ -7,6 +7,17 @@
  */
 #include "common.bpf.h"
 
+/* Thread records carry the thread's name (16 bytes) in obj and site: a
+ * short-lived thread is gone before userspace could read /proc. */
+static __always_inline int emit_with_comm(__u16 type, __u16 flag, __u32 pid, __u32 tid,
+					  struct task_struct *task)
+{
+	__u64 comm[2] = {};
+
+	BPF_CORE_READ_INTO(&comm, task, comm);
+	return sbt_emit(type, flag, pid, tid, comm[0], comm[1]);
+}
+
 /* sched_process_fork(struct task_struct *parent, struct task_struct *child) */
 SEC("raw_tracepoint/sched_process_fork")
 int thread_start(struct bpf_raw_tracepoint_args *ctx)
@@ -19,8 +30,7 @@ int thread_start(struct bpf_raw_tracepoint_args *ctx)
 	/* Threads only: a forked child process is not traced. */
 	if (ppid != cpid || !sbt_is_target(cpid))
 		return 0;
-	return sbt_emit(SBT_EV_THREAD_START, 0, cpid, BPF_CORE_READ(child, pid),
-			BPF_CORE_READ(parent, pid), 0);
+	return emit_with_comm(SBT_EV_THREAD_START, 0, cpid, BPF_CORE_READ(child, pid), child);
 }
 
 /* sched_process_exit(struct task_struct *p, ...) runs in the exiting task. */
@@ -35,5 +45,5 @@ int thread_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	/* signal->live drops to zero when the last thread of the group exits */
 	live = BPF_CORE_READ(task, signal, live.counter);
-	return sbt_emit(SBT_EV_THREAD_EXIT, 0, pid, BPF_CORE_READ(task, pid), live == 0, 0);
+	return emit_with_comm(SBT_EV_THREAD_EXIT, live == 0, pid, BPF_CORE_READ(task, pid), task);
 }

@@ -21,7 +21,7 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 SEC("uprobe")
 int BPF_KPROBE(sync_enter)
 {
-	return on_call(ctx, SBT_EV_ENTER, PT_REGS_PARM1(ctx), 0);
+	return on_call(ctx, SBT_EV_ENTER, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
 }
 
 /* The call site comes with the return: the kernel has restored the caller's

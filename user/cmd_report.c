@@ -12,6 +12,8 @@
 #include "parse.h"
 #include "phases.h"
 #include "report.h"
+#include "sync.h"
+#include "sync_report.h"
 #include "tracefile.h"
 
 #define REPORT_MAX_WATCH 32
@@ -24,9 +26,10 @@ struct report_env {
 	int watch_all;
 	uint64_t warn_ns;
 	uint64_t hang_ns;
+	int sort;
 };
 
-enum { OPT_FORMAT = 1000, OPT_WATCH, OPT_WATCH_ALL, OPT_WARN_TIME, OPT_HANG_TIMEOUT };
+enum { OPT_FORMAT = 1000, OPT_WATCH, OPT_WATCH_ALL, OPT_WARN_TIME, OPT_HANG_TIMEOUT, OPT_SORT };
 
 static const struct argp_option options[] = {
 	{"format", OPT_FORMAT, "FMT", 0, "text (default) or json", 0},
@@ -36,6 +39,7 @@ static const struct argp_option options[] = {
 	{"warn-time", OPT_WARN_TIME, "MS", 0, "Mark barriers longer than MS (default 1000)", 0},
 	{"hang-timeout", OPT_HANG_TIMEOUT, "S", 0,
 	 "Report barriers with no release for S seconds of trace time (default 10, 0 = off)", 0},
+	{"sort", OPT_SORT, "KEY", 0, "Order of the lock table: wait (default), hold, count", 0},
 	{},
 };
 
@@ -73,6 +77,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_HANG_TIMEOUT:
 		if (parse_seconds_ns(arg, 86400ULL * 1000000000ULL, &env->hang_ns))
 			argp_error(st, "invalid value '%s' for --hang-timeout", arg);
+		return 0;
+	case OPT_SORT:
+		env->sort = sync_sort__parse(arg);
+		if (env->sort < 0)
+			argp_error(st, "unknown --sort '%s' (wait, hold, count)", arg);
 		return 0;
 	case ARGP_KEY_ARG:
 		if (env->path)
@@ -122,12 +131,14 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 		   const struct sbt_probe_info *infos, int nprobes)
 {
 	const struct tf_meta *m = tracefile__meta(tf);
+	struct sync *sync = sync__new(infos, nprobes);
 	struct report_opts ro = {.format = env->json ? REPORT_JSON : REPORT_TEXT,
 				 .phase_table = 1,
 				 .watch = env->watch,
 				 .nwatch = env->nwatch,
 				 .watch_all = env->watch_all,
 				 .warn_ns = env->warn_ns,
+				 .sort = env->sort,
 				 .out = stdout};
 	struct report_src src = {.probes = infos,
 				 .nprobes = nprobes,
@@ -135,8 +146,10 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 				 .start_ns = m->start_ns,
 				 .realtime_offset_ns = m->realtime_offset_ns,
 				 .command = m->command,
-				 .kernel = m->kernel};
-	struct phases_config pc = {.probes = infos, .nprobes = nprobes, .start_ns = m->start_ns};
+				 .kernel = m->kernel,
+				 .sync = sync};
+	struct phases_config pc = {
+		.probes = infos, .nprobes = nprobes, .start_ns = m->start_ns, .sync = sync};
 	struct report_drops drops = {
 		.total = m->drops_total, .per_cpu = m->drops_per_cpu, .ncpus = m->ncpus};
 	struct report *r = report__new(&ro, &src);
@@ -146,9 +159,10 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 	__u32 i;
 	int rc;
 
-	if (!r || !ph) {
+	if (!r || !ph || !sync) {
 		report__free(r);
 		phases__free(ph);
+		sync__free(sync);
 		return -ENOMEM;
 	}
 	report__attach(r, ph);
@@ -171,6 +185,7 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 	report__end(r, &drops);
 	phases__free(ph);
 	report__free(r);
+	sync__free(sync);
 	return rc;
 }
 

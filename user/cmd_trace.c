@@ -24,6 +24,7 @@
 #include "report.h"
 #include "session.h"
 #include "symbolize.h"
+#include "sync.h"
 #include "tracefile.h"
 
 #define SBT_VERSION "0.1.0"
@@ -39,6 +40,7 @@ struct tracer {
 	struct symbolizer *sym;
 	struct names *names;
 	struct phases *ph;
+	struct sync *sync;
 	struct report *report;
 	struct tf_writer *writer;
 	__u64 start_ns;
@@ -106,6 +108,26 @@ static void name_thread(struct tracer *t, __u32 pid, __u32 tid)
 	names__set_comm(t->names, tid, comm);
 }
 
+/* Probe kinds whose first argument is a synchronization object. */
+static int names_object(int kind)
+{
+	return kind == SBT_PK_BARRIER || kind >= SBT_PK_LOCK;
+}
+
+/* The global variable holding a barrier, lock, semaphore, condvar or futex
+ * word; "" (looked up, not found) for other memory, so that the lookup is
+ * not repeated. */
+static void name_object(struct tracer *t, __u32 pid, __u64 obj)
+{
+	char buf[SBT_SYMBOL_MAX * 2];
+
+	if (!obj || names__get(t->names, pid, obj))
+		return;
+	if (symbolizer__data(t->sym, obj, buf, sizeof(buf)))
+		buf[0] = 0;
+	names__set(t->names, pid, obj, buf);
+}
+
 static void name_call(struct tracer *t, const struct sbt_event *e)
 {
 	char buf[SBT_SYMBOL_MAX * 2];
@@ -114,13 +136,8 @@ static void name_call(struct tracer *t, const struct sbt_event *e)
 		symbolizer__code(t->sym, e->site, buf, sizeof(buf));
 		names__set(t->names, e->pid, e->site, buf);
 	}
-	if (e->type == SBT_EV_ENTER && t->infos[e->probe].kind == SBT_PK_BARRIER && e->obj &&
-	    !names__get(t->names, e->pid, e->obj)) {
-		if (symbolizer__data(t->sym, e->obj, buf, sizeof(buf)))
-			snprintf(buf, sizeof(buf), "%s 0x%llx", t->infos[e->probe].symbol,
-				 (unsigned long long)e->obj);
-		names__set(t->names, e->pid, e->obj, buf);
-	}
+	if (e->type == SBT_EV_ENTER && names_object(t->infos[e->probe].kind))
+		name_object(t, e->pid, e->obj);
 }
 
 static int on_event(void *ctx, const struct sbt_event *e)
@@ -129,15 +146,25 @@ static int on_event(void *ctx, const struct sbt_event *e)
 
 	if ((e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT) && e->probe < t->probes.n)
 		name_call(t, e);
-	if (e->type != SBT_EV_THREAD_EXIT)
+	else if (e->type == SBT_EV_FUTEX_ENTER)
+		name_object(t, e->pid, e->obj);
+	if (e->type == SBT_EV_THREAD_START || e->type == SBT_EV_THREAD_EXIT) {
+		char comm[17] = {0};
+
+		memcpy(comm, &e->obj, 8);
+		memcpy(comm + 8, &e->site, 8);
+		if (comm[0])
+			names__set_comm(t->names, e->tid, comm);
+	} else {
 		name_thread(t, e->pid, e->tid);
+	}
 	if (t->writer && tracefile__write(t->writer, e, 1)) {
 		log_err("writing %s: %s; recording stops here", t->env.output, strerror(errno));
 		tracefile__finish(t->writer, NULL);
 		t->writer = NULL;
 	}
 	phases__feed(t->ph, e);
-	if (e->type == SBT_EV_THREAD_EXIT && e->obj && (pid_t)e->pid == t->pid)
+	if (e->type == SBT_EV_THREAD_EXIT && e->probe && (pid_t)e->pid == t->pid)
 		t->target_gone = 1;
 	return 0;
 }
@@ -196,22 +223,27 @@ static int start_target(struct tracer *t)
 
 static int resolve_probes(struct tracer *t)
 {
-	char err[1024], known[512];
+	char err[1024], known[2048];
 	int i;
 
-	if (probes__resolve(t->pid, t->env.probes, t->env.nprobes, &t->probes, err, sizeof(err))) {
+	if (probes__resolve(t->pid, t->env.classes, t->env.probes, t->env.nprobes, &t->probes, err,
+			    sizeof(err))) {
 		log_err("%s", err);
 		return EXIT_RUNTIME;
 	}
-	if (!t->probes.barriers_used && !t->env.force) {
-		probes__known_barriers(known, sizeof(known));
-		log_err("process %d (%s) uses none of the barrier functions sbt-bpf knows.\n"
+	if (!t->probes.used && !t->env.force) {
+		probes__known(t->env.classes, known, sizeof(known));
+		log_err("process %d (%s) calls none of the functions sbt-bpf traces.\n"
 			"  searched %d mapped objects for: %s\n"
 			"  declare the program's own barrier with --probe BINARY:SYMBOL:barrier "
-			"(or :team), or use --force to trace anyway",
+			"(or :team, :lock, ...), widen --trace, or use --force to trace anyway",
 			(int)t->pid, t->command, t->probes.files_searched, known);
 		return EXIT_RUNTIME;
 	}
+	if (t->probes.unprobeable)
+		log_warn("not traced: %s (the first instruction has a lock prefix, which uprobes "
+			 "cannot take)",
+			 t->probes.unprobeable_names);
 	t->infos = calloc(t->probes.n, sizeof(*t->infos));
 	if (!t->infos)
 		return EXIT_RUNTIME;
@@ -249,12 +281,15 @@ static void on_report_output(void *ctx)
 
 static int open_outputs(struct tracer *t)
 {
+	/* first: the report and the analysis below both refer to it */
+	t->sync = sync__new(t->infos, t->probes.n);
 	struct report_opts ro = {
 		.format = t->env.json ? REPORT_JSON : REPORT_TEXT,
 		.episode_lines = !t->env.quiet && !t->env.record,
 		.watch = t->env.watch,
 		.nwatch = t->env.nwatch,
 		.watch_all = t->env.watch_all,
+		.sort = t->env.sort,
 		.warn_ns = t->env.warn_ns,
 		.max_lines_per_s = t->env.max_lines,
 		.out = stdout,
@@ -268,9 +303,12 @@ static int open_outputs(struct tracer *t)
 		.start_ns = t->start_ns,
 		.realtime_offset_ns = t->realtime_offset_ns,
 		.command = t->command,
+		.sync = t->sync,
 	};
-	struct phases_config pc = {
-		.probes = t->infos, .nprobes = t->probes.n, .start_ns = t->start_ns};
+	struct phases_config pc = {.probes = t->infos,
+				   .nprobes = t->probes.n,
+				   .start_ns = t->start_ns,
+				   .sync = t->sync};
 
 	if (t->env.output) {
 		t->writer = tracefile__create(t->env.output);
@@ -289,7 +327,9 @@ static int open_outputs(struct tracer *t)
 
 static int attach(struct tracer *t)
 {
-	struct session_opts so = {.ringbuf_bytes = t->env.buffer_bytes};
+	struct session_opts so = {.ringbuf_bytes = t->env.buffer_bytes,
+				  .single_target = t->pid,
+				  .futex = !!(t->env.classes & SBT_TRACE_FUTEX)};
 	__u64 t0 = mono_ns(CLOCK_MONOTONIC);
 	char err[512];
 
@@ -491,6 +531,7 @@ static void cleanup(struct tracer *t)
 	session__close(t->session);
 	report__free(t->report);
 	phases__free(t->ph);
+	sync__free(t->sync);
 	symbolizer__free(t->sym);
 	names__free(t->names);
 	probes__free(&t->probes);

@@ -7,6 +7,7 @@
 #include "env.h"
 #include "log.h"
 #include "parse.h"
+#include "sync_report.h"
 
 enum {
 	OPT_WATCH = 1000,
@@ -19,6 +20,8 @@ enum {
 	OPT_MAX_LINES,
 	OPT_FORMAT,
 	OPT_FORCE,
+	OPT_TRACE,
+	OPT_SORT,
 };
 
 static const char trace_doc[] =
@@ -32,9 +35,12 @@ static const char trace_doc[] =
 	"  sudo sbt-bpf --watch lu.c:320 -p 4242       # details of one barrier site\n"
 	"  sudo sbt-bpf --hang-timeout 5 -p 4242       # name threads missing at a barrier\n"
 	"  sudo sbt-bpf --probe ./app:my_barrier:team -- ./app\n"
+	"  sudo sbt-bpf --trace all --sort hold -p 4242   # locks too, by hold time\n"
+    "  sudo sbt-bpf --trace all --sort hold -p 4242   # locks too, by hold time\n"
 	"\nSubcommands: record, report (sbt-bpf COMMAND --help)."
 	"\vProbe kinds for --probe: barrier (the first argument identifies the barrier), team "
-	"(every thread of the process takes part; no argument), region (parallel region frame).";
+	"(every thread of the process takes part; no argument), region (parallel region frame), lock, "
+    "trylock, unlock (first argument = the lock), P, V (semaphore), wait, signal (condition).";
 
 static const char record_doc[] =
 	"Record a trace file of a running process (-p) or of a command (-- CMD).\n"
@@ -60,8 +66,13 @@ static const struct argp_option options[] = {
 	 "At most N episode lines per second of trace (default 50, 0 = no limit)", 1},
 	{"format", OPT_FORMAT, "FMT", 0, "Summary format: text (default) or json", 1},
 	{"probe", OPT_PROBE, "BINARY:SYMBOL:KIND", 0,
-	 "Also probe SYMBOL in BINARY as a KIND (barrier, team, region); repeatable", 2},
-	{"force", OPT_FORCE, NULL, 0, "Trace even if the target uses no known barrier function", 2},
+	 "Also probe SYMBOL in BINARY as a KIND (see below); repeatable", 2},
+	{"trace", OPT_TRACE, "LIST", 0,
+	 "What to trace: barrier, lock, sem, cond, futex, all (default barrier,sem,cond,futex: "
+	 "lock probes are the most frequent calls, so the most perturbing)",
+	 2},
+	{"sort", OPT_SORT, "KEY", 0, "Order of the lock tables: wait (default), hold, count", 1},
+	{"force", OPT_FORCE, NULL, 0, "Trace even if the target uses no traced function", 2},
 	{"duration", 'd', "S", 0, "Stop after S seconds", 3},
 	{"buffer-size", OPT_BUFFER, "SIZE", 0, "Ring buffer size, power of two (default 16M)", 3},
 	{"drain-interval", OPT_DRAIN, "MS", 0, "Drain the ring buffer every MS ms (default 20)", 3},
@@ -156,6 +167,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_FORCE:
 		env->force = 1;
 		return 0;
+	case OPT_TRACE: {
+		char err[256];
+
+		if (trace_classes__parse(arg, &env->classes, err, sizeof(err)))
+			argp_error(st, "%s", err);
+		return 0;
+	}
+	case OPT_SORT:
+		env->sort = sync_sort__parse(arg);
+		if (env->sort < 0)
+			argp_error(st, "unknown --sort '%s' (wait, hold, count)", arg);
+		return 0;
 	case 'v':
 		log_set_level(log_get_level() + 1);
 		return 0;
@@ -193,6 +216,7 @@ int env__parse(struct env *env, int argc, char **argv, int record)
 	env->buffer_bytes = 16ULL << 20;
 	env->drain_ms = 20;
 	env->max_lines = 50;
+	env->classes = SBT_TRACE_DEFAULT;
 	/* argp exits with EXIT_USAGE (argp_err_exit_status) on usage errors */
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, env))

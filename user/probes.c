@@ -17,16 +17,41 @@ struct known_func {
 };
 
 /* DESIGN §4. The libgomp entry points other than GOMP_barrier end with the
- * team barrier of a worksharing construct; they name no barrier object. */
+ * team barrier of a worksharing construct; they name no barrier object.
+ * Timed variants are blocking acquires/waits whose ETIMEDOUT is counted. */
 static const struct known_func known[] = {
-	{"pthread_barrier_wait", SBT_PK_BARRIER, "glibc"},
-	{"GOMP_barrier", SBT_PK_TEAM_BARRIER, "libgomp"},
-	{"GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp"},
-	{"GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp"},
-	{"GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp"},
-	{"GOMP_parallel", SBT_PK_REGION, "libgomp"},
-	{"__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp"},
-	{"__kmpc_fork_call", SBT_PK_REGION, "libomp"},
+	{ "pthread_barrier_wait", SBT_PK_BARRIER, "glibc" },
+	{ "GOMP_barrier", SBT_PK_TEAM_BARRIER, "libgomp" },
+	{ "GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp" },
+	{ "GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp" },
+	{ "GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp" },
+	{ "GOMP_parallel", SBT_PK_REGION, "libgomp" },
+	{ "__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp" },
+	{ "__kmpc_fork_call", SBT_PK_REGION, "libomp" },
+	{ "pthread_mutex_lock", SBT_PK_LOCK, "glibc" },
+	{ "pthread_mutex_timedlock", SBT_PK_LOCK, "glibc" },
+	{ "pthread_mutex_trylock", SBT_PK_TRYLOCK, "glibc" },
+	{ "pthread_mutex_unlock", SBT_PK_UNLOCK, "glibc" },
+	{ "pthread_spin_lock", SBT_PK_LOCK, "glibc" },
+	{ "pthread_spin_trylock", SBT_PK_TRYLOCK, "glibc" },
+	{ "pthread_spin_unlock", SBT_PK_UNLOCK, "glibc" },
+	{ "pthread_rwlock_rdlock", SBT_PK_LOCK, "glibc" },
+	{ "pthread_rwlock_wrlock", SBT_PK_LOCK, "glibc" },
+	{ "pthread_rwlock_timedrdlock", SBT_PK_LOCK, "glibc" },
+	{ "pthread_rwlock_timedwrlock", SBT_PK_LOCK, "glibc" },
+	{ "pthread_rwlock_tryrdlock", SBT_PK_TRYLOCK, "glibc" },
+	{ "pthread_rwlock_trywrlock", SBT_PK_TRYLOCK, "glibc" },
+	{ "pthread_rwlock_unlock", SBT_PK_UNLOCK, "glibc" },
+	{ "sem_wait", SBT_PK_SEM_WAIT, "glibc" },
+	{ "sem_timedwait", SBT_PK_SEM_WAIT, "glibc" },
+	{ "sem_clockwait", SBT_PK_SEM_WAIT, "glibc" },
+	{ "sem_trywait", SBT_PK_SEM_TRYWAIT, "glibc" },
+	{ "sem_post", SBT_PK_SEM_POST, "glibc" },
+	{ "pthread_cond_wait", SBT_PK_COND_WAIT, "glibc" },
+	{ "pthread_cond_timedwait", SBT_PK_COND_WAIT, "glibc" },
+	{ "pthread_cond_clockwait", SBT_PK_COND_WAIT, "glibc" },
+	{ "pthread_cond_signal", SBT_PK_COND_SIGNAL, "glibc" },
+	{ "pthread_cond_broadcast", SBT_PK_COND_SIGNAL, "glibc" },
 };
 
 #define NKNOWN	     (sizeof(known) / sizeof(known[0]))
@@ -36,14 +61,82 @@ static const struct {
 	const char *name;
 	int kind;
 } user_kinds[] = {
-	{"barrier", SBT_PK_BARRIER},   /* first argument identifies the barrier */
-	{"team", SBT_PK_TEAM_BARRIER}, /* barrier of the process's threads, no argument */
-	{"region", SBT_PK_REGION},     /* parallel region frame */
+	{ "barrier", SBT_PK_BARRIER },     /* first argument identifies the barrier */
+	{ "team", SBT_PK_TEAM_BARRIER },   /* barrier of the process's threads, no argument */
+	{ "region", SBT_PK_REGION },       /* parallel region frame */
+	{ "lock", SBT_PK_LOCK },           /* blocking acquire of the first argument */
+	{ "trylock", SBT_PK_TRYLOCK },     /* non-blocking acquire, 0 = acquired */
+	{ "unlock", SBT_PK_UNLOCK },       /* release of the first argument */
+	{ "P", SBT_PK_SEM_WAIT },          /* semaphore wait */
+	{ "V", SBT_PK_SEM_POST },          /* semaphore post */
+	{ "wait", SBT_PK_COND_WAIT },      /* wait on the first argument until signalled */
+	{ "signal", SBT_PK_COND_SIGNAL },  /* wake waiters of the first argument */
 };
 
 const char *user_probe__kinds(void)
 {
-	return "barrier, team, region";
+	return "barrier, team, region, lock, trylock, unlock, P, V, wait, signal";
+}
+
+unsigned int probe_kind__class(int kind)
+{
+	switch (kind) {
+	case SBT_PK_BARRIER:
+	case SBT_PK_TEAM_BARRIER:
+	case SBT_PK_REGION:
+		return SBT_TRACE_BARRIER;
+	case SBT_PK_LOCK:
+	case SBT_PK_TRYLOCK:
+	case SBT_PK_UNLOCK:
+		return SBT_TRACE_LOCK;
+	case SBT_PK_SEM_WAIT:
+	case SBT_PK_SEM_TRYWAIT:
+	case SBT_PK_SEM_POST:
+		return SBT_TRACE_SEM;
+	case SBT_PK_COND_WAIT:
+	case SBT_PK_COND_SIGNAL:
+		return SBT_TRACE_COND;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	unsigned int bit;
+} trace_classes[] = {
+	{ "barrier", SBT_TRACE_BARRIER }, { "lock", SBT_TRACE_LOCK }, { "sem", SBT_TRACE_SEM },
+	{ "cond", SBT_TRACE_COND },       { "futex", SBT_TRACE_FUTEX },
+};
+
+int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t errlen)
+{
+	char buf[256], *tok, *save = NULL;
+	unsigned int bits = 0;
+	size_t i;
+
+	if (!strcmp(list, "all")) {
+		*out = SBT_TRACE_ALL;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < sizeof(trace_classes) / sizeof(trace_classes[0]); i++)
+			if (!strcmp(tok, trace_classes[i].name))
+				break;
+		if (i == sizeof(trace_classes) / sizeof(trace_classes[0])) {
+			snprintf(err, errlen,
+				 "--trace: unknown class '%s' (barrier, lock, sem, cond, futex, all)",
+				 tok);
+			return -EINVAL;
+		}
+		bits |= trace_classes[i].bit;
+	}
+	if (!bits) {
+		snprintf(err, errlen, "--trace: empty list");
+		return -EINVAL;
+	}
+	*out = bits;
+	return 0;
 }
 
 int user_probe__parse(const char *arg, struct user_probe *up, char *err, size_t errlen)
@@ -75,14 +168,14 @@ int user_probe__parse(const char *arg, struct user_probe *up, char *err, size_t 
 	return 0;
 }
 
-void probes__known_barriers(char *buf, size_t n)
+void probes__known(unsigned int classes, char *buf, size_t n)
 {
 	size_t i, len = 0;
 
 	buf[0] = 0;
 	for (i = 0; i < NKNOWN && len < n; i++)
-		if (known[i].kind != SBT_PK_REGION)
-			len += snprintf(buf + len, n - len, "%s%s (%s)", i ? ", " : "",
+		if (known[i].kind != SBT_PK_REGION && (probe_kind__class(known[i].kind) & classes))
+			len += snprintf(buf + len, n - len, "%s%s (%s)", len ? ", " : "",
 					known[i].symbol, known[i].runtime);
 }
 
@@ -113,6 +206,36 @@ static int add_probe(struct probe_table *t, const char *symbol, int kind, const 
 	return 0;
 }
 
+/* Whether the kernel can put a uprobe on the instruction at offset of path.
+ * x86 uprobes refuse instructions with a lock prefix (glibc's
+ * pthread_spin_lock starts with `lock decl (%rdi)`): the attach would fail
+ * with ENOTSUPP, and with multi-uprobe links take every other probe of the
+ * file down with it. */
+static int probeable(const char *path, uint64_t offset)
+{
+#if defined(__x86_64__)
+	unsigned char insn[15];
+	size_t i;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 1;
+	i = fseek(f, (long)offset, SEEK_SET) ? 0 : fread(insn, 1, sizeof(insn), f);
+	fclose(f);
+	for (; i-- > 0;) {
+		unsigned char b = insn[sizeof(insn) - 1 - i];
+
+		if (b == 0xf0)
+			return 0;
+		/* other legacy prefixes may come before lock */
+		if (b != 0x66 && b != 0x67 && b != 0x2e && b != 0x3e && b != 0x26 && b != 0x64 &&
+		    b != 0x65 && b != 0x36 && b != 0xf2 && b != 0xf3)
+			break;
+	}
+#endif
+	return 1;
+}
+
 static int add_all_versions(struct probe_table *t, const struct elfsym *es, const char *symbol,
 			    int kind, const struct mapped_file *f)
 {
@@ -120,6 +243,14 @@ static int add_all_versions(struct probe_table *t, const struct elfsym *es, cons
 	int i, n = elfsym__find(es, symbol, offs, MAX_VERSIONS), err;
 
 	for (i = 0; i < n; i++) {
+		if (!probeable(f->open_path, offs[i])) {
+			t->unprobeable++;
+			size_t len = strlen(t->unprobeable_names);
+
+			snprintf(t->unprobeable_names + len, sizeof(t->unprobeable_names) - len,
+				 "%s%s", len ? ", " : "", symbol);
+			continue;
+		}
 		err = add_probe(t, symbol, kind, f->path, f->open_path, offs[i]);
 		if (err)
 			return err;
@@ -130,7 +261,8 @@ static int add_all_versions(struct probe_table *t, const struct elfsym *es, cons
 /* Known functions defined in file f; `imported` marks those some mapped file
  * calls through the dynamic linker, `exe` says f is the main executable
  * (a static binary defines what it uses). */
-static int scan_file(struct probe_table *t, const struct mapped_file *f, int exe, int *used)
+static int scan_file(struct probe_table *t, const struct mapped_file *f, int exe, int *used,
+		     unsigned int classes)
 {
 	struct elfsym *es;
 	size_t i;
@@ -141,6 +273,8 @@ static int scan_file(struct probe_table *t, const struct mapped_file *f, int exe
 		return 0; /* not ELF, unreadable: nothing to probe there */
 	t->files_searched++;
 	for (i = 0; i < NKNOWN; i++) {
+		if (!(probe_kind__class(known[i].kind) & classes))
+			continue;
 		if (elfsym__imports(es, known[i].symbol))
 			used[i] = 1;
 		n = add_all_versions(t, es, known[i].symbol, known[i].kind, f);
@@ -218,7 +352,7 @@ static int add_user_probe(struct probe_table *t, const struct user_probe *up,
 		return -ENOENT;
 	}
 	if (up->kind != SBT_PK_REGION && n > 0)
-		t->barriers_used++;
+		t->used++;
 	return n < 0 ? n : 0;
 }
 
@@ -234,8 +368,8 @@ static int exe_inode(pid_t pid, uint64_t *ino)
 	return 0;
 }
 
-int probes__resolve(pid_t pid, const struct user_probe *up, int nup, struct probe_table *t,
-		    char *err, size_t errlen)
+int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up, int nup,
+		    struct probe_table *t, char *err, size_t errlen)
 {
 	struct mapped_file *files = NULL;
 	int used[NKNOWN] = {0};
@@ -257,11 +391,11 @@ int probes__resolve(pid_t pid, const struct user_probe *up, int nup, struct prob
 	exe_inode(pid, &exe);
 	for (i = 0; i < n && !rc; i++)
 		if (files[i].executable)
-			rc = scan_file(t, &files[i], files[i].inode == exe, used);
+			rc = scan_file(t, &files[i], files[i].inode == exe, used, classes);
 	for (i = 0; i < nup && !rc; i++)
 		rc = add_user_probe(t, &up[i], files, n, err, errlen);
 	for (k = 0; k < NKNOWN; k++)
-		t->barriers_used += used[k] && known[k].kind != SBT_PK_REGION;
+		t->used += used[k] && known[k].kind != SBT_PK_REGION;
 	if (rc == -E2BIG)
 		snprintf(err, errlen, "too many probes (limit %d)", SBT_MAX_PROBES - 1);
 	free(files);

@@ -28,9 +28,27 @@ struct probe {
 struct probe_table {
 	struct probe *probes; /* probes[0] unused */
 	int n;		      /* entries including the unused 0 */
-	int barriers_used;    /* barrier probes the process calls (imports or defines) */
+	int used;             /* probed functions the process calls (imports or defines) */
 	int files_searched;
+	int unprobeable;      /* functions found whose first instruction a uprobe cannot take */
+	char unprobeable_names[256];
 };
+
+/* Classes of what to trace (--trace). */
+#define SBT_TRACE_BARRIER 1u
+#define SBT_TRACE_LOCK    2u
+#define SBT_TRACE_SEM     4u
+#define SBT_TRACE_COND    8u
+#define SBT_TRACE_FUTEX   16u
+#define SBT_TRACE_ALL     31u
+/* Lock probes are off by default: they are the most frequent calls, so the
+ * most perturbing (each hit costs ~1 µs on a VM). */
+#define SBT_TRACE_DEFAULT (SBT_TRACE_BARRIER | SBT_TRACE_SEM | SBT_TRACE_COND | SBT_TRACE_FUTEX)
+
+/* Parse a comma-separated class list ("barrier,lock" or "all"). */
+int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t errlen);
+/* The class of a probe kind. */
+unsigned int probe_kind__class(int kind);
 
 /* Parse "BINARY:SYMBOL:KIND". Returns 0, or -EINVAL with a message in err. */
 int user_probe__parse(const char *arg, struct user_probe *up, char *err, size_t errlen);
@@ -39,10 +57,10 @@ const char *user_probe__kinds(void);
 
 /* Resolve the probes of process pid. Returns 0, or a negative errno with a
  * message in err: -ESRCH no such process, -ENOENT a user symbol not found. */
-int probes__resolve(pid_t pid, const struct user_probe *up, int nup, struct probe_table *t,
-		    char *err, size_t errlen);
-/* The list of known barrier functions, for "nothing found" messages. */
-void probes__known_barriers(char *buf, size_t n);
+int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up, int nup,
+		    struct probe_table *t, char *err, size_t errlen);
+/* The known functions of the given classes, for "nothing found" messages. */
+void probes__known(unsigned int classes, char *buf, size_t n);
 void probes__free(struct probe_table *t);
 
 #endif

@@ -86,6 +86,21 @@ fail:
 	return -errno;
 }
 
+static int attach_futex(struct session *s, char *err, size_t errlen)
+{
+	s->skel->links.futex_enter =
+		bpf_program__attach_raw_tracepoint(s->skel->progs.futex_enter, "sys_enter");
+	if (s->skel->links.futex_enter)
+		s->skel->links.futex_exit =
+			bpf_program__attach_raw_tracepoint(s->skel->progs.futex_exit, "sys_exit");
+	if (!s->skel->links.futex_exit) {
+		snprintf(err, errlen, "cannot attach the syscall tracepoints for futex: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
@@ -104,6 +119,10 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 		return -errno;
 	bpf_map__set_max_entries(s->skel->maps.events, o->ringbuf_bytes);
 	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
+	s->skel->rodata->single_target = o->single_target;
+	/* Programs that are not attached need not be loaded either. */
+	bpf_program__set_autoload(s->skel->progs.futex_enter, o->futex);
+	bpf_program__set_autoload(s->skel->progs.futex_exit, o->futex);
 	if (multi) {
 		bpf_program__set_expected_attach_type(s->skel->progs.sync_enter,
 						      SBT_BPF_TRACE_UPROBE_MULTI);
@@ -140,7 +159,7 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 			 strerror(-e));
 		goto fail;
 	}
-	if (attach_tracepoints(s, err, errlen))
+	if (attach_tracepoints(s, err, errlen) || (o->futex && attach_futex(s, err, errlen)))
 		goto fail;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_sample, s, NULL);
 	if (!s->rb) {

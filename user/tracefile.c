@@ -611,7 +611,7 @@ static int parse_probe(const struct rctx *rc, struct cur *c, struct sbt_probe_in
 			    p->id, SBT_MAX_PROBES - 1);
 	if (seen[p->id]++)
 		return fail(rc, EINVAL, "corrupt metadata: probe id %u appears twice", p->id);
-	if (p->kind < SBT_PK_BARRIER || p->kind > SBT_PK_REGION)
+	if (p->kind < SBT_PK_BARRIER || p->kind > SBT_PK_MAX)
 		return fail(rc, EINVAL, "corrupt metadata: probe %u has unknown kind %u", p->id,
 			    p->kind);
 	str_copy(p->symbol, sizeof(p->symbol), &sym);

@@ -22,7 +22,7 @@ load helpers
 	bg "$T/sleep.out" sleep 30
 	run "$SBT" -p "$BG"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"uses none of the barrier functions"* ]]
+	[[ "$output" == *"calls none of the functions sbt-bpf traces"* ]]
 	[[ "$output" == *"pthread_barrier_wait (glibc)"* ]]
 	[[ "$output" == *"GOMP_barrier (libgomp)"* ]]
 	[[ "$output" == *"__kmpc_barrier (libomp)"* ]]
@@ -37,7 +37,7 @@ load helpers
 	[[ "$output" == *"function 'no_such_function' not found in"* ]]
 	run "$SBT" --probe /bin/sleep:main:mutex -p "$BG"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"unknown kind 'mutex' (known kinds: barrier, team, region)"* ]]
+	[[ "$output" == *"unknown kind 'mutex' (known kinds: barrier, team, region, lock, trylock, unlock, P, V, wait, signal)"* ]]
 	run "$SBT" --probe nocolons -p "$BG"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"expected BINARY:SYMBOL:KIND"* ]]

@@ -431,8 +431,8 @@ TEST(reject_corrupt_metadata)
 	put32(&b, probes + 4, 300); /* id of the first probe (then kind) */
 	expect_reject(path, &b, "corrupt metadata: probe id 300 out of range (max 255)");
 	memcpy(b.p, orig.p, orig.len);
-	put32(&b, probes + 4, 1 | 9u << 16);
-	expect_reject(path, &b, "corrupt metadata: probe 1 has unknown kind 9");
+	put32(&b, probes + 4, 1 | 99u << 16);
+	expect_reject(path, &b, "corrupt metadata: probe 1 has unknown kind 99");
 	memcpy(b.p, orig.p, orig.len);
 	/* the second probe gets the first one's id: skip count, fixed fields and two strings */
 	second = probes + 4 + 12 + 2 + strlen("probe_sym_0") + 2 +

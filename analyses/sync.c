@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hmap.h"
+#include "phases.h"
+#include "sync.h"
+
+/* futex(2) operations, private and clock flags masked (linux/futex.h). */
+#define FUTEX_OP_MASK          127
+#define FUTEX_WAIT_OP          0
+#define FUTEX_WAKE_OP_         1
+#define FUTEX_REQUEUE_OP       3
+#define FUTEX_CMP_REQUEUE_OP   4
+#define FUTEX_WAKE_OP_OP       5
+#define FUTEX_LOCK_PI_OP       6
+#define FUTEX_UNLOCK_PI_OP     7
+#define FUTEX_WAIT_BITSET_OP   9
+#define FUTEX_WAKE_BITSET_OP   10
+#define FUTEX_WAIT_REQUEUE_PI  11
+#define FUTEX_LOCK_PI2_OP      13
+
+struct sync {
+	const struct sbt_probe_info *probes;
+	int nprobes;
+	struct hmap objs[SYNC_NKINDS];     /* (pid, addr) -> struct sync_obj */
+	struct sync_obj **list[SYNC_NKINDS];
+	size_t n[SYNC_NKINDS], cap[SYNC_NKINDS];
+	struct hmap holds;                 /* (tid, lock) -> acquire time */
+};
+
+int sync__futex_is_wait(__u32 op)
+{
+	switch (op & FUTEX_OP_MASK) {
+	case FUTEX_WAIT_OP:
+	case FUTEX_LOCK_PI_OP:
+	case FUTEX_WAIT_BITSET_OP:
+	case FUTEX_WAIT_REQUEUE_PI:
+	case FUTEX_LOCK_PI2_OP:
+		return 1;
+	}
+	return 0;
+}
+
+int sync__futex_is_wake(__u32 op)
+{
+	switch (op & FUTEX_OP_MASK) {
+	case FUTEX_WAKE_OP_:
+	case FUTEX_REQUEUE_OP:
+	case FUTEX_CMP_REQUEUE_OP:
+	case FUTEX_WAKE_OP_OP:
+	case FUTEX_UNLOCK_PI_OP:
+	case FUTEX_WAKE_BITSET_OP:
+		return 1;
+	}
+	return 0;
+}
+
+struct sync *sync__new(const struct sbt_probe_info *probes, int nprobes)
+{
+	struct sync *s = calloc(1, sizeof(*s));
+	int k;
+
+	if (!s)
+		return NULL;
+	s->probes = probes;
+	s->nprobes = nprobes;
+	for (k = 0; k < SYNC_NKINDS; k++)
+		hmap_init(&s->objs[k]);
+	hmap_init(&s->holds);
+	return s;
+}
+
+void sync__free(struct sync *s)
+{
+	size_t i;
+	int k;
+
+	if (!s)
+		return;
+	for (k = 0; k < SYNC_NKINDS; k++) {
+		for (i = 0; i < s->n[k]; i++) {
+			free(s->list[k][i]->threads);
+			free(s->list[k][i]->sites);
+			free(s->list[k][i]);
+		}
+		free(s->list[k]);
+		hmap_free(&s->objs[k]);
+	}
+	for (i = 0; i < s->holds.cap; i++)
+		if (s->holds.slots[i].val && s->holds.slots[i].val != (void *)1)
+			free(s->holds.slots[i].val);
+	hmap_free(&s->holds);
+	free(s);
+}
+
+static struct sync_obj *obj_get(struct sync *s, int kind, __u32 pid, __u64 addr, __u16 probe)
+{
+	struct sync_obj *o = hmap_get(&s->objs[kind], pid, addr);
+
+	if (o)
+		return o;
+	if (s->n[kind] == s->cap[kind]) {
+		size_t cap = s->cap[kind] ? s->cap[kind] * 2 : 16;
+		struct sync_obj **l = realloc(s->list[kind], cap * sizeof(*l));
+
+		if (!l)
+			return NULL;
+		s->list[kind] = l;
+		s->cap[kind] = cap;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o || hmap_put(&s->objs[kind], pid, addr, o)) {
+		free(o);
+		return NULL;
+	}
+	o->kind = kind;
+	o->pid = pid;
+	o->addr = addr;
+	o->probe = probe;
+	s->list[kind][s->n[kind]++] = o;
+	return o;
+}
+
+static struct sync_share *share_of(struct sync_obj *o, __u32 tid)
+{
+	struct sync_share *t;
+	__u32 i;
+
+	for (i = 0; i < o->nthreads; i++)
+		if (o->threads[i].tid == tid)
+			return &o->threads[i];
+	t = realloc(o->threads, (o->nthreads + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	o->threads = t;
+	t = &t[o->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
+}
+
+static void add_site(struct sync_obj *o, __u64 site, __u64 wait_ns)
+{
+	struct sync_site *ss;
+	__u32 i;
+
+	for (i = 0; i < o->nsites; i++) {
+		if (o->sites[i].site == site) {
+			o->sites[i].count++;
+			o->sites[i].wait_ns += wait_ns;
+			return;
+		}
+	}
+	ss = realloc(o->sites, (o->nsites + 1) * sizeof(*ss));
+	if (!ss)
+		return;
+	o->sites = ss;
+	ss[o->nsites++] = (struct sync_site){ .site = site, .count = 1, .wait_ns = wait_ns };
+}
+
+/* A successful wait or acquisition: counts, times, thread and site shares. */
+static void account_wait(struct sync_obj *o, const struct sync_call *c)
+{
+	__u64 wait = c->exit_ns - c->enter_ns;
+	struct sync_share *sh = share_of(o, c->tid);
+
+	o->count++;
+	o->wait_ns += wait;
+	if (wait > o->max_wait_ns)
+		o->max_wait_ns = wait;
+	o->blocked_ns += c->blocked_ns;
+	o->contended += c->futex_waits > 0;
+	if (sh) {
+		sh->count++;
+		sh->wait_ns += wait;
+	}
+	add_site(o, c->site, wait);
+}
+
+/* ---- holds ------------------------------------------------------------------ */
+
+static void hold_begin(struct sync *s, __u32 tid, __u64 lock, __u64 ts)
+{
+	__u64 *start = hmap_get(&s->holds, tid, lock);
+
+	if (!start) {
+		start = malloc(sizeof(*start));
+		if (!start || hmap_put(&s->holds, tid, lock, start)) {
+			free(start);
+			return;
+		}
+	}
+	*start = ts;
+}
+
+static void hold_end(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64 ts, __u16 probe)
+{
+	__u64 *start = hmap_del(&s->holds, tid, lock), hold;
+	struct sync_obj *o;
+	struct sync_share *sh;
+
+	if (!start)
+		return; /* acquired before the trace, or not by this thread */
+	hold = ts > *start ? ts - *start : 0;
+	free(start);
+	o = obj_get(s, SYNC_LOCK, pid, lock, probe);
+	if (!o)
+		return;
+	o->holds++;
+	o->hold_ns += hold;
+	if (hold > o->max_hold_ns)
+		o->max_hold_ns = hold;
+	sh = share_of(o, tid);
+	if (sh)
+		sh->hold_ns += hold;
+}
+
+/* ---- calls ---------------------------------------------------------------- */
+
+static int timed(const struct sbt_probe_info *p)
+{
+	return strstr(p->symbol, "timed") || strstr(p->symbol, "clock");
+}
+
+static void lock_call(struct sync *s, const struct sync_call *c, int kind)
+{
+	struct sync_obj *o = obj_get(s, SYNC_LOCK, c->pid, c->obj, c->probe);
+	int ret = (int)c->retval; /* the functions return int */
+
+	if (!o)
+		return;
+	if (ret == 0) {
+		account_wait(o, c);
+		hold_begin(s, c->tid, c->obj, c->exit_ns);
+	} else if (kind == SBT_PK_TRYLOCK) {
+		o->failed++;
+	} else if (ret == ETIMEDOUT) {
+		o->timeouts++;
+		o->wait_ns += c->exit_ns - c->enter_ns;
+	} else {
+		o->interrupted++;
+	}
+}
+
+/* sem_* return -1 and set errno, which we do not see: a failed timed wait
+ * counts as a timeout, a failed plain wait as interrupted. */
+static void sem_call(struct sync *s, const struct sync_call *c, int kind)
+{
+	struct sync_obj *o = obj_get(s, SYNC_SEM, c->pid, c->obj, c->probe);
+
+	if (!o)
+		return;
+	if ((int)c->retval == 0)
+		account_wait(o, c);
+	else if (kind == SBT_PK_SEM_TRYWAIT)
+		o->failed++;
+	else if (timed(&s->probes[c->probe]))
+		o->timeouts++;
+	else
+		o->interrupted++;
+}
+
+/* The mutex is released at the wait's entry and held again at its return. */
+static void cond_call(struct sync *s, const struct sync_call *c)
+{
+	struct sync_obj *o = obj_get(s, SYNC_COND, c->pid, c->obj, c->probe);
+
+	if (c->arg2 && hmap_get(&s->holds, c->tid, c->arg2)) {
+		hold_end(s, c->pid, c->tid, c->arg2, c->enter_ns, c->probe);
+		hold_begin(s, c->tid, c->arg2, c->exit_ns);
+	}
+	if (!o)
+		return;
+	account_wait(o, c);
+	if ((int)c->retval == ETIMEDOUT)
+		o->timeouts++;
+}
+
+void sync__call(struct sync *s, const struct sync_call *c)
+{
+	int kind;
+
+	if (c->probe >= s->nprobes)
+		return;
+	kind = s->probes[c->probe].kind;
+	switch (kind) {
+	case SBT_PK_LOCK:
+	case SBT_PK_TRYLOCK:
+		lock_call(s, c, kind);
+		break;
+	case SBT_PK_SEM_WAIT:
+	case SBT_PK_SEM_TRYWAIT:
+		sem_call(s, c, kind);
+		break;
+	case SBT_PK_COND_WAIT:
+		cond_call(s, c);
+		break;
+	}
+}
+
+void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj, __u64 ts)
+{
+	struct sync_obj *o;
+
+	if (probe >= s->nprobes)
+		return;
+	switch (s->probes[probe].kind) {
+	case SBT_PK_UNLOCK:
+		hold_end(s, pid, tid, obj, ts, probe);
+		break;
+	case SBT_PK_SEM_POST:
+		o = obj_get(s, SYNC_SEM, pid, obj, probe);
+		if (o)
+			o->posts++;
+		break;
+	case SBT_PK_COND_SIGNAL:
+		o = obj_get(s, SYNC_COND, pid, obj, probe);
+		if (!o)
+			break;
+		if (strstr(s->probes[probe].symbol, "broadcast"))
+			o->broadcasts++;
+		else
+			o->posts++;
+		break;
+	}
+}
+
+/* ---- futex ------------------------------------------------------------------ */
+
+void sync__futex_wait(struct sync *s, __u32 pid, __u32 tid, __u64 uaddr, __u64 enter_ns,
+		      __u64 exit_ns, int inside)
+{
+	struct sync_obj *o = obj_get(s, SYNC_FUTEX, pid, uaddr, 0);
+	__u64 d = exit_ns - enter_ns;
+	struct sync_share *sh;
+
+	if (!o)
+		return;
+	o->count++;
+	o->wait_ns += d;
+	o->blocked_ns += d;
+	if (d > o->max_wait_ns)
+		o->max_wait_ns = d;
+	if (!inside) {
+		o->outside++;
+		o->outside_ns += d;
+	}
+	sh = share_of(o, tid);
+	if (sh) {
+		sh->count++;
+		sh->wait_ns += d;
+	}
+}
+
+void sync__futex_wake(struct sync *s, __u32 pid, __u64 uaddr, __s64 woken)
+{
+	struct sync_obj *o = obj_get(s, SYNC_FUTEX, pid, uaddr, 0);
+
+	if (!o)
+		return;
+	o->posts++;
+	if (woken > 0)
+		o->broadcasts += woken;
+}
+
+size_t sync__count(const struct sync *s, int kind)
+{
+	return kind >= 0 && kind < SYNC_NKINDS ? s->n[kind] : 0;
+}
+
+const struct sync_obj *sync__obj(const struct sync *s, int kind, size_t i)
+{
+	return i < sync__count(s, kind) ? s->list[kind][i] : NULL;
+}

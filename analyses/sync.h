@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Locks, semaphores, condition variables and futexes (DESIGN §5.2): per
+ * object counts, wait and hold times, per-thread and per-call-site shares.
+ * Fed by the phase analysis with completed calls (it matches entries with
+ * returns and splits waits with the futex records) and with futex waits.
+ * Pure C, no I/O.
+ */
+#ifndef SBT_SYNC_H
+#define SBT_SYNC_H
+
+#include <stddef.h>
+#include "sbt/events.h"
+
+struct sbt_probe_info;
+
+/* One completed call of a probed synchronization function. */
+struct sync_call {
+	__u32 pid, tid;
+	__u16 probe;
+	__u64 enter_ns, exit_ns;
+	__u64 obj;        /* first argument */
+	__u64 arg2;       /* second argument (the mutex of a condition wait) */
+	__s64 retval;
+	__u64 site;       /* call site */
+	__u64 blocked_ns; /* time in futex waits during the call */
+	__u32 futex_waits;
+};
+
+/* Per-thread share of an object. */
+struct sync_share {
+	__u32 tid;
+	__u64 count;   /* acquisitions, P operations or waits */
+	__u64 wait_ns;
+	__u64 hold_ns;
+};
+
+/* Per-call-site share of an object. */
+struct sync_site {
+	__u64 site;
+	__u64 count;
+	__u64 wait_ns;
+};
+
+enum sync_kind { SYNC_LOCK, SYNC_SEM, SYNC_COND, SYNC_FUTEX, SYNC_NKINDS };
+
+struct sync_obj {
+	int kind;              /* enum sync_kind */
+	__u32 pid;
+	__u64 addr;
+	__u16 probe;           /* a probe that named it (its function family) */
+	/* locks: acquisitions; semaphores: P done; condvars: waits; futex: waits */
+	__u64 count;
+	__u64 contended;       /* locks: blocked acquisitions; semaphores: P_w (blocked P) */
+	__u64 failed;          /* trylock / trywait failures */
+	__u64 timeouts;        /* ETIMEDOUT of timed variants */
+	__u64 interrupted;     /* EINTR and other errors */
+	__u64 posts;           /* semaphores: V; condvars: signals; futex: wake calls */
+	__u64 broadcasts;      /* condvars: broadcasts; futex: threads woken */
+	__u64 wait_ns, max_wait_ns;
+	__u64 hold_ns, max_hold_ns; /* locks only */
+	__u64 holds;
+	__u64 blocked_ns;      /* of wait_ns, the time blocked in the kernel */
+	__u64 outside;         /* futex: waits outside any probed function */
+	__u64 outside_ns;
+	struct sync_share *threads;
+	__u32 nthreads;
+	struct sync_site *sites;
+	__u32 nsites;
+};
+
+struct sync;
+
+struct sync *sync__new(const struct sbt_probe_info *probes, int nprobes);
+void sync__free(struct sync *s);
+/* A completed call of a lock, semaphore or condition-variable function. */
+void sync__call(struct sync *s, const struct sync_call *c);
+/* Enter of an unlock, post or signal: the release is at its entry. (Their
+ * return carries nothing more.) */
+void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj, __u64 ts);
+/* A futex wait that ended (ret < 0: error, e.g. -EAGAIN when the value
+ * had changed), inside a probed call or not. */
+void sync__futex_wait(struct sync *s, __u32 pid, __u32 tid, __u64 uaddr, __u64 enter_ns,
+		      __u64 exit_ns, int inside);
+/* A futex wake; woken = threads woken (its return value). */
+void sync__futex_wake(struct sync *s, __u32 pid, __u64 uaddr, __s64 woken);
+
+size_t sync__count(const struct sync *s, int kind);
+/* The i-th object of a kind, in first-seen order. */
+const struct sync_obj *sync__obj(const struct sync *s, int kind, size_t i);
+
+/* futex op classification, private/clock flags masked. */
+int sync__futex_is_wait(__u32 op);
+int sync__futex_is_wake(__u32 op);
+
+#endif

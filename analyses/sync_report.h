@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Tables of locks, semaphores, condition variables and futex waits, as text
+ * or as JSON arrays (locks[], semaphores[], condvars[], futex[]). */
+#ifndef SBT_SYNC_REPORT_H
+#define SBT_SYNC_REPORT_H
+
+#include <stdio.h>
+#include "json.h"
+#include "names.h"
+#include "phases.h"
+#include "sync.h"
+
+enum sync_sort { SYNC_SORT_WAIT, SYNC_SORT_HOLD, SYNC_SORT_COUNT };
+
+/* "wait", "hold" or "count"; -1 for anything else. */
+int sync_sort__parse(const char *s);
+
+struct sync_report {
+	const struct sync *sync;
+	const struct names *names;
+	const struct sbt_probe_info *probes;
+	int nprobes;
+	int sort;       /* enum sync_sort */
+	int max_rows;   /* per table in text; 0 = all */
+};
+
+void sync_report__text(FILE *f, const struct sync_report *sr);
+void sync_report__json(struct json *j, const struct sync_report *sr);
+/* Total lock/semaphore/condvar wait of thread tid (for the thread tables). */
+__u64 sync_report__thread_wait(const struct sync_report *sr, __u32 tid);
+
+#endif
