@@ -27,7 +27,15 @@ struct sync {
 	struct sync_obj **list[SYNC_NKINDS];
 	size_t n[SYNC_NKINDS], cap[SYNC_NKINDS];
 	struct hmap holds;                 /* (tid, lock) -> acquire time */
+	sync_pair_fn on_pair;
+	void *pair_ctx;
 };
+
+void sync__on_pair(struct sync *s, sync_pair_fn fn, void *ctx)
+{
+	s->on_pair = fn;
+	s->pair_ctx = ctx;
+}
 
 int sync__futex_is_wait(__u32 op)
 {
@@ -82,6 +90,7 @@ void sync__free(struct sync *s)
 		for (i = 0; i < s->n[k]; i++) {
 			free(s->list[k][i]->threads);
 			free(s->list[k][i]->sites);
+			free(s->list[k][i]->posts_q);
 			free(s->list[k][i]);
 		}
 		free(s->list[k]);
@@ -243,6 +252,47 @@ static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 	}
 }
 
+/* ---- semaphore pairing ------------------------------------------------------ */
+
+static void post_push(struct sync_obj *o, __u32 tid, __u64 ts)
+{
+	if (o->q_len == o->q_cap) {
+		__u32 cap = o->q_cap ? o->q_cap * 2 : 16, i;
+		struct sync_post *q = malloc(cap * sizeof(*q));
+
+		if (!q)
+			return;
+		for (i = 0; i < o->q_len; i++)
+			q[i] = o->posts_q[(o->q_head + i) % o->q_cap];
+		free(o->posts_q);
+		o->posts_q = q;
+		o->q_cap = cap;
+		o->q_head = 0;
+	}
+	o->posts_q[(o->q_head + o->q_len++) % o->q_cap] = (struct sync_post){ tid, ts };
+}
+
+/* A completed P takes the oldest V not yet taken, or an initial token. */
+static void pair_p(struct sync *s, struct sync_obj *o, const struct sync_call *c)
+{
+	struct sync_post v;
+
+	if (!o->q_len) {
+		o->initial_tokens++;
+		if (s->on_pair)
+			s->on_pair(s->pair_ctx, o, c, NULL);
+		return;
+	}
+	v = o->posts_q[o->q_head];
+	o->q_head = (o->q_head + 1) % o->q_cap;
+	o->q_len--;
+	o->paired++;
+	if (c->futex_waits && c->exit_ns > v.ts)
+		o->handoff_ns += c->exit_ns - v.ts;
+	if (s->on_pair)
+		s->on_pair(s->pair_ctx, o, c, &v);
+}
+
 /* sem_* return -1 and set errno, which we do not see: a failed timed wait
  * counts as a timeout, a failed plain wait as interrupted. */
 static void sem_call(struct sync *s, const struct sync_call *c, int kind)
@@ -251,9 +301,10 @@ static void sem_call(struct sync *s, const struct sync_call *c, int kind)
 
 	if (!o)
 		return;
-	if ((int)c->retval == 0)
+	if ((int)c->retval == 0) {
 		account_wait(o, c);
-	else if (kind == SBT_PK_SEM_TRYWAIT)
+		pair_p(s, o, c);
+	} else if (kind == SBT_PK_SEM_TRYWAIT)
 		o->failed++;
 	else if (timed(&s->probes[c->probe]))
 		o->timeouts++;
@@ -311,8 +362,10 @@ void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj,
 		break;
 	case SBT_PK_SEM_POST:
 		o = obj_get(s, SYNC_SEM, pid, obj, probe);
-		if (o)
+		if (o) {
 			o->posts++;
+			post_push(o, tid, ts);
+		}
 		break;
 	case SBT_PK_COND_SIGNAL:
 		o = obj_get(s, SYNC_COND, pid, obj, probe);

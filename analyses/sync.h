@@ -44,6 +44,12 @@ struct sync_site {
 
 enum sync_kind { SYNC_LOCK, SYNC_SEM, SYNC_COND, SYNC_FUTEX, SYNC_NKINDS };
 
+/* A V (sem_post) not yet consumed by a P. */
+struct sync_post {
+	__u32 tid;
+	__u64 ts;
+};
+
 struct sync_obj {
 	int kind;              /* enum sync_kind */
 	__u32 pid;
@@ -67,11 +73,24 @@ struct sync_obj {
 	__u32 nthreads;
 	struct sync_site *sites;
 	__u32 nsites;
+	/* semaphores: V's waiting for their P, FIFO; pairing statistics */
+	struct sync_post *posts_q;
+	__u32 q_head, q_len, q_cap;
+	__u64 paired;          /* P's matched with a V */
+	__u64 initial_tokens;  /* P's that found no V: the semaphore's initial count */
+	__u64 handoff_ns;      /* sum over blocked P's of P_e - matching V */
 };
+
+/* Called for each P matched with the V that satisfied it (FIFO matching:
+ * the k-th P to complete takes the oldest V not yet taken). v == NULL: the
+ * P took one of the semaphore's initial tokens. */
+typedef void (*sync_pair_fn)(void *ctx, const struct sync_obj *sem, const struct sync_call *p,
+			     const struct sync_post *v);
 
 struct sync;
 
 struct sync *sync__new(const struct sbt_probe_info *probes, int nprobes);
+void sync__on_pair(struct sync *s, sync_pair_fn fn, void *ctx);
 void sync__free(struct sync *s);
 /* A completed call of a lock, semaphore or condition-variable function. */
 void sync__call(struct sync *s, const struct sync_call *c);

@@ -289,6 +289,10 @@ static void json_object(struct json *j, const struct sync_report *sr, const stru
 		json_ku64(j, "p_blocked", o->contended);
 		json_ku64(j, "p_nonblocked", o->count - o->contended);
 		json_ku64(j, "try_failures", o->failed);
+		json_ku64(j, "paired", o->paired);
+		json_ku64(j, "initial_tokens", o->initial_tokens);
+		json_ku64(j, "unconsumed_v", o->q_len);
+		json_ku64(j, "handoff_ns", o->handoff_ns);
 		break;
 	case SYNC_COND:
 		json_ku64(j, "waits", o->count);
