@@ -360,7 +360,6 @@ static int barrier_depth(const struct phases *p, const struct ph_thread *t, int 
 	return n;
 }
 
-
 static int is_release(int kind)
 {
 	return kind == SBT_PK_UNLOCK || kind == SBT_PK_SEM_POST || kind == SBT_PK_COND_SIGNAL;

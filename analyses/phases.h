@@ -35,8 +35,8 @@ struct ph_arrival {
 	__u64 site;	 /* call site (return address): from the exit record;
 			  * until then, where the thread last left a barrier */
 	__s64 retval;
-	__u64 blocked_ns;    /* of the wait, time blocked in futex (rest: spinning) */
-	__u64 sync_wait_ns;  /* of the compute, time waiting on locks, semaphores, condvars */
+	__u64 blocked_ns;   /* of the wait, time blocked in futex (rest: spinning) */
+	__u64 sync_wait_ns; /* of the compute, time waiting on locks, semaphores, condvars */
 };
 
 enum ph_state { PH_OPEN, PH_RELEASING };
@@ -101,8 +101,8 @@ struct ph_thread {
 		__u32 op;
 		__u64 uaddr, ts;
 	} futex;
-	__u64 sync_wait_ns;   /* cumulative lock/semaphore/condvar wait */
-	__u64 sync_mark;      /* sync_wait_ns at its last barrier departure */
+	__u64 sync_wait_ns; /* cumulative lock/semaphore/condvar wait */
+	__u64 sync_mark;    /* sync_wait_ns at its last barrier departure */
 	struct ph_episode *waiting;
 	__u32 waiting_idx;
 };
@@ -125,7 +125,7 @@ struct sync;
 struct phases_config {
 	const struct sbt_probe_info *probes; /* indexed by probe id */
 	int nprobes;
-	__u64 start_ns;    /* session start: phase 0 begins here */
+	__u64 start_ns;	   /* session start: phase 0 begins here */
 	struct sync *sync; /* receives lock/semaphore/condvar/futex calls; may be NULL */
 };
 

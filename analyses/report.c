@@ -312,7 +312,8 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 		json_ku64(j, "overhead_ns",
 			  a->depart_ns > ep->last_arrive ? a->depart_ns - ep->last_arrive : 0);
 		json_ku64(j, "blocked_ns", a->blocked_ns);
-		json_ku64(j, "spin_ns", ph_wait_ns(a) > a->blocked_ns ? ph_wait_ns(a) - a->blocked_ns : 0);
+		json_ku64(j, "spin_ns",
+			  ph_wait_ns(a) > a->blocked_ns ? ph_wait_ns(a) - a->blocked_ns : 0);
 		json_ku64(j, "sync_wait_ns", a->sync_wait_ns);
 		json_ku64(j, "useful_ns", ph_useful_ns(a));
 		json_obj_end(j);
@@ -472,9 +473,12 @@ static void text_sites(struct report *r)
 
 static struct sync_report sync_view(const struct report *r)
 {
-	struct sync_report sr = { .sync = r->src.sync, .names = r->src.names,
-				  .probes = r->src.probes, .nprobes = r->src.nprobes,
-				  .sort = r->o.sort, .max_rows = 20 };
+	struct sync_report sr = {.sync = r->src.sync,
+				 .names = r->src.names,
+				 .probes = r->src.probes,
+				 .nprobes = r->src.nprobes,
+				 .sort = r->o.sort,
+				 .max_rows = 20};
 
 	return sr;
 }
@@ -490,9 +494,10 @@ static void text_threads(struct report *r)
 	for (i = 0; i < n; i++) {
 		const struct ph_thread *t = phases__thread(r->ph, i);
 
-		fprintf(r->o.out, "    %10u %10u %-16s %10" PRIu64 " %14.3f %14.3f %14.3f\n", t->pid,
-			t->tid, comm_of(r, t->tid), (uint64_t)t->episodes, ms(t->compute_ns),
-			ms(t->wait_ns), ms(sync_report__thread_wait(&sr, t->tid)));
+		fprintf(r->o.out, "    %10u %10u %-16s %10" PRIu64 " %14.3f %14.3f %14.3f\n",
+			t->pid, t->tid, comm_of(r, t->tid), (uint64_t)t->episodes,
+			ms(t->compute_ns), ms(t->wait_ns),
+			ms(sync_report__thread_wait(&sr, t->tid)));
 	}
 }
 

@@ -23,7 +23,7 @@ struct report_opts {
 	const char *const *watch; /* detailed block for sites matching these */
 	int nwatch;
 	int watch_all;
-	int sort; /* enum sync_sort: order of the lock table */
+	int sort;	       /* enum sync_sort: order of the lock table */
 	__u64 warn_ns;	       /* warn when a barrier takes longer */
 	__u64 max_lines_per_s; /* episode lines per second of trace time; 0 = no limit */
 	FILE *out;

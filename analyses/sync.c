@@ -7,26 +7,26 @@
 #include "sync.h"
 
 /* futex(2) operations, private and clock flags masked (linux/futex.h). */
-#define FUTEX_OP_MASK          127
-#define FUTEX_WAIT_OP          0
-#define FUTEX_WAKE_OP_         1
-#define FUTEX_REQUEUE_OP       3
-#define FUTEX_CMP_REQUEUE_OP   4
-#define FUTEX_WAKE_OP_OP       5
-#define FUTEX_LOCK_PI_OP       6
-#define FUTEX_UNLOCK_PI_OP     7
-#define FUTEX_WAIT_BITSET_OP   9
-#define FUTEX_WAKE_BITSET_OP   10
-#define FUTEX_WAIT_REQUEUE_PI  11
-#define FUTEX_LOCK_PI2_OP      13
+#define FUTEX_OP_MASK	      127
+#define FUTEX_WAIT_OP	      0
+#define FUTEX_WAKE_OP_	      1
+#define FUTEX_REQUEUE_OP      3
+#define FUTEX_CMP_REQUEUE_OP  4
+#define FUTEX_WAKE_OP_OP      5
+#define FUTEX_LOCK_PI_OP      6
+#define FUTEX_UNLOCK_PI_OP    7
+#define FUTEX_WAIT_BITSET_OP  9
+#define FUTEX_WAKE_BITSET_OP  10
+#define FUTEX_WAIT_REQUEUE_PI 11
+#define FUTEX_LOCK_PI2_OP     13
 
 struct sync {
 	const struct sbt_probe_info *probes;
 	int nprobes;
-	struct hmap objs[SYNC_NKINDS];     /* (pid, addr) -> struct sync_obj */
+	struct hmap objs[SYNC_NKINDS]; /* (pid, addr) -> struct sync_obj */
 	struct sync_obj **list[SYNC_NKINDS];
 	size_t n[SYNC_NKINDS], cap[SYNC_NKINDS];
-	struct hmap holds;                 /* (tid, lock) -> acquire time */
+	struct hmap holds; /* (tid, lock) -> acquire time */
 	sync_pair_fn on_pair;
 	void *pair_ctx;
 };
@@ -165,7 +165,7 @@ static void add_site(struct sync_obj *o, __u64 site, __u64 wait_ns)
 	if (!ss)
 		return;
 	o->sites = ss;
-	ss[o->nsites++] = (struct sync_site){ .site = site, .count = 1, .wait_ns = wait_ns };
+	ss[o->nsites++] = (struct sync_site){.site = site, .count = 1, .wait_ns = wait_ns};
 }
 
 /* A successful wait or acquisition: counts, times, thread and site shares. */
@@ -269,7 +269,7 @@ static void post_push(struct sync_obj *o, __u32 tid, __u64 ts)
 		o->q_cap = cap;
 		o->q_head = 0;
 	}
-	o->posts_q[(o->q_head + o->q_len++) % o->q_cap] = (struct sync_post){ tid, ts };
+	o->posts_q[(o->q_head + o->q_len++) % o->q_cap] = (struct sync_post){tid, ts};
 }
 
 /* A completed P takes the oldest V not yet taken, or an initial token. */

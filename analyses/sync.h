@@ -19,10 +19,10 @@ struct sync_call {
 	__u32 pid, tid;
 	__u16 probe;
 	__u64 enter_ns, exit_ns;
-	__u64 obj;        /* first argument */
-	__u64 arg2;       /* second argument (the mutex of a condition wait) */
+	__u64 obj;  /* first argument */
+	__u64 arg2; /* second argument (the mutex of a condition wait) */
 	__s64 retval;
-	__u64 site;       /* call site */
+	__u64 site;	  /* call site */
 	__u64 blocked_ns; /* time in futex waits during the call */
 	__u32 futex_waits;
 };
@@ -30,7 +30,7 @@ struct sync_call {
 /* Per-thread share of an object. */
 struct sync_share {
 	__u32 tid;
-	__u64 count;   /* acquisitions, P operations or waits */
+	__u64 count; /* acquisitions, P operations or waits */
 	__u64 wait_ns;
 	__u64 hold_ns;
 };
@@ -51,23 +51,23 @@ struct sync_post {
 };
 
 struct sync_obj {
-	int kind;              /* enum sync_kind */
+	int kind; /* enum sync_kind */
 	__u32 pid;
 	__u64 addr;
-	__u16 probe;           /* a probe that named it (its function family) */
+	__u16 probe; /* a probe that named it (its function family) */
 	/* locks: acquisitions; semaphores: P done; condvars: waits; futex: waits */
 	__u64 count;
-	__u64 contended;       /* locks: blocked acquisitions; semaphores: P_w (blocked P) */
-	__u64 failed;          /* trylock / trywait failures */
-	__u64 timeouts;        /* ETIMEDOUT of timed variants */
-	__u64 interrupted;     /* EINTR and other errors */
-	__u64 posts;           /* semaphores: V; condvars: signals; futex: wake calls */
-	__u64 broadcasts;      /* condvars: broadcasts; futex: threads woken */
+	__u64 contended;   /* locks: blocked acquisitions; semaphores: P_w (blocked P) */
+	__u64 failed;	   /* trylock / trywait failures */
+	__u64 timeouts;	   /* ETIMEDOUT of timed variants */
+	__u64 interrupted; /* EINTR and other errors */
+	__u64 posts;	   /* semaphores: V; condvars: signals; futex: wake calls */
+	__u64 broadcasts;  /* condvars: broadcasts; futex: threads woken */
 	__u64 wait_ns, max_wait_ns;
 	__u64 hold_ns, max_hold_ns; /* locks only */
 	__u64 holds;
-	__u64 blocked_ns;      /* of wait_ns, the time blocked in the kernel */
-	__u64 outside;         /* futex: waits outside any probed function */
+	__u64 blocked_ns; /* of wait_ns, the time blocked in the kernel */
+	__u64 outside;	  /* futex: waits outside any probed function */
 	__u64 outside_ns;
 	struct sync_share *threads;
 	__u32 nthreads;
@@ -76,9 +76,9 @@ struct sync_obj {
 	/* semaphores: V's waiting for their P, FIFO; pairing statistics */
 	struct sync_post *posts_q;
 	__u32 q_head, q_len, q_cap;
-	__u64 paired;          /* P's matched with a V */
-	__u64 initial_tokens;  /* P's that found no V: the semaphore's initial count */
-	__u64 handoff_ns;      /* sum over blocked P's of P_e - matching V */
+	__u64 paired;	      /* P's matched with a V */
+	__u64 initial_tokens; /* P's that found no V: the semaphore's initial count */
+	__u64 handoff_ns;     /* sum over blocked P's of P_e - matching V */
 };
 
 /* Called for each P matched with the V that satisfied it (FIFO matching:

@@ -6,12 +6,11 @@
 
 #define TOP_N 3
 
-static const char *kind_title[SYNC_NKINDS] = { "Locks", "Semaphores", "Condition variables",
-					       "Futex waits" };
-static const char *kind_key[SYNC_NKINDS] = { "locks", "semaphores", "condvars", "futex" };
+static const char *kind_title[SYNC_NKINDS] = {"Locks", "Semaphores", "Condition variables",
+					      "Futex waits"};
+static const char *kind_key[SYNC_NKINDS] = {"locks", "semaphores", "condvars", "futex"};
 
-static void object_name(const struct sync_report *sr, const struct sync_obj *o, char *buf,
-			size_t n)
+static void object_name(const struct sync_report *sr, const struct sync_obj *o, char *buf, size_t n)
 {
 	const char *s = sr->names ? names__get(sr->names, o->pid, o->addr) : NULL;
 
@@ -49,7 +48,7 @@ static __u64 sort_key(const struct sync_obj *o, int sort)
 
 int sync_sort__parse(const char *s)
 {
-	static const char *const keys[] = { "wait", "hold", "count" };
+	static const char *const keys[] = {"wait", "hold", "count"};
 	int i;
 
 	for (i = 0; i < 3; i++)
@@ -101,7 +100,7 @@ static double avg_us(__u64 total, __u64 n)
 static void top_waiters(const struct sync_obj *o, char *buf, size_t n)
 {
 	size_t len = 0;
-	int k, used[TOP_N] = { -1, -1, -1 };
+	int k, used[TOP_N] = {-1, -1, -1};
 
 	buf[0] = 0;
 	for (k = 0; k < TOP_N && (__u32)k < o->nthreads; k++) {
@@ -113,7 +112,8 @@ static void top_waiters(const struct sync_obj *o, char *buf, size_t n)
 
 			for (q = 0; q < k; q++)
 				taken |= used[q] == (int)i;
-			if (!taken && (!found || o->threads[i].wait_ns > o->threads[best].wait_ns)) {
+			if (!taken &&
+			    (!found || o->threads[i].wait_ns > o->threads[best].wait_ns)) {
 				best = i;
 				found = 1;
 			}
@@ -130,13 +130,16 @@ static void text_locks(FILE *f, const struct sync_report *sr, const struct sync_
 	size_t i;
 
 	fprintf(f, "%-28s %-8s %9s %9s %7s %11s %9s %11s %9s  %s\n", "lock", "type", "acquired",
-		"contended", "failed", "wait ms", "avg us", "hold ms", "avg us", "top waiters tid:ms");
+		"contended", "failed", "wait ms", "avg us", "hold ms", "avg us",
+		"top waiters tid:ms");
 	for (i = 0; i < n; i++) {
 		const struct sync_obj *o = v[i];
 
 		object_name(sr, o, name, sizeof(name));
 		top_waiters(o, top, sizeof(top));
-		fprintf(f, "%-28s %-8s %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %11.3f %9.2f %11.3f %9.2f  %s\n",
+		fprintf(f,
+			"%-28s %-8s %9" PRIu64 " %9" PRIu64 " %7" PRIu64
+			" %11.3f %9.2f %11.3f %9.2f  %s\n",
 			name, family(sr, o), (uint64_t)o->count, (uint64_t)o->contended,
 			(uint64_t)(o->failed + o->timeouts + o->interrupted), ms(o->wait_ns),
 			avg_us(o->wait_ns, o->count), ms(o->hold_ns), avg_us(o->hold_ns, o->holds),
@@ -149,15 +152,16 @@ static void text_sems(FILE *f, const struct sync_report *sr, const struct sync_o
 	char name[128], top[128];
 	size_t i;
 
-	fprintf(f, "%-28s %9s %9s %9s %9s %7s %11s %11s  %s\n", "semaphore", "P", "V",
-		"P blocked", "P free", "failed", "wait ms", "blocked ms", "top waiters tid:ms");
+	fprintf(f, "%-28s %9s %9s %9s %9s %7s %11s %11s  %s\n", "semaphore", "P", "V", "P blocked",
+		"P free", "failed", "wait ms", "blocked ms", "top waiters tid:ms");
 	for (i = 0; i < n; i++) {
 		const struct sync_obj *o = v[i];
 
 		object_name(sr, o, name, sizeof(name));
 		top_waiters(o, top, sizeof(top));
-		fprintf(f, "%-28s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %7" PRIu64
-			   " %11.3f %11.3f  %s\n",
+		fprintf(f,
+			"%-28s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %7" PRIu64
+			" %11.3f %11.3f  %s\n",
 			name, (uint64_t)o->count, (uint64_t)o->posts, (uint64_t)o->contended,
 			(uint64_t)(o->count - o->contended),
 			(uint64_t)(o->failed + o->timeouts + o->interrupted), ms(o->wait_ns),
@@ -177,7 +181,9 @@ static void text_conds(FILE *f, const struct sync_report *sr, const struct sync_
 
 		object_name(sr, o, name, sizeof(name));
 		top_waiters(o, top, sizeof(top));
-		fprintf(f, "%-28s %9" PRIu64 " %9" PRIu64 " %10" PRIu64 " %8" PRIu64 " %11.3f %9.2f  %s\n",
+		fprintf(f,
+			"%-28s %9" PRIu64 " %9" PRIu64 " %10" PRIu64 " %8" PRIu64
+			" %11.3f %9.2f  %s\n",
 			name, (uint64_t)o->count, (uint64_t)o->posts, (uint64_t)o->broadcasts,
 			(uint64_t)o->timeouts, ms(o->wait_ns), avg_us(o->wait_ns, o->count), top);
 	}
@@ -195,7 +201,9 @@ static void text_futex(FILE *f, const struct sync_report *sr, const struct sync_
 
 		object_name(sr, o, name, sizeof(name));
 		top_waiters(o, top, sizeof(top));
-		fprintf(f, "%-28s %9" PRIu64 " %11.3f %14" PRIu64 " %16.3f %9" PRIu64 " %9" PRIu64 "  %s\n",
+		fprintf(f,
+			"%-28s %9" PRIu64 " %11.3f %14" PRIu64 " %16.3f %9" PRIu64 " %9" PRIu64
+			"  %s\n",
 			name, (uint64_t)o->count, ms(o->wait_ns), (uint64_t)o->outside,
 			ms(o->outside_ns), (uint64_t)o->posts, (uint64_t)o->broadcasts, top);
 	}
@@ -205,8 +213,7 @@ void sync_report__text(FILE *f, const struct sync_report *sr)
 {
 	static void (*const table[SYNC_NKINDS])(FILE *, const struct sync_report *,
 						const struct sync_obj **, size_t) = {
-		text_locks, text_sems, text_conds, text_futex
-	};
+		text_locks, text_sems, text_conds, text_futex};
 	size_t n, shown;
 	int k;
 

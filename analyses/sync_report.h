@@ -20,8 +20,8 @@ struct sync_report {
 	const struct names *names;
 	const struct sbt_probe_info *probes;
 	int nprobes;
-	int sort;       /* enum sync_sort */
-	int max_rows;   /* per table in text; 0 = all */
+	int sort;     /* enum sync_sort */
+	int max_rows; /* per table in text; 0 = all */
 };
 
 void sync_report__text(FILE *f, const struct sync_report *sr);

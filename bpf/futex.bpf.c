@@ -32,8 +32,8 @@ int futex_enter(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	op = PT_REGS_PARM2_CORE_SYSCALL(regs);
 	val = PT_REGS_PARM3_CORE_SYSCALL(regs);
-	return sbt_emit(SBT_EV_FUTEX_ENTER, 0, id >> 32, (__u32)id, PT_REGS_PARM1_CORE_SYSCALL(regs),
-			(op & 0xffffffff) | val << 32);
+	return sbt_emit(SBT_EV_FUTEX_ENTER, 0, id >> 32, (__u32)id,
+			PT_REGS_PARM1_CORE_SYSCALL(regs), (op & 0xffffffff) | val << 32);
 }
 
 /* sys_exit(struct pt_regs *regs, long ret): the syscall number is in the

@@ -36,11 +36,12 @@ static const char trace_doc[] =
 	"  sudo sbt-bpf --hang-timeout 5 -p 4242       # name threads missing at a barrier\n"
 	"  sudo sbt-bpf --probe ./app:my_barrier:team -- ./app\n"
 	"  sudo sbt-bpf --trace all --sort hold -p 4242   # locks too, by hold time\n"
-    "  sudo sbt-bpf --trace all --sort hold -p 4242   # locks too, by hold time\n"
+	"  sudo sbt-bpf --trace all --sort hold -p 4242   # locks too, by hold time\n"
 	"\nSubcommands: record, report (sbt-bpf COMMAND --help)."
 	"\vProbe kinds for --probe: barrier (the first argument identifies the barrier), team "
-	"(every thread of the process takes part; no argument), region (parallel region frame), lock, "
-    "trylock, unlock (first argument = the lock), P, V (semaphore), wait, signal (condition).";
+	"(every thread of the process takes part; no argument), region (parallel region frame), "
+	"lock, "
+	"trylock, unlock (first argument = the lock), P, V (semaphore), wait, signal (condition).";
 
 static const char record_doc[] =
 	"Record a trace file of a running process (-p) or of a command (-- CMD).\n"

@@ -10,7 +10,6 @@
 #define ENV_MAX_WATCH  32
 #define ENV_MAX_PROBES 64
 
-
 struct env {
 	int record;	    /* `record` subcommand: write a trace, stay quiet */
 	pid_t pid;	    /* -p */
@@ -27,9 +26,9 @@ struct env {
 	uint64_t max_lines;    /* --max-lines: episode lines per second */
 	int quiet;	       /* -q: no episode lines */
 	int json;	       /* --format json: summary as JSON */
-	int force;                    /* attach even if no traced function is used */
-	unsigned int classes;         /* --trace: SBT_TRACE_* bits */
-	int sort;                     /* --sort: enum sync_sort */
+	int force;	       /* attach even if no traced function is used */
+	unsigned int classes;  /* --trace: SBT_TRACE_* bits */
+	int sort;	       /* --sort: enum sync_sort */
 	struct user_probe probes[ENV_MAX_PROBES];
 	int nprobes;
 };

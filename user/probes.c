@@ -20,38 +20,38 @@ struct known_func {
  * team barrier of a worksharing construct; they name no barrier object.
  * Timed variants are blocking acquires/waits whose ETIMEDOUT is counted. */
 static const struct known_func known[] = {
-	{ "pthread_barrier_wait", SBT_PK_BARRIER, "glibc" },
-	{ "GOMP_barrier", SBT_PK_TEAM_BARRIER, "libgomp" },
-	{ "GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp" },
-	{ "GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp" },
-	{ "GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp" },
-	{ "GOMP_parallel", SBT_PK_REGION, "libgomp" },
-	{ "__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp" },
-	{ "__kmpc_fork_call", SBT_PK_REGION, "libomp" },
-	{ "pthread_mutex_lock", SBT_PK_LOCK, "glibc" },
-	{ "pthread_mutex_timedlock", SBT_PK_LOCK, "glibc" },
-	{ "pthread_mutex_trylock", SBT_PK_TRYLOCK, "glibc" },
-	{ "pthread_mutex_unlock", SBT_PK_UNLOCK, "glibc" },
-	{ "pthread_spin_lock", SBT_PK_LOCK, "glibc" },
-	{ "pthread_spin_trylock", SBT_PK_TRYLOCK, "glibc" },
-	{ "pthread_spin_unlock", SBT_PK_UNLOCK, "glibc" },
-	{ "pthread_rwlock_rdlock", SBT_PK_LOCK, "glibc" },
-	{ "pthread_rwlock_wrlock", SBT_PK_LOCK, "glibc" },
-	{ "pthread_rwlock_timedrdlock", SBT_PK_LOCK, "glibc" },
-	{ "pthread_rwlock_timedwrlock", SBT_PK_LOCK, "glibc" },
-	{ "pthread_rwlock_tryrdlock", SBT_PK_TRYLOCK, "glibc" },
-	{ "pthread_rwlock_trywrlock", SBT_PK_TRYLOCK, "glibc" },
-	{ "pthread_rwlock_unlock", SBT_PK_UNLOCK, "glibc" },
-	{ "sem_wait", SBT_PK_SEM_WAIT, "glibc" },
-	{ "sem_timedwait", SBT_PK_SEM_WAIT, "glibc" },
-	{ "sem_clockwait", SBT_PK_SEM_WAIT, "glibc" },
-	{ "sem_trywait", SBT_PK_SEM_TRYWAIT, "glibc" },
-	{ "sem_post", SBT_PK_SEM_POST, "glibc" },
-	{ "pthread_cond_wait", SBT_PK_COND_WAIT, "glibc" },
-	{ "pthread_cond_timedwait", SBT_PK_COND_WAIT, "glibc" },
-	{ "pthread_cond_clockwait", SBT_PK_COND_WAIT, "glibc" },
-	{ "pthread_cond_signal", SBT_PK_COND_SIGNAL, "glibc" },
-	{ "pthread_cond_broadcast", SBT_PK_COND_SIGNAL, "glibc" },
+	{"pthread_barrier_wait", SBT_PK_BARRIER, "glibc"},
+	{"GOMP_barrier", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_parallel", SBT_PK_REGION, "libgomp"},
+	{"__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp"},
+	{"__kmpc_fork_call", SBT_PK_REGION, "libomp"},
+	{"pthread_mutex_lock", SBT_PK_LOCK, "glibc"},
+	{"pthread_mutex_timedlock", SBT_PK_LOCK, "glibc"},
+	{"pthread_mutex_trylock", SBT_PK_TRYLOCK, "glibc"},
+	{"pthread_mutex_unlock", SBT_PK_UNLOCK, "glibc"},
+	{"pthread_spin_lock", SBT_PK_LOCK, "glibc"},
+	{"pthread_spin_trylock", SBT_PK_TRYLOCK, "glibc"},
+	{"pthread_spin_unlock", SBT_PK_UNLOCK, "glibc"},
+	{"pthread_rwlock_rdlock", SBT_PK_LOCK, "glibc"},
+	{"pthread_rwlock_wrlock", SBT_PK_LOCK, "glibc"},
+	{"pthread_rwlock_timedrdlock", SBT_PK_LOCK, "glibc"},
+	{"pthread_rwlock_timedwrlock", SBT_PK_LOCK, "glibc"},
+	{"pthread_rwlock_tryrdlock", SBT_PK_TRYLOCK, "glibc"},
+	{"pthread_rwlock_trywrlock", SBT_PK_TRYLOCK, "glibc"},
+	{"pthread_rwlock_unlock", SBT_PK_UNLOCK, "glibc"},
+	{"sem_wait", SBT_PK_SEM_WAIT, "glibc"},
+	{"sem_timedwait", SBT_PK_SEM_WAIT, "glibc"},
+	{"sem_clockwait", SBT_PK_SEM_WAIT, "glibc"},
+	{"sem_trywait", SBT_PK_SEM_TRYWAIT, "glibc"},
+	{"sem_post", SBT_PK_SEM_POST, "glibc"},
+	{"pthread_cond_wait", SBT_PK_COND_WAIT, "glibc"},
+	{"pthread_cond_timedwait", SBT_PK_COND_WAIT, "glibc"},
+	{"pthread_cond_clockwait", SBT_PK_COND_WAIT, "glibc"},
+	{"pthread_cond_signal", SBT_PK_COND_SIGNAL, "glibc"},
+	{"pthread_cond_broadcast", SBT_PK_COND_SIGNAL, "glibc"},
 };
 
 #define NKNOWN	     (sizeof(known) / sizeof(known[0]))
@@ -61,16 +61,16 @@ static const struct {
 	const char *name;
 	int kind;
 } user_kinds[] = {
-	{ "barrier", SBT_PK_BARRIER },     /* first argument identifies the barrier */
-	{ "team", SBT_PK_TEAM_BARRIER },   /* barrier of the process's threads, no argument */
-	{ "region", SBT_PK_REGION },       /* parallel region frame */
-	{ "lock", SBT_PK_LOCK },           /* blocking acquire of the first argument */
-	{ "trylock", SBT_PK_TRYLOCK },     /* non-blocking acquire, 0 = acquired */
-	{ "unlock", SBT_PK_UNLOCK },       /* release of the first argument */
-	{ "P", SBT_PK_SEM_WAIT },          /* semaphore wait */
-	{ "V", SBT_PK_SEM_POST },          /* semaphore post */
-	{ "wait", SBT_PK_COND_WAIT },      /* wait on the first argument until signalled */
-	{ "signal", SBT_PK_COND_SIGNAL },  /* wake waiters of the first argument */
+	{"barrier", SBT_PK_BARRIER},	/* first argument identifies the barrier */
+	{"team", SBT_PK_TEAM_BARRIER},	/* barrier of the process's threads, no argument */
+	{"region", SBT_PK_REGION},	/* parallel region frame */
+	{"lock", SBT_PK_LOCK},		/* blocking acquire of the first argument */
+	{"trylock", SBT_PK_TRYLOCK},	/* non-blocking acquire, 0 = acquired */
+	{"unlock", SBT_PK_UNLOCK},	/* release of the first argument */
+	{"P", SBT_PK_SEM_WAIT},		/* semaphore wait */
+	{"V", SBT_PK_SEM_POST},		/* semaphore post */
+	{"wait", SBT_PK_COND_WAIT},	/* wait on the first argument until signalled */
+	{"signal", SBT_PK_COND_SIGNAL}, /* wake waiters of the first argument */
 };
 
 const char *user_probe__kinds(void)
@@ -104,8 +104,8 @@ static const struct {
 	const char *name;
 	unsigned int bit;
 } trace_classes[] = {
-	{ "barrier", SBT_TRACE_BARRIER }, { "lock", SBT_TRACE_LOCK }, { "sem", SBT_TRACE_SEM },
-	{ "cond", SBT_TRACE_COND },       { "futex", SBT_TRACE_FUTEX },
+	{"barrier", SBT_TRACE_BARRIER}, {"lock", SBT_TRACE_LOCK},   {"sem", SBT_TRACE_SEM},
+	{"cond", SBT_TRACE_COND},	{"futex", SBT_TRACE_FUTEX},
 };
 
 int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t errlen)
@@ -125,7 +125,8 @@ int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t 
 				break;
 		if (i == sizeof(trace_classes) / sizeof(trace_classes[0])) {
 			snprintf(err, errlen,
-				 "--trace: unknown class '%s' (barrier, lock, sem, cond, futex, all)",
+				 "--trace: unknown class '%s' (barrier, lock, sem, cond, futex, "
+				 "all)",
 				 tok);
 			return -EINVAL;
 		}

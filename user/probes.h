@@ -28,19 +28,19 @@ struct probe {
 struct probe_table {
 	struct probe *probes; /* probes[0] unused */
 	int n;		      /* entries including the unused 0 */
-	int used;             /* probed functions the process calls (imports or defines) */
+	int used;	      /* probed functions the process calls (imports or defines) */
 	int files_searched;
-	int unprobeable;      /* functions found whose first instruction a uprobe cannot take */
+	int unprobeable; /* functions found whose first instruction a uprobe cannot take */
 	char unprobeable_names[256];
 };
 
 /* Classes of what to trace (--trace). */
 #define SBT_TRACE_BARRIER 1u
-#define SBT_TRACE_LOCK    2u
-#define SBT_TRACE_SEM     4u
-#define SBT_TRACE_COND    8u
-#define SBT_TRACE_FUTEX   16u
-#define SBT_TRACE_ALL     31u
+#define SBT_TRACE_LOCK	  2u
+#define SBT_TRACE_SEM	  4u
+#define SBT_TRACE_COND	  8u
+#define SBT_TRACE_FUTEX	  16u
+#define SBT_TRACE_ALL	  31u
 /* Lock probes are off by default: they are the most frequent calls, so the
  * most perturbing (each hit costs ~1 µs on a VM). */
 #define SBT_TRACE_DEFAULT (SBT_TRACE_BARRIER | SBT_TRACE_SEM | SBT_TRACE_COND | SBT_TRACE_FUTEX)

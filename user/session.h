@@ -12,7 +12,7 @@
 struct session_opts {
 	size_t ringbuf_bytes; /* power of two, >= page size */
 	pid_t single_target;  /* the one process traced (cheaper filtering), or 0 */
-	int futex;            /* trace futex() calls (raw syscall tracepoints) */
+	int futex;	      /* trace futex() calls (raw syscall tracepoints) */
 };
 
 typedef int (*session_event_fn)(void *ctx, const struct sbt_event *e);

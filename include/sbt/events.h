@@ -15,26 +15,27 @@
 #endif
 
 /* Record types (sbt_event.type). */
-#define SBT_EV_ENTER        1 /* function entry; obj = first argument, site = second argument */
-#define SBT_EV_EXIT         2 /* function return; obj = return value, site = call site */
+#define SBT_EV_ENTER	    1 /* function entry; obj = first argument, site = second argument */
+#define SBT_EV_EXIT	    2 /* function return; obj = return value, site = call site */
 #define SBT_EV_THREAD_START 3 /* a thread of a traced process was created; obj, site = comm */
-#define SBT_EV_THREAD_EXIT  4 /* a thread exited; obj, site = comm; probe = 1: last of its process */
-#define SBT_EV_FUTEX_ENTER  5 /* futex() entered; obj = uaddr, site = op | (__u64)val << 32 */
-#define SBT_EV_FUTEX_EXIT   6 /* futex() returned; obj = return value (negative errno) */
+#define SBT_EV_THREAD_EXIT  4 /* a thread exited; obj, site = comm; probe = 1: last of its process \
+			       */
+#define SBT_EV_FUTEX_ENTER 5  /* futex() entered; obj = uaddr, site = op | (__u64)val << 32 */
+#define SBT_EV_FUTEX_EXIT  6  /* futex() returned; obj = return value (negative errno) */
 
 /* Probe kinds: how userspace interprets the enter/exit pair of a probe. */
-#define SBT_PK_BARRIER      1  /* barrier; the first argument identifies the barrier object */
+#define SBT_PK_BARRIER	    1  /* barrier; the first argument identifies the barrier object */
 #define SBT_PK_TEAM_BARRIER 2  /* barrier of the calling thread's team (no object argument) */
-#define SBT_PK_REGION       3  /* parallel region frame (fork/join), called by the master */
-#define SBT_PK_LOCK         4  /* blocking acquire (mutex, spin, rwlock); obj = the lock */
-#define SBT_PK_TRYLOCK      5  /* non-blocking acquire; 0 = acquired */
-#define SBT_PK_UNLOCK       6  /* release; obj = the lock */
-#define SBT_PK_SEM_WAIT     7  /* P (may block); obj = the semaphore */
+#define SBT_PK_REGION	    3  /* parallel region frame (fork/join), called by the master */
+#define SBT_PK_LOCK	    4  /* blocking acquire (mutex, spin, rwlock); obj = the lock */
+#define SBT_PK_TRYLOCK	    5  /* non-blocking acquire; 0 = acquired */
+#define SBT_PK_UNLOCK	    6  /* release; obj = the lock */
+#define SBT_PK_SEM_WAIT	    7  /* P (may block); obj = the semaphore */
 #define SBT_PK_SEM_TRYWAIT  8  /* non-blocking P; 0 = taken */
-#define SBT_PK_SEM_POST     9  /* V */
+#define SBT_PK_SEM_POST	    9  /* V */
 #define SBT_PK_COND_WAIT    10 /* obj = the condition variable, second argument = its mutex */
 #define SBT_PK_COND_SIGNAL  11 /* signal or broadcast; obj = the condition variable */
-#define SBT_PK_MAX          11
+#define SBT_PK_MAX	    11
 
 /* Upper bound on probe ids, carried in the attach cookie and in the record. */
 #define SBT_MAX_PROBES 256
@@ -42,7 +43,7 @@
 struct sbt_event {
 	__u64 ts;    /* CLOCK_MONOTONIC, ns (bpf_ktime_get_ns) */
 	__u64 obj;   /* see the record types */
-	__u64 site; /* EXIT: call site (return address); ENTER: second argument */
+	__u64 site;  /* EXIT: call site (return address); ENTER: second argument */
 	__u32 pid;   /* thread group id */
 	__u32 tid;   /* thread id */
 	__u16 type;  /* SBT_EV_* */

@@ -5,6 +5,10 @@ with what the example workloads measured about themselves.
   checks.py imbalance REPORT.json WORKLOAD.out THREADS PHASES D_MS
   checks.py omp REPORT.json WORKLOAD.out PHASES D_MS
   checks.py phases REPORT.json N
+  checks.py mutex REPORT.json WORKLOAD.out THREADS ITERS CS_US
+  checks.py sem REPORT.json WORKLOAD.out ITEMS
+  checks.py cond REPORT.json WORKLOAD.out ITEMS
+  checks.py futex REPORT.json WORKLOAD.out THREADS PHASES
 Exit status 0 when every check holds; each failure is printed.
 """
 import json
@@ -101,11 +105,106 @@ def main(argv):
         omp(args[0], args[1], int(args[2]), float(args[3]))
     elif kind == "phases":
         phases(args[0], int(args[1]))
+    elif kind == "mutex":
+        mutex(args[0], args[1], int(args[2]), int(args[3]), float(args[4]))
+    elif kind == "sem":
+        sem(args[0], args[1], int(args[2]))
+    elif kind == "cond":
+        cond(args[0], args[1], int(args[2]))
+    elif kind == "futex":
+        futex(args[0], args[1], int(args[2]), int(args[3]))
     else:
         sys.exit(f"unknown check {kind}")
     for f in failures:
         print("FAIL:", f)
     sys.exit(1 if failures else 0)
+
+
+
+def mutex(report, wl_out, threads, iters, cs_us):
+    """T threads x K lock/unlock pairs around a critical section of known
+    length: exact acquisition count, hold time per acquisition close to the
+    critical section and to the workload's own measurement."""
+    r = load(report)
+    rows = workload_lines(wl_out, r"thread (?P<i>\d+) tid (?P<tid>\d+) acquisitions (?P<k>\d+) "
+                                  r"lock_wait_ns (?P<w>\d+) hold_ns (?P<h>\d+)")
+    locks = [l for l in r["locks"] if l["symbol"] == "counter_lock"]
+    check(len(locks) == 1, f"counter_lock in locks[]: {[l['symbol'] for l in r['locks']]}")
+    if not locks:
+        return
+    lk = locks[0]
+    check(lk["acquisitions"] == threads * iters,
+          f"{lk['acquisitions']} acquisitions, expected {threads * iters}")
+    check(lk["holds"] == threads * iters, f"{lk['holds']} holds")
+    avg_hold = lk["hold_ns"] / max(lk["holds"], 1)
+    check(cs_us * 1e3 <= avg_hold <= cs_us * 1e3 + 15e3,
+          f"hold per acquisition {avg_hold / 1e3:.1f} us, critical section {cs_us} us")
+    check(lk["type"] == "mutex", f"type {lk['type']}")
+    own = {int(x["tid"]): int(x["h"]) for x in rows}
+    for t in lk["threads"]:
+        mine = own.get(t["tid"])
+        check(mine is not None, f"tid {t['tid']} not a worker")
+        if mine:
+            check(abs(t["hold_ns"] - mine) <= 0.15 * mine,
+                  f"tid {t['tid']}: hold {t['hold_ns'] / 1e6:.2f} ms, own {mine / 1e6:.2f} ms")
+    check(0 < lk["contended"] <= lk["acquisitions"], f"contended {lk['contended']}")
+    check(lk["blocked_ns"] > 0, "no blocked time split out of the lock wait")
+    check(lk["wait_ns"] >= lk["blocked_ns"], "blocked time larger than the wait")
+
+
+def sem(report, wl_out, items):
+    """Single producer / single consumer: P = V = items on `items`, every P
+    of `items` (initialised to 0) pairs with a V; blocked P's show blocked
+    time."""
+    r = load(report)
+    by = {s["symbol"]: s for s in r["semaphores"]}
+    check(set(by) >= {"items", "slots"}, f"semaphores {list(by)}")
+    if not {"items", "slots"} <= set(by):
+        return
+    it, sl = by["items"], by["slots"]
+    check(it["p"] == items and it["v"] == items, f"items: P {it['p']} V {it['v']}")
+    check(sl["p"] == items and sl["v"] == items, f"slots: P {sl['p']} V {sl['v']}")
+    check(it["paired"] == items and it["initial_tokens"] == 0,
+          f"items: paired {it['paired']}, initial tokens {it['initial_tokens']}")
+    check(sl["paired"] + sl["initial_tokens"] == items and sl["paired"] + sl["unconsumed_v"] == items,
+          f"slots: paired {sl['paired']} initial {sl['initial_tokens']} left {sl['unconsumed_v']}")
+    check(it["p_blocked"] + it["p_nonblocked"] == items, "P_w + P_p != P")
+    check(it["p_blocked"] >= items // 2, f"consumer blocked only {it['p_blocked']} times")
+    check(0 < it["blocked_ns"] <= it["wait_ns"], "blocked/spinning split of the semaphore wait")
+
+
+def cond(report, wl_out, items):
+    r = load(report)
+    text = open(wl_out).read()
+    waits = sum(int(x) for x in re.findall(r"cond_waits (\d+)", text))
+    cvs = [c for c in r["condvars"] if c["symbol"] == "queue_nonempty"]
+    check(len(cvs) == 1, f"condvars {[c['symbol'] for c in r['condvars']]}")
+    if cvs:
+        c = cvs[0]
+        check(c["waits"] == waits, f"{c['waits']} waits, the workers counted {waits}")
+        check(c["signals"] == items, f"{c['signals']} signals, expected {items}")
+        check(c["broadcasts"] == 1, f"{c['broadcasts']} broadcasts")
+    locks = [l for l in r["locks"] if l["symbol"] == "queue_lock"]
+    check(len(locks) == 1, "queue_lock in locks[]")
+    if locks and cvs:
+        # each wait releases the mutex and takes it again: it splits a hold in two
+        check(locks[0]["holds"] == locks[0]["acquisitions"] + cvs[0]["waits"],
+              f"queue_lock: {locks[0]['holds']} holds, {locks[0]['acquisitions']} "
+              f"acquisitions, {cvs[0]['waits']} waits")
+
+
+def futex(report, wl_out, threads, phases):
+    """A hand-made barrier with no exported symbol: its futex word shows
+    waits outside any probed function, at least one per early thread and
+    phase."""
+    r = load(report)
+    words = [f for f in r["futex"] if f["symbol"].startswith("bar")]
+    check(len(words) == 1, f"futex words {[f['symbol'] for f in r['futex']]}")
+    if words:
+        w = words[0]
+        check(w["outside_waits"] >= (threads - 1) * phases,
+              f"{w['outside_waits']} outside waits, expected >= {(threads - 1) * phases}")
+        check(w["wakes"] >= phases, f"{w['wakes']} wakes, expected >= {phases}")
 
 
 if __name__ == "__main__":

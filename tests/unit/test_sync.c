@@ -23,24 +23,24 @@ enum {
 };
 
 static const struct sbt_probe_info probes[NPROBES] = {
-	[P_LOCK] = { .id = P_LOCK, .kind = SBT_PK_LOCK, .symbol = "pthread_mutex_lock" },
-	[P_TRY] = { .id = P_TRY, .kind = SBT_PK_TRYLOCK, .symbol = "pthread_mutex_trylock" },
-	[P_UNLOCK] = { .id = P_UNLOCK, .kind = SBT_PK_UNLOCK, .symbol = "pthread_mutex_unlock" },
-	[P_SEMW] = { .id = P_SEMW, .kind = SBT_PK_SEM_WAIT, .symbol = "sem_wait" },
-	[P_SEMT] = { .id = P_SEMT, .kind = SBT_PK_SEM_TRYWAIT, .symbol = "sem_trywait" },
-	[P_POST] = { .id = P_POST, .kind = SBT_PK_SEM_POST, .symbol = "sem_post" },
-	[P_CONDW] = { .id = P_CONDW, .kind = SBT_PK_COND_WAIT, .symbol = "pthread_cond_wait" },
-	[P_SIG] = { .id = P_SIG, .kind = SBT_PK_COND_SIGNAL, .symbol = "pthread_cond_signal" },
-	[P_BCAST] = { .id = P_BCAST, .kind = SBT_PK_COND_SIGNAL, .symbol = "pthread_cond_broadcast" },
-	[P_PBW] = { .id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait" },
+	[P_LOCK] = {.id = P_LOCK, .kind = SBT_PK_LOCK, .symbol = "pthread_mutex_lock"},
+	[P_TRY] = {.id = P_TRY, .kind = SBT_PK_TRYLOCK, .symbol = "pthread_mutex_trylock"},
+	[P_UNLOCK] = {.id = P_UNLOCK, .kind = SBT_PK_UNLOCK, .symbol = "pthread_mutex_unlock"},
+	[P_SEMW] = {.id = P_SEMW, .kind = SBT_PK_SEM_WAIT, .symbol = "sem_wait"},
+	[P_SEMT] = {.id = P_SEMT, .kind = SBT_PK_SEM_TRYWAIT, .symbol = "sem_trywait"},
+	[P_POST] = {.id = P_POST, .kind = SBT_PK_SEM_POST, .symbol = "sem_post"},
+	[P_CONDW] = {.id = P_CONDW, .kind = SBT_PK_COND_WAIT, .symbol = "pthread_cond_wait"},
+	[P_SIG] = {.id = P_SIG, .kind = SBT_PK_COND_SIGNAL, .symbol = "pthread_cond_signal"},
+	[P_BCAST] = {.id = P_BCAST, .kind = SBT_PK_COND_SIGNAL, .symbol = "pthread_cond_broadcast"},
+	[P_PBW] = {.id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait"},
 };
 
-#define PID   9
-#define MTX   0x1000
-#define SEM   0x2000
-#define COND  0x3000
-#define BAR   0x4000
-#define SITE  0x401234
+#define PID		   9
+#define MTX		   0x1000
+#define SEM		   0x2000
+#define COND		   0x3000
+#define BAR		   0x4000
+#define SITE		   0x401234
 #define FUTEX_WAIT_PRIVATE 128
 #define FUTEX_WAKE_PRIVATE 129
 
@@ -87,8 +87,8 @@ static void on_episode(void *ctx, const struct ph_episode *ep)
 
 static void setup(void)
 {
-	struct phases_ops ops = { .episode = on_episode };
-	struct phases_config cfg = { .probes = probes, .nprobes = NPROBES, .start_ns = 1000 };
+	struct phases_ops ops = {.episode = on_episode};
+	struct phases_config cfg = {.probes = probes, .nprobes = NPROBES, .start_ns = 1000};
 
 	memset(&fx, 0, sizeof(fx));
 	fx.sync = sync__new(probes, NPROBES);
@@ -106,8 +106,13 @@ static void teardown(void)
 
 static void ev(__u16 type, __u16 probe, __u32 tid, __u64 ts, __u64 obj, __u64 site)
 {
-	struct sbt_event e = { .ts = ts, .obj = obj, .site = site, .pid = PID, .tid = tid,
-			       .type = type, .probe = probe };
+	struct sbt_event e = {.ts = ts,
+			      .obj = obj,
+			      .site = site,
+			      .pid = PID,
+			      .tid = tid,
+			      .type = type,
+			      .probe = probe};
 
 	CHECK_EQ(phases__feed(fx.ph, &e), 0);
 }

@@ -1,0 +1,75 @@
+#!/usr/bin/env bats
+# Locks, semaphores, condition variables and futexes of real workloads.
+load helpers
+
+@test "mutex: exact acquisition count, hold time of the known critical section" {
+	run "$SBT" record --trace all -o "$T/m.sbt" -- "$EX/mutex_contention" -t 4 -k 300 -c 20
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	grep -q '^counter 1200$' "$T/wl.out"
+	"$SBT" report --format json "$T/m.sbt" >"$T/m.json"
+	$CHECK mutex "$T/m.json" "$T/wl.out" 4 300 20
+}
+
+@test "mutex: the live summary has the lock table, sortable" {
+	run "$SBT" --trace lock,futex --sort hold -- "$EX/mutex_contention" -t 2 -k 100 -c 10
+	[ "$status" -eq 0 ]
+	grep -qE '^Locks \([0-9]+\):' <<<"$output"
+	grep -qE '^counter_lock +mutex +200 ' <<<"$output"
+	# locks are not traced by default (the most frequent calls)
+	run "$SBT" --force -- "$EX/mutex_contention" -t 2 -k 100 -c 10
+	[ "$status" -eq 0 ]
+	! grep -qE '^Locks \(' <<<"$output"
+}
+
+@test "semaphores: P = V = items, FIFO pairing, blocked P's split out" {
+	run "$SBT" record -o "$T/s.sbt" -- "$EX/sem_pipeline" -n 150 -p 100 -c 50
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/s.sbt" >"$T/s.json"
+	$CHECK sem "$T/s.json" "$T/wl.out" 150
+}
+
+@test "condition variables: waits, signals and broadcasts of a work queue" {
+	run "$SBT" record --trace all -o "$T/c.sbt" -- "$EX/cond_queue" -t 3 -n 120 -w 100
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/c.sbt" >"$T/c.json"
+	$CHECK cond "$T/c.json" "$T/wl.out" 120
+}
+
+@test "futex: a hand-made barrier with no exported symbol is seen through futex waits" {
+	run "$SBT" record --force -o "$T/f.sbt" -- "$EX/custom_barrier" -t 3 -n 4 -d 10
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/f.sbt" >"$T/f.json"
+	$CHECK futex "$T/f.json" "$T/wl.out" 3 4
+	"$SBT" report "$T/f.sbt" | grep -qE '^Futex waits \([0-9]+\):'
+}
+
+@test "futex: the same barrier declared with --probe gives its phases" {
+	run "$SBT" record -o "$T/p.sbt" --probe "$EX/custom_barrier:spin_futex_barrier:team" \
+		-- "$EX/custom_barrier" -t 3 -n 4 -d 10
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/p.sbt" >"$T/p.json"
+	$CHECK phases "$T/p.json" 4
+	# the late thread of every phase is the last worker; its barrier blocked nobody's
+	# futex wait but the early threads' waits are mostly blocked time
+	python3 - "$T/p.json" "$T/wl.out" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+tids = dict(re.findall(r"phase \d+ thread (\d+) tid (\d+)", open(sys.argv[2]).read()))
+last = int(tids["2"])
+for p in r["phases"]:
+    assert p["critical_tid"] == last, (p["index"], p["critical_tid"], last)
+    early = [t for t in p["threads"] if t["tid"] != last]
+    assert all(t["blocked_ns"] > 0.5 * t["wait_ns"] for t in early), early
+PY
+}
+
+@test "bad --trace class is a usage error" {
+	run "$SBT" --trace barrier,locks -p 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown class 'locks'"* ]]
+}
