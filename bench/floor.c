@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * floor -p PID [-s SYMBOL]: attach empty uprobe/uretprobe programs to SYMBOL
- * (default pthread_barrier_wait) in every object PID maps that defines it,
+ * floor -p PID [-s SYMBOL]...: attach empty uprobe/uretprobe programs to each
+ * SYMBOL (default pthread_barrier_wait) in every object PID maps that defines it,
  * the way sbt-bpf attaches (per pid, by file offset), and wait for SIGINT or
  * SIGTERM or the process's exit.
  */
@@ -86,7 +86,8 @@ static struct floor *load(int try_multi)
 
 int main(int argc, char **argv)
 {
-	const char *symbol = "pthread_barrier_wait";
+	const char *symbols[8] = { "pthread_barrier_wait" };
+	int nsymbols = 0, k;
 	struct mapped_file *files;
 	struct floor *skel;
 	int opt, pid = 0, n, i, links = 0, e;
@@ -94,8 +95,8 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "p:s:")) != -1) {
 		if (opt == 'p' && !parse_int(optarg, 1, 1 << 30, &pid))
 			continue;
-		if (opt == 's') {
-			symbol = optarg;
+		if (opt == 's' && nsymbols < 8) {
+			symbols[nsymbols++] = optarg;
 			continue;
 		}
 		fprintf(stderr, "usage: floor -p PID [-s SYMBOL]\n");
@@ -114,15 +115,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
-		e = files[i].executable ? attach_file(skel, pid, files[i].open_path, symbol) : 0;
-		if (e < 0) {
-			fprintf(stderr, "floor: attach failed: %s\n", strerror(-e));
-			return 1;
+		for (k = 0; k < (nsymbols ? nsymbols : 1); k++) {
+			e = files[i].executable ? attach_file(skel, pid, files[i].open_path, symbols[k])
+						: 0;
+			if (e < 0) {
+				fprintf(stderr, "floor: attach failed: %s\n", strerror(-e));
+				return 1;
+			}
+			links += e;
 		}
-		links += e;
 	}
 	if (!links) {
-		fprintf(stderr, "floor: %s not found in process %d\n", symbol, pid);
+		fprintf(stderr, "floor: %s not found in process %d\n", symbols[0], pid);
 		return 1;
 	}
 	signal(SIGINT, on_signal);

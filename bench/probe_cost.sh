@@ -33,42 +33,7 @@ LIBC=$(ldd "$LOOP" | awk '/libc.so/ {print $3}')
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-wait_for() { # FILE PATTERN: wait until FILE contains PATTERN (10 s at most)
-	local i
-	for i in $(seq 200); do grep -qE "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
-	echo "bench: timed out waiting for '$2' in $1" >&2; cat "$1" >&2; return 1
-}
-
-# run_loop TOOL THREADS ARGS...: ns per call of probe_loop under TOOL
-run_loop() {
-	local tool=$1 threads=$2; shift 2
-	"$LOOP" -t "$threads" "$@" -W >"$TMP/loop" &
-	local lp=$! tp=""
-	wait_for "$TMP/loop" ready
-	case $tool in
-	none) ;;
-	floor) "$FLOOR" -p $lp 2>"$TMP/tool" & tp=$!; wait_for "$TMP/tool" tracing ;;
-	sbt) "$SBT" -q -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" & tp=$!; wait_for "$TMP/tool" tracing ;;
-	floor-pf) SBT_BPF_NO_UPROBE_MULTI=1 "$FLOOR" -p $lp 2>"$TMP/tool" & tp=$!; wait_for "$TMP/tool" tracing ;;
-	sbt-pf) SBT_BPF_NO_UPROBE_MULTI=1 "$SBT" -q -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" & tp=$!
-		wait_for "$TMP/tool" tracing ;;
-	bpftrace)
-		bpftrace -p $lp -e "uprobe:$LIBC:pthread_barrier_wait { printf(\"E %d %d %llu %llx\n\", pid, tid, nsecs, arg0); }
-			uretprobe:$LIBC:pthread_barrier_wait { printf(\"X %d %d %llu %llx %llx\n\", pid, tid, nsecs, retval, reg(\"ip\")); }" \
-			>"$TMP/bt.out" 2>/dev/null & tp=$!
-		wait_for "$TMP/bt.out" Attaching ;;
-	esac
-	kill -USR1 $lp
-	wait $lp
-	# per-program run time, when kernel.bpf_stats_enabled is on
-	bpftool prog show 2>/dev/null | awk '/ name (sync|floor)_e/ && /run_cnt/ {
-		for (i = 1; i <= NF; i++) { if ($i == "name") n = $(i+1); if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }
-		if (c) printf "%s %.1f\n", n, t / c }' >"$TMP/progstats"
-	if [ -n "$tp" ]; then kill -INT $tp; wait $tp || true; fi
-	awk '/ns_per_call/ {print $4}' "$TMP/loop"
-}
-
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+. bench/lib.sh
 
 echo "== probe cost: $CALLS calls, 1 thread, $ROUNDS interleaved rounds (median ns/call) =="
 declare -A res

@@ -3,9 +3,10 @@
  * The probed-function loop of the benchmarks: T threads each call
  * pthread_barrier_wait on their own count-1 barrier (it returns at once), so
  * each iteration is one enter/exit pair of a probed function and nothing
- * else. Prints the mean cost per call.
+ * else; or, with -f mutex, lock and unlock their own private mutex (two
+ * pairs per iteration, never contended). Prints the mean cost per iteration.
  *
- *   probe_loop [-t THREADS] [-n CALLS_PER_THREAD | -s SECONDS] [-W]
+ *   probe_loop [-f barrier|mutex] [-t THREADS] [-n CALLS_PER_THREAD | -s SECONDS] [-W]
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,9 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
+static int use_mutex;
+
 struct worker {
 	pthread_t thread;
 	pthread_barrier_t barrier;
+	pthread_mutex_t mutex;
 	unsigned long calls;
 	unsigned long limit;
 	double seconds;
@@ -33,6 +37,16 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+static inline void one_call(struct worker *w)
+{
+	if (use_mutex) {
+		pthread_mutex_lock(&w->mutex);
+		pthread_mutex_unlock(&w->mutex);
+	} else {
+		pthread_barrier_wait(&w->barrier);
+	}
+}
+
 static void *run(void *arg)
 {
 	struct worker *w = arg;
@@ -40,12 +54,12 @@ static void *run(void *arg)
 
 	if (w->limit) {
 		for (w->calls = 0; w->calls < w->limit; w->calls++)
-			pthread_barrier_wait(&w->barrier);
+			one_call(w);
 	} else {
 		/* check the clock every 1024 calls: it costs more than a call */
 		while (now_ns() < deadline)
 			for (int i = 0; i < 1024; i++, w->calls++)
-				pthread_barrier_wait(&w->barrier);
+				one_call(w);
 	}
 	w->elapsed_ns = now_ns() - start;
 	return NULL;
@@ -86,8 +100,15 @@ int main(int argc, char **argv)
 	int opt, wait_start = 0;
 	unsigned long i;
 
-	while ((opt = getopt(argc, argv, "t:n:s:W")) != -1) {
+	while ((opt = getopt(argc, argv, "f:t:n:s:W")) != -1) {
 		switch (opt) {
+		case 'f':
+			if (strcmp(optarg, "barrier") && strcmp(optarg, "mutex")) {
+				fprintf(stderr, "probe_loop: -f barrier or -f mutex\n");
+				return 2;
+			}
+			use_mutex = !strcmp(optarg, "mutex");
+			break;
 		case 't':
 			threads = number(optarg, "-t");
 			break;
@@ -116,6 +137,7 @@ int main(int argc, char **argv)
 	w = calloc(threads, sizeof(*w));
 	for (i = 0; i < threads; i++) {
 		pthread_barrier_init(&w[i].barrier, NULL, 1);
+		pthread_mutex_init(&w[i].mutex, NULL);
 		w[i].limit = limit;
 		w[i].seconds = seconds;
 		pthread_create(&w[i].thread, NULL, run, &w[i]);

@@ -4,3 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")"
 echo "# sbt-bpf benchmarks — $(date -u +%Y-%m-%d) — $(uname -r), $(nproc) CPUs"
 ./probe_cost.sh "$@"
+./lock_cost.sh

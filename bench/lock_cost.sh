@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Lock probes: per-iteration cost of pthread_mutex_lock + pthread_mutex_unlock
+# on a private (never contended) mutex, measured side by side in one run
+# (none / empty-program floor on the same two functions / sbt-bpf --trace
+# lock), then the mutex example at full speed with every lock probe on.
+#
+#   bench/lock_cost.sh [-n CALLS] [-r ROUNDS] [-s SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=.output
+SBT=$OUT/sbt-bpf
+LOOP=$OUT/bench/probe_loop
+FLOOR=$OUT/bench/floor
+CALLS=50000
+ROUNDS=5
+SECONDS_FULL=10
+while getopts "n:r:s:" o; do
+	case $o in
+	n) CALLS=$OPTARG ;;
+	r) ROUNDS=$OPTARG ;;
+	s) SECONDS_FULL=$OPTARG ;;
+	*) echo "usage: $0 [-n CALLS] [-r ROUNDS] [-s SECONDS]" >&2; exit 2 ;;
+	esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
+LIBC=$(ldd "$LOOP" | awk '/libc.so/ {print $3}')
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+LOOP_ARGS="-f mutex"
+FLOOR_ARGS="-s pthread_mutex_lock -s pthread_mutex_unlock"
+SBT_ARGS="--trace lock"
+. bench/lib.sh
+
+echo "== lock probes: $CALLS lock+unlock iterations, 1 thread, $ROUNDS interleaved rounds (median ns/iteration) =="
+TOOLS="none floor sbt"
+declare -A res
+for tool in $TOOLS; do : >"$TMP/r.$tool"; done
+for r in $(seq "$ROUNDS"); do
+	for tool in $TOOLS; do run_loop $tool 1 -n "$CALLS" >>"$TMP/r.$tool"; done
+done
+for tool in $TOOLS; do res[$tool]=$(median <"$TMP/r.$tool"); done
+awk -v none="${res[none]}" -v floor="${res[floor]}" -v sbt="${res[sbt]}" 'BEGIN {
+	printf "| setup | ns/iteration (2 probed calls) | probe cost ns (minus none) | vs floor (per iteration) | vs floor (probe cost) |\n"
+	printf "|---|---|---|---|---|\n"
+	printf "| none | %.0f | - | - | - |\n", none
+	printf "| floor (empty programs) | %.0f | %.0f | 1.00 | 1.00 |\n", floor, floor - none
+	printf "| sbt-bpf --trace lock | %.0f | %.0f | %.2f | %.2f |\n", sbt, sbt - none, sbt / floor, (sbt - none) / (floor - none)
+}'
+
+echo
+echo "== full speed: 2 threads locking for ${SECONDS_FULL} s under sbt-bpf --trace all, default buffers =="
+"$LOOP" -f mutex -t 2 -s "$SECONDS_FULL" -W >"$TMP/loop" &
+lp=$!
+wait_for "$TMP/loop" ready
+"$SBT" -q --trace all -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" &
+tp=$!
+wait_for "$TMP/tool" tracing
+kill -USR1 $lp
+wait $lp
+wait $tp || true
+iters=$(awk '/ns_per_call/ {print $2}' "$TMP/loop")
+events=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "events") print $(i-1)}' "$TMP/sbt.out")
+secs=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "in") print $(i+1)}' "$TMP/sbt.out")
+lost=$(grep -oE '[0-9]+ records lost' "$TMP/sbt.out" | awk '{print $1}' || true)
+acq=$(awk '$2 == "mutex" {s += $3} END {print s + 0}' "$TMP/sbt.out")
+echo "| lock+unlock iterations | events recorded | expected (4 per iteration) | acquisitions in the lock table | events/s | records lost |"
+echo "|---|---|---|---|---|---|"
+awk -v c="$iters" -v e="$events" -v s="$secs" -v l="${lost:-0}" -v a="$acq" \
+	'BEGIN {printf "| %d | %d | %d | %d | %.0f | %d |\n", c, e, 4 * c, a, e / s, l}'
