@@ -3,7 +3,9 @@
 # barrier), measured side by side in one run:
 #   none     - no probes (the function's own cost)
 #   floor    - empty BPF programs on the same uprobe/uretprobe (bench/floor)
-#   sbt-bpf  - sbt-bpf -q -p PID
+#   sbt-bpf  - sbt-bpf -q --trace barrier -p PID (the same probes as the floor)
+#   sbt-bpf default - the default classes: + futex syscall tracepoints (this
+#              loop makes one futex wake per call)
 #   *-pf     - the same with one uprobe link per function (kernels < 6.6)
 #   bpftrace - bpftrace printing one line per event (the equivalent recording)
 # Rounds are interleaved and the median is kept. Then: a 2-thread full-speed
@@ -33,11 +35,12 @@ LIBC=$(ldd "$LOOP" | awk '/libc.so/ {print $3}')
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
+SBT_ARGS="--trace barrier"
 . bench/lib.sh
 
 echo "== probe cost: $CALLS calls, 1 thread, $ROUNDS interleaved rounds (median ns/call) =="
 declare -A res
-TOOLS="none floor sbt floor-pf sbt-pf bpftrace"
+TOOLS="none floor sbt floor-pf sbt-pf sbt-default bpftrace"
 for tool in $TOOLS; do : >"$TMP/r.$tool"; done
 for r in $(seq "$ROUNDS"); do
 	for tool in $TOOLS; do
@@ -48,14 +51,15 @@ for r in $(seq "$ROUNDS"); do
 done
 for tool in $TOOLS; do res[$tool]=$(median <"$TMP/r.$tool"); done
 awk -v none="${res[none]}" -v floor="${res[floor]}" -v sbt="${res[sbt]}" -v bt="${res[bpftrace]}" \
-	-v floorpf="${res[floor-pf]}" -v sbtpf="${res[sbt-pf]}" 'BEGIN {
+	-v floorpf="${res[floor-pf]}" -v sbtpf="${res[sbt-pf]}" -v sbtdef="${res[sbt-default]}" 'BEGIN {
 	printf "| setup | ns/call | probe cost ns (minus none) | vs floor (per call) | vs floor (probe cost) |\n"
 	printf "|---|---|---|---|---|\n"
 	printf "| none | %.0f | - | - | - |\n", none
 	printf "| floor (empty programs) | %.0f | %.0f | 1.00 | 1.00 |\n", floor, floor - none
-	printf "| sbt-bpf | %.0f | %.0f | %.2f | %.2f |\n", sbt, sbt - none, sbt / floor, (sbt - none) / (floor - none)
+	printf "| sbt-bpf --trace barrier | %.0f | %.0f | %.2f | %.2f |\n", sbt, sbt - none, sbt / floor, (sbt - none) / (floor - none)
 	printf "| floor, per-function links | %.0f | %.0f | 1.00 | 1.00 |\n", floorpf, floorpf - none
-	printf "| sbt-bpf, per-function links | %.0f | %.0f | %.2f | %.2f |\n", sbtpf, sbtpf - none, sbtpf / floorpf, (sbtpf - none) / (floorpf - none)
+	printf "| sbt-bpf --trace barrier, per-function links | %.0f | %.0f | %.2f | %.2f |\n", sbtpf, sbtpf - none, sbtpf / floorpf, (sbtpf - none) / (floorpf - none)
+	printf "| sbt-bpf, default classes (+ futex tracepoints) | %.0f | %.0f | %.2f | %.2f |\n", sbtdef, sbtdef - none, sbtdef / floor, (sbtdef - none) / (floor - none)
 	printf "| bpftrace (printf per event) | %.0f | %.0f | %.2f | %.2f |\n", bt, bt - none, bt / floor, (bt - none) / (floor - none)
 }'
 
@@ -73,11 +77,11 @@ done
 sysctl -qw kernel.bpf_stats_enabled="$old_stats"
 
 echo
-echo "== full speed: 2 threads for ${SECONDS_FULL} s under sbt-bpf, default buffers =="
+echo "== full speed: 2 threads for ${SECONDS_FULL} s under sbt-bpf --trace barrier, default buffers =="
 "$LOOP" -t 2 -s "$SECONDS_FULL" -W >"$TMP/loop" &
 lp=$!
 wait_for "$TMP/loop" ready
-"$SBT" -q -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" &
+"$SBT" -q --trace barrier -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" &
 tp=$!
 wait_for "$TMP/tool" tracing
 kill -USR1 $lp
@@ -101,7 +105,7 @@ for r in $(seq "$ROUNDS"); do
 	op=$!
 	wait_for "$TMP/omp" ready
 	t0=$(date +%s%N)
-	"$SBT" -q -p $op >/dev/null 2>"$TMP/tool" &
+	"$SBT" -q -p $op >/dev/null 2>"$TMP/tool" & # default classes
 	tp=$!
 	wait_for "$TMP/tool" tracing
 	t1=$(date +%s%N)
