@@ -235,15 +235,16 @@ static void print_watch_block(struct report *r, const struct ph_episode *ep, con
 	fprintf(r->o.out, "    Imbalance:     %.3f ms lost (LB %.2f), critical thread %u\n",
 		ms(bal.imbalance_ns), bal.lb, bal.critical_tid);
 	fprintf(r->o.out, "    Order of arrival:\n");
-	fprintf(r->o.out, "    %10s %12s %12s %12s %12s  %s\n", "thread", "inter ms", "from start",
-		"compute ms", "wait ms", "real time");
+	fprintf(r->o.out, "    %10s %12s %12s %12s %12s %12s %12s  %s\n", "thread", "inter ms",
+		"from start", "compute ms", "wait ms", "blocked ms", "lock/sem ms", "real time");
 	for (i = 0; i < ep->n; i++) {
 		const struct ph_arrival *a = &order[i];
 
 		wall_clock(r, a->arrive_ns, clock, sizeof(clock));
-		fprintf(r->o.out, "    %10u %12.3f %11.6fs %12.3f %12.3f  %s\n", a->tid,
-			i ? ms(a->arrive_ns - order[i - 1].arrive_ns) : 0.0,
-			sec(rel(r, a->arrive_ns)), ms(ph_compute_ns(a)), ms(ph_wait_ns(a)), clock);
+		fprintf(r->o.out, "    %10u %12.3f %11.6fs %12.3f %12.3f %12.3f %12.3f  %s\n",
+			a->tid, i ? ms(a->arrive_ns - order[i - 1].arrive_ns) : 0.0,
+			sec(rel(r, a->arrive_ns)), ms(ph_compute_ns(a)), ms(ph_wait_ns(a)),
+			ms(a->blocked_ns), ms(a->sync_wait_ns), clock);
 	}
 	free(order);
 }

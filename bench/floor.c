@@ -86,7 +86,7 @@ static struct floor *load(int try_multi)
 
 int main(int argc, char **argv)
 {
-	const char *symbols[8] = { "pthread_barrier_wait" };
+	const char *symbols[8] = {"pthread_barrier_wait"};
 	int nsymbols = 0, k;
 	struct mapped_file *files;
 	struct floor *skel;
@@ -116,8 +116,9 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < (nsymbols ? nsymbols : 1); k++) {
-			e = files[i].executable ? attach_file(skel, pid, files[i].open_path, symbols[k])
-						: 0;
+			e = files[i].executable
+				    ? attach_file(skel, pid, files[i].open_path, symbols[k])
+				    : 0;
 			if (e < 0) {
 				fprintf(stderr, "floor: attach failed: %s\n", strerror(-e));
 				return 1;

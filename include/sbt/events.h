@@ -18,10 +18,11 @@
 #define SBT_EV_ENTER	    1 /* function entry; obj = first argument, site = second argument */
 #define SBT_EV_EXIT	    2 /* function return; obj = return value, site = call site */
 #define SBT_EV_THREAD_START 3 /* a thread of a traced process was created; obj, site = comm */
-#define SBT_EV_THREAD_EXIT  4 /* a thread exited; obj, site = comm; probe = 1: last of its process \
-			       */
-#define SBT_EV_FUTEX_ENTER 5  /* futex() entered; obj = uaddr, site = op | (__u64)val << 32 */
-#define SBT_EV_FUTEX_EXIT  6  /* futex() returned; obj = return value (negative errno) */
+#define SBT_EV_THREAD_EXIT                                                                         \
+	4		     /* a thread exited; obj, site = comm; probe = 1: last of its process  \
+			      */
+#define SBT_EV_FUTEX_ENTER 5 /* futex() entered; obj = uaddr, site = op | (__u64)val << 32 */
+#define SBT_EV_FUTEX_EXIT  6 /* futex() returned; obj = return value (negative errno) */
 
 /* Probe kinds: how userspace interprets the enter/exit pair of a probe. */
 #define SBT_PK_BARRIER	    1  /* barrier; the first argument identifies the barrier object */
