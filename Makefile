@@ -19,7 +19,7 @@ CFLAGS    += $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Ianalyses -Iuser -I$(OU
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT) -Wall
 LIBS      := -lbpf -lelf -ldw -lz -lpthread -lm
 
-BPF_SRCS  := bpf/sync.bpf.c bpf/proc.bpf.c bpf/futex.bpf.c
+BPF_SRCS  := bpf/sync.bpf.c bpf/proc.bpf.c bpf/futex.bpf.c bpf/counters.bpf.c
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKEL      := $(OUTPUT)/sbt.skel.h
 

@@ -19,6 +19,9 @@
 
 #define LOST_PHASES_KEPT 16
 
+/* Where a thread's next COUNTERS record belongs. */
+enum { CTR_NONE, CTR_ARRIVAL, CTR_DEPARTURE };
+
 struct phases {
 	struct phases_config cfg;
 	struct phases_ops ops;
@@ -207,8 +210,13 @@ static void site_account(struct ph_site *s, const struct ph_episode *ep)
 		s->phase_min = ph;
 	if (ph > s->phase_max)
 		s->phase_max = ph;
-	for (i = 0; i < ep->n; i++)
+	for (i = 0; i < ep->n; i++) {
+		__u32 k;
+
 		site_add_idle(s, ep->arr[i].tid, ph_wait_ns(&ep->arr[i]));
+		for (k = 0; ep->arr[i].ctr_valid && k < SBT_MAX_COUNTERS; k++)
+			s->ctr[k] += ep->arr[i].ctr[k];
+	}
 }
 
 /* ---- episodes ------------------------------------------------------------- */
@@ -280,6 +288,7 @@ static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64
 		t->last_site = site;
 	}
 	if (depart_ns) {
+		t->ctr_target = CTR_DEPARTURE;
 		if (depart_ns > ep->last_depart)
 			ep->last_depart = depart_ns;
 		t->last_depart = depart_ns;
@@ -339,6 +348,38 @@ static void arrive(struct phases *p, struct ph_thread *t, const struct sbt_event
 		ep->last_arrive = e->ts;
 	t->waiting = ep;
 	t->waiting_idx = ep->n++;
+	t->ctr_target = CTR_ARRIVAL;
+}
+
+/* ---- counters -------------------------------------------------------------- */
+
+/* Counter values at the thread's arrival give its compute-window deltas
+ * (departure from its previous barrier -> this arrival, as SBT counted);
+ * values at a departure open the next window. A thread counted since its
+ * first run in the session has a known start (0) for phase 0 too. */
+static void on_counters(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	__u32 k0 = SBT_CTR_INDEX(e->probe), j;
+	__u64 v[2] = { e->obj, e->site };
+	struct ph_arrival *a = NULL;
+
+	if (t->ctr_target == CTR_ARRIVAL && t->waiting)
+		a = &t->waiting->arr[t->waiting_idx];
+	for (j = 0; j < 2 && k0 + j < (__u32)p->cfg.ncounters && k0 + j < SBT_MAX_COUNTERS; j++) {
+		__u32 k = k0 + j;
+
+		if (t->ctr_target == CTR_DEPARTURE) {
+			t->ctr_depart[k] = v[j];
+			t->ctr_depart_valid = 1;
+		} else if (a && (t->ctr_depart_valid || (e->probe & SBT_CTR_SINCE_START))) {
+			__u64 start = t->ctr_depart_valid ? t->ctr_depart[k] : 0;
+
+			a->ctr[k] = v[j] > start ? v[j] - start : 0;
+			a->ctr_valid = 1;
+			a->ctr_scaled |= !!(e->probe & SBT_CTR_SCALED);
+			t->ctr_total[k] += a->ctr[k];
+		}
+	}
 }
 
 /* ---- record dispatch ------------------------------------------------------- */
@@ -513,19 +554,24 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 		p->bad++;
 		return -EINVAL;
 	}
-	if (e->type < SBT_EV_ENTER || e->type > SBT_EV_FUTEX_EXIT) {
+	if (e->type < SBT_EV_ENTER || e->type > SBT_EV_COUNTERS) {
 		p->bad++;
 		return -EINVAL;
 	}
 	t = thread_get(p, e->pid, e->tid, e->ts);
 	if (!t)
 		return -ENOMEM;
+	if (e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT)
+		t->ctr_target = CTR_NONE; /* set again by an arrival or a departure */
 	switch (e->type) {
 	case SBT_EV_ENTER:
 		on_call(p, t, e);
 		break;
 	case SBT_EV_EXIT:
 		on_return(p, t, e);
+		break;
+	case SBT_EV_COUNTERS:
+		on_counters(p, t, e);
 		break;
 	case SBT_EV_THREAD_START:
 		t->start_ns = e->ts;

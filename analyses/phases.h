@@ -27,6 +27,17 @@ struct sbt_probe_info {
 	__u64 offset;		     /* file offset of the probed instruction */
 };
 
+/* A counter of the session (perf_event), as recorded in the trace header. */
+#define SBT_COUNTER_NAME_MAX 64
+#define SBT_CTRF_HARDWARE    1 /* a PMU event */
+#define SBT_CTRF_FALLBACK    2 /* counted instead of a hardware event this machine lacks */
+struct sbt_counter_info {
+	char name[SBT_COUNTER_NAME_MAX];
+	__u32 type;   /* perf_event_attr.type */
+	__u64 config; /* perf_event_attr.config */
+	__u32 flags;  /* SBT_CTRF_* */
+};
+
 struct ph_arrival {
 	__u32 tid;
 	__u64 arrive_ns;
@@ -37,6 +48,9 @@ struct ph_arrival {
 	__s64 retval;
 	__u64 blocked_ns;   /* of the wait, time blocked in futex (rest: spinning) */
 	__u64 sync_wait_ns; /* of the compute, time waiting on locks, semaphores, condvars */
+	__u64 ctr[SBT_MAX_COUNTERS]; /* counter deltas of the compute window */
+	__u32 ctr_valid;             /* the deltas are known */
+	__u32 ctr_scaled;            /* multiplexed: the deltas are estimates */
 };
 
 enum ph_state { PH_OPEN, PH_RELEASING };
@@ -78,6 +92,7 @@ struct ph_site {
 	__u64 phase_sum, phase_min, phase_max;
 	struct ph_idle *idle;
 	__u32 nidle;
+	__u64 ctr[SBT_MAX_COUNTERS]; /* counter deltas of its phases, all threads */
 };
 
 struct ph_thread {
@@ -103,6 +118,12 @@ struct ph_thread {
 	} futex;
 	__u64 sync_wait_ns; /* cumulative lock/semaphore/condvar wait */
 	__u64 sync_mark;    /* sync_wait_ns at its last barrier departure */
+	/* counters: values at its last barrier departure, and where the next
+	 * COUNTERS record goes (arrival or departure) */
+	__u64 ctr_depart[SBT_MAX_COUNTERS];
+	int ctr_depart_valid;
+	int ctr_target;
+	__u64 ctr_total[SBT_MAX_COUNTERS]; /* sum of its phase deltas */
 	struct ph_episode *waiting;
 	__u32 waiting_idx;
 };
@@ -127,6 +148,7 @@ struct phases_config {
 	int nprobes;
 	__u64 start_ns;	   /* session start: phase 0 begins here */
 	struct sync *sync; /* receives lock/semaphore/condvar/futex calls; may be NULL */
+	int ncounters;     /* values in SBT_EV_COUNTERS records */
 };
 
 struct phases;

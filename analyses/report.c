@@ -220,6 +220,7 @@ static void print_watch_block(struct report *r, const struct ph_episode *ep, con
 	struct ph_balance bal;
 	char clock[32];
 	__u32 i;
+	int k;
 
 	if (!order)
 		return;
@@ -235,16 +236,27 @@ static void print_watch_block(struct report *r, const struct ph_episode *ep, con
 	fprintf(r->o.out, "    Imbalance:     %.3f ms lost (LB %.2f), critical thread %u\n",
 		ms(bal.imbalance_ns), bal.lb, bal.critical_tid);
 	fprintf(r->o.out, "    Order of arrival:\n");
-	fprintf(r->o.out, "    %10s %12s %12s %12s %12s %12s %12s  %s\n", "thread", "inter ms",
+	fprintf(r->o.out, "    %10s %12s %12s %12s %12s %12s %12s  %-15s", "thread", "inter ms",
 		"from start", "compute ms", "wait ms", "blocked ms", "lock/sem ms", "real time");
+	for (k = 0; k < r->src.ncounters; k++)
+		fprintf(r->o.out, " %16s", r->src.counters[k].name);
+	fputc('\n', r->o.out);
 	for (i = 0; i < ep->n; i++) {
 		const struct ph_arrival *a = &order[i];
 
 		wall_clock(r, a->arrive_ns, clock, sizeof(clock));
-		fprintf(r->o.out, "    %10u %12.3f %11.6fs %12.3f %12.3f %12.3f %12.3f  %s\n",
+		fprintf(r->o.out, "    %10u %12.3f %11.6fs %12.3f %12.3f %12.3f %12.3f  %-15s",
 			a->tid, i ? ms(a->arrive_ns - order[i - 1].arrive_ns) : 0.0,
 			sec(rel(r, a->arrive_ns)), ms(ph_compute_ns(a)), ms(ph_wait_ns(a)),
 			ms(a->blocked_ns), ms(a->sync_wait_ns), clock);
+		for (k = 0; k < r->src.ncounters; k++) {
+			if (a->ctr_valid)
+				fprintf(r->o.out, " %15" PRIu64 "%s", (uint64_t)a->ctr[k],
+					a->ctr_scaled ? "~" : " ");
+			else
+				fprintf(r->o.out, " %16s", "-");
+		}
+		fputc('\n', r->o.out);
 	}
 	free(order);
 }
@@ -265,6 +277,71 @@ static void print_table_row(struct report *r, const struct ph_episode *ep, const
 		(uint64_t)ep->index, ep->n, ms(ph_phase_ns(ep)), ms(ph_barrier_ns(ep)),
 		ms(bal.imbalance_ns), bal.lb, bal.critical_tid, where, name,
 		ep->lost ? " [records lost]" : "");
+}
+
+/* ---- counters ------------------------------------------------------------------ */
+
+static int counter_index(const struct report *r, const char *name)
+{
+	int k;
+
+	for (k = 0; k < r->src.ncounters; k++)
+		if (!strcmp(r->src.counters[k].name, name) ||
+		    (!strcmp(name, "cycles") && !strcmp(r->src.counters[k].name, "cpu-cycles")))
+			return k;
+	return -1;
+}
+
+/* {name: value, ...} of counter values v */
+static void json_counter_values(struct json *j, const struct report *r, const __u64 *v)
+{
+	int k;
+
+	json_obj_begin(j);
+	for (k = 0; k < r->src.ncounters; k++)
+		json_ku64(j, r->src.counters[k].name, v[k]);
+	json_obj_end(j);
+}
+
+/* Sum/Min/Max/Avg across the threads of an episode, per counter, and IPC. */
+static void json_phase_counters(struct json *j, const struct report *r,
+				const struct ph_episode *ep)
+{
+	int k, cyc = counter_index(r, "cycles"), ins = counter_index(r, "instructions");
+	__u32 i, n;
+
+	json_key(j, "counters");
+	json_obj_begin(j);
+	for (k = 0; k < r->src.ncounters; k++) {
+		__u64 sum = 0, min = UINT64_MAX, max = 0;
+
+		for (i = n = 0; i < ep->n; i++) {
+			const struct ph_arrival *a = &ep->arr[i];
+
+			if (!a->ctr_valid)
+				continue;
+			n++;
+			sum += a->ctr[k];
+			min = a->ctr[k] < min ? a->ctr[k] : min;
+			max = a->ctr[k] > max ? a->ctr[k] : max;
+		}
+		json_key(j, r->src.counters[k].name);
+		json_obj_begin(j);
+		json_ku64(j, "sum", sum);
+		json_ku64(j, "min", n ? min : 0);
+		json_ku64(j, "max", max);
+		json_kdouble(j, "avg", n ? (double)sum / n : 0);
+		json_ku64(j, "threads", n);
+		if (k == ins && cyc >= 0) {
+			__u64 c = 0;
+
+			for (i = 0; i < ep->n; i++)
+				c += ep->arr[i].ctr_valid ? ep->arr[i].ctr[cyc] : 0;
+			json_kdouble(j, "ipc", c ? (double)sum / c : 0);
+		}
+		json_obj_end(j);
+	}
+	json_obj_end(j);
 }
 
 /* ---- episodes (JSON) ------------------------------------------------------ */
@@ -293,6 +370,8 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 	json_kdouble(j, "load_balance", bal.lb);
 	json_ku64(j, "critical_tid", bal.critical_tid);
 	json_ku64(j, "lost", ep->lost);
+	if (r->src.ncounters)
+		json_phase_counters(j, r, ep);
 	json_key(j, "threads");
 	json_arr_begin(j);
 	for (i = 0; i < ep->n; i++) {
@@ -317,6 +396,15 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 			  ph_wait_ns(a) > a->blocked_ns ? ph_wait_ns(a) - a->blocked_ns : 0);
 		json_ku64(j, "sync_wait_ns", a->sync_wait_ns);
 		json_ku64(j, "useful_ns", ph_useful_ns(a));
+		if (r->src.ncounters) {
+			json_key(j, "counters");
+			if (a->ctr_valid)
+				json_counter_values(j, r, a->ctr);
+			else
+				json_null(j); /* the window began before counting did */
+			json_key(j, "counters_estimated");
+			json_u64(j, a->ctr_scaled);
+		}
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -421,11 +509,27 @@ const struct phases_ops report_phases_ops = {
 void report__begin(struct report *r)
 {
 	struct json *j = &r->json;
+	int k;
 
 	if (r->o.format != REPORT_JSON)
 		return;
 	json_obj_begin(j);
 	json_ku64(j, "schema", 1);
+	json_key(j, "counters");
+	json_arr_begin(j);
+	for (k = 0; k < r->src.ncounters; k++) {
+		const struct sbt_counter_info *c = &r->src.counters[k];
+
+		json_obj_begin(j);
+		json_kstr(j, "name", c->name);
+		json_kstr(j, "kind", c->flags & SBT_CTRF_HARDWARE ? "hardware" : "software");
+		json_ku64(j, "type", c->type);
+		json_ku64(j, "config", c->config);
+		json_key(j, "fallback");
+		json_u64(j, !!(c->flags & SBT_CTRF_FALLBACK));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_kstr(j, "command", r->src.command ? r->src.command : "");
 	json_kstr(j, "kernel", r->src.kernel ? r->src.kernel : "");
 	json_key(j, "phases");
@@ -502,6 +606,35 @@ static void text_threads(struct report *r)
 	}
 }
 
+static void text_counters(struct report *r)
+{
+	size_t i, n = phases__nthreads(r->ph);
+	int k;
+
+	if (!r->src.ncounters)
+		return;
+	fprintf(r->o.out, "Counters per thread (sum of its phase windows):\n    %10s", "tid");
+	for (k = 0; k < r->src.ncounters; k++)
+		fprintf(r->o.out, " %18s%s", r->src.counters[k].name,
+			r->src.counters[k].flags & SBT_CTRF_FALLBACK ? "*" : " ");
+	fputc('\n', r->o.out);
+	for (i = 0; i < n; i++) {
+		const struct ph_thread *t = phases__thread(r->ph, i);
+
+		if (!t->episodes)
+			continue;
+		fprintf(r->o.out, "    %10u", t->tid);
+		for (k = 0; k < r->src.ncounters; k++)
+			fprintf(r->o.out, " %18" PRIu64 " ", (uint64_t)t->ctr_total[k]);
+		fputc('\n', r->o.out);
+	}
+	for (k = 0; k < r->src.ncounters; k++)
+		if (r->src.counters[k].flags & SBT_CTRF_FALLBACK) {
+			fprintf(r->o.out, "    * counted instead of unavailable hardware events\n");
+			break;
+		}
+}
+
 static void text_drops(struct report *r, const struct report_drops *d)
 {
 	__u64 first[8], total = d ? d->total : 0, affected;
@@ -553,6 +686,7 @@ static void text_end(struct report *r, const struct report_drops *d)
 			(uint64_t)reg->count, sec(reg->total_ns));
 	text_sites(r);
 	text_threads(r);
+	text_counters(r);
 	{
 		struct sync_report sr = sync_view(r);
 
@@ -593,6 +727,10 @@ static void json_sites(struct report *r)
 		json_ku64(j, "barrier_max_ns", s->barrier_max);
 		json_kdouble(j, "barrier_sd_ns", site_sd(s));
 		json_ku64(j, "phase_ns", s->phase_sum);
+		if (r->src.ncounters) {
+			json_key(j, "counters");
+			json_counter_values(j, r, s->ctr);
+		}
 		json_key(j, "threads");
 		json_arr_begin(j);
 		for (k = 0; k < s->nidle; k++) {
@@ -627,6 +765,10 @@ static void json_threads(struct report *r)
 		json_ku64(j, "compute_ns", t->compute_ns);
 		json_ku64(j, "wait_ns", t->wait_ns);
 		json_ku64(j, "sync_wait_ns", sync_report__thread_wait(&sr, t->tid));
+		if (r->src.ncounters) {
+			json_key(j, "counters");
+			json_counter_values(j, r, t->ctr_total);
+		}
 		json_obj_end(j);
 	}
 	json_arr_end(j);

@@ -43,6 +43,8 @@ struct report_src {
 	const char *command;
 	const char *kernel;
 	const struct sync *sync; /* locks, semaphores, condvars, futex; may be NULL */
+	const struct sbt_counter_info *counters; /* -e events, in record order */
+	int ncounters;
 };
 
 struct report_drops {

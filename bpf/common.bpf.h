@@ -95,4 +95,47 @@ static __always_inline int sbt_emit(__u16 type, __u16 probe, __u32 pid, __u32 ti
 	return 0;
 }
 
+/* ---- counters ------------------------------------------------------------ */
+
+/* Per-CPU perf_event counters, index = counter * ncpus + cpu, virtualized
+ * per thread by the sched_switch program: a thread's value is what the
+ * counters advanced while it ran. */
+SBT_GLOBAL struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);
+} counters SEC(".maps");
+
+struct thread_ctr {
+	__u64 acc[SBT_MAX_COUNTERS];   /* counted in the thread's finished run intervals */
+	__u64 start[SBT_MAX_COUNTERS]; /* counter values when its current interval began */
+	__u32 running;
+	__u32 flags;                   /* SBT_CTR_* */
+};
+
+SBT_GLOBAL struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct thread_ctr);
+} thread_ctrs SEC(".maps");
+
+SBT_GLOBAL const volatile __u32 ncounters;
+SBT_GLOBAL const volatile __u32 ctr_ncpus;
+
+/* The current CPU's value of counter k, scaled when multiplexed. */
+static __always_inline __u64 ctr_read(__u32 k, __u32 cpu, __u32 *flags)
+{
+	struct bpf_perf_event_value v = {};
+
+	if (bpf_perf_event_read_value(&counters, k * ctr_ncpus + cpu, &v, sizeof(v)))
+		return 0;
+	if (v.running && v.running < v.enabled) {
+		*flags |= SBT_CTR_SCALED;
+		return v.counter * v.enabled / v.running;
+	}
+	return v.counter;
+}
+
 #endif /* SBT_COMMON_BPF_H */

@@ -8,14 +8,55 @@
 #include "common.bpf.h"
 #include <bpf/bpf_tracing.h>
 
+/* The thread's counter values now, two per record, right after its barrier
+ * ENTER or EXIT record. A thread not seen switching in since the session
+ * began starts counting here (its counts are not complete: no flag). */
+static __always_inline void emit_counters(__u32 pid, __u32 tid)
+{
+	struct thread_ctr *c = bpf_map_lookup_elem(&thread_ctrs, &tid), fresh = {};
+	__u32 cpu = bpf_get_smp_processor_id(), flags, k;
+	__u64 v[SBT_MAX_COUNTERS] = {};
+
+	if (!c) {
+		bpf_map_update_elem(&thread_ctrs, &tid, &fresh, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&thread_ctrs, &tid);
+		if (!c)
+			return;
+		c->running = 1;
+#pragma unroll
+		for (k = 0; k < SBT_MAX_COUNTERS; k++)
+			if (k < ncounters)
+				c->start[k] = ctr_read(k, cpu, &c->flags);
+	}
+	flags = c->flags;
+#pragma unroll
+	for (k = 0; k < SBT_MAX_COUNTERS; k++)
+		if (k < ncounters)
+			v[k] = c->acc[k] + (c->running ? ctr_read(k, cpu, &flags) - c->start[k] : 0);
+	sbt_emit(SBT_EV_COUNTERS, 0 | flags, pid, tid, v[0], v[1]);
+	if (ncounters > 2)
+		sbt_emit(SBT_EV_COUNTERS, 2 | flags, pid, tid, v[2], v[3]);
+}
+
+static __always_inline int is_barrier_kind(__u64 cookie)
+{
+	__u64 kind = cookie >> 16;
+
+	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER;
+}
+
 static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, __u64 site)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = bpf_get_current_pid_tgid(), cookie;
 	__u32 pid = id >> 32;
 
 	if (uprobe_filter && !sbt_is_target(pid))
 		return 0;
-	return sbt_emit(type, (__u16)bpf_get_attach_cookie(ctx), pid, (__u32)id, obj, site);
+	cookie = bpf_get_attach_cookie(ctx);
+	sbt_emit(type, (__u16)cookie, pid, (__u32)id, obj, site);
+	if (ncounters && is_barrier_kind(cookie))
+		emit_counters(pid, (__u32)id);
+	return 0;
 }
 
 SEC("uprobe")

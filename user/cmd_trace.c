@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmds.h"
+#include "counters.h"
 #include "env.h"
 #include "launch.h"
 #include "log.h"
@@ -41,6 +42,7 @@ struct tracer {
 	struct names *names;
 	struct phases *ph;
 	struct sync *sync;
+	struct counter_set counters;
 	struct report *report;
 	struct tf_writer *writer;
 	__u64 start_ns;
@@ -304,11 +306,14 @@ static int open_outputs(struct tracer *t)
 		.realtime_offset_ns = t->realtime_offset_ns,
 		.command = t->command,
 		.sync = t->sync,
+		.counters = t->counters.info,
+		.ncounters = t->counters.n,
 	};
 	struct phases_config pc = {.probes = t->infos,
 				   .nprobes = t->probes.n,
 				   .start_ns = t->start_ns,
-				   .sync = t->sync};
+				   .sync = t->sync,
+				   .ncounters = t->counters.n};
 
 	if (t->env.output) {
 		t->writer = tracefile__create(t->env.output);
@@ -329,7 +334,8 @@ static int attach(struct tracer *t)
 {
 	struct session_opts so = {.ringbuf_bytes = t->env.buffer_bytes,
 				  .single_target = t->pid,
-				  .futex = !!(t->env.classes & SBT_TRACE_FUTEX)};
+				  .futex = !!(t->env.classes & SBT_TRACE_FUTEX),
+				  .counters = t->counters.n ? &t->counters : NULL};
 	__u64 t0 = mono_ns(CLOCK_MONOTONIC);
 	char err[512];
 
@@ -535,7 +541,28 @@ static void cleanup(struct tracer *t)
 	symbolizer__free(t->sym);
 	names__free(t->names);
 	probes__free(&t->probes);
+	counters__close(&t->counters);
 	free(t->infos);
+}
+
+/* -e: before the target starts, so that a bad event costs nothing. */
+static int open_counters(struct tracer *t)
+{
+	char err[256];
+
+	if (!t->env.events)
+		return 0;
+	if (counters__parse(t->env.events, &t->counters, err, sizeof(err))) {
+		log_err("%s", err);
+		return EXIT_USAGE;
+	}
+	if (counters__open(&t->counters, err, sizeof(err))) {
+		log_err("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (t->counters.notice[0])
+		log_warn("counters: %s", t->counters.notice);
+	return 0;
 }
 
 static int run(struct tracer *t)
@@ -547,7 +574,9 @@ static int run(struct tracer *t)
 		log_err("%s", err);
 		return EXIT_RUNTIME;
 	}
-	rc = start_target(t);
+	rc = open_counters(t);
+	if (!rc)
+		rc = start_target(t);
 	if (!rc)
 		rc = resolve_probes(t);
 	if (!rc)
@@ -577,6 +606,10 @@ int cmd_trace(int argc, char **argv, int record)
 	rc = env__parse(&t.env, argc, argv, record);
 	if (rc)
 		return rc;
+	if (t.env.list_events) {
+		counters__list(stdout);
+		return EXIT_OK;
+	}
 	rc = run(&t);
 	cleanup(&t);
 	return rc;

@@ -22,6 +22,7 @@ enum {
 	OPT_FORCE,
 	OPT_TRACE,
 	OPT_SORT,
+	OPT_LIST_EVENTS,
 };
 
 static const char trace_doc[] =
@@ -36,7 +37,7 @@ static const char trace_doc[] =
 	"  sudo sbt-bpf --hang-timeout 5 -p 4242       # name threads missing at a barrier\n"
 	"  sudo sbt-bpf --probe ./app:my_barrier:team -- ./app\n"
 	"  sudo sbt-bpf --trace all --sort hold -p 4242   # locks too, by hold time\n"
-	"  sudo sbt-bpf --trace all --sort hold -p 4242   # locks too, by hold time\n"
+	"  sudo sbt-bpf -e cycles,instructions --watch-all -p 4242   # counters per phase\n"
 	"\nSubcommands: record, report (sbt-bpf COMMAND --help)."
 	"\vProbe kinds for --probe: barrier (the first argument identifies the barrier), team "
 	"(every thread of the process takes part; no argument), region (parallel region frame), "
@@ -74,6 +75,13 @@ static const struct argp_option options[] = {
 	 2},
 	{"sort", OPT_SORT, "KEY", 0, "Order of the lock tables: wait (default), hold, count", 1},
 	{"force", OPT_FORCE, NULL, 0, "Trace even if the target uses no traced function", 2},
+	{"events", 'e', "EVENT,...", 0,
+	 "Per-phase counter deltas (at most 4): cycles, instructions, cache-misses, "
+	 "branch-misses, task-clock, page-faults, context-switches, cpu-migrations, rNNNN, "
+	 "PMU/config=N/ ...",
+	 1},
+	{"list-events", OPT_LIST_EVENTS, NULL, 0, "List the counter events this machine supports",
+	 1},
 	{"duration", 'd', "S", 0, "Stop after S seconds", 3},
 	{"buffer-size", OPT_BUFFER, "SIZE", 0, "Ring buffer size, power of two (default 16M)", 3},
 	{"drain-interval", OPT_DRAIN, "MS", 0, "Drain the ring buffer every MS ms (default 20)", 3},
@@ -168,6 +176,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_FORCE:
 		env->force = 1;
 		return 0;
+	case 'e':
+		env->events = arg;
+		return 0;
+	case OPT_LIST_EVENTS:
+		env->list_events = 1;
+		return 0;
 	case OPT_TRACE: {
 		char err[256];
 
@@ -192,6 +206,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		env->cmd = st->argv + st->next;
 		return 0;
 	case ARGP_KEY_END:
+		if (env->list_events)
+			return 0;
 		if (!env->pid == !env->cmd)
 			argp_error(st, "give either -p PID or -- COMMAND");
 		if (env->record && !env->output)

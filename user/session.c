@@ -101,6 +101,32 @@ static int attach_futex(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Hand the per-CPU counters to the BPF side, then start virtualizing them
+ * per thread at context switches. */
+static int attach_counters(struct session *s, const struct counter_set *cs, char *err,
+			   size_t errlen)
+{
+	int map = bpf_map__fd(s->skel->maps.counters);
+	__u32 i;
+
+	for (i = 0; i < (__u32)(cs->n * cs->ncpus); i++)
+		if (cs->fds[i] >= 0 && bpf_map_update_elem(map, &i, &cs->fds[i], BPF_ANY)) {
+			snprintf(err, errlen, "cannot pass counter %s to BPF: %s",
+				 cs->info[i / cs->ncpus].name, strerror(errno));
+			return -errno;
+		}
+	s->skel->links.ctr_switch =
+		bpf_program__attach_raw_tracepoint(s->skel->progs.ctr_switch, "sched_switch");
+	if (s->skel->links.ctr_switch)
+		s->skel->links.ctr_exit = bpf_program__attach_raw_tracepoint(
+			s->skel->progs.ctr_exit, "sched_process_exit");
+	if (!s->skel->links.ctr_exit) {
+		snprintf(err, errlen, "cannot attach the counter tracepoints: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
@@ -114,6 +140,8 @@ static int on_sample(void *ctx, void *data, size_t size)
  * multi-uprobe links when `multi` (refused by kernels before 6.6). */
 static int load_skeleton(struct session *s, const struct session_opts *o, int multi)
 {
+	int nctr = o->counters ? o->counters->n : 0;
+
 	s->skel = sbt__open();
 	if (!s->skel)
 		return -errno;
@@ -123,6 +151,11 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	/* Programs that are not attached need not be loaded either. */
 	bpf_program__set_autoload(s->skel->progs.futex_enter, o->futex);
 	bpf_program__set_autoload(s->skel->progs.futex_exit, o->futex);
+	bpf_program__set_autoload(s->skel->progs.ctr_switch, nctr > 0);
+	bpf_program__set_autoload(s->skel->progs.ctr_exit, nctr > 0);
+	s->skel->rodata->ncounters = nctr;
+	s->skel->rodata->ctr_ncpus = nctr ? o->counters->ncpus : 1;
+	bpf_map__set_max_entries(s->skel->maps.counters, nctr ? nctr * o->counters->ncpus : 1);
 	if (multi) {
 		bpf_program__set_expected_attach_type(s->skel->progs.sync_enter,
 						      SBT_BPF_TRACE_UPROBE_MULTI);
@@ -159,7 +192,8 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 			 strerror(-e));
 		goto fail;
 	}
-	if (attach_tracepoints(s, err, errlen) || (o->futex && attach_futex(s, err, errlen)))
+	if (attach_tracepoints(s, err, errlen) || (o->futex && attach_futex(s, err, errlen)) ||
+	    (o->counters && o->counters->n && attach_counters(s, o->counters, err, errlen)))
 		goto fail;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_sample, s, NULL);
 	if (!s->rb) {
@@ -183,7 +217,8 @@ int session__add_target(struct session *s, pid_t pid)
 
 static int attach_one(struct session *s, const struct probe *p, pid_t pid, int retprobe)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = p->info.id);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe,
+		    .bpf_cookie = SBT_COOKIE(p->info.id, p->info.kind));
 	struct bpf_program *prog = retprobe ? s->skel->progs.sync_exit : s->skel->progs.sync_enter;
 	struct bpf_link **links, *l;
 
@@ -247,7 +282,7 @@ static int attach_file(struct session *s, const struct probe_table *t, const cha
 		if (strcmp(t->probes[i].open_path, path))
 			continue;
 		offsets[n] = t->probes[i].info.offset;
-		cookies[n++] = t->probes[i].info.id;
+		cookies[n++] = SBT_COOKIE(t->probes[i].info.id, t->probes[i].info.kind);
 	}
 	for (dir = 1; dir >= 0; dir--) { /* return probes first, as above */
 		int prog =

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include "counters.h"
 #include "probes.h"
 #include "sbt/events.h"
 
@@ -13,6 +14,7 @@ struct session_opts {
 	size_t ringbuf_bytes; /* power of two, >= page size */
 	pid_t single_target;  /* the one process traced (cheaper filtering), or 0 */
 	int futex;	      /* trace futex() calls (raw syscall tracepoints) */
+	const struct counter_set *counters; /* read at barrier boundaries; may be NULL */
 };
 
 typedef int (*session_event_fn)(void *ctx, const struct sbt_event *e);
