@@ -360,7 +360,7 @@ static void arrive(struct phases *p, struct ph_thread *t, const struct sbt_event
 static void on_counters(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	__u32 k0 = SBT_CTR_INDEX(e->probe), j;
-	__u64 v[2] = { e->obj, e->site };
+	__u64 v[2] = {e->obj, e->site};
 	struct ph_arrival *a = NULL;
 
 	if (t->ctr_target == CTR_ARRIVAL && t->waiting)

@@ -49,8 +49,8 @@ struct ph_arrival {
 	__u64 blocked_ns;   /* of the wait, time blocked in futex (rest: spinning) */
 	__u64 sync_wait_ns; /* of the compute, time waiting on locks, semaphores, condvars */
 	__u64 ctr[SBT_MAX_COUNTERS]; /* counter deltas of the compute window */
-	__u32 ctr_valid;             /* the deltas are known */
-	__u32 ctr_scaled;            /* multiplexed: the deltas are estimates */
+	__u32 ctr_valid;	     /* the deltas are known */
+	__u32 ctr_scaled;	     /* multiplexed: the deltas are estimates */
 };
 
 enum ph_state { PH_OPEN, PH_RELEASING };
@@ -148,7 +148,7 @@ struct phases_config {
 	int nprobes;
 	__u64 start_ns;	   /* session start: phase 0 begins here */
 	struct sync *sync; /* receives lock/semaphore/condvar/futex calls; may be NULL */
-	int ncounters;     /* values in SBT_EV_COUNTERS records */
+	int ncounters;	   /* values in SBT_EV_COUNTERS records */
 };
 
 struct phases;

@@ -304,8 +304,7 @@ static void json_counter_values(struct json *j, const struct report *r, const __
 }
 
 /* Sum/Min/Max/Avg across the threads of an episode, per counter, and IPC. */
-static void json_phase_counters(struct json *j, const struct report *r,
-				const struct ph_episode *ep)
+static void json_phase_counters(struct json *j, const struct report *r, const struct ph_episode *ep)
 {
 	int k, cyc = counter_index(r, "cycles"), ins = counter_index(r, "instructions");
 	__u32 i, n;

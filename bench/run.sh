@@ -5,3 +5,4 @@ cd "$(dirname "$0")"
 echo "# sbt-bpf benchmarks — $(date -u +%Y-%m-%d) — $(uname -r), $(nproc) CPUs"
 ./probe_cost.sh "$@"
 ./lock_cost.sh
+./counter_cost.sh

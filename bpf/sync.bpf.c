@@ -32,7 +32,8 @@ static __always_inline void emit_counters(__u32 pid, __u32 tid)
 #pragma unroll
 	for (k = 0; k < SBT_MAX_COUNTERS; k++)
 		if (k < ncounters)
-			v[k] = c->acc[k] + (c->running ? ctr_read(k, cpu, &flags) - c->start[k] : 0);
+			v[k] = c->acc[k] +
+			       (c->running ? ctr_read(k, cpu, &flags) - c->start[k] : 0);
 	sbt_emit(SBT_EV_COUNTERS, 0 | flags, pid, tid, v[0], v[1]);
 	if (ncounters > 2)
 		sbt_emit(SBT_EV_COUNTERS, 2 | flags, pid, tid, v[2], v[3]);

@@ -147,9 +147,14 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 				 .realtime_offset_ns = m->realtime_offset_ns,
 				 .command = m->command,
 				 .kernel = m->kernel,
-				 .sync = sync};
-	struct phases_config pc = {
-		.probes = infos, .nprobes = nprobes, .start_ns = m->start_ns, .sync = sync};
+				 .sync = sync,
+				 .counters = m->counters,
+				 .ncounters = m->ncounters};
+	struct phases_config pc = {.probes = infos,
+				   .nprobes = nprobes,
+				   .start_ns = m->start_ns,
+				   .sync = sync,
+				   .ncounters = m->ncounters};
 	struct report_drops drops = {
 		.total = m->drops_total, .per_cpu = m->drops_per_cpu, .ncpus = m->ncpus};
 	struct report *r = report__new(&ro, &src);

@@ -477,6 +477,8 @@ static void fill_meta(struct tracer *t, struct tf_meta *m, __u64 end_ns, __u64 *
 		m->ncpus = ncpus;
 	}
 	m->drops_total = session__drops(t->session, NULL, 0);
+	memcpy(m->counters, t->counters.info, sizeof(m->counters));
+	m->ncounters = t->counters.n;
 }
 
 static int finish_trace_file(struct tracer *t, __u64 end_ns, __u64 *per_cpu, int ncpus)

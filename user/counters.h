@@ -14,8 +14,8 @@
 struct counter_set {
 	struct sbt_counter_info info[SBT_MAX_COUNTERS];
 	int n;
-	int ncpus;  /* possible CPUs: fds has n * ncpus entries, -1 where not opened */
-	int *fds;   /* index k * ncpus + cpu */
+	int ncpus;	  /* possible CPUs: fds has n * ncpus entries, -1 where not opened */
+	int *fds;	  /* index k * ncpus + cpu */
 	char notice[512]; /* what was dropped or substituted, said once */
 };
 

@@ -29,8 +29,8 @@ struct env {
 	int force;	       /* attach even if no traced function is used */
 	unsigned int classes;  /* --trace: SBT_TRACE_* bits */
 	int sort;	       /* --sort: enum sync_sort */
-	const char *events;           /* -e: counter events */
-	int list_events;              /* --list-events */
+	const char *events;    /* -e: counter events */
+	int list_events;       /* --list-events */
 	struct user_probe probes[ENV_MAX_PROBES];
 	int nprobes;
 };

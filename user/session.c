@@ -140,7 +140,7 @@ static int on_sample(void *ctx, void *data, size_t size)
  * multi-uprobe links when `multi` (refused by kernels before 6.6). */
 static int load_skeleton(struct session *s, const struct session_opts *o, int multi)
 {
-	int nctr = o->counters ? o->counters->n : 0;
+	int nctr = o->counters ? o->counters->n : 0, k;
 
 	s->skel = sbt__open();
 	if (!s->skel)
@@ -155,6 +155,9 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	bpf_program__set_autoload(s->skel->progs.ctr_exit, nctr > 0);
 	s->skel->rodata->ncounters = nctr;
 	s->skel->rodata->ctr_ncpus = nctr ? o->counters->ncpus : 1;
+	for (k = 0; k < nctr; k++)
+		if (o->counters->info[k].flags & SBT_CTRF_HARDWARE)
+			s->skel->rodata->ctr_hw_mask |= 1u << k;
 	bpf_map__set_max_entries(s->skel->maps.counters, nctr ? nctr * o->counters->ncpus : 1);
 	if (multi) {
 		bpf_program__set_expected_attach_type(s->skel->progs.sync_enter,

@@ -11,9 +11,9 @@
 #include "sbt/events.h"
 
 struct session_opts {
-	size_t ringbuf_bytes; /* power of two, >= page size */
-	pid_t single_target;  /* the one process traced (cheaper filtering), or 0 */
-	int futex;	      /* trace futex() calls (raw syscall tracepoints) */
+	size_t ringbuf_bytes;		    /* power of two, >= page size */
+	pid_t single_target;		    /* the one process traced (cheaper filtering), or 0 */
+	int futex;			    /* trace futex() calls (raw syscall tracepoints) */
 	const struct counter_set *counters; /* read at barrier boundaries; may be NULL */
 };
 

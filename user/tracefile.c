@@ -28,7 +28,7 @@
 
 static const char *const section_names[] = {
 	[TF_SEC_INFO] = "INFO",	      [TF_SEC_PROBES] = "PROBES", [TF_SEC_SYMBOLS] = "SYMBOLS",
-	[TF_SEC_THREADS] = "THREADS", [TF_SEC_DROPS] = "DROPS",
+	[TF_SEC_THREADS] = "THREADS", [TF_SEC_DROPS] = "DROPS",	  [TF_SEC_COUNTERS] = "COUNTERS",
 };
 
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
@@ -388,6 +388,21 @@ static void encode_drops(struct mbuf *b, const struct tf_meta *m)
 	mb_end(b, at);
 }
 
+static void encode_counters(struct mbuf *b, const struct tf_meta *m)
+{
+	size_t at = mb_begin(b, TF_SEC_COUNTERS);
+	__u32 i, n = m->ncounters < SBT_MAX_COUNTERS ? m->ncounters : SBT_MAX_COUNTERS;
+
+	mb_u32(b, n);
+	for (i = 0; i < n; i++) {
+		mb_u32(b, m->counters[i].type);
+		mb_u64(b, m->counters[i].config);
+		mb_u32(b, m->counters[i].flags);
+		mb_str(b, m->counters[i].name);
+	}
+	mb_end(b, at);
+}
+
 static int encode_meta(struct mbuf *b, const struct tf_meta *meta)
 {
 	static const struct tf_meta empty;
@@ -398,6 +413,7 @@ static int encode_meta(struct mbuf *b, const struct tf_meta *meta)
 	encode_symbols(b, m);
 	encode_threads(b, m);
 	encode_drops(b, m);
+	encode_counters(b, m);
 	/* a reader would refuse a larger block: fail now rather than write an unreadable trace */
 	if (!b->err && b->len > TF_META_MAX)
 		b->err = -EFBIG;
@@ -711,6 +727,28 @@ static int parse_drops(const struct rctx *rc, struct cur *c, struct tf_meta *m)
 	return 0;
 }
 
+static int parse_counters(const struct rctx *rc, struct cur *c, struct tf_meta *m)
+{
+	__u32 n, i;
+
+	if (!get_u32(c, &n))
+		return overrun(rc, "COUNTERS");
+	if (n > SBT_MAX_COUNTERS)
+		return fail(rc, EINVAL, "corrupt metadata: %u counters (at most %d)", n,
+			    SBT_MAX_COUNTERS);
+	for (i = 0; i < n; i++) {
+		struct sbt_counter_info *ci = &m->counters[i];
+		struct str name;
+
+		if (!get_u32(c, &ci->type) || !get_u64(c, &ci->config) || !get_u32(c, &ci->flags) ||
+		    !get_str(c, &name))
+			return overrun(rc, "COUNTERS");
+		str_copy(ci->name, sizeof(ci->name), &name);
+	}
+	m->ncounters = n;
+	return 0;
+}
+
 static int parse_section(const struct rctx *rc, __u32 tag, struct cur *c, struct tf_meta *m)
 {
 	switch (tag) {
@@ -724,6 +762,8 @@ static int parse_section(const struct rctx *rc, __u32 tag, struct cur *c, struct
 		return parse_threads(rc, c, m);
 	case TF_SEC_DROPS:
 		return parse_drops(rc, c, m);
+	case TF_SEC_COUNTERS:
+		return parse_counters(rc, c, m);
 	}
 	return 0; /* written by a newer version: skipped */
 }

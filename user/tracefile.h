@@ -45,6 +45,9 @@
  *   TF_SEC_THREADS  __u32 count, count x (__u32 pid, __u32 tid, __u64 start_ns,
  *                   __u64 exit_ns, string comm).
  *   TF_SEC_DROPS    __u64 total, __u32 ncpus, ncpus x __u64 per-CPU count.
+ *   TF_SEC_COUNTERS __u32 count (<= SBT_MAX_COUNTERS), count x (__u32 type,
+ *                   __u64 config, __u32 flags, string name): the perf_event
+ *                   counters whose values SBT_EV_COUNTERS records carry.
  *
  * The reader treats the file as hostile: every offset, length and count is
  * checked against the bytes actually present before anything is allocated,
@@ -63,11 +66,12 @@
 #define TF_META_MAX    (64u << 20) /* bound on what a reader loads into memory */
 
 /* Section tags of the metadata block. */
-#define TF_SEC_INFO    1
-#define TF_SEC_PROBES  2
-#define TF_SEC_SYMBOLS 3
-#define TF_SEC_THREADS 4
-#define TF_SEC_DROPS   5
+#define TF_SEC_INFO	1
+#define TF_SEC_PROBES	2
+#define TF_SEC_SYMBOLS	3
+#define TF_SEC_THREADS	4
+#define TF_SEC_DROPS	5
+#define TF_SEC_COUNTERS 6
 
 /* The on-disk header (little-endian). */
 struct tf_header {
@@ -116,6 +120,8 @@ struct tf_meta {
 	__u64 drops_total;
 	__u64 *drops_per_cpu;
 	__u32 ncpus;
+	struct sbt_counter_info counters[SBT_MAX_COUNTERS]; /* -e events, in record order */
+	__u32 ncounters;
 };
 
 struct tf_writer;

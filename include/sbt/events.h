@@ -23,8 +23,9 @@
 			      */
 #define SBT_EV_FUTEX_ENTER 5 /* futex() entered; obj = uaddr, site = op | (__u64)val << 32 */
 #define SBT_EV_FUTEX_EXIT  6 /* futex() returned; obj = return value (negative errno) */
-#define SBT_EV_COUNTERS    7 /* counters at the thread's preceding barrier ENTER or EXIT:
-				* obj = counter k, site = counter k + 1, probe = k | SBT_CTR_* */
+#define SBT_EV_COUNTERS                                                                            \
+	7 /* counters at the thread's preceding barrier ENTER or EXIT:                             \
+	   * obj = counter k, site = counter k + 1, probe = k | SBT_CTR_* */
 
 /* Probe kinds: how userspace interprets the enter/exit pair of a probe. */
 #define SBT_PK_BARRIER	    1  /* barrier; the first argument identifies the barrier object */
@@ -47,10 +48,10 @@
 #define SBT_COOKIE(id, kind) ((__u64)(id) | (__u64)(kind) << 16)
 
 /* Counters (perf_event) read at barrier boundaries. */
-#define SBT_MAX_COUNTERS 4
-#define SBT_CTR_INDEX(probe)  ((probe) & 0xff)
-#define SBT_CTR_SCALED        0x100 /* multiplexed: values scaled, an estimate */
-#define SBT_CTR_SINCE_START   0x200 /* counted since the thread's first run in the session */
+#define SBT_MAX_COUNTERS     4
+#define SBT_CTR_INDEX(probe) ((probe)&0xff)
+#define SBT_CTR_SCALED	     0x100 /* multiplexed: values scaled, an estimate */
+#define SBT_CTR_SINCE_START  0x200 /* counted since the thread's first run in the session */
 
 struct sbt_event {
 	__u64 ts;    /* CLOCK_MONOTONIC, ns (bpf_ktime_get_ns) */

@@ -9,6 +9,8 @@ with what the example workloads measured about themselves.
   checks.py sem REPORT.json WORKLOAD.out ITEMS
   checks.py cond REPORT.json WORKLOAD.out ITEMS
   checks.py futex REPORT.json WORKLOAD.out THREADS PHASES
+  checks.py pages REPORT.json WORKLOAD.out THREADS PHASES PAGES SLEEPS
+  checks.py taskclock REPORT.json WORKLOAD.out
 Exit status 0 when every check holds; each failure is printed.
 """
 import json
@@ -113,6 +115,10 @@ def main(argv):
         cond(args[0], args[1], int(args[2]))
     elif kind == "futex":
         futex(args[0], args[1], int(args[2]), int(args[3]))
+    elif kind == "pages":
+        pages(args[0], args[1], int(args[2]), int(args[3]), int(args[4]), int(args[5]))
+    elif kind == "taskclock":
+        taskclock(args[0], args[1])
     else:
         sys.exit(f"unknown check {kind}")
     for f in failures:
@@ -205,6 +211,53 @@ def futex(report, wl_out, threads, phases):
         check(w["outside_waits"] >= (threads - 1) * phases,
               f"{w['outside_waits']} outside waits, expected >= {(threads - 1) * phases}")
         check(w["wakes"] >= phases, f"{w['wakes']} wakes, expected >= {phases}")
+
+
+
+def pages(report, wl_out, threads, phases, npages, sleeps):
+    """page_touch: worker t touches npages fresh pages in phase 1 + t % phases
+    and none elsewhere; it sleeps `sleeps` times in every phase."""
+    r = load(report)
+    rows = workload_lines(wl_out, r"phase (?P<k>\d+) thread (?P<i>\d+) tid (?P<tid>\d+) "
+                                  r"pages (?P<p>\d+) sleeps (?P<s>\d+)")
+    index_of = {int(x["tid"]): int(x["i"]) for x in rows}
+    check(len(r["phases"]) == phases + 1, f"{len(r['phases'])} phases, expected {phases + 1}")
+    for p in r["phases"][1:]:
+        for t in p["threads"]:
+            c = t["counters"]
+            check(c is not None, f"phase {p['index']} tid {t['tid']}: no counters")
+            if c is None:
+                continue
+            i = index_of.get(t["tid"])
+            want = npages if i is not None and p["index"] == 1 + i % phases else 0
+            check(want <= c["page-faults"] <= want + 3,
+                  f"phase {p['index']} thread {i}: {c['page-faults']} page faults, expected {want}")
+            check(c["context-switches"] >= sleeps,
+                  f"phase {p['index']} thread {i}: {c['context-switches']} context switches, "
+                  f"slept {sleeps} times")
+    # threads created after attach are counted from their start: phase 0 known
+    for t in r["phases"][0]["threads"]:
+        check(t["counters"] is not None, f"phase 0 tid {t['tid']}: counters unknown")
+
+
+def taskclock(report, wl_out):
+    """A spinning thread's task-clock per phase matches its own compute time
+    within 5 %."""
+    r = load(report)
+    own = {(int(x["k"]), int(x["tid"])): int(x["c"]) for x in workload_lines(
+        wl_out, r"phase (?P<k>\d+) thread \d+ tid (?P<tid>\d+) pages \d+ sleeps \d+ "
+                r"compute_ns (?P<c>\d+)")}
+    n = 0
+    for p in r["phases"][1:]:
+        for t in p["threads"]:
+            mine = own.get((p["index"], t["tid"]))
+            if mine is None or t["counters"] is None:
+                continue
+            n += 1
+            tc = t["counters"]["task-clock"]
+            check(abs(tc - mine) <= 0.05 * mine,
+                  f"phase {p['index']}: task-clock {tc / 1e6:.3f} ms, own compute {mine / 1e6:.3f} ms")
+    check(n > 0, "no phase to compare")
 
 
 if __name__ == "__main__":

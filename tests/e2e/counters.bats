@@ -1,0 +1,63 @@
+#!/usr/bin/env bats
+# Per-phase counter deltas (-e), against what the workloads did.
+load helpers
+
+@test "page faults per phase x thread are the pages each thread touched; sleeps give context switches" {
+	run "$SBT" record -e page-faults,context-switches -o "$T/p.sbt" \
+		-- "$EX/page_touch" -t 3 -n 3 -k 400 -s 3 -c 5
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/p.sbt" >"$T/p.json"
+	$CHECK pages "$T/p.json" "$T/wl.out" 3 3 400 3
+}
+
+@test "a spinning thread's task-clock matches its compute time within 5%" {
+	run "$SBT" record -e task-clock -o "$T/t.sbt" -- "$EX/page_touch" -t 1 -n 4 -k 0 -c 20
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/t.sbt" >"$T/t.json"
+	$CHECK taskclock "$T/t.json" "$T/wl.out"
+}
+
+@test "attach: threads created after attach get correct counts" {
+	start_workload "$T/wl.out" "$EX/page_touch" -t 2 -n 2 -k 300 -s 2 -c 5 -W
+	start_tracer "$T/sbt.out" record -e page-faults,context-switches -p "$WL" -o "$T/a.sbt"
+	kill -USR1 "$WL"
+	wait_exit "$TR" 20
+	"$SBT" report --format json "$T/a.sbt" >"$T/a.json"
+	$CHECK pages "$T/a.json" "$T/wl.out" 2 2 300 2
+}
+
+@test "cycles without a PMU: a notice and the software fallback, never zeros" {
+	if "$SBT" --list-events | grep -qE '^cycles +hardware +yes'; then
+		run "$SBT" record -e cycles -o "$T/c.sbt" -- "$EX/page_touch" -t 1 -n 2 -k 10 -c 5
+		[ "$status" -eq 0 ]
+		"$SBT" report --format json "$T/c.sbt" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert r["counters"][0]["name"] == "cycles"
+assert all(t["counters"]["cycles"] > 0 for p in r["phases"][1:] for t in p["threads"])'
+		return
+	fi
+	run "$SBT" record -e cycles -o "$T/c.sbt" -- "$EX/page_touch" -t 1 -n 2 -k 10 -c 5
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'cycles: not supported on this machine' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"counting the software events task-clock, page-faults, context-switches, cpu-migrations instead"* ]]
+	"$SBT" report --format json "$T/c.sbt" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+names = [c["name"] for c in r["counters"]]
+assert names == ["task-clock", "page-faults", "context-switches", "cpu-migrations"], names
+assert all(c["fallback"] == 1 for c in r["counters"])
+assert all(t["counters"]["task-clock"] > 4e6 for p in r["phases"][1:] for t in p["threads"])'
+	"$SBT" report "$T/c.sbt" | grep -q 'counted instead of unavailable hardware events'
+}
+
+@test "bad -e: unknown event and too many events" {
+	run "$SBT" -e no-such-event -p 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown event 'no-such-event'"* ]]
+	run "$SBT" -e task-clock,page-faults,cs,migrations,faults -p 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"at most 4 events"* ]]
+}
