@@ -15,6 +15,13 @@ echo
 echo "### OMP_NUM_THREADS=4 sbt-bpf -- omp_barriers_gomp (libgomp)"
 OMP_NUM_THREADS=4 $SBT -- $EX/omp_barriers_gomp -n 3 -d 10 | grep -v '^phase '
 echo
+echo "### sbt-bpf -e page-faults,context-switches,task-clock -- page_touch (thread t touches 500 pages in phase 1+t)"
+$SBT -q -e page-faults,context-switches,task-clock --watch-all -- $EX/page_touch -t 2 -n 2 -k 500 -s 2 |
+	grep -v '^phase \|^warm-up'
+echo
+echo "### sbt-bpf --trace all -- mutex_contention (4 threads x 200 lock/unlock, 20 us critical section)"
+$SBT -q --trace all -- $EX/mutex_contention -t 4 -k 200 -c 20 | grep -v '^thread '
+echo
 echo "### sbt-bpf record -o /tmp/sbt-demo.sbt -- barrier_imbalance; sbt-bpf report /tmp/sbt-demo.sbt"
 $SBT record -o /tmp/sbt-demo.sbt -- $EX/barrier_imbalance -t 4 -n 5 -d 20 -m sleep | grep -v '^phase '
 $SBT report /tmp/sbt-demo.sbt | head -20
