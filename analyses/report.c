@@ -337,6 +337,7 @@ static void json_phase_counters(struct json *j, const struct report *r, const st
 			for (i = 0; i < ep->n; i++)
 				c += ep->arr[i].ctr_valid ? ep->arr[i].ctr[cyc] : 0;
 			json_kdouble(j, "ipc", c ? (double)sum / c : 0);
+			json_kdouble(j, "cpi", sum ? (double)c / sum : 0);
 		}
 		json_obj_end(j);
 	}

@@ -468,3 +468,62 @@ TEST(serial_thread_checks_grouping)
 	CHECK_EQ(phases__grouping_errors(p), 1);
 	phases__free(p);
 }
+
+static void counters_rec(struct phases *p, __u32 tid, __u64 ts, __u16 flags, __u64 v0, __u64 v1)
+{
+	struct sbt_event e = {.ts = ts,
+			      .obj = v0,
+			      .site = v1,
+			      .pid = PID,
+			      .tid = tid,
+			      .type = SBT_EV_COUNTERS,
+			      .probe = flags};
+
+	CHECK_EQ(phases__feed(p, &e), 0);
+}
+
+/* Counter deltas are taken over the compute window: value at the arrival
+ * minus value at the previous departure. Phase 0 is known only for a thread
+ * counted since its first run (flag), else it stays unknown. */
+TEST(counter_deltas_per_window)
+{
+	struct phases_config cfg = {
+		.probes = probes, .nprobes = NPROBES, .start_ns = START, .ncounters = 2};
+	struct phases_ops ops = {.episode = on_episode};
+	struct collected c;
+	struct phases *p;
+
+	memset(&c, 0, sizeof(c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	p = phases__new(&cfg, &ops, &c);
+	/* phase 0: thread 1 counted since its start, thread 2 not */
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	counters_rec(p, 1, 2000, SBT_CTR_SINCE_START, 100, 7);
+	enter(p, P_PBW, 2, 2100, OBJ_X, SITE_A);
+	counters_rec(p, 2, 2100, 0, 5000, 70);
+	leave(p, P_PBW, 1, 2200, 0);
+	counters_rec(p, 1, 2200, SBT_CTR_SINCE_START, 130, 7);
+	leave(p, P_PBW, 2, 2200, 0);
+	counters_rec(p, 2, 2200, 0, 5010, 70);
+	/* phase 1 */
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
+	counters_rec(p, 1, 3000, SBT_CTR_SINCE_START | SBT_CTR_SCALED, 1130, 9);
+	enter(p, P_PBW, 2, 3100, OBJ_X, SITE_A);
+	counters_rec(p, 2, 3100, 0, 7010, 75);
+	leave(p, P_PBW, 1, 3200, 0);
+	leave(p, P_PBW, 2, 3200, 0);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ctr_valid, 1);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ctr[0], 100);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ctr[1], 7);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ctr_valid, 0);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ctr[0], 1130 - 130);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ctr[1], 2);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ctr_scaled, 1);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ctr[0], 7010 - 5010);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ctr[1], 5);
+	CHECK_EQ(phases__site(p, 0)->ctr[0], 100 + 1000 + 2000);
+	phases__free(p);
+}
