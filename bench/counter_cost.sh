@@ -6,25 +6,9 @@
 #   bench/counter_cost.sh [-n CALLS] [-r ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=.output
-SBT=$OUT/sbt-bpf
-LOOP=$OUT/bench/probe_loop
-FLOOR=$OUT/bench/floor
 CALLS=200000
-ROUNDS=5
-while getopts "n:r:" o; do
-	case $o in
-	n) CALLS=$OPTARG ;;
-	r) ROUNDS=$OPTARG ;;
-	*) echo "usage: $0 [-n CALLS] [-r ROUNDS]" >&2; exit 2 ;;
-	esac
-done
-[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
-LIBC=$(ldd "$LOOP" | awk '/libc.so/ {print $3}')
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 . bench/lib.sh
-
+bench_init "$@"
 # Software events: this VM has no PMU. On a machine with one, use
 # cycles,instructions,... to measure hardware reads.
 EV2=task-clock,page-faults

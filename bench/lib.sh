@@ -1,9 +1,33 @@
-# Helpers shared by the benchmark scripts (sourced). The caller sets OUT,
-# SBT, LOOP, FLOOR, LIBC, TMP, and optionally LOOP_ARGS (probe_loop mode),
-# FLOOR_ARGS (symbols for the floor) and SBT_ARGS (sbt-bpf options).
+# Helpers shared by the benchmark scripts (sourced from the repository root).
+# bench_init parses the common options; callers may set LOOP_ARGS (probe_loop
+# mode), FLOOR_ARGS (symbols for the floor) and SBT_ARGS (sbt-bpf options).
+OUT=.output
+SBT=$OUT/sbt-bpf
+LOOP=$OUT/bench/probe_loop
+FLOOR=$OUT/bench/floor
+CALLS=${CALLS:-200000}
+ROUNDS=5
+SECONDS_FULL=10
 LOOP_ARGS=${LOOP_ARGS:-}
 FLOOR_ARGS=${FLOOR_ARGS:-}
 SBT_ARGS=${SBT_ARGS:-}
+
+# bench_init [-n CALLS] [-r ROUNDS] [-s SECONDS]: options, root check, TMP.
+bench_init() {
+	local o
+	while getopts "n:r:s:" o; do
+		case $o in
+		n) CALLS=$OPTARG ;;
+		r) ROUNDS=$OPTARG ;;
+		s) SECONDS_FULL=$OPTARG ;;
+		*) echo "usage: $0 [-n CALLS] [-r ROUNDS] [-s SECONDS]" >&2; exit 2 ;;
+		esac
+	done
+	[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
+	LIBC=$(ldd "$LOOP" | awk '/libc.so/ {print $3}')
+	TMP=$(mktemp -d)
+	trap 'rm -rf "$TMP"' EXIT
+}
 
 wait_for() { # FILE PATTERN: wait until FILE contains PATTERN (10 s at most)
 	local i

@@ -7,30 +7,12 @@
 #   bench/lock_cost.sh [-n CALLS] [-r ROUNDS] [-s SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=.output
-SBT=$OUT/sbt-bpf
-LOOP=$OUT/bench/probe_loop
-FLOOR=$OUT/bench/floor
 CALLS=50000
-ROUNDS=5
-SECONDS_FULL=10
-while getopts "n:r:s:" o; do
-	case $o in
-	n) CALLS=$OPTARG ;;
-	r) ROUNDS=$OPTARG ;;
-	s) SECONDS_FULL=$OPTARG ;;
-	*) echo "usage: $0 [-n CALLS] [-r ROUNDS] [-s SECONDS]" >&2; exit 2 ;;
-	esac
-done
-[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
-LIBC=$(ldd "$LOOP" | awk '/libc.so/ {print $3}')
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. bench/lib.sh
+bench_init "$@"
 LOOP_ARGS="-f mutex"
 FLOOR_ARGS="-s pthread_mutex_lock -s pthread_mutex_unlock"
 SBT_ARGS="--trace lock"
-. bench/lib.sh
-
 echo "== lock probes: $CALLS lock+unlock iterations, 1 thread, $ROUNDS interleaved rounds (median ns/iteration) =="
 TOOLS="none floor sbt"
 declare -A res

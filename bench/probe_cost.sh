@@ -15,29 +15,11 @@
 #   bench/probe_cost.sh [-n CALLS] [-r ROUNDS] [-s SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=.output
-SBT=$OUT/sbt-bpf
-LOOP=$OUT/bench/probe_loop
-FLOOR=$OUT/bench/floor
 CALLS=200000
-ROUNDS=5
-SECONDS_FULL=10
-while getopts "n:r:s:" o; do
-	case $o in
-	n) CALLS=$OPTARG ;;
-	r) ROUNDS=$OPTARG ;;
-	s) SECONDS_FULL=$OPTARG ;;
-	*) echo "usage: $0 [-n CALLS] [-r ROUNDS] [-s SECONDS]" >&2; exit 2 ;;
-	esac
-done
-[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
-LIBC=$(ldd "$LOOP" | awk '/libc.so/ {print $3}')
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. bench/lib.sh
+bench_init "$@"
 
 SBT_ARGS="--trace barrier"
-. bench/lib.sh
-
 echo "== probe cost: $CALLS calls, 1 thread, $ROUNDS interleaved rounds (median ns/call) =="
 declare -A res
 TOOLS="none floor sbt floor-pf sbt-pf sbt-default bpftrace"
