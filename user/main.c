@@ -24,6 +24,7 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{"record", do_record, "record a .sbt trace file (-p PID | -- CMD) -o FILE"},
 	{"report", cmd_report, "analyse a .sbt trace file (text or JSON)"},
+	{"calibrate", cmd_calibrate, "measure the cost of a probe hit on this machine"},
 };
 
 static void usage(FILE *f)

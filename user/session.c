@@ -248,7 +248,7 @@ static int attach_per_function(struct session *s, const struct probe_table *t, p
 
 		/* Return probe first: an entry record is then always followed by
 		 * its exit record, never an entry whose return goes unseen. */
-		e = attach_one(s, p, pid, 1);
+		e = p->entry_only ? 0 : attach_one(s, p, pid, 1);
 		if (!e)
 			e = attach_one(s, p, pid, 0);
 		if (e) {
@@ -278,20 +278,28 @@ static int keep_fd(struct session *s, int fd)
 static int attach_file(struct session *s, const struct probe_table *t, const char *path, pid_t pid,
 		       char *err, size_t errlen)
 {
-	uint64_t offsets[SBT_MAX_PROBES], cookies[SBT_MAX_PROBES];
-	int i, n = 0, fd, dir;
+	uint64_t offsets[2][SBT_MAX_PROBES], cookies[2][SBT_MAX_PROBES];
+	int i, n[2] = {0, 0}, fd, dir;
 
 	for (i = 1; i < t->n; i++) {
-		if (strcmp(t->probes[i].open_path, path))
+		const struct probe *p = &t->probes[i];
+
+		if (strcmp(p->open_path, path))
 			continue;
-		offsets[n] = t->probes[i].info.offset;
-		cookies[n++] = SBT_COOKIE(t->probes[i].info.id, t->probes[i].info.kind);
+		for (dir = 0; dir < 2; dir++) {
+			if (dir && p->entry_only)
+				continue;
+			offsets[dir][n[dir]] = p->info.offset;
+			cookies[dir][n[dir]++] = SBT_COOKIE(p->info.id, p->info.kind);
+		}
 	}
 	for (dir = 1; dir >= 0; dir--) { /* return probes first, as above */
 		int prog =
 			bpf_program__fd(dir ? s->skel->progs.sync_exit : s->skel->progs.sync_enter);
 
-		fd = uprobe_multi__attach(prog, path, offsets, cookies, n, dir, pid);
+		if (!n[dir])
+			continue;
+		fd = uprobe_multi__attach(prog, path, offsets[dir], cookies[dir], n[dir], dir, pid);
 		if (fd < 0 || keep_fd(s, fd) < 0) {
 			snprintf(err, errlen, "cannot attach uprobes in %s: %s", path,
 				 fd == -ESRCH ? "process exited" : strerror(fd < 0 ? -fd : ENOMEM));

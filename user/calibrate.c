@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "calibrate.h"
+#include "log.h"
+#include "probes.h"
+#include "session.h"
+
+#define CALLS 2000 /* per repetition */
+#define REPS  5    /* the minimum over repetitions is kept */
+
+/* Private objects: nobody else ever waits on them, every call returns at
+ * once, so the loops time the function and its probes only. */
+static pthread_barrier_t cal_barrier;
+static pthread_mutex_t cal_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cal_cond = PTHREAD_COND_INITIALIZER;
+static sem_t cal_sem;
+static void (*gomp_barrier)(void);
+
+static void run_barrier(int n)
+{
+	while (n--)
+		pthread_barrier_wait(&cal_barrier);
+}
+
+static void run_mutex(int n)
+{
+	while (n--) {
+		pthread_mutex_lock(&cal_mutex);
+		pthread_mutex_unlock(&cal_mutex);
+	}
+}
+
+static void run_sem(int n)
+{
+	while (n--) {
+		sem_post(&cal_sem);
+		sem_wait(&cal_sem);
+	}
+}
+
+static void run_cond(int n)
+{
+	while (n--) {
+		pthread_cond_signal(&cal_cond);
+		pthread_cond_broadcast(&cal_cond);
+	}
+}
+
+/* Outside a parallel region GOMP_barrier has no team and returns at once. */
+static void run_gomp(int n)
+{
+	while (n--)
+		gomp_barrier();
+}
+
+struct group {
+	const char *name;
+	void (*run)(int n);
+	const char *symbols[2]; /* the functions one iteration calls */
+	double plain, entry, both; /* ns per iteration */
+};
+
+static struct group groups[] = {
+	{ .name = "barrier", .run = run_barrier, .symbols = { "pthread_barrier_wait" } },
+	{ .name = "mutex", .run = run_mutex,
+	  .symbols = { "pthread_mutex_lock", "pthread_mutex_unlock" } },
+	{ .name = "semaphore", .run = run_sem, .symbols = { "sem_post", "sem_wait" } },
+	{ .name = "condvar", .run = run_cond,
+	  .symbols = { "pthread_cond_signal", "pthread_cond_broadcast" } },
+	{ .name = "libgomp", .run = run_gomp, .symbols = { "GOMP_barrier" } },
+};
+
+#define NGROUPS (sizeof(groups) / sizeof(groups[0]))
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static double time_group(const struct group *g)
+{
+	double best = 1e18, t;
+	int r;
+
+	for (r = 0; r < REPS; r++) {
+		t = now_ns();
+		g->run(CALLS);
+		t = (now_ns() - t) / CALLS;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+static int discard(void *ctx, const struct sbt_event *e)
+{
+	return 0;
+}
+
+static int group_available(const struct group *g)
+{
+	return g->run != run_gomp || gomp_barrier;
+}
+
+/* Time every group with the session's probes in place, emptying the ring
+ * buffer between groups. */
+static void time_all(struct session *s, int pass)
+{
+	size_t i;
+
+	for (i = 0; i < NGROUPS; i++) {
+		struct group *g = &groups[i];
+		double t;
+
+		if (!group_available(g))
+			continue;
+		t = time_group(g);
+		if (pass == 0)
+			g->plain = t;
+		else if (pass == 1)
+			g->entry = t;
+		else
+			g->both = t;
+		if (s)
+			session__drain(s, 0, discard, NULL);
+	}
+}
+
+static int wanted(const char *symbol)
+{
+	size_t i;
+
+	for (i = 0; i < NGROUPS; i++)
+		if (group_available(&groups[i]) &&
+		    (!strcmp(groups[i].symbols[0], symbol) ||
+		     (groups[i].symbols[1] && !strcmp(groups[i].symbols[1], symbol))))
+			return 1;
+	return 0;
+}
+
+/* Our own process's probes on the calibration functions only, ids dense. */
+static int own_probes(struct probe_table *t, int entry_only, char *err, size_t errlen)
+{
+	struct probe_table all;
+	int i, e;
+
+	e = probes__resolve(getpid(), SBT_TRACE_ALL & ~SBT_TRACE_FUTEX, NULL, 0, &all, err,
+			    errlen);
+	if (e)
+		return e;
+	memset(t, 0, sizeof(*t));
+	t->probes = calloc(all.n, sizeof(*t->probes));
+	if (!t->probes) {
+		probes__free(&all);
+		return -ENOMEM;
+	}
+	t->n = 1;
+	for (i = 1; i < all.n; i++) {
+		if (!wanted(all.probes[i].info.symbol))
+			continue;
+		t->probes[t->n] = all.probes[i];
+		t->probes[t->n].info.id = t->n;
+		t->probes[t->n].entry_only = entry_only;
+		t->n++;
+	}
+	probes__free(&all);
+	return 0;
+}
+
+/* One pass with probes attached: 1 = entry probes only, 2 = both. */
+static int probed_pass(int pass, char *err, size_t errlen)
+{
+	struct session_opts so = { .ringbuf_bytes = 16 << 20, .single_target = getpid() };
+	struct probe_table t;
+	struct session *s;
+	int e;
+
+	e = own_probes(&t, pass == 1, err, errlen);
+	if (e)
+		return e;
+	s = session__open(&so, err, errlen);
+	if (!s) {
+		probes__free(&t);
+		return -EINVAL;
+	}
+	e = session__attach(s, &t, getpid(), err, errlen);
+	if (!e)
+		time_all(s, pass);
+	session__close(s);
+	probes__free(&t);
+	return e;
+}
+
+static void identity(struct calibration *c)
+{
+	struct utsname u;
+	char line[256];
+	FILE *f;
+
+	snprintf(c->kernel, sizeof(c->kernel), "%s", uname(&u) ? "?" : u.release);
+	snprintf(c->cpu, sizeof(c->cpu), "?");
+	f = fopen("/proc/cpuinfo", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && colon) {
+			snprintf(c->cpu, sizeof(c->cpu), "%.*s", (int)strcspn(colon + 2, "\n"),
+				 colon + 2);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void add_alpha(struct calibration *c, const char *symbol, double entry, double exit)
+{
+	struct alpha *a;
+
+	if (c->n == CALIBRATION_MAX)
+		return;
+	a = &c->a[c->n++];
+	snprintf(a->symbol, sizeof(a->symbol), "%s", symbol);
+	a->entry_ns = entry > 0 ? (__u64)(entry + 0.5) : 0;
+	a->exit_ns = exit > 0 ? (__u64)(exit + 0.5) : 0;
+}
+
+int calibration__measure(struct calibration *c, char *err, size_t errlen)
+{
+	void *gomp = dlopen("libgomp.so.1", RTLD_NOW);
+	size_t i;
+	int e, k;
+
+	memset(c, 0, sizeof(*c));
+	identity(c);
+	gomp_barrier = gomp ? (void (*)(void))dlsym(gomp, "GOMP_barrier") : NULL;
+	pthread_barrier_init(&cal_barrier, NULL, 1);
+	sem_init(&cal_sem, 0, 0);
+	time_all(NULL, 0);
+	e = probed_pass(1, err, errlen);
+	if (!e)
+		e = probed_pass(2, err, errlen);
+	for (i = 0; !e && i < NGROUPS; i++) {
+		const struct group *g = &groups[i];
+		int nsym = g->symbols[1] ? 2 : 1;
+
+		if (!group_available(g))
+			continue;
+		/* the functions of a group are assumed to cost the same */
+		for (k = 0; k < nsym; k++)
+			add_alpha(c, g->symbols[k], (g->entry - g->plain) / nsym,
+				  (g->both - g->entry) / nsym);
+	}
+	pthread_barrier_destroy(&cal_barrier);
+	sem_destroy(&cal_sem);
+	return e;
+}
+
+const struct alpha *calibration__find(const struct calibration *c, const char *symbol)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->a[i].symbol, symbol))
+			return &c->a[i];
+	return NULL;
+}
+
+int calibration__save(const struct calibration *c, const char *path)
+{
+	char tmp[512];
+	FILE *f;
+	int i;
+
+	mkdir("/var/cache/sbt-bpf", 0755);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "# sbt-bpf calibration: probe cost per hit, ns\nkernel %s\ncpu %s\n", c->kernel,
+		c->cpu);
+	for (i = 0; i < c->n; i++)
+		fprintf(f, "alpha %s %llu %llu\n", c->a[i].symbol,
+			(unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns);
+	if (fclose(f) || rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+int calibration__load(struct calibration *c, const char *path)
+{
+	struct calibration here;
+	char line[512], sym[SBT_SYMBOL_MAX];
+	unsigned long long en, ex;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -ENOENT;
+	memset(c, 0, sizeof(*c));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "kernel ", 7))
+			snprintf(c->kernel, sizeof(c->kernel), "%.127s", line + 7);
+		else if (!strncmp(line, "cpu ", 4))
+			snprintf(c->cpu, sizeof(c->cpu), "%.127s", line + 4);
+		else if (sscanf(line, "alpha %127s %llu %llu", sym, &en, &ex) == 3 &&
+			 c->n < CALIBRATION_MAX)
+			add_alpha(c, sym, en, ex);
+	}
+	fclose(f);
+	identity(&here);
+	if (!c->n)
+		return -EINVAL;
+	if (strcmp(here.kernel, c->kernel) || strcmp(here.cpu, c->cpu))
+		return -ESTALE;
+	return 0;
+}
+
+int calibration__get(struct calibration *c, int *measured, char *err, size_t errlen)
+{
+	int e;
+
+	*measured = 0;
+	if (!calibration__load(c, CALIBRATION_CACHE))
+		return 0;
+	e = calibration__measure(c, err, errlen);
+	if (e)
+		return e;
+	*measured = 1;
+	if (calibration__save(c, CALIBRATION_CACHE))
+		log_warn("cannot save the calibration to %s: %s", CALIBRATION_CACHE,
+			 strerror(errno));
+	return 0;
+}
