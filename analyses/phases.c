@@ -19,6 +19,8 @@
 
 #define LOST_PHASES_KEPT 16
 
+#define STACK_MAX 8 /* entries of ph_thread.stack */
+
 /* Where a thread's next COUNTERS record belongs. */
 enum { CTR_NONE, CTR_ARRIVAL, CTR_DEPARTURE };
 
@@ -42,6 +44,7 @@ struct phases {
 	__u64 completed, events, bad, lost, grouping_errors;
 	__u64 first_ts, last_ts;
 	__u64 lost_phases, lost_first[LOST_PHASES_KEPT];
+	__u64 ta_last; /* approximated time of the last event */
 };
 
 /* Grow *arr (of *cap elements of size sz) to hold at least n elements. */
@@ -105,6 +108,13 @@ void phases__free(struct phases *p)
 	free(p);
 }
 
+static void rebase(struct ph_thread *t, __u64 tm, __u64 ta)
+{
+	t->base_m = tm;
+	t->base_a = ta;
+	t->ovh = 0;
+}
+
 static struct ph_thread *thread_get(struct phases *p, __u32 pid, __u32 tid, __u64 seen_ns)
 {
 	struct ph_thread *t = hmap_get(&p->threads, tid, 0);
@@ -123,6 +133,7 @@ static struct ph_thread *thread_get(struct phases *p, __u32 pid, __u32 tid, __u6
 	/* A thread first seen after the session started began no later than
 	 * that; without a creation record, the session start is its best bound. */
 	t->start_ns = p->cfg.start_ns;
+	t->base_m = t->base_a = p->cfg.start_ns;
 	(void)seen_ns;
 	p->thread_list[p->nthreads++] = t;
 	return t;
@@ -132,8 +143,83 @@ void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns)
 {
 	struct ph_thread *t = thread_get(p, pid, tid, start_ns);
 
-	if (t)
+	if (t) {
 		t->start_ns = start_ns;
+		rebase(t, start_ns, start_ns);
+	}
+}
+
+/* ---- approximation (DESIGN §5.4, Malony-Reed) ----------------------------- */
+
+static int approximating(const struct phases *p)
+{
+	return p->cfg.alpha_enter && p->cfg.alpha_exit;
+}
+
+/* Time-based model: the thread's measured time since its last perturbation
+ * boundary, less the probe cost it paid since then. */
+static __u64 approx_time(struct phases *p, const struct ph_thread *t, __u64 tm)
+{
+	__u64 d = tm > t->base_m ? tm - t->base_m : 0, ta;
+
+	ta = t->base_a + (d > t->ovh ? d - t->ovh : 0);
+	if (ta > p->ta_last)
+		p->ta_last = ta;
+	return ta;
+}
+
+/* This hit's own cost counts against the thread's later events. */
+static void pay(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	const __u64 *a = e->type == SBT_EV_ENTER ? p->cfg.alpha_enter : p->cfg.alpha_exit;
+
+	if (approximating(p) && e->probe < p->cfg.nprobes) {
+		t->ovh += a[e->probe];
+		t->overhead_total += a[e->probe];
+	}
+}
+
+/* Barrier exits (Malony-Reed §4.2): every thread is present at the
+ * approximated last arrival; the barrier code then takes what it took in
+ * the measurement after the measured last arrival, less the exit probe's
+ * cost; later exits keep their measured spacing from the first exit, less
+ * that cost too. The exit is a perturbation boundary: the thread is
+ * re-based on it, so errors before the barrier do not carry past it. */
+static __u64 approx_exit(struct phases *p, struct ph_episode *ep, struct ph_arrival *a, __u64 tm,
+			 __u16 probe)
+{
+	__u64 alpha = p->cfg.alpha_exit[probe], max_a = 0, code, ta;
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++)
+		if (ep->arr[i].ta_arrive > max_a)
+			max_a = ep->arr[i].ta_arrive;
+	if (!ep->tm_exit_f) {
+		code = tm > ep->last_arrive ? tm - ep->last_arrive : 0;
+		ep->tm_exit_f = tm;
+		ep->ta_exit_f = max_a + (code > alpha ? code - alpha : 0);
+		return ep->ta_exit_f;
+	}
+	code = tm > ep->tm_exit_f ? tm - ep->tm_exit_f : 0;
+	ta = ep->ta_exit_f + (code > alpha ? code - alpha : 0);
+	(void)a;
+	return ta > max_a ? ta : max_a;
+}
+
+void ph_approx_episode(const struct ph_episode *ep, __u64 *barrier_a, __u64 *phase_a)
+{
+	__u64 first = UINT64_MAX, last = 0, start = 0;
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++) {
+		const struct ph_arrival *a = &ep->arr[i];
+
+		first = a->ta_arrive < first ? a->ta_arrive : first;
+		last = a->ta_arrive > last ? a->ta_arrive : last;
+		start = a->ta_start > start ? a->ta_start : start;
+	}
+	*barrier_a = ep->n ? last - first : 0;
+	*phase_a = last > start ? last - start : 0;
 }
 
 /* ---- sites ---------------------------------------------------------------- */
@@ -287,6 +373,15 @@ static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64
 		a->site = site;
 		t->last_site = site;
 	}
+	if (depart_ns && approximating(p)) {
+		a->ta_depart =
+			approx_exit(p, ep, a, depart_ns,
+				    t->depth < STACK_MAX ? t->stack[t->depth].probe : ep->probe);
+		if (a->ta_depart > p->ta_last)
+			p->ta_last = a->ta_depart;
+		rebase(t, depart_ns, a->ta_depart);
+		t->ta_depart = a->ta_depart;
+	}
 	if (depart_ns) {
 		t->ctr_target = CTR_DEPARTURE;
 		if (depart_ns > ep->last_depart)
@@ -342,6 +437,12 @@ static void arrive(struct phases *p, struct ph_thread *t, const struct sbt_event
 	a->start_ns = t->last_depart;
 	if (!a->start_ns)
 		a->start_ns = t->start_ns > p->cfg.start_ns ? t->start_ns : p->cfg.start_ns;
+	if (approximating(p)) {
+		a->ta_arrive = approx_time(p, t, e->ts);
+		a->ta_start = t->ta_depart ? t->ta_depart : a->start_ns;
+		a->overhead_ns = t->overhead_total - t->ovh_mark;
+		t->ovh_mark = t->overhead_total;
+	}
 	if (!ep->n || e->ts < ep->first_arrive)
 		ep->first_arrive = e->ts;
 	if (e->ts > ep->last_arrive)
@@ -388,8 +489,6 @@ static int is_barrier(int kind)
 {
 	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER;
 }
-
-#define STACK_MAX 8 /* entries of ph_thread.stack */
 
 /* Number of barrier calls on the thread's stack below depth d. */
 static int barrier_depth(const struct phases *p, const struct ph_thread *t, int d)
@@ -519,10 +618,37 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 	}
 }
 
+/* Fork-join (Malony-Reed §3.2.2): once the last worker of a process has
+ * exited, its main thread (which was joining them) continues from the
+ * worker exit with the greatest approximated time, if that is earlier than
+ * its own approximation. */
+static void join_workers(struct phases *p, struct ph_thread *w, __u64 ta_exit, __u64 tm_exit)
+{
+	struct ph_thread *main = hmap_get(&p->threads, w->pid, 0);
+	size_t i;
+
+	if (!main || main == w)
+		return;
+	if (ta_exit >= main->join_ta) {
+		main->join_ta = ta_exit;
+		main->join_tm = tm_exit;
+	}
+	for (i = 0; i < p->nthreads; i++) {
+		const struct ph_thread *o = p->thread_list[i];
+
+		if (o->pid == w->pid && o != main && !o->exit_ns)
+			return; /* a worker is still running */
+	}
+	if (main->join_tm - main->join_ta > main->join_tm - approx_time(p, main, main->join_tm))
+		rebase(main, main->join_tm, main->join_ta);
+}
+
 static void on_thread_exit(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	t->exit_ns = e->ts;
 	t->depth = 0;
+	if (approximating(p))
+		join_workers(p, t, approx_time(p, t, e->ts), e->ts);
 	/* A released thread that never returned: settle without departure.
 	 * A thread that dies inside an open barrier leaves it hanging. */
 	if (t->waiting && t->waiting->state == PH_RELEASING)
@@ -563,6 +689,8 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 		return -ENOMEM;
 	if (e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT)
 		t->ctr_target = CTR_NONE; /* set again by an arrival or a departure */
+	if (approximating(p) && e->type != SBT_EV_EXIT)
+		approx_time(p, t, e->ts);
 	switch (e->type) {
 	case SBT_EV_ENTER:
 		on_call(p, t, e);
@@ -575,6 +703,8 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 		break;
 	case SBT_EV_THREAD_START:
 		t->start_ns = e->ts;
+		/* its creator's perturbation so far is not carried over */
+		rebase(t, e->ts, e->ts);
 		break;
 	case SBT_EV_THREAD_EXIT:
 		on_thread_exit(p, t, e);
@@ -585,6 +715,11 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 	case SBT_EV_FUTEX_EXIT:
 		on_futex_exit(p, t, e);
 		break;
+	}
+	if (e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT) {
+		if (approximating(p) && e->type == SBT_EV_EXIT)
+			approx_time(p, t, e->ts); /* after a departure re-based it */
+		pay(p, t, e);
 	}
 	return 0;
 }
@@ -732,6 +867,11 @@ __u64 phases__lost(const struct phases *p)
 __u64 phases__grouping_errors(const struct phases *p)
 {
 	return p->grouping_errors;
+}
+
+__u64 phases__approx_last_ts(const struct phases *p)
+{
+	return p->ta_last;
 }
 
 __u64 phases__first_ts(const struct phases *p)

@@ -51,6 +51,9 @@ struct ph_arrival {
 	__u64 ctr[SBT_MAX_COUNTERS]; /* counter deltas of the compute window */
 	__u32 ctr_valid;	     /* the deltas are known */
 	__u32 ctr_scaled;	     /* multiplexed: the deltas are estimates */
+	/* approximated (probe cost removed, DESIGN §5.4) times */
+	__u64 ta_start, ta_arrive, ta_depart;
+	__u64 overhead_ns; /* probe cost removed from its compute window */
 };
 
 enum ph_state { PH_OPEN, PH_RELEASING };
@@ -66,8 +69,9 @@ struct ph_episode {
 	struct ph_arrival *arr; /* in arrival order */
 	__u64 first_arrive, last_arrive, last_depart;
 	__u32 departed;
-	__u32 lost;   /* records lost while this episode was in flight */
-	__u32 serial; /* pthread_barrier_wait returns of SERIAL_THREAD (-1) */
+	__u32 lost;		    /* records lost while this episode was in flight */
+	__u64 tm_exit_f, ta_exit_f; /* first measured exit, and its approximation */
+	__u32 serial;		    /* pthread_barrier_wait returns of SERIAL_THREAD (-1) */
 	int state;
 	int hang_reported;
 };
@@ -124,6 +128,14 @@ struct ph_thread {
 	int ctr_depart_valid;
 	int ctr_target;
 	__u64 ctr_total[SBT_MAX_COUNTERS]; /* sum of its phase deltas */
+	/* approximation: t_a(e) = base_a + (t_m(e) - base_m) - ovh, where ovh
+	 * is the probe cost since the last perturbation boundary (a barrier
+	 * exit re-bases the thread) */
+	__u64 base_m, base_a, ovh;
+	__u64 ta_depart;	/* approximated start of its next phase */
+	__u64 ovh_mark;		/* ovh at its last departure */
+	__u64 join_tm, join_ta; /* main thread: latest approximated worker exit */
+	__u64 overhead_total;
 	struct ph_episode *waiting;
 	__u32 waiting_idx;
 };
@@ -149,6 +161,9 @@ struct phases_config {
 	__u64 start_ns;	   /* session start: phase 0 begins here */
 	struct sync *sync; /* receives lock/semaphore/condvar/futex calls; may be NULL */
 	int ncounters;	   /* values in SBT_EV_COUNTERS records */
+	/* probe cost per hit (calibrated), indexed by probe id; NULL: no
+	 * approximation */
+	const __u64 *alpha_enter, *alpha_exit;
 };
 
 struct phases;
@@ -182,6 +197,8 @@ __u64 phases__lost(const struct phases *p);
  * departure record was lost). */
 __u64 phases__grouping_errors(const struct phases *p);
 __u64 phases__first_ts(const struct phases *p);
+/* Approximated time of the last event (probe cost removed). */
+__u64 phases__approx_last_ts(const struct phases *p);
 __u64 phases__last_ts(const struct phases *p);
 /* Phases affected by lost records: count and the first few indices. */
 __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);
@@ -204,6 +221,17 @@ static inline __u64 ph_wait_ns(const struct ph_arrival *a)
 {
 	return a->depart_ns ? a->depart_ns - a->arrive_ns : 0;
 }
+/* Approximated metrics (0 when no approximation was configured). */
+static inline __u64 ph_compute_a(const struct ph_arrival *a)
+{
+	return a->ta_arrive > a->ta_start ? a->ta_arrive - a->ta_start : 0;
+}
+static inline __u64 ph_wait_a(const struct ph_arrival *a)
+{
+	return a->depart_ns && a->ta_depart > a->ta_arrive ? a->ta_depart - a->ta_arrive : 0;
+}
+void ph_approx_episode(const struct ph_episode *ep, __u64 *barrier_a, __u64 *phase_a);
+
 /* Compute time not spent waiting on locks, semaphores or condvars. */
 static inline __u64 ph_useful_ns(const struct ph_arrival *a)
 {

@@ -279,6 +279,20 @@ static void print_table_row(struct report *r, const struct ph_episode *ep, const
 		ep->lost ? " [records lost]" : "");
 }
 
+/* The probe costs are known: approximated values are reported. */
+static int approx(const struct report *r)
+{
+	return r->src.alpha_enter && r->src.alpha_exit;
+}
+
+/* Approximated duration of the traced run (first to last event). */
+static __u64 traced_a_ns(const struct report *r)
+{
+	__u64 first = phases__first_ts(r->ph), last = phases__approx_last_ts(r->ph);
+
+	return last > first ? last - first : 0;
+}
+
 /* ---- counters ------------------------------------------------------------------ */
 
 static int counter_index(const struct report *r, const char *name)
@@ -372,6 +386,16 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 	json_ku64(j, "lost", ep->lost);
 	if (r->src.ncounters)
 		json_phase_counters(j, r, ep);
+	if (approx(r)) {
+		__u64 b, ph;
+
+		ph_approx_episode(ep, &b, &ph);
+		json_key(j, "approximated");
+		json_obj_begin(j);
+		json_ku64(j, "phase_ns", ph);
+		json_ku64(j, "barrier_ns", b);
+		json_obj_end(j);
+	}
 	json_key(j, "threads");
 	json_arr_begin(j);
 	for (i = 0; i < ep->n; i++) {
@@ -396,6 +420,21 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 			  ph_wait_ns(a) > a->blocked_ns ? ph_wait_ns(a) - a->blocked_ns : 0);
 		json_ku64(j, "sync_wait_ns", a->sync_wait_ns);
 		json_ku64(j, "useful_ns", ph_useful_ns(a));
+		if (approx(r)) {
+			json_ku64(j, "probe_overhead_ns", a->overhead_ns);
+			json_key(j, "approximated");
+			json_obj_begin(j);
+			json_ku64(j, "arrive_ns", rel(r, a->ta_arrive));
+			if (a->depart_ns)
+				json_ku64(j, "depart_ns", rel(r, a->ta_depart));
+			else {
+				json_key(j, "depart_ns");
+				json_null(j);
+			}
+			json_ku64(j, "compute_ns", ph_compute_a(a));
+			json_ku64(j, "wait_ns", ph_wait_a(a));
+			json_obj_end(j);
+		}
 		if (r->src.ncounters) {
 			json_key(j, "counters");
 			if (a->ctr_valid)
@@ -676,6 +715,13 @@ static void text_end(struct report *r, const struct report_drops *d)
 		"%" PRIu64 " events in %.3f s\n",
 		(uint64_t)phases__completed(r->ph), phases__nsites(r->ph), phases__nthreads(r->ph),
 		(uint64_t)phases__events(r->ph), sec(traced_ns(r)));
+	if (approx(r) && traced_ns(r))
+		fprintf(r->o.out,
+			"Approximated (probe cost removed): %.3f s, %.1f %% of the measured time "
+			"was "
+			"probe overhead\n",
+			sec(traced_a_ns(r)),
+			100.0 * (traced_ns(r) - traced_a_ns(r)) / traced_ns(r));
 	if (r->suppressed)
 		fprintf(r->o.out,
 			"(%" PRIu64 " episode lines not shown: more than %" PRIu64
@@ -845,6 +891,25 @@ static void json_end(struct report *r, const struct report_drops *d)
 	json_arr_end(j); /* phases */
 	json_ku64(j, "phase_count", phases__completed(r->ph));
 	json_ku64(j, "duration_ns", traced_ns(r));
+	if (approx(r)) {
+		int k;
+
+		json_key(j, "approximated");
+		json_obj_begin(j);
+		json_ku64(j, "duration_ns", traced_a_ns(r));
+		json_obj_end(j);
+		json_key(j, "calibration");
+		json_arr_begin(j);
+		for (k = 1; k < r->src.nprobes; k++) {
+			json_obj_begin(j);
+			json_ku64(j, "probe", k);
+			json_kstr(j, "symbol", r->src.probes[k].symbol);
+			json_ku64(j, "entry_ns", r->src.alpha_enter[k]);
+			json_ku64(j, "exit_ns", r->src.alpha_exit[k]);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+	}
 	json_ku64(j, "events", phases__events(r->ph));
 	json_ku64(j, "grouping_errors", phases__grouping_errors(r->ph));
 	json_key(j, "regions");

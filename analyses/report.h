@@ -45,6 +45,7 @@ struct report_src {
 	const struct sync *sync; /* locks, semaphores, condvars, futex; may be NULL */
 	const struct sbt_counter_info *counters; /* -e events, in record order */
 	int ncounters;
+	const __u64 *alpha_enter, *alpha_exit; /* probe cost per hit by probe id; may be NULL */
 };
 
 struct report_drops {

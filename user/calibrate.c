@@ -16,7 +16,7 @@
 #include "session.h"
 
 #define CALLS 2000 /* per repetition */
-#define REPS  5    /* the minimum over repetitions is kept */
+#define REPS  5	   /* the minimum over repetitions is kept */
 
 /* Private objects: nobody else ever waits on them, every call returns at
  * once, so the loops time the function and its probes only. */
@@ -66,18 +66,20 @@ static void run_gomp(int n)
 struct group {
 	const char *name;
 	void (*run)(int n);
-	const char *symbols[2]; /* the functions one iteration calls */
+	const char *symbols[2];	   /* the functions one iteration calls */
 	double plain, entry, both; /* ns per iteration */
 };
 
 static struct group groups[] = {
-	{ .name = "barrier", .run = run_barrier, .symbols = { "pthread_barrier_wait" } },
-	{ .name = "mutex", .run = run_mutex,
-	  .symbols = { "pthread_mutex_lock", "pthread_mutex_unlock" } },
-	{ .name = "semaphore", .run = run_sem, .symbols = { "sem_post", "sem_wait" } },
-	{ .name = "condvar", .run = run_cond,
-	  .symbols = { "pthread_cond_signal", "pthread_cond_broadcast" } },
-	{ .name = "libgomp", .run = run_gomp, .symbols = { "GOMP_barrier" } },
+	{.name = "barrier", .run = run_barrier, .symbols = {"pthread_barrier_wait"}},
+	{.name = "mutex",
+	 .run = run_mutex,
+	 .symbols = {"pthread_mutex_lock", "pthread_mutex_unlock"}},
+	{.name = "semaphore", .run = run_sem, .symbols = {"sem_post", "sem_wait"}},
+	{.name = "condvar",
+	 .run = run_cond,
+	 .symbols = {"pthread_cond_signal", "pthread_cond_broadcast"}},
+	{.name = "libgomp", .run = run_gomp, .symbols = {"GOMP_barrier"}},
 };
 
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
@@ -157,8 +159,7 @@ static int own_probes(struct probe_table *t, int entry_only, char *err, size_t e
 	struct probe_table all;
 	int i, e;
 
-	e = probes__resolve(getpid(), SBT_TRACE_ALL & ~SBT_TRACE_FUTEX, NULL, 0, &all, err,
-			    errlen);
+	e = probes__resolve(getpid(), SBT_TRACE_ALL & ~SBT_TRACE_FUTEX, NULL, 0, &all, err, errlen);
 	if (e)
 		return e;
 	memset(t, 0, sizeof(*t));
@@ -183,7 +184,7 @@ static int own_probes(struct probe_table *t, int entry_only, char *err, size_t e
 /* One pass with probes attached: 1 = entry probes only, 2 = both. */
 static int probed_pass(int pass, char *err, size_t errlen)
 {
-	struct session_opts so = { .ringbuf_bytes = 16 << 20, .single_target = getpid() };
+	struct session_opts so = {.ringbuf_bytes = 16 << 20, .single_target = getpid()};
 	struct probe_table t;
 	struct session *s;
 	int e;

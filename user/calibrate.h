@@ -13,13 +13,13 @@
 #include <stddef.h>
 #include "phases.h"
 
-#define CALIBRATION_MAX   32
+#define CALIBRATION_MAX	  32
 #define CALIBRATION_CACHE "/var/cache/sbt-bpf/calibration"
 
 struct alpha {
 	char symbol[SBT_SYMBOL_MAX];
 	__u64 entry_ns; /* cost of the entry probe hit */
-	__u64 exit_ns;  /* cost of the return probe hit */
+	__u64 exit_ns;	/* cost of the return probe hit */
 };
 
 struct calibration {

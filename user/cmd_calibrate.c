@@ -14,7 +14,7 @@ struct calibrate_env {
 };
 
 static const struct argp_option options[] = {
-	{ "cached", 'c', NULL, 0, "Show the cached values when they match this machine", 0 },
+	{"cached", 'c', NULL, 0, "Show the cached values when they match this machine", 0},
 	{},
 };
 
@@ -56,8 +56,8 @@ static void print(const struct calibration *c, int measured)
 
 int cmd_calibrate(int argc, char **argv)
 {
-	struct calibrate_env env = { 0 };
-	struct argp argp = { .options = options, .parser = parse_opt, .doc = doc };
+	struct calibrate_env env = {0};
+	struct argp argp = {.options = options, .parser = parse_opt, .doc = doc};
 	struct calibration c;
 	char err[512];
 	int e;

@@ -131,6 +131,8 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 		   const struct sbt_probe_info *infos, int nprobes)
 {
 	const struct tf_meta *m = tracefile__meta(tf);
+	/* the costs must cover every probe id the records may carry */
+	int alpha_ok = m->alpha_enter && m->nalpha >= (__u32)nprobes;
 	struct sync *sync = sync__new(infos, nprobes);
 	struct report_opts ro = {.format = env->json ? REPORT_JSON : REPORT_TEXT,
 				 .phase_table = 1,
@@ -149,12 +151,16 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 				 .kernel = m->kernel,
 				 .sync = sync,
 				 .counters = m->counters,
-				 .ncounters = m->ncounters};
+				 .ncounters = m->ncounters,
+				 .alpha_enter = alpha_ok ? m->alpha_enter : NULL,
+				 .alpha_exit = alpha_ok ? m->alpha_exit : NULL};
 	struct phases_config pc = {.probes = infos,
 				   .nprobes = nprobes,
 				   .start_ns = m->start_ns,
 				   .sync = sync,
-				   .ncounters = m->ncounters};
+				   .ncounters = m->ncounters,
+				   .alpha_enter = alpha_ok ? m->alpha_enter : NULL,
+				   .alpha_exit = alpha_ok ? m->alpha_exit : NULL};
 	struct report_drops drops = {
 		.total = m->drops_total, .per_cpu = m->drops_per_cpu, .ncpus = m->ncpus};
 	struct report *r = report__new(&ro, &src);

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "calibrate.h"
 #include "cmds.h"
 #include "counters.h"
 #include "env.h"
@@ -43,6 +44,7 @@ struct tracer {
 	struct phases *ph;
 	struct sync *sync;
 	struct counter_set counters;
+	__u64 *alpha_enter, *alpha_exit; /* by probe id */
 	struct report *report;
 	struct tf_writer *writer;
 	__u64 start_ns;
@@ -308,12 +310,16 @@ static int open_outputs(struct tracer *t)
 		.sync = t->sync,
 		.counters = t->counters.info,
 		.ncounters = t->counters.n,
+		.alpha_enter = t->alpha_enter,
+		.alpha_exit = t->alpha_exit,
 	};
 	struct phases_config pc = {.probes = t->infos,
 				   .nprobes = t->probes.n,
 				   .start_ns = t->start_ns,
 				   .sync = t->sync,
-				   .ncounters = t->counters.n};
+				   .ncounters = t->counters.n,
+				   .alpha_enter = t->alpha_enter,
+				   .alpha_exit = t->alpha_exit};
 
 	if (t->env.output) {
 		t->writer = tracefile__create(t->env.output);
@@ -479,6 +485,13 @@ static void fill_meta(struct tracer *t, struct tf_meta *m, __u64 end_ns, __u64 *
 	m->drops_total = session__drops(t->session, NULL, 0);
 	memcpy(m->counters, t->counters.info, sizeof(m->counters));
 	m->ncounters = t->counters.n;
+	m->alpha_enter = calloc(t->probes.n, sizeof(__u64));
+	m->alpha_exit = calloc(t->probes.n, sizeof(__u64));
+	if (m->alpha_enter && m->alpha_exit && t->alpha_enter) {
+		memcpy(m->alpha_enter, t->alpha_enter, t->probes.n * sizeof(__u64));
+		memcpy(m->alpha_exit, t->alpha_exit, t->probes.n * sizeof(__u64));
+		m->nalpha = t->probes.n;
+	}
 }
 
 static int finish_trace_file(struct tracer *t, __u64 end_ns, __u64 *per_cpu, int ncpus)
@@ -544,6 +557,8 @@ static void cleanup(struct tracer *t)
 	names__free(t->names);
 	probes__free(&t->probes);
 	counters__close(&t->counters);
+	free(t->alpha_enter);
+	free(t->alpha_exit);
 	free(t->infos);
 }
 
@@ -567,6 +582,44 @@ static int open_counters(struct tracer *t)
 	return 0;
 }
 
+/* α per probe id: the calibrated cost of its function, else (a --probe
+ * function) that of pthread_barrier_wait, an emulated first instruction;
+ * --alpha overrides everything. */
+static int probe_costs(struct tracer *t)
+{
+	struct calibration cal;
+	const struct alpha *a, *dflt;
+	char err[512];
+	int i, measured;
+
+	t->alpha_enter = calloc(t->probes.n, sizeof(__u64));
+	t->alpha_exit = calloc(t->probes.n, sizeof(__u64));
+	if (!t->alpha_enter || !t->alpha_exit)
+		return EXIT_RUNTIME;
+	if (t->env.alpha_enter >= 0) {
+		for (i = 1; i < t->probes.n; i++) {
+			t->alpha_enter[i] = t->env.alpha_enter;
+			t->alpha_exit[i] = t->env.alpha_exit;
+		}
+		return 0;
+	}
+	if (calibration__get(&cal, &measured, err, sizeof(err))) {
+		log_warn("calibration failed (%s): no approximation", err);
+		return 0;
+	}
+	if (measured)
+		log_info("calibrated the probe costs (cached in %s)", CALIBRATION_CACHE);
+	dflt = calibration__find(&cal, "pthread_barrier_wait");
+	for (i = 1; i < t->probes.n; i++) {
+		a = calibration__find(&cal, t->probes.probes[i].info.symbol);
+		if (!a)
+			a = dflt;
+		t->alpha_enter[i] = a ? a->entry_ns : 0;
+		t->alpha_exit[i] = a ? a->exit_ns : 0;
+	}
+	return 0;
+}
+
 static int run(struct tracer *t)
 {
 	char err[256];
@@ -581,6 +634,8 @@ static int run(struct tracer *t)
 		rc = start_target(t);
 	if (!rc)
 		rc = resolve_probes(t);
+	if (!rc)
+		rc = probe_costs(t);
 	if (!rc)
 		rc = attach(t);
 	if (rc) {

@@ -23,6 +23,7 @@ enum {
 	OPT_TRACE,
 	OPT_SORT,
 	OPT_LIST_EVENTS,
+	OPT_ALPHA,
 };
 
 static const char trace_doc[] =
@@ -82,6 +83,10 @@ static const struct argp_option options[] = {
 	 1},
 	{"list-events", OPT_LIST_EVENTS, NULL, 0, "List the counter events this machine supports",
 	 1},
+	{"alpha", OPT_ALPHA, "ENTRY[,RETURN]", 0,
+	 "Probe cost per hit in ns for the approximation, instead of the calibrated values "
+	 "(sbt-bpf calibrate)",
+	 3},
 	{"duration", 'd', "S", 0, "Stop after S seconds", 3},
 	{"buffer-size", OPT_BUFFER, "SIZE", 0, "Ring buffer size, power of two (default 16M)", 3},
 	{"drain-interval", OPT_DRAIN, "MS", 0, "Drain the ring buffer every MS ms (default 20)", 3},
@@ -109,6 +114,25 @@ static int parse_probe(struct env *env, const char *arg, struct argp_state *st)
 		return EINVAL;
 	}
 	env->nprobes++;
+	return 0;
+}
+
+static int parse_alpha(struct env *env, const char *arg, struct argp_state *st)
+{
+	char buf[64], *comma;
+	uint64_t en, ex;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	comma = strchr(buf, ',');
+	if (comma)
+		*comma = 0;
+	if (parse_u64(buf, 0, 1000000000ULL, &en) ||
+	    (comma && parse_u64(comma + 1, 0, 1000000000ULL, &ex))) {
+		argp_error(st, "invalid value '%s' for --alpha (ENTRY[,RETURN] in ns)", arg);
+		return EINVAL;
+	}
+	env->alpha_enter = en;
+	env->alpha_exit = comma ? ex : en;
 	return 0;
 }
 
@@ -182,6 +206,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_LIST_EVENTS:
 		env->list_events = 1;
 		return 0;
+	case OPT_ALPHA:
+		return parse_alpha(env, arg, st);
 	case OPT_TRACE: {
 		char err[256];
 
@@ -234,6 +260,7 @@ int env__parse(struct env *env, int argc, char **argv, int record)
 	env->drain_ms = 20;
 	env->max_lines = 50;
 	env->classes = SBT_TRACE_DEFAULT;
+	env->alpha_enter = env->alpha_exit = -1;
 	/* argp exits with EXIT_USAGE (argp_err_exit_status) on usage errors */
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, env))

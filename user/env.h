@@ -18,19 +18,20 @@ struct env {
 	const char *watch[ENV_MAX_WATCH];
 	int nwatch;
 	int watch_all;
-	uint64_t warn_ns;      /* --warn-time, ms on the command line */
-	uint64_t hang_ns;      /* --hang-timeout, s on the command line; 0 = off */
-	uint64_t duration_ns;  /* --duration; 0 = until the target exits */
-	uint64_t buffer_bytes; /* --buffer-size */
-	int drain_ms;	       /* --drain-interval */
-	uint64_t max_lines;    /* --max-lines: episode lines per second */
-	int quiet;	       /* -q: no episode lines */
-	int json;	       /* --format json: summary as JSON */
-	int force;	       /* attach even if no traced function is used */
-	unsigned int classes;  /* --trace: SBT_TRACE_* bits */
-	int sort;	       /* --sort: enum sync_sort */
-	const char *events;    /* -e: counter events */
-	int list_events;       /* --list-events */
+	uint64_t warn_ns;		 /* --warn-time, ms on the command line */
+	uint64_t hang_ns;		 /* --hang-timeout, s on the command line; 0 = off */
+	uint64_t duration_ns;		 /* --duration; 0 = until the target exits */
+	uint64_t buffer_bytes;		 /* --buffer-size */
+	int drain_ms;			 /* --drain-interval */
+	uint64_t max_lines;		 /* --max-lines: episode lines per second */
+	int quiet;			 /* -q: no episode lines */
+	int json;			 /* --format json: summary as JSON */
+	int force;			 /* attach even if no traced function is used */
+	unsigned int classes;		 /* --trace: SBT_TRACE_* bits */
+	int sort;			 /* --sort: enum sync_sort */
+	const char *events;		 /* -e: counter events */
+	int list_events;		 /* --list-events */
+	int64_t alpha_enter, alpha_exit; /* --alpha override, ns; -1: calibrated */
 	struct user_probe probes[ENV_MAX_PROBES];
 	int nprobes;
 };

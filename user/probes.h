@@ -23,7 +23,7 @@ struct user_probe {
 struct probe {
 	struct sbt_probe_info info;
 	char open_path[SBT_PATH_MAX + 64]; /* the file as we can open it */
-	int entry_only;                    /* no return probe (calibration) */
+	int entry_only;			   /* no return probe (calibration) */
 };
 
 struct probe_table {

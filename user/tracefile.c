@@ -29,6 +29,7 @@
 static const char *const section_names[] = {
 	[TF_SEC_INFO] = "INFO",	      [TF_SEC_PROBES] = "PROBES", [TF_SEC_SYMBOLS] = "SYMBOLS",
 	[TF_SEC_THREADS] = "THREADS", [TF_SEC_DROPS] = "DROPS",	  [TF_SEC_COUNTERS] = "COUNTERS",
+	[TF_SEC_ALPHA] = "ALPHA",
 };
 
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
@@ -403,6 +404,19 @@ static void encode_counters(struct mbuf *b, const struct tf_meta *m)
 	mb_end(b, at);
 }
 
+static void encode_alpha(struct mbuf *b, const struct tf_meta *m)
+{
+	size_t at = mb_begin(b, TF_SEC_ALPHA);
+	__u32 i, n = m->alpha_enter && m->alpha_exit ? m->nalpha : 0;
+
+	mb_u32(b, n);
+	for (i = 0; i < n; i++) {
+		mb_u64(b, m->alpha_enter[i]);
+		mb_u64(b, m->alpha_exit[i]);
+	}
+	mb_end(b, at);
+}
+
 static int encode_meta(struct mbuf *b, const struct tf_meta *meta)
 {
 	static const struct tf_meta empty;
@@ -414,6 +428,7 @@ static int encode_meta(struct mbuf *b, const struct tf_meta *meta)
 	encode_threads(b, m);
 	encode_drops(b, m);
 	encode_counters(b, m);
+	encode_alpha(b, m);
 	/* a reader would refuse a larger block: fail now rather than write an unreadable trace */
 	if (!b->err && b->len > TF_META_MAX)
 		b->err = -EFBIG;
@@ -749,6 +764,29 @@ static int parse_counters(const struct rctx *rc, struct cur *c, struct tf_meta *
 	return 0;
 }
 
+static int parse_alpha(const struct rctx *rc, struct cur *c, struct tf_meta *m)
+{
+	__u32 n, i;
+
+	if (!get_u32(c, &n) || n > c->left / 16)
+		return overrun(rc, "ALPHA");
+	if (n > SBT_MAX_PROBES)
+		return fail(rc, EINVAL, "corrupt metadata: %u probe costs (at most %d)", n,
+			    SBT_MAX_PROBES);
+	if (!n)
+		return 0;
+	m->alpha_enter = calloc(n, sizeof(__u64));
+	m->alpha_exit = calloc(n, sizeof(__u64));
+	if (!m->alpha_enter || !m->alpha_exit)
+		return nomem(rc);
+	m->nalpha = n;
+	for (i = 0; i < n; i++) {
+		get_u64(c, &m->alpha_enter[i]); /* cannot fail: n was checked above */
+		get_u64(c, &m->alpha_exit[i]);
+	}
+	return 0;
+}
+
 static int parse_section(const struct rctx *rc, __u32 tag, struct cur *c, struct tf_meta *m)
 {
 	switch (tag) {
@@ -764,6 +802,8 @@ static int parse_section(const struct rctx *rc, __u32 tag, struct cur *c, struct
 		return parse_drops(rc, c, m);
 	case TF_SEC_COUNTERS:
 		return parse_counters(rc, c, m);
+	case TF_SEC_ALPHA:
+		return parse_alpha(rc, c, m);
 	}
 	return 0; /* written by a newer version: skipped */
 }
@@ -1030,5 +1070,7 @@ void tf_meta_free(struct tf_meta *m)
 	free(m->symbols);
 	free(m->threads);
 	free(m->drops_per_cpu);
+	free(m->alpha_enter);
+	free(m->alpha_exit);
 	memset(m, 0, sizeof(*m));
 }

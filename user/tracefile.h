@@ -45,6 +45,9 @@
  *   TF_SEC_THREADS  __u32 count, count x (__u32 pid, __u32 tid, __u64 start_ns,
  *                   __u64 exit_ns, string comm).
  *   TF_SEC_DROPS    __u64 total, __u32 ncpus, ncpus x __u64 per-CPU count.
+ *   TF_SEC_ALPHA    __u32 count (<= SBT_MAX_PROBES), count x (__u64 entry_ns,
+ *                   __u64 exit_ns): the calibrated cost of a probe hit, by
+ *                   probe id.
  *   TF_SEC_COUNTERS __u32 count (<= SBT_MAX_COUNTERS), count x (__u32 type,
  *                   __u64 config, __u32 flags, string name): the perf_event
  *                   counters whose values SBT_EV_COUNTERS records carry.
@@ -72,6 +75,7 @@
 #define TF_SEC_THREADS	4
 #define TF_SEC_DROPS	5
 #define TF_SEC_COUNTERS 6
+#define TF_SEC_ALPHA	7
 
 /* The on-disk header (little-endian). */
 struct tf_header {
@@ -122,6 +126,9 @@ struct tf_meta {
 	__u32 ncpus;
 	struct sbt_counter_info counters[SBT_MAX_COUNTERS]; /* -e events, in record order */
 	__u32 ncounters;
+	/* calibrated probe cost per hit, indexed by probe id (NULL: not recorded) */
+	__u64 *alpha_enter, *alpha_exit;
+	__u32 nalpha;
 };
 
 struct tf_writer;

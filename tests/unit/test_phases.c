@@ -527,3 +527,64 @@ TEST(counter_deltas_per_window)
 	CHECK_EQ(phases__site(p, 0)->ctr[0], 100 + 1000 + 2000);
 	phases__free(p);
 }
+
+/*
+ * Malony-Reed barrier approximation with calibrated costs: barrier probe
+ * entry 100, return 50; region probe entry 300, return 200. Thread 1 pays a
+ * region frame (500) before arriving last in the measurement, so in the
+ * approximation thread 2 is the last arriver while thread 2 is also the first
+ * measured exiter. Expected values worked out in the comments.
+ */
+TEST(approximation_barrier_malony_reed)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100, [P_REGION] = 300};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50, [P_REGION] = 200};
+	struct phases_config cfg = {.probes = probes,
+				    .nprobes = NPROBES,
+				    .start_ns = START,
+				    .alpha_enter = a_enter,
+				    .alpha_exit = a_exit};
+	struct phases_ops ops = {.episode = on_episode};
+	struct collected c;
+	struct phases *p;
+	__u64 b, ph;
+
+	memset(&c, 0, sizeof(c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	p = phases__new(&cfg, &ops, &c);
+	enter(p, P_REGION, 1, 1100, 0, SITE_B);
+	leave(p, P_REGION, 1, 1400, 0);
+	enter(p, P_PBW, 2, 2800, OBJ_X, SITE_A); /* t_a = 1000 + 1800 = 2800 */
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A); /* t_a = 1000 + 2000 - 500 = 2500 */
+	leave(p, P_PBW, 2, 3100, 0);		 /* first exit: 2800 + (3100-3000-50) = 2850 */
+	leave(p, P_PBW, 1, 3150, 0);		 /* 2850 + max(0, 50 - 50) = 2850 */
+	enter(p, P_PBW, 1, 4000, OBJ_X, SITE_A); /* 2850 + 850 - 50 = 3650 */
+	enter(p, P_PBW, 2, 4100, OBJ_X, SITE_A); /* 2850 + 1000 - 50 = 3800 */
+	leave(p, P_PBW, 1, 4200, 0);		 /* 3800 + (4200-4100-50) = 3850 */
+	leave(p, P_PBW, 2, 4210, 0);		 /* 3850 + max(0, 10 - 50) = 3850 */
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_arrive, 2500);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_arrive, 2800);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->overhead_ns, 500);
+	CHECK_EQ(ph_compute_a(arrival_of(&c.ep[0], 1)), 1500);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 2850);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 2850);
+	CHECK_EQ(ph_wait_a(arrival_of(&c.ep[0], 1)), 350);
+	ph_approx_episode(&c.ep[0], &b, &ph);
+	CHECK_EQ(b, 300);
+	CHECK_EQ(ph, 1800);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_arrive, 3650);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_arrive, 3800);
+	CHECK_EQ(ph_compute_a(arrival_of(&c.ep[1], 2)), 950);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 3850);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 3850);
+	ph_approx_episode(&c.ep[1], &b, &ph);
+	CHECK_EQ(b, 150);
+	CHECK_EQ(ph, 950);
+	/* the approximated run ends at 3850, the measured one at 4210 */
+	CHECK_EQ(phases__approx_last_ts(p), 3850);
+	CHECK_EQ(phases__last_ts(p), 4210);
+	phases__free(p);
+}
