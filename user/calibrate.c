@@ -228,7 +228,8 @@ static void identity(struct calibration *c)
 	fclose(f);
 }
 
-static void add_alpha(struct calibration *c, const char *symbol, double entry, double exit)
+static void add_alpha(struct calibration *c, const char *symbol, double entry, double exit,
+		      int cls)
 {
 	struct alpha *a;
 
@@ -238,11 +239,94 @@ static void add_alpha(struct calibration *c, const char *symbol, double entry, d
 	snprintf(a->symbol, sizeof(a->symbol), "%s", symbol);
 	a->entry_ns = entry > 0 ? (__u64)(entry + 0.5) : 0;
 	a->exit_ns = exit > 0 ? (__u64)(exit + 0.5) : 0;
+	a->cls = cls >= 0 && cls < INSN_NCLASSES ? cls : INSN_XOL;
+}
+
+/* x86 uprobes emulate push, call, jmp and jcc, and (6.16+) turn a 5-byte
+ * nop into a call to a trampoline; anything else (endbr64 included) is
+ * single-stepped out of line. */
+int insn_class__of(const char *path, __u64 offset)
+{
+	static const unsigned char nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	unsigned char b[5] = { 0 };
+	FILE *f = fopen(path, "re");
+	size_t n = 0;
+
+	if (f) {
+		if (!fseek(f, (long)offset, SEEK_SET))
+			n = fread(b, 1, sizeof(b), f);
+		fclose(f);
+	}
+	if (n < 2)
+		return INSN_XOL;
+	if (n == 5 && !memcmp(b, nop5, 5))
+		return INSN_NOP5;
+	if ((b[0] >= 0x50 && b[0] <= 0x57) || (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57) ||
+	    b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb || (b[0] >= 0x70 && b[0] <= 0x7f) ||
+	    (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f))
+		return INSN_EMULATED;
+	return INSN_XOL;
+}
+
+const struct alpha *calibration__for_class(const struct calibration *c, int cls)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->a[i].cls == cls)
+			return &c->a[i];
+	return NULL;
+}
+
+/* The class of a calibrated symbol, from where our own probes put it. */
+static int class_of_symbol(const struct probe_table *t, const char *symbol)
+{
+	int i;
+
+	for (i = 1; i < t->n; i++)
+		if (!strcmp(t->probes[i].info.symbol, symbol))
+			return insn_class__of(t->probes[i].open_path, t->probes[i].info.offset);
+	return INSN_XOL;
+}
+
+/* A two-function group measures the sum of two entry costs; when the two
+ * first instructions are handled differently (sem_wait is emulated,
+ * sem_post single-stepped), give the one of the class measured alone in a
+ * one-function group that class's cost, and the other the rest. */
+static void split_mixed_pairs(struct calibration *c)
+{
+	int i;
+
+	for (i = 0; i + 1 < c->n; i++) {
+		struct alpha *x = &c->a[i], *y = &c->a[i + 1];
+		const struct alpha *ref;
+		__u64 sum = x->entry_ns * 2;
+		size_t g;
+
+		for (g = 0; g < NGROUPS; g++)
+			if (groups[g].symbols[1] && !strcmp(groups[g].symbols[0], x->symbol) &&
+			    !strcmp(groups[g].symbols[1], y->symbol))
+				break;
+		if (g == NGROUPS || x->cls == y->cls)
+			continue;
+		ref = calibration__find(c, "pthread_barrier_wait");
+		if (!ref || (ref->cls != x->cls && ref->cls != y->cls) || ref->entry_ns > sum)
+			continue;
+		if (ref->cls == x->cls) {
+			x->entry_ns = ref->entry_ns;
+			y->entry_ns = sum - ref->entry_ns;
+		} else {
+			y->entry_ns = ref->entry_ns;
+			x->entry_ns = sum - ref->entry_ns;
+		}
+		i++;
+	}
 }
 
 int calibration__measure(struct calibration *c, char *err, size_t errlen)
 {
 	void *gomp = dlopen("libgomp.so.1", RTLD_NOW);
+	struct probe_table own;
 	size_t i;
 	int e, k;
 
@@ -255,6 +339,8 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 	e = probed_pass(1, err, errlen);
 	if (!e)
 		e = probed_pass(2, err, errlen);
+	if (!e)
+		e = own_probes(&own, 0, err, errlen);
 	for (i = 0; !e && i < NGROUPS; i++) {
 		const struct group *g = &groups[i];
 		int nsym = g->symbols[1] ? 2 : 1;
@@ -264,7 +350,11 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 		/* the functions of a group are assumed to cost the same */
 		for (k = 0; k < nsym; k++)
 			add_alpha(c, g->symbols[k], (g->entry - g->plain) / nsym,
-				  (g->both - g->entry) / nsym);
+				  (g->both - g->entry) / nsym, class_of_symbol(&own, g->symbols[k]));
+	}
+	if (!e) {
+		split_mixed_pairs(c);
+		probes__free(&own);
 	}
 	pthread_barrier_destroy(&cal_barrier);
 	sem_destroy(&cal_sem);
@@ -295,8 +385,9 @@ int calibration__save(const struct calibration *c, const char *path)
 	fprintf(f, "# sbt-bpf calibration: probe cost per hit, ns\nkernel %s\ncpu %s\n", c->kernel,
 		c->cpu);
 	for (i = 0; i < c->n; i++)
-		fprintf(f, "alpha %s %llu %llu\n", c->a[i].symbol,
-			(unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns);
+		fprintf(f, "alpha %s %llu %llu %d\n", c->a[i].symbol,
+			(unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns,
+			c->a[i].cls);
 	if (fclose(f) || rename(tmp, path))
 		return -errno;
 	return 0;
@@ -307,6 +398,7 @@ int calibration__load(struct calibration *c, const char *path)
 	struct calibration here;
 	char line[512], sym[SBT_SYMBOL_MAX];
 	unsigned long long en, ex;
+	int cls;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
@@ -318,9 +410,9 @@ int calibration__load(struct calibration *c, const char *path)
 			snprintf(c->kernel, sizeof(c->kernel), "%.127s", line + 7);
 		else if (!strncmp(line, "cpu ", 4))
 			snprintf(c->cpu, sizeof(c->cpu), "%.127s", line + 4);
-		else if (sscanf(line, "alpha %127s %llu %llu", sym, &en, &ex) == 3 &&
+		else if (sscanf(line, "alpha %127s %llu %llu %d", sym, &en, &ex, &cls) == 4 &&
 			 c->n < CALIBRATION_MAX)
-			add_alpha(c, sym, en, ex);
+			add_alpha(c, sym, en, ex, cls);
 	}
 	fclose(f);
 	identity(&here);

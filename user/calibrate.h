@@ -16,10 +16,15 @@
 #define CALIBRATION_MAX	  32
 #define CALIBRATION_CACHE "/var/cache/sbt-bpf/calibration"
 
+/* How the kernel handles the probed first instruction (x86): the cost of an
+ * entry hit depends on it far more than on the function. */
+enum insn_class { INSN_XOL, INSN_EMULATED, INSN_NOP5, INSN_NCLASSES };
+
 struct alpha {
 	char symbol[SBT_SYMBOL_MAX];
 	__u64 entry_ns; /* cost of the entry probe hit */
-	__u64 exit_ns;	/* cost of the return probe hit */
+	__u64 exit_ns;  /* cost of the return probe hit */
+	int cls;        /* enum insn_class of its first instruction */
 };
 
 struct calibration {
@@ -37,6 +42,11 @@ int calibration__load(struct calibration *c, const char *path);
 int calibration__save(const struct calibration *c, const char *path);
 /* α of a function, or NULL when it was not calibrated. */
 const struct alpha *calibration__find(const struct calibration *c, const char *symbol);
+/* The class of the instruction at offset of path (XOL when unreadable). */
+int insn_class__of(const char *path, __u64 offset);
+/* α for a function that was not calibrated, from the calibrated functions
+ * whose first instruction is of the same class (NULL if none is). */
+const struct alpha *calibration__for_class(const struct calibration *c, int cls);
 /* The cache when valid, else a fresh measurement saved to the cache. */
 int calibration__get(struct calibration *c, int *measured, char *err, size_t errlen);
 

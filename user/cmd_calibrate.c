@@ -48,10 +48,13 @@ static void print(const struct calibration *c, int measured)
 
 	printf("Probe cost per hit on %s, kernel %s (%s):\n", c->cpu, c->kernel,
 	       measured ? "measured now" : "cached");
-	printf("%-26s %12s %12s\n", "function", "entry ns", "return ns");
+	static const char *const cls[] = { "single-stepped", "emulated", "nop5 (optimized)" };
+
+	printf("%-26s %12s %12s  %s\n", "function", "entry ns", "return ns", "first instruction");
 	for (i = 0; i < c->n; i++)
-		printf("%-26s %12llu %12llu\n", c->a[i].symbol,
-		       (unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns);
+		printf("%-26s %12llu %12llu  %s\n", c->a[i].symbol,
+		       (unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns,
+		       cls[c->a[i].cls]);
 }
 
 int cmd_calibrate(int argc, char **argv)

@@ -583,8 +583,8 @@ static int open_counters(struct tracer *t)
 }
 
 /* α per probe id: the calibrated cost of its function, else (a --probe
- * function) that of pthread_barrier_wait, an emulated first instruction;
- * --alpha overrides everything. */
+ * function) that of a calibrated function whose first instruction the
+ * kernel handles the same way; --alpha overrides everything. */
 static int probe_costs(struct tracer *t)
 {
 	struct calibration cal;
@@ -611,7 +611,11 @@ static int probe_costs(struct tracer *t)
 		log_info("calibrated the probe costs (cached in %s)", CALIBRATION_CACHE);
 	dflt = calibration__find(&cal, "pthread_barrier_wait");
 	for (i = 1; i < t->probes.n; i++) {
-		a = calibration__find(&cal, t->probes.probes[i].info.symbol);
+		const struct probe *p = &t->probes.probes[i];
+
+		a = calibration__find(&cal, p->info.symbol);
+		if (!a)
+			a = calibration__for_class(&cal, insn_class__of(p->open_path, p->info.offset));
 		if (!a)
 			a = dflt;
 		t->alpha_enter[i] = a ? a->entry_ns : 0;
