@@ -34,7 +34,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
 EX_DIR    := $(OUTPUT)/examples
-PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline cond_queue page_touch \
+PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline cond_queue page_touch stepper \
 		    custom_barrier
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) \
 	     $(EX_DIR)/omp_barriers_gomp $(EX_DIR)/omp_barriers_llvm

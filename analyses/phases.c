@@ -44,7 +44,7 @@ struct phases {
 	__u64 completed, events, bad, lost, grouping_errors;
 	__u64 first_ts, last_ts;
 	__u64 lost_phases, lost_first[LOST_PHASES_KEPT];
-	__u64 ta_last; /* approximated time of the last event */
+	__u64 ta_last, ta_last_tm; /* approximated and measured time of the last event */
 };
 
 /* Grow *arr (of *cap elements of size sz) to hold at least n elements. */
@@ -156,6 +156,17 @@ static int approximating(const struct phases *p)
 	return p->cfg.alpha_enter && p->cfg.alpha_exit;
 }
 
+/* The run ends at its last measured event: its approximation is the
+ * approximated end (not the largest approximation seen, which may belong to
+ * a thread not yet re-based). */
+static void note_last(struct phases *p, __u64 tm, __u64 ta)
+{
+	if (tm >= p->ta_last_tm) {
+		p->ta_last_tm = tm;
+		p->ta_last = ta;
+	}
+}
+
 /* Time-based model: the thread's measured time since its last perturbation
  * boundary, less the probe cost it paid since then. */
 static __u64 approx_time(struct phases *p, const struct ph_thread *t, __u64 tm)
@@ -163,8 +174,7 @@ static __u64 approx_time(struct phases *p, const struct ph_thread *t, __u64 tm)
 	__u64 d = tm > t->base_m ? tm - t->base_m : 0, ta;
 
 	ta = t->base_a + (d > t->ovh ? d - t->ovh : 0);
-	if (ta > p->ta_last)
-		p->ta_last = ta;
+	note_last(p, tm, ta);
 	return ta;
 }
 
@@ -377,8 +387,7 @@ static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64
 		a->ta_depart =
 			approx_exit(p, ep, a, depart_ns,
 				    t->depth < STACK_MAX ? t->stack[t->depth].probe : ep->probe);
-		if (a->ta_depart > p->ta_last)
-			p->ta_last = a->ta_depart;
+		note_last(p, depart_ns, a->ta_depart);
 		rebase(t, depart_ns, a->ta_depart);
 		t->ta_depart = a->ta_depart;
 	}

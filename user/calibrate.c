@@ -228,8 +228,7 @@ static void identity(struct calibration *c)
 	fclose(f);
 }
 
-static void add_alpha(struct calibration *c, const char *symbol, double entry, double exit,
-		      int cls)
+static void add_alpha(struct calibration *c, const char *symbol, double entry, double exit, int cls)
 {
 	struct alpha *a;
 
@@ -247,8 +246,8 @@ static void add_alpha(struct calibration *c, const char *symbol, double entry, d
  * single-stepped out of line. */
 int insn_class__of(const char *path, __u64 offset)
 {
-	static const unsigned char nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-	unsigned char b[5] = { 0 };
+	static const unsigned char nop5[] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+	unsigned char b[5] = {0};
 	FILE *f = fopen(path, "re");
 	size_t n = 0;
 
@@ -287,6 +286,30 @@ static int class_of_symbol(const struct probe_table *t, const char *symbol)
 		if (!strcmp(t->probes[i].info.symbol, symbol))
 			return insn_class__of(t->probes[i].open_path, t->probes[i].info.offset);
 	return INSN_XOL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every return probe goes through the same trampoline, whatever the
+ * function: one cost for all, the median of the groups' estimates (each is
+ * the difference of two timings, so noisier than either). */
+static void common_return_cost(struct calibration *c)
+{
+	__u64 v[CALIBRATION_MAX];
+	int i;
+
+	if (!c->n)
+		return;
+	for (i = 0; i < c->n; i++)
+		v[i] = c->a[i].exit_ns;
+	qsort(v, c->n, sizeof(v[0]), cmp_u64);
+	for (i = 0; i < c->n; i++)
+		c->a[i].exit_ns = v[c->n / 2];
 }
 
 /* A two-function group measures the sum of two entry costs; when the two
@@ -350,10 +373,12 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 		/* the functions of a group are assumed to cost the same */
 		for (k = 0; k < nsym; k++)
 			add_alpha(c, g->symbols[k], (g->entry - g->plain) / nsym,
-				  (g->both - g->entry) / nsym, class_of_symbol(&own, g->symbols[k]));
+				  (g->both - g->entry) / nsym,
+				  class_of_symbol(&own, g->symbols[k]));
 	}
 	if (!e) {
 		split_mixed_pairs(c);
+		common_return_cost(c);
 		probes__free(&own);
 	}
 	pthread_barrier_destroy(&cal_barrier);

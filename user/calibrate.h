@@ -23,8 +23,8 @@ enum insn_class { INSN_XOL, INSN_EMULATED, INSN_NOP5, INSN_NCLASSES };
 struct alpha {
 	char symbol[SBT_SYMBOL_MAX];
 	__u64 entry_ns; /* cost of the entry probe hit */
-	__u64 exit_ns;  /* cost of the return probe hit */
-	int cls;        /* enum insn_class of its first instruction */
+	__u64 exit_ns;	/* cost of the return probe hit */
+	int cls;	/* enum insn_class of its first instruction */
 };
 
 struct calibration {

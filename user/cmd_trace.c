@@ -615,7 +615,8 @@ static int probe_costs(struct tracer *t)
 
 		a = calibration__find(&cal, p->info.symbol);
 		if (!a)
-			a = calibration__for_class(&cal, insn_class__of(p->open_path, p->info.offset));
+			a = calibration__for_class(&cal,
+						   insn_class__of(p->open_path, p->info.offset));
 		if (!a)
 			a = dflt;
 		t->alpha_enter[i] = a ? a->entry_ns : 0;
