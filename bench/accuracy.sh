@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Accuracy of the approximated run (first version, issue 5): for the stepper
+# example at several probe densities (--probe on its step() function),
+# T = uninstrumented run time (median of ROUNDS runs, the workload's own
+# total_ns), T_m = measured under sbt-bpf, T_a = approximated; prints
+# delta_m = |T_m - T| / T and delta_a = |T_a - T| / T (medians).
+#
+#   bench/accuracy.sh [-r ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CALLS=0
+. bench/lib.sh
+bench_init "$@"
+EX=$OUT/examples/stepper
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+echo "== accuracy: stepper -t 2 -n 5, --probe step, $ROUNDS rounds (medians, ms) =="
+echo "| steps x us per phase (thread 0) | T | T_m | T_a | delta_m | delta_a |"
+echo "|---|---|---|---|---|---|"
+for cfg in "100 20" "300 5" "1000 2"; do
+	set -- $cfg
+	: >"$TMP/t"; : >"$TMP/tm"; : >"$TMP/ta"
+	for r in $(seq "$ROUNDS"); do
+		"$EX" -t 2 -n 5 -k "$1" -s "$2" | awk '/total_ns/ {print $2}' >>"$TMP/t"
+		"$SBT" record -o "$TMP/a.sbt" --probe "$EX:step:region" -- "$EX" -t 2 -n 5 -k "$1" -s "$2" \
+			>/dev/null 2>&1
+		"$SBT" report --format json "$TMP/a.sbt" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print(r["duration_ns"], r["approximated"]["duration_ns"])' >"$TMP/one"
+		awk '{print $1}' "$TMP/one" >>"$TMP/tm"
+		awk '{print $2}' "$TMP/one" >>"$TMP/ta"
+	done
+	t=$(median <"$TMP/t"); tm=$(median <"$TMP/tm"); ta=$(median <"$TMP/ta")
+	awk -v c="$1 x $2" -v t="$t" -v tm="$tm" -v ta="$ta" 'function abs(x) {return x < 0 ? -x : x}
+		BEGIN {printf "| %s | %.2f | %.2f | %.2f | %.1f %% | %.1f %% |\n", c, t / 1e6, tm / 1e6, ta / 1e6,
+			100 * abs(tm - t) / t, 100 * abs(ta - t) / t}'
+done
