@@ -78,20 +78,54 @@ void json_arr_end(struct json *j)
 	close(j, ']');
 }
 
+/* Length of the valid UTF-8 sequence at p, 0 if it is not one. */
+static int utf8_len(const unsigned char *p)
+{
+	int n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* Strings come from the target (thread names, paths): bytes that are not
+ * UTF-8 become U+FFFD, so the document always parses. */
 static void write_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	int n;
 
 	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
+	while (*p) {
+		n = utf8_len(p);
+		if (!n) {
+			fputs("\\ufffd", f);
+			p++;
+		} else if (n > 1) {
+			fwrite(p, 1, n, f);
+			p += n;
+		} else {
+			if (*p == '"' || *p == '\\')
+				fprintf(f, "\\%c", *p);
+			else if (*p == '\n')
+				fputs("\\n", f);
+			else if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+			p++;
+		}
 	}
 	fputc('"', f);
 }

@@ -329,6 +329,16 @@ static void inflight_remove(struct phases *p, struct ph_episode *ep)
 	}
 }
 
+static int all_departed(const struct ph_episode *ep)
+{
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++)
+		if (!ep->arr[i].depart_ns)
+			return 0;
+	return 1;
+}
+
 /* pthread_barrier_wait tells one thread per episode it was the serial one;
  * other barrier functions give no such check. */
 static int checks_serial(const struct phases *p, const struct ph_episode *ep)
@@ -341,7 +351,11 @@ static void complete(struct phases *p, struct ph_episode *ep)
 	struct ph_site *s = site_get(p, ep);
 
 	ep->index = p->completed++;
-	if (checks_serial(p, ep) && ep->serial != 1)
+	/* Two serial threads: two episodes were merged. None: only wrong when
+	 * every participant was seen, and not in the first episode of a
+	 * barrier, which may miss threads already waiting when we attached. */
+	if (checks_serial(p, ep) &&
+	    (ep->serial > 1 || (!ep->serial && all_departed(ep) && s && s->episodes > 0)))
 		p->grouping_errors++;
 	if (s) {
 		ep->site = s->id;
@@ -446,6 +460,9 @@ static void arrive(struct phases *p, struct ph_thread *t, const struct sbt_event
 	a->start_ns = t->last_depart;
 	if (!a->start_ns)
 		a->start_ns = t->start_ns > p->cfg.start_ns ? t->start_ns : p->cfg.start_ns;
+	/* records taken while attaching can predate the session start */
+	if (a->start_ns > e->ts)
+		a->start_ns = e->ts;
 	if (approximating(p)) {
 		a->ta_arrive = approx_time(p, t, e->ts);
 		a->ta_start = t->ta_depart ? t->ta_depart : a->start_ns;
@@ -523,8 +540,21 @@ static int is_sync_wait(int kind)
 static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int kind = p->cfg.probes[e->probe].kind;
-	int d = t->depth;
+	int d = t->depth, i;
 
+	/* A barrier function does not call itself: the same probe still on
+	 * the stack means its return record was lost. Unwind to it, and the
+	 * thread's departure from that episode is unknown. */
+	if (is_barrier(kind)) {
+		for (i = 0; i < d && i < STACK_MAX; i++)
+			if (t->stack[i].probe == e->probe)
+				break;
+		if (i < d && i < STACK_MAX) {
+			t->depth = d = i;
+			if (t->waiting)
+				settle(p, t, 0, 0, 0, 0);
+		}
+	}
 	if (d < STACK_MAX) {
 		memset(&t->stack[d], 0, sizeof(t->stack[d]));
 		t->stack[d].probe = e->probe;

@@ -144,8 +144,19 @@ static __always_inline __u64 ctr_read(__u32 k, __u32 cpu, __u32 *flags)
 	if (bpf_perf_event_read_value(&counters, idx, &v, sizeof(v)))
 		return 0;
 	if (v.running && v.running < v.enabled) {
+		__u32 i;
+
 		*flags |= SBT_CTR_SCALED;
-		return v.counter * v.enabled / v.running;
+		/* counter * enabled overflows 64 bits within seconds: keep the
+		 * ratio, drop precision from the times */
+		for (i = 0; i < 32 && (v.enabled >> 31); i++) {
+			v.enabled >>= 1;
+			v.running >>= 1;
+		}
+		if (!v.running)
+			return v.counter;
+		return v.counter / v.running * v.enabled +
+		       (v.counter % v.running) * v.enabled / v.running;
 	}
 	return v.counter;
 }

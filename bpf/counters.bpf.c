@@ -11,10 +11,16 @@
 
 static __always_inline void switch_out(__u32 tid, __u32 cpu)
 {
-	struct thread_ctr *c = bpf_map_lookup_elem(&thread_ctrs, &tid);
+	struct thread_ctr *c = bpf_map_lookup_elem(&thread_ctrs, &tid), fresh = {};
 	__u32 k;
 
-	if (!c || !c->running)
+	if (!c) {
+		/* running since before the session: its counts so far are lost,
+		 * so it must not look complete when it comes back */
+		bpf_map_update_elem(&thread_ctrs, &tid, &fresh, BPF_NOEXIST);
+		return;
+	}
+	if (!c->running)
 		return;
 #pragma unroll
 	for (k = 0; k < SBT_MAX_COUNTERS; k++)

@@ -202,9 +202,35 @@ static void read_cmdline(pid_t pid, char *buf, size_t n)
 	buf[len] = 0;
 }
 
+/* Tgid and state of a task from /proc/PID/status; -1 when unreadable. */
+static int proc_status(pid_t pid, char *state)
+{
+	char path[64], line[128];
+	int tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (state)
+			sscanf(line, "State: %c", state);
+		sscanf(line, "Tgid: %d", &tgid);
+	}
+	fclose(f);
+	return tgid;
+}
+
+static int proc_tgid(pid_t pid)
+{
+	return proc_status(pid, NULL);
+}
+
 static int start_target(struct tracer *t)
 {
-	char err[512];
+	char err[512] = "";
+	int tgid;
 
 	if (t->env.cmd) {
 		t->pid = launch__start(t->env.cmd, err, sizeof(err));
@@ -220,6 +246,11 @@ static int start_target(struct tracer *t)
 	if (kill(t->pid, 0) && errno == ESRCH) {
 		log_err("no such process: %d", (int)t->pid);
 		return EXIT_RUNTIME;
+	}
+	tgid = proc_tgid(t->pid);
+	if (tgid > 0 && tgid != t->pid) {
+		log_warn("%d is a thread of process %d: tracing the process", (int)t->pid, tgid);
+		t->pid = tgid;
 	}
 	read_cmdline(t->pid, t->command, sizeof(t->command));
 	return 0;
@@ -342,8 +373,8 @@ static int attach(struct tracer *t)
 				  .single_target = t->pid,
 				  .futex = !!(t->env.classes & SBT_TRACE_FUTEX),
 				  .counters = t->counters.n ? &t->counters : NULL};
-	__u64 t0 = mono_ns(CLOCK_MONOTONIC);
-	char err[512];
+	__u64 t0 = mono_ns(CLOCK_MONOTONIC), t1;
+	char err[512] = "";
 
 	t->session = session__open(&so, err, sizeof(err));
 	if (!t->session) {
@@ -357,7 +388,10 @@ static int attach(struct tracer *t)
 	}
 	t->sym = symbolizer__new(t->pid);
 	t->names = names__new();
-	t->start_ns = mono_ns(CLOCK_MONOTONIC);
+	t1 = mono_ns(CLOCK_MONOTONIC);
+	/* A running process produces records while the probes go in: its
+	 * session starts before them. A launched one runs only once released. */
+	t->start_ns = t->launched ? t1 : t0;
 	t->realtime_offset_ns = (__s64)(mono_ns(CLOCK_REALTIME) - t->start_ns);
 	if (!t->names || open_outputs(t))
 		return EXIT_RUNTIME;
@@ -366,7 +400,7 @@ static int attach(struct tracer *t)
 		"sbt-bpf: tracing pid %d (%s): %d probes in %d objects, attached in %.1f ms; "
 		"Ctrl-C to stop\n",
 		(int)t->pid, t->command, t->probes.n - 1, t->probes.files_searched,
-		(t->start_ns - t0) / 1e6);
+		(t1 - t0) / 1e6);
 	return 0;
 }
 
@@ -382,6 +416,13 @@ static int target_exited(struct tracer *t)
 			return 1;
 		}
 		return 0;
+	}
+	{
+		char state = 0;
+
+		/* a zombie still answers kill(pid, 0) */
+		if (proc_status(t->pid, &state) < 0 || state == 'Z')
+			return 1;
 	}
 	return t->target_gone || (kill(t->pid, 0) && errno == ESRCH);
 }
@@ -523,7 +564,8 @@ static int finish(struct tracer *t)
 	 * what is still in the ring buffer. */
 	end_ns = mono_ns(CLOCK_MONOTONIC);
 	session__detach(t->session);
-	session__drain(t->session, 0, on_event, t);
+	while (session__drain(t->session, 0, on_event, t) > 0)
+		;
 	drops.total = session__drops(t->session, per_cpu, drops.ncpus);
 	report__at_end(t->report);
 	phases__finish(t->ph);

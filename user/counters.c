@@ -220,6 +220,8 @@ int counters__open(struct counter_set *cs, char *err, size_t errlen)
 	cs->fds = malloc(sizeof(int) * (cs->n ? cs->n : 1) * cs->ncpus);
 	if (!cs->fds)
 		return -ENOMEM;
+	for (k = 0; k < (cs->n ? cs->n : 1) * cs->ncpus; k++)
+		cs->fds[k] = -1; /* counters__close() closes only what was opened */
 	for (k = 0; k < cs->n; k++) {
 		for (cpu = opened = 0; cpu < cs->ncpus; cpu++) {
 			int fd = perf_open(&cs->info[k], cpu);

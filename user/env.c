@@ -238,6 +238,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "give either -p PID or -- COMMAND");
 		if (env->record && !env->output)
 			argp_error(st, "record needs -o FILE");
+		if (env->record && env->json)
+			argp_error(
+				st,
+				"record writes a trace; use `sbt-bpf report --format json FILE`");
 		return 0;
 	}
 	return parse_value(env, key, arg, st);

@@ -103,11 +103,14 @@ pid_t launch__start(char *const argv[], char *err, size_t errlen)
 	int pipefd[2], sig, e, exec_errno = 0;
 	pid_t pid;
 
-	if (pipe2(pipefd, O_CLOEXEC))
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		snprintf(err, errlen, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
 		return -errno;
+	}
 	pid = fork();
 	if (pid < 0) {
 		e = -errno;
+		snprintf(err, errlen, "cannot run '%s': fork: %s", argv[0], strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
 		return e;

@@ -24,7 +24,14 @@ struct session {
 	int nlink_fds;
 	session_event_fn fn;
 	void *ctx;
+	long budget; /* records left for this drain */
+	struct session_opts opts;
+	pid_t target; /* last pid added to the filter, added again on fallback */
 };
+
+/* Records handled per drain call at most: a target producing faster than we
+ * consume must not keep the caller from its signal and timer checks. */
+#define DRAIN_BUDGET 65536
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -133,6 +140,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct sbt_event))
 		return 0;
+	if (s->budget-- <= 0)
+		return -EAGAIN; /* libbpf keeps this record for the next drain */
 	return s->fn(s->ctx, data);
 }
 
@@ -169,21 +178,18 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	return sbt__load(s->skel);
 }
 
-struct session *session__open(const struct session_opts *o, char *err, size_t errlen)
+/* Load the programs (multi-uprobe typed when `multi` and the kernel takes
+ * it), attach the tracepoints, map the ring buffer. */
+static int setup(struct session *s, int multi, char *err, size_t errlen)
 {
-	struct session *s = calloc(1, sizeof(*s));
+	const struct session_opts *o = &s->opts;
 	int e;
 
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	libbpf_set_print(libbpf_log);
-	/* SBT_BPF_NO_UPROBE_MULTI=1 forces the per-function fallback (tests). */
-	e = getenv("SBT_BPF_NO_UPROBE_MULTI") ? -EOPNOTSUPP : load_skeleton(s, o, 1);
+	e = multi ? load_skeleton(s, o, 1) : -EOPNOTSUPP;
 	if (e) {
-		log_info("multi-uprobe links unavailable (%s): one link per function",
-			 strerror(-e));
+		if (multi)
+			log_info("multi-uprobe links unavailable (%s): one link per function",
+				 strerror(-e));
 		sbt__destroy(s->skel);
 		s->skel = NULL;
 		e = load_skeleton(s, o, 0);
@@ -193,20 +199,52 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 			 "cannot load the BPF programs: %s (kernel without BPF ring buffers, "
 			 "BTF or uprobes?)",
 			 strerror(-e));
-		goto fail;
+		return e;
 	}
 	if (attach_tracepoints(s, err, errlen) || (o->futex && attach_futex(s, err, errlen)) ||
 	    (o->counters && o->counters->n && attach_counters(s, o->counters, err, errlen)))
-		goto fail;
+		return -EINVAL;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_sample, s, NULL);
 	if (!s->rb) {
 		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(errno));
-		goto fail;
+		return -errno;
+	}
+	return 0;
+}
+
+struct session *session__open(const struct session_opts *o, char *err, size_t errlen)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	libbpf_set_print(libbpf_log);
+	s->opts = *o;
+	/* SBT_BPF_NO_UPROBE_MULTI=1 forces the per-function fallback (tests). */
+	if (getenv("SBT_BPF_NO_UPROBE_MULTI"))
+		log_info("multi-uprobe links unavailable (SBT_BPF_NO_UPROBE_MULTI is set): one "
+			 "link per function");
+	if (setup(s, !getenv("SBT_BPF_NO_UPROBE_MULTI"), err, errlen)) {
+		session__close(s);
+		return NULL;
 	}
 	return s;
-fail:
-	session__close(s);
-	return NULL;
+}
+
+/* A kernel that loaded the multi-uprobe typed programs but refuses the
+ * links: start again with one link per function. */
+static int fall_back_per_function(struct session *s, char *err, size_t errlen)
+{
+	log_info("multi-uprobe links refused: one link per function");
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+	sbt__destroy(s->skel);
+	s->skel = NULL;
+	if (setup(s, 0, err, errlen))
+		return -EINVAL;
+	return s->target ? session__add_target(s, s->target) : 0;
 }
 
 int session__add_target(struct session *s, pid_t pid)
@@ -214,6 +252,7 @@ int session__add_target(struct session *s, pid_t pid)
 	__u32 key = pid;
 	__u8 one = 1;
 
+	s->target = pid;
 	return bpf_map__update_elem(s->skel->maps.targets, &key, sizeof(key), &one, sizeof(one),
 				    BPF_ANY);
 }
@@ -323,6 +362,11 @@ int session__attach(struct session *s, const struct probe_table *t, pid_t pid, c
 		if (j < i)
 			continue;
 		e = attach_file(s, t, t->probes[i].open_path, pid, err, errlen);
+		if ((e == -EINVAL || e == -EOPNOTSUPP) && !s->nlink_fds) {
+			if (fall_back_per_function(s, err, errlen))
+				return -EINVAL;
+			return attach_per_function(s, t, pid, err, errlen);
+		}
 		if (e)
 			return e;
 	}
@@ -335,11 +379,16 @@ int session__drain(struct session *s, int timeout_ms, session_event_fn fn, void 
 
 	s->fn = fn;
 	s->ctx = ctx;
+	s->budget = DRAIN_BUDGET;
 	n = ring_buffer__poll(s->rb, timeout_ms);
 	if (n == -EINTR)
 		return -EINTR;
+	if (n == -EAGAIN)
+		return DRAIN_BUDGET;
 	/* Records submitted without wakeup do not wake epoll: always drain. */
 	m = ring_buffer__consume(s->rb);
+	if (m == -EAGAIN)
+		return DRAIN_BUDGET;
 	if (n < 0)
 		return n;
 	return m < 0 ? m : n + m;
@@ -368,6 +417,16 @@ void session__detach(struct session *s)
 		bpf_link__destroy(s->links[i]);
 	for (i = 0; i < s->nlink_fds; i++)
 		close(s->link_fds[i]);
+	/* the tracepoint programs run for every syscall or context switch of
+	 * the machine: they go too */
+	if (s->skel) {
+		bpf_link__destroy(s->skel->links.futex_enter);
+		bpf_link__destroy(s->skel->links.futex_exit);
+		bpf_link__destroy(s->skel->links.ctr_switch);
+		bpf_link__destroy(s->skel->links.ctr_exit);
+		s->skel->links.futex_enter = s->skel->links.futex_exit = NULL;
+		s->skel->links.ctr_switch = s->skel->links.ctr_exit = NULL;
+	}
 	free(s->links);
 	free(s->link_fds);
 	s->links = NULL;
