@@ -588,3 +588,45 @@ TEST(approximation_barrier_malony_reed)
 	CHECK_EQ(phases__last_ts(p), 4210);
 	phases__free(p);
 }
+
+/* A lost return record must not take the thread out of later episodes: its
+ * next arrival at the same barrier unwinds the stale call. */
+TEST(lost_return_record_recovers)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 2100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 2200, 0);
+	pending_depth[1]--; /* thread 1's return record is lost */
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 3100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 3200, 0);
+	leave(p, P_PBW, 2, 3200, 0);
+	phases__finish(p);
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(c.ep[1].n, 2);
+	CHECK(arrival_of(&c.ep[1], 1) != NULL);
+	CHECK_EQ(ph_wait_ns(arrival_of(&c.ep[0], 1)), 0); /* its departure is unknown */
+	phases__free(p);
+}
+
+/* Records taken while the probes went in can predate the session start:
+ * the phase start is clamped, never after the arrival. */
+TEST(arrival_before_session_start)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_PBW, 1, START - 300, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, START + 100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, START + 200, 0);
+	leave(p, P_PBW, 2, START + 200, 0);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(ph_compute_ns(arrival_of(&c.ep[0], 1)), 0);
+	CHECK_EQ(ph_compute_ns(arrival_of(&c.ep[0], 2)), 100);
+	CHECK(ph_phase_ns(&c.ep[0]) < 1000);
+	phases__free(p);
+}

@@ -2,6 +2,7 @@
 /* Reports of a synthetic stream: the JSON fields and the SBT text lines carry
  * the exact values of the analysis. */
 #include <stdlib.h>
+#include "json.h"
 #include "names.h"
 #include "phases.h"
 #include "report.h"
@@ -102,4 +103,20 @@ TEST(text_line_and_warning)
 	CHECK(strstr(out, "Loop barrier work (prog.c:12) \"bar\" (pid 7): 1 episodes") != NULL);
 	CHECK(strstr(out, "No records lost.") != NULL);
 	free(out);
+}
+
+/* Strings from the target (thread names) may not be UTF-8: the JSON stays
+ * valid, with U+FFFD for the bad bytes, valid sequences and escapes kept. */
+TEST(json_strings_always_valid)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct json j;
+
+	json_init(&j, f, 0);
+	json_str(&j, "w\xff\xfe \xc3\xa9 \"q\"\n\x01");
+	fclose(f);
+	CHECK_STR(buf, "\"w\\ufffd\\ufffd \xc3\xa9 \\\"q\\\"\\n\\u0001\"");
+	free(buf);
 }
