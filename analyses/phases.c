@@ -34,6 +34,7 @@ struct phases {
 	size_t nthreads, cap_threads;
 
 	struct hmap open;	      /* (pid, object key) -> OPEN episode */
+	struct hmap releases;	      /* (pid, lock or condvar) -> struct release */
 	struct ph_episode **inflight; /* OPEN and RELEASING episodes */
 	size_t ninflight, cap_inflight;
 
@@ -77,6 +78,7 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	p->ctx = ctx;
 	hmap_init(&p->threads);
 	hmap_init(&p->open);
+	hmap_init(&p->releases);
 	return p;
 }
 
@@ -103,8 +105,12 @@ void phases__free(struct phases *p)
 	free(p->thread_list);
 	free(p->inflight);
 	free(p->sites);
+	for (i = 0; i < p->releases.cap; i++)
+		if (p->releases.slots[i].val && p->releases.slots[i].val != (void *)1)
+			free(p->releases.slots[i].val);
 	hmap_free(&p->threads);
 	hmap_free(&p->open);
+	hmap_free(&p->releases);
 	free(p);
 }
 
@@ -526,6 +532,61 @@ static int barrier_depth(const struct phases *p, const struct ph_thread *t, int 
 	return n;
 }
 
+/* ---- hand-offs (DESIGN §5.4, models 5-7) ---------------------------------- */
+
+/* The latest release of a lock, or signal of a condition variable. */
+struct release {
+	__u64 tm, ta;
+	__u16 probe; /* the releasing function */
+};
+
+static void note_release(struct phases *p, const struct sbt_event *e, __u64 ta)
+{
+	struct release *r = hmap_get(&p->releases, e->pid, e->obj);
+
+	if (!r) {
+		r = malloc(sizeof(*r));
+		if (!r || hmap_put(&p->releases, e->pid, e->obj, r)) {
+			free(r);
+			return;
+		}
+	}
+	r->tm = e->ts;
+	r->ta = ta;
+	r->probe = e->probe;
+}
+
+/* A wait that a release ended (a lock acquired after an unlock, a P after
+ * its V, a condition wait after a signal): the measured acquisition order is
+ * kept, and an acquisition is never approximated before the release it
+ * needed. If the thread blocked in the measurement, it leaves the release's
+ * approximated time plus the measured hand-off less the return probe's cost
+ * (it may move earlier than the time-based value); if it did not block, it
+ * can only be delayed (Malony-Reed's case A). The thread is re-based there. */
+static void hand_off(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
+		     __u64 tm_r, __u64 ta_r, __u16 release_probe)
+{
+	/* between the two timestamps: the rest of the release's entry hit
+	 * (a single-stepped instruction costs most after the handler ran) and
+	 * the start of the waiter's return hit */
+	__u64 alpha = p->cfg.alpha_exit[e->probe] + p->cfg.alpha_enter[release_probe], ta, handoff;
+
+	if (tm_r > e->ts)
+		return;
+	handoff = e->ts - tm_r > alpha ? e->ts - tm_r - alpha : 0;
+	if (t->stack[d].futex_waits && tm_r >= t->stack[d].ts) {
+		ta = ta_r + handoff;
+		if (ta < t->stack[d].ta)
+			ta = t->stack[d].ta;
+	} else {
+		ta = approx_time(p, t, e->ts);
+		if (ta < ta_r)
+			ta = ta_r;
+	}
+	rebase(t, e->ts, ta);
+	note_last(p, e->ts, ta);
+}
+
 static int is_release(int kind)
 {
 	return kind == SBT_PK_UNLOCK || kind == SBT_PK_SEM_POST || kind == SBT_PK_COND_SIGNAL;
@@ -563,9 +624,14 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		t->stack[d].arg2 = e->site;
 	}
 	t->depth++;
+	if (d < STACK_MAX && approximating(p))
+		t->stack[d].ta = approx_time(p, t, e->ts);
 	/* An unlock, post or signal takes effect at its entry. */
+	if (is_release(kind) && approximating(p) && kind != SBT_PK_SEM_POST)
+		note_release(p, e, d < STACK_MAX ? t->stack[d].ta : approx_time(p, t, e->ts));
 	if (is_release(kind) && p->cfg.sync)
-		sync__release(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts);
+		sync__release(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts,
+			      d < STACK_MAX ? t->stack[d].ta : 0);
 	/* Only the outermost barrier call counts: a user-declared barrier that
 	 * wraps pthread_barrier_wait is one episode, not two. */
 	if (is_barrier(kind) && barrier_depth(p, t, d) == 0)
@@ -588,7 +654,21 @@ static void call_done(struct phases *p, struct ph_thread *t, int d, const struct
 		.futex_waits = t->stack[d].futex_waits,
 	};
 
-	sync__call(p->cfg.sync, &c);
+	struct sync_post v;
+	int kind = p->cfg.probes[e->probe].kind, paired;
+	struct release *r;
+
+	paired = sync__call(p->cfg.sync, &c, &v);
+	if (!approximating(p) || (int)c.retval != 0 || d >= STACK_MAX)
+		return;
+	if (kind == SBT_PK_SEM_WAIT || kind == SBT_PK_SEM_TRYWAIT) {
+		if (paired)
+			hand_off(p, t, d, e, v.ts, v.ta, v.probe);
+		return;
+	}
+	r = hmap_get(&p->releases, e->pid, c.obj);
+	if (r && (kind == SBT_PK_LOCK || kind == SBT_PK_TRYLOCK || kind == SBT_PK_COND_WAIT))
+		hand_off(p, t, d, e, r->tm, r->ta, r->probe);
 }
 
 static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_event *e)

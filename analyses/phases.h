@@ -113,6 +113,7 @@ struct ph_thread {
 		__u32 futex_waits;
 		__u64 ts, obj, arg2;
 		__u64 blocked_ns;
+		__u64 ta; /* approximated time of the entry */
 	} stack[8];
 	int depth;
 	struct {

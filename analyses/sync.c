@@ -254,7 +254,7 @@ static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 
 /* ---- semaphore pairing ------------------------------------------------------ */
 
-static void post_push(struct sync_obj *o, __u32 tid, __u64 ts)
+static void post_push(struct sync_obj *o, __u32 tid, __u64 ts, __u64 ta, __u16 probe)
 {
 	if (o->q_len == o->q_cap) {
 		__u32 cap = o->q_cap ? o->q_cap * 2 : 16, i;
@@ -269,11 +269,13 @@ static void post_push(struct sync_obj *o, __u32 tid, __u64 ts)
 		o->q_cap = cap;
 		o->q_head = 0;
 	}
-	o->posts_q[(o->q_head + o->q_len++) % o->q_cap] = (struct sync_post){tid, ts};
+	o->posts_q[(o->q_head + o->q_len++) % o->q_cap] = (struct sync_post){tid, ts, ta, probe};
 }
 
-/* A completed P takes the oldest V not yet taken, or an initial token. */
-static void pair_p(struct sync *s, struct sync_obj *o, const struct sync_call *c)
+/* A completed P takes the oldest V not yet taken, or an initial token.
+ * Returns 1 with the V in *out, 0 for an initial token. */
+static int pair_p(struct sync *s, struct sync_obj *o, const struct sync_call *c,
+		  struct sync_post *out)
 {
 	struct sync_post v;
 
@@ -281,7 +283,7 @@ static void pair_p(struct sync *s, struct sync_obj *o, const struct sync_call *c
 		o->initial_tokens++;
 		if (s->on_pair)
 			s->on_pair(s->pair_ctx, o, c, NULL);
-		return;
+		return 0;
 	}
 	v = o->posts_q[o->q_head];
 	o->q_head = (o->q_head + 1) % o->q_cap;
@@ -291,25 +293,29 @@ static void pair_p(struct sync *s, struct sync_obj *o, const struct sync_call *c
 		o->handoff_ns += c->exit_ns - v.ts;
 	if (s->on_pair)
 		s->on_pair(s->pair_ctx, o, c, &v);
+	if (out)
+		*out = v;
+	return 1;
 }
 
 /* sem_* return -1 and set errno, which we do not see: a failed timed wait
  * counts as a timeout, a failed plain wait as interrupted. */
-static void sem_call(struct sync *s, const struct sync_call *c, int kind)
+static int sem_call(struct sync *s, const struct sync_call *c, int kind, struct sync_post *v)
 {
 	struct sync_obj *o = obj_get(s, SYNC_SEM, c->pid, c->obj, c->probe);
 
 	if (!o)
-		return;
+		return 0;
 	if ((int)c->retval == 0) {
 		account_wait(o, c);
-		pair_p(s, o, c);
+		return pair_p(s, o, c, v);
 	} else if (kind == SBT_PK_SEM_TRYWAIT)
 		o->failed++;
 	else if (timed(&s->probes[c->probe]))
 		o->timeouts++;
 	else
 		o->interrupted++;
+	return 0;
 }
 
 /* The mutex is released at the wait's entry and held again at its return. */
@@ -328,12 +334,12 @@ static void cond_call(struct sync *s, const struct sync_call *c)
 		o->timeouts++;
 }
 
-void sync__call(struct sync *s, const struct sync_call *c)
+int sync__call(struct sync *s, const struct sync_call *c, struct sync_post *v)
 {
 	int kind;
 
 	if (c->probe >= s->nprobes)
-		return;
+		return 0;
 	kind = s->probes[c->probe].kind;
 	switch (kind) {
 	case SBT_PK_LOCK:
@@ -342,15 +348,15 @@ void sync__call(struct sync *s, const struct sync_call *c)
 		break;
 	case SBT_PK_SEM_WAIT:
 	case SBT_PK_SEM_TRYWAIT:
-		sem_call(s, c, kind);
-		break;
+		return sem_call(s, c, kind, v);
 	case SBT_PK_COND_WAIT:
 		cond_call(s, c);
 		break;
 	}
+	return 0;
 }
 
-void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj, __u64 ts)
+void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj, __u64 ts, __u64 ta)
 {
 	struct sync_obj *o;
 
@@ -364,7 +370,7 @@ void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj,
 		o = obj_get(s, SYNC_SEM, pid, obj, probe);
 		if (o) {
 			o->posts++;
-			post_push(o, tid, ts);
+			post_push(o, tid, ts, ta, probe);
 		}
 		break;
 	case SBT_PK_COND_SIGNAL:

@@ -48,6 +48,8 @@ enum sync_kind { SYNC_LOCK, SYNC_SEM, SYNC_COND, SYNC_FUTEX, SYNC_NKINDS };
 struct sync_post {
 	__u32 tid;
 	__u64 ts;
+	__u64 ta; /* its approximated time, when the phase analysis approximates */
+	__u16 probe;
 };
 
 struct sync_obj {
@@ -93,10 +95,13 @@ struct sync *sync__new(const struct sbt_probe_info *probes, int nprobes);
 void sync__on_pair(struct sync *s, sync_pair_fn fn, void *ctx);
 void sync__free(struct sync *s);
 /* A completed call of a lock, semaphore or condition-variable function. */
-void sync__call(struct sync *s, const struct sync_call *c);
+/* For a successful P, *v receives the V it was paired with and 1 is
+ * returned; 0 otherwise (v may be NULL). */
+int sync__call(struct sync *s, const struct sync_call *c, struct sync_post *v);
 /* Enter of an unlock, post or signal: the release is at its entry. (Their
  * return carries nothing more.) */
-void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj, __u64 ts);
+void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj, __u64 ts,
+		   __u64 ta);
 /* A futex wait that ended (ret < 0: error, e.g. -EAGAIN when the value
  * had changed), inside a probed call or not. */
 void sync__futex_wait(struct sync *s, __u32 pid, __u32 tid, __u64 uaddr, __u64 enter_ns,

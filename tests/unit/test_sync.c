@@ -316,3 +316,41 @@ TEST(sync_wait_attributed_to_phase)
 	CHECK_EQ(fx.blocked[1], 60);
 	teardown();
 }
+
+/* Mutex hand-off (DESIGN §5.4 model 6), with costs: lock entry 1000, lock
+ * return 100, unlock entry 500, unlock return 50. Thread 1 takes the lock
+ * at 1100 (t_a 1000: its entry hit is removed), releases it at 3000 (t_a
+ * 3000 - 1000 - 100 = 1900). Thread 2 asked at 1500 (t_a 1500), blocked,
+ * and got it at 3800: the measured hand-off 800 less the unlock's entry and
+ * the lock's return costs is 200, so t_a = 1900 + 200 = 2100, not the
+ * time-based 3800 - 1000 = 2800; nor earlier than the release. */
+TEST(mutex_handoff_approximation)
+{
+	static const __u64 a_in[NPROBES] = {[P_LOCK] = 1000, [P_UNLOCK] = 500};
+	static const __u64 a_out[NPROBES] = {[P_LOCK] = 100, [P_UNLOCK] = 50};
+	struct phases_config cfg = {.probes = probes,
+				    .nprobes = NPROBES,
+				    .start_ns = 1000,
+				    .alpha_enter = a_in,
+				    .alpha_exit = a_out};
+	struct phases *ph;
+	struct sync *s = sync__new(probes, NPROBES);
+
+	cfg.sync = s;
+	ph = phases__new(&cfg, NULL, NULL);
+	fx.ph = ph;
+	fx.sync = s;
+	call(P_LOCK, 1, 1000, 1100, MTX, 0);
+	ev(SBT_EV_ENTER, P_LOCK, 2, 1500, MTX, 0);
+	futex_wait(2, 1600, 3700, MTX, 0);
+	ev(SBT_EV_ENTER, P_UNLOCK, 1, 3000, MTX, 0); /* t_a 1000 + 2000 - 1100 = 1900 */
+	ev(SBT_EV_EXIT, P_UNLOCK, 1, 3020, 0, SITE);
+	ev(SBT_EV_EXIT, P_LOCK, 2, 3800, 0, SITE);
+	/* thread 2's next event: based on its acquisition (2100) + 10, less the
+	 * lock's return cost (100) paid since */
+	ev(SBT_EV_ENTER, P_UNLOCK, 2, 3900, MTX, 0);
+	CHECK_EQ(phases__approx_last_ts(ph), 2100 + 100 - 100);
+	phases__finish(ph);
+	phases__free(ph);
+	sync__free(s);
+}
