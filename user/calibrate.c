@@ -15,8 +15,9 @@
 #include "probes.h"
 #include "session.h"
 
-#define CALLS 2000 /* per repetition */
-#define REPS  5	   /* the minimum over repetitions is kept */
+#define REP_NS 2000000.0 /* one repetition: calls for about 2 ms */
+#define BATCH  32	 /* calls between clock reads */
+#define REPS   5	 /* the minimum over repetitions is kept */
 
 /* Private objects: nobody else ever waits on them, every call returns at
  * once, so the loops time the function and its probes only. */
@@ -98,9 +99,17 @@ static double time_group(const struct group *g)
 	int r;
 
 	for (r = 0; r < REPS; r++) {
-		t = now_ns();
-		g->run(CALLS);
-		t = (now_ns() - t) / CALLS;
+		double t0 = now_ns();
+		long calls = 0;
+
+		/* a time budget, not a call count: single-stepped probes make a
+		 * call 50x dearer, and calibration must stay under 2 s */
+		do {
+			g->run(BATCH);
+			calls += BATCH;
+			t = now_ns() - t0;
+		} while (t < REP_NS);
+		t /= calls;
 		if (t < best)
 			best = t;
 	}
@@ -130,12 +139,13 @@ static void time_all(struct session *s, int pass)
 		if (!group_available(g))
 			continue;
 		t = time_group(g);
+		/* passes are repeated: keep the least disturbed of each kind */
 		if (pass == 0)
 			g->plain = t;
 		else if (pass == 1)
-			g->entry = t;
+			g->entry = g->entry && g->entry < t ? g->entry : t;
 		else
-			g->both = t;
+			g->both = g->both && g->both < t ? g->both : t;
 		if (s)
 			session__drain(s, 0, discard, NULL);
 	}
@@ -297,19 +307,26 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Every return probe goes through the same trampoline, whatever the
  * function: one cost for all, the median of the groups' estimates (each is
- * the difference of two timings, so noisier than either). */
+ * the difference of two passes measured apart, so noisy). The pair cost
+ * (both probes vs none, one difference) is the steadier number: each
+ * function keeps it whole, entry = pair - return. */
 static void common_return_cost(struct calibration *c)
 {
-	__u64 v[CALIBRATION_MAX];
+	__u64 v[CALIBRATION_MAX], ret;
 	int i;
 
 	if (!c->n)
 		return;
 	for (i = 0; i < c->n; i++)
-		v[i] = c->a[i].exit_ns;
+		v[i] = c->a[i].exit_ns < c->a[i].entry_ns ? c->a[i].exit_ns : c->a[i].entry_ns;
 	qsort(v, c->n, sizeof(v[0]), cmp_u64);
-	for (i = 0; i < c->n; i++)
-		c->a[i].exit_ns = v[c->n / 2];
+	ret = v[c->n / 2];
+	for (i = 0; i < c->n; i++) {
+		__u64 pair = c->a[i].entry_ns;
+
+		c->a[i].exit_ns = ret < pair ? ret : pair;
+		c->a[i].entry_ns = pair - c->a[i].exit_ns;
+	}
 }
 
 /* A two-function group measures the sum of two entry costs; when the two
@@ -359,7 +376,15 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 	pthread_barrier_init(&cal_barrier, NULL, 1);
 	sem_init(&cal_sem, 0, 0);
 	time_all(NULL, 0);
+	for (i = 0; i < NGROUPS; i++)
+		groups[i].entry = groups[i].both = 0;
+	/* entry-only and both-probes passes alternate twice: the VM's noise
+	 * moves between passes, and the return cost is their difference */
 	e = probed_pass(1, err, errlen);
+	if (!e)
+		e = probed_pass(2, err, errlen);
+	if (!e)
+		e = probed_pass(1, err, errlen);
 	if (!e)
 		e = probed_pass(2, err, errlen);
 	if (!e)
@@ -370,15 +395,17 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 
 		if (!group_available(g))
 			continue;
-		/* the functions of a group are assumed to cost the same */
+		/* the functions of a group are assumed to cost the same; the
+		 * entry field holds the whole pair cost until common_return_cost()
+		 * splits it */
 		for (k = 0; k < nsym; k++)
-			add_alpha(c, g->symbols[k], (g->entry - g->plain) / nsym,
+			add_alpha(c, g->symbols[k], (g->both - g->plain) / nsym,
 				  (g->both - g->entry) / nsym,
 				  class_of_symbol(&own, g->symbols[k]));
 	}
 	if (!e) {
-		split_mixed_pairs(c);
 		common_return_cost(c);
+		split_mixed_pairs(c);
 		probes__free(&own);
 	}
 	pthread_barrier_destroy(&cal_barrier);
