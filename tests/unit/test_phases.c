@@ -630,3 +630,101 @@ TEST(arrival_before_session_start)
 	CHECK(ph_phase_ns(&c.ep[0]) < 1000);
 	phases__free(p);
 }
+
+/* Property test of the approximation on random traces (DESIGN §5.4
+ * invariants): per-thread order kept, no barrier exit before the
+ * approximated last arrival, approximated windows never longer than the
+ * measured ones, the approximated run never longer than the measured one. */
+struct prop {
+	int bad;
+	__u64 last_depart_a[8];
+};
+
+static void prop_episode(void *ctx, const struct ph_episode *ep)
+{
+	struct prop *pr = ctx;
+	__u64 max_a = 0;
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++)
+		if (ep->arr[i].ta_arrive > max_a)
+			max_a = ep->arr[i].ta_arrive;
+	for (i = 0; i < ep->n; i++) {
+		const struct ph_arrival *a = &ep->arr[i];
+		__u32 tid = a->tid % 8;
+
+		if (a->ta_start > a->ta_arrive || a->ta_depart < max_a ||
+		    ph_compute_a(a) > ph_compute_ns(a) || a->ta_arrive < pr->last_depart_a[tid])
+			pr->bad++;
+		pr->last_depart_a[tid] = a->ta_depart;
+	}
+}
+
+static __u64 rnd_state = 42;
+
+static __u64 rnd(__u64 n)
+{
+	rnd_state = rnd_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (rnd_state >> 33) % n;
+}
+
+TEST(approximation_invariants_on_random_traces)
+{
+	int round, bad = 0, longer = 0;
+
+	for (round = 0; round < 300; round++) {
+		__u64 a_in[NPROBES] = {[P_PBW] = rnd(2000), [P_REGION] = rnd(5000)};
+		__u64 a_out[NPROBES] = {[P_PBW] = rnd(1000), [P_REGION] = rnd(2000)};
+		struct phases_config cfg = {.probes = probes,
+					    .nprobes = NPROBES,
+					    .start_ns = START,
+					    .alpha_enter = a_in,
+					    .alpha_exit = a_out};
+		struct phases_ops ops = {.episode = prop_episode};
+		int nthr = 2 + rnd(5), neps = 1 + rnd(8), k, i, j;
+		__u64 now[8], last = 0, release;
+		struct prop pr;
+		struct phases *p;
+
+		memset(&pr, 0, sizeof(pr));
+		memset(pending_depth, 0, sizeof(pending_depth));
+		p = phases__new(&cfg, &ops, &pr);
+		for (i = 0; i < nthr; i++)
+			now[i] = START + rnd(1000);
+		for (k = 0; k < neps; k++) {
+			/* compute, with a few probed calls inside */
+			for (i = 0; i < nthr; i++) {
+				for (j = rnd(4); j > 0; j--) {
+					now[i] += 1 + rnd(3000);
+					enter(p, P_REGION, 1 + i, now[i], 0, SITE_B);
+					now[i] += 1 + rnd(1000);
+					leave(p, P_REGION, 1 + i, now[i], 0);
+				}
+				now[i] += 1 + rnd(20000);
+			}
+			/* arrivals in time order, then the releases */
+			for (release = 0, i = 0; i < nthr; i++)
+				release = now[i] > release ? now[i] : release;
+			for (j = 0; j < nthr; j++) {
+				int first = -1;
+
+				for (i = 0; i < nthr; i++)
+					if (now[i] && (first < 0 || now[i] < now[first]))
+						first = i;
+				enter(p, P_PBW, 1 + first, now[first], OBJ_X, SITE_A);
+				now[first] = 0;
+			}
+			for (i = 0; i < nthr; i++) {
+				now[i] = release + 1 + rnd(500);
+				leave(p, P_PBW, 1 + i, now[i], 0);
+				last = now[i] > last ? now[i] : last;
+			}
+		}
+		phases__finish(p);
+		bad += pr.bad;
+		longer += phases__approx_last_ts(p) > phases__last_ts(p);
+		phases__free(p);
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(longer, 0);
+}
