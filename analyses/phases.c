@@ -774,6 +774,25 @@ static void on_thread_exit(struct phases *p, struct ph_thread *t, const struct s
 		settle(p, t, 0, 0, 0, 0);
 }
 
+/* A new thread with the id of one that exited: nothing of the old one's
+ * windows, calls or counters carries over (its totals stay merged under the
+ * id). */
+static void recycle_thread(struct phases *p, struct ph_thread *t)
+{
+	if (t->waiting)
+		settle(p, t, 0, 0, 0, 0);
+	t->exit_ns = 0;
+	t->last_depart = 0;
+	t->last_site = 0;
+	t->depth = 0;
+	t->futex.active = 0;
+	t->sync_mark = t->sync_wait_ns;
+	t->ctr_depart_valid = 0;
+	t->ctr_target = CTR_NONE;
+	t->ta_depart = 0;
+	t->ovh_mark = t->overhead_total;
+}
+
 static void note_lost(struct phases *p, __u32 lost)
 {
 	size_t i;
@@ -821,6 +840,8 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 		on_counters(p, t, e);
 		break;
 	case SBT_EV_THREAD_START:
+		if (t->exit_ns)
+			recycle_thread(p, t);
 		t->start_ns = e->ts;
 		/* its creator's perturbation so far is not carried over */
 		rebase(t, e->ts, e->ts);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "elfsym.h"
 #include "probes.h"
@@ -306,8 +307,10 @@ static const struct mapped_file *find_mapped(const struct mapped_file *files, in
 	int i;
 
 	if (!stat(binary, &st)) {
+		uint64_t dev = ((uint64_t)major(st.st_dev) << 32) | minor(st.st_dev);
+
 		for (i = 0; i < n; i++)
-			if (files[i].inode == st.st_ino)
+			if (files[i].inode == st.st_ino && files[i].dev == dev)
 				return &files[i];
 	}
 	for (i = 0; i < n; i++)

@@ -728,3 +728,27 @@ TEST(approximation_invariants_on_random_traces)
 	CHECK_EQ(bad, 0);
 	CHECK_EQ(longer, 0);
 }
+
+/* A recycled thread id starts afresh: its first window begins at its
+ * creation, not at the old thread's last departure. */
+TEST(recycled_tid_starts_afresh)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 2100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 2200, 0);
+	leave(p, P_PBW, 2, 2200, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 2, 2300, 0, 0);
+	feed(p, SBT_EV_THREAD_START, 0, 2, 5000, 0, 0);
+	enter(p, P_PBW, 1, 5100, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 5600, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 5700, 0);
+	leave(p, P_PBW, 2, 5700, 0);
+	phases__finish(p);
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(ph_compute_ns(arrival_of(&c.ep[1], 2)), 600);
+	CHECK_EQ(phases__thread(p, 1)->exit_ns, 0);
+	phases__free(p);
+}
