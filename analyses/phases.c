@@ -102,6 +102,7 @@ void phases__free(struct phases *p)
 		episode_free(p->inflight[i]);
 	for (i = 0; i < p->nsites; i++)
 		free(p->sites[i].idle);
+	free(p->regions.sites);
 	free(p->thread_list);
 	free(p->inflight);
 	free(p->sites);
@@ -671,6 +672,33 @@ static void call_done(struct phases *p, struct ph_thread *t, int d, const struct
 		hand_off(p, t, d, e, r->tm, r->ta, r->probe);
 }
 
+static void region_done(struct phases *p, const struct sbt_event *e, __u64 ns)
+{
+	struct ph_region_stats *r = &p->regions;
+	struct ph_region_site *rs;
+	__u32 i;
+
+	r->count++;
+	r->total_ns += ns;
+	for (i = 0; i < r->nsites; i++)
+		if (r->sites[i].pid == e->pid && r->sites[i].site == e->site &&
+		    r->sites[i].probe == e->probe)
+			break;
+	if (i == r->nsites) {
+		rs = realloc(r->sites, (r->nsites + 1) * sizeof(*rs));
+		if (!rs)
+			return;
+		r->sites = rs;
+		rs[r->nsites++] = (struct ph_region_site){
+			.pid = e->pid, .site = e->site, .probe = e->probe, .min_ns = UINT64_MAX};
+	}
+	rs = &r->sites[i];
+	rs->count++;
+	rs->total_ns += ns;
+	rs->min_ns = ns < rs->min_ns ? ns : rs->min_ns;
+	rs->max_ns = ns > rs->max_ns ? ns : rs->max_ns;
+}
+
 static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int kind = p->cfg.probes[e->probe].kind;
@@ -692,8 +720,7 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	if (is_sync_wait(kind))
 		t->sync_wait_ns += e->ts - t->stack[d].ts;
 	if (kind == SBT_PK_REGION) {
-		p->regions.count++;
-		p->regions.total_ns += e->ts - t->stack[d].ts;
+		region_done(p, e, e->ts - t->stack[d].ts);
 	} else if (is_barrier(kind)) {
 		if (barrier_depth(p, t, d) == 0)
 			settle(p, t, e->ts, (__s64)e->obj, e->site, t->stack[d].blocked_ns);

@@ -141,9 +141,21 @@ struct ph_thread {
 	__u32 waiting_idx;
 };
 
+/* Parallel region frames (GOMP_parallel, __kmpc_fork_call, --probe :region)
+ * per call site: a `parallel for` ends in the runtime's join barrier, which
+ * no exported function shows, so the region is the phase there. */
+struct ph_region_site {
+	__u32 pid;
+	__u64 site;
+	__u16 probe;
+	__u64 count, total_ns, min_ns, max_ns;
+};
+
 struct ph_region_stats {
 	__u64 count;
 	__u64 total_ns;
+	struct ph_region_site *sites;
+	__u32 nsites;
 };
 
 struct phases_ops {

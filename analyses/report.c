@@ -697,6 +697,25 @@ static void text_drops(struct report *r, const struct report_drops *d)
 	fprintf(r->o.out, "; raise --buffer-size\n");
 }
 
+static void text_regions(struct report *r, const struct ph_region_stats *reg)
+{
+	char where[NAME_MAX_LEN];
+	__u32 i;
+
+	fprintf(r->o.out, "Parallel regions: %" PRIu64 ", %.3f s in total\n", (uint64_t)reg->count,
+		sec(reg->total_ns));
+	for (i = 0; i < reg->nsites; i++) {
+		const struct ph_region_site *rs = &reg->sites[i];
+
+		report__site_where(r, rs->pid, rs->site, where, sizeof(where));
+		fprintf(r->o.out,
+			"    %s \"%s\": %" PRIu64 " regions, total %.3f ms, min %.3f, mean %.3f, "
+			"max %.3f ms\n",
+			where, probe_symbol(r, rs->probe), (uint64_t)rs->count, ms(rs->total_ns),
+			ms(rs->min_ns), ms(rs->total_ns / rs->count), ms(rs->max_ns));
+	}
+}
+
 /* The traced run: the target's first to its last event. */
 static __u64 traced_ns(const struct report *r)
 {
@@ -728,8 +747,7 @@ static void text_end(struct report *r, const struct report_drops *d)
 			" per second; the summary counts them)\n",
 			(uint64_t)r->suppressed, (uint64_t)r->o.max_lines_per_s);
 	if (reg->count)
-		fprintf(r->o.out, "Parallel regions: %" PRIu64 ", %.3f s in total\n",
-			(uint64_t)reg->count, sec(reg->total_ns));
+		text_regions(r, reg);
 	text_sites(r);
 	text_threads(r);
 	text_counters(r);
@@ -916,6 +934,24 @@ static void json_end(struct report *r, const struct report_drops *d)
 	json_obj_begin(j);
 	json_ku64(j, "count", reg->count);
 	json_ku64(j, "total_ns", reg->total_ns);
+	json_key(j, "sites");
+	json_arr_begin(j);
+	for (__u32 i = 0; i < reg->nsites; i++) {
+		const struct ph_region_site *rs = &reg->sites[i];
+		char where[NAME_MAX_LEN];
+
+		report__site_where(r, rs->pid, rs->site, where, sizeof(where));
+		json_obj_begin(j);
+		json_ku64(j, "pid", rs->pid);
+		json_kstr(j, "call_site", where);
+		json_kstr(j, "symbol", probe_symbol(r, rs->probe));
+		json_ku64(j, "count", rs->count);
+		json_ku64(j, "total_ns", rs->total_ns);
+		json_ku64(j, "min_ns", rs->min_ns);
+		json_ku64(j, "max_ns", rs->max_ns);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_obj_end(j);
 	json_sites(r);
 	json_threads(r);

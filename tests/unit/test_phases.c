@@ -304,6 +304,9 @@ TEST(team_barrier_ignores_argument)
 	CHECK_EQ(ph_barrier_ns(&c.ep[0]), 400);
 	CHECK_EQ(phases__regions(p)->count, 1);
 	CHECK_EQ(phases__regions(p)->total_ns, 1500);
+	CHECK_EQ(phases__regions(p)->nsites, 1);
+	CHECK_EQ(phases__regions(p)->sites[0].site, SITE_A);
+	CHECK_EQ(phases__regions(p)->sites[0].max_ns, 1500);
 	phases__free(p);
 }
 
