@@ -241,9 +241,9 @@ void ph_approx_episode(const struct ph_episode *ep, __u64 *barrier_a, __u64 *pha
 
 /* ---- sites ---------------------------------------------------------------- */
 
-static __u64 lowest_site(const struct ph_episode *ep)
+__u64 ph_lowest_site(const struct ph_episode *ep)
 {
-	__u64 s = ep->arr[0].site;
+	__u64 s = ep->n ? ep->arr[0].site : 0;
 	__u32 i;
 
 	for (i = 1; i < ep->n; i++)
@@ -254,7 +254,7 @@ static __u64 lowest_site(const struct ph_episode *ep)
 
 static struct ph_site *site_get(struct phases *p, const struct ph_episode *ep)
 {
-	__u64 call_site = lowest_site(ep);
+	__u64 call_site = ph_lowest_site(ep);
 	struct ph_site *s;
 	size_t i;
 

@@ -222,6 +222,9 @@ static inline __u64 ph_barrier_ns(const struct ph_episode *ep)
 	return ep->last_arrive - ep->first_arrive;
 }
 __u64 ph_phase_start(const struct ph_episode *ep);
+/* The site an episode is reported under: the lowest call site of its
+ * arrivals, stable when threads reach one barrier from several lines. */
+__u64 ph_lowest_site(const struct ph_episode *ep);
 static inline __u64 ph_phase_ns(const struct ph_episode *ep)
 {
 	return ep->last_arrive - ph_phase_start(ep);

@@ -148,17 +148,6 @@ static void wall_clock(const struct report *r, __u64 ts, char *buf, size_t n)
 
 /* ---- episodes (text) ------------------------------------------------------ */
 
-static __u64 lowest_site(const struct ph_episode *ep)
-{
-	__u64 s = ep->n ? ep->arr[0].site : 0;
-	__u32 i;
-
-	for (i = 1; i < ep->n; i++)
-		if (ep->arr[i].site < s)
-			s = ep->arr[i].site;
-	return s;
-}
-
 static int watched(const struct report *r, const char *where, const char *name, __u16 probe)
 {
 	int i;
@@ -457,7 +446,7 @@ static void on_episode(void *ctx, const struct ph_episode *ep)
 
 	if (!ep->n)
 		return;
-	report__site_where(r, ep->pid, lowest_site(ep), where, sizeof(where));
+	report__site_where(r, ep->pid, ph_lowest_site(ep), where, sizeof(where));
 	report__barrier_name(r, ep->pid, ep->object, ep->probe, name, sizeof(name));
 	if (r->o.format == REPORT_JSON) {
 		json_phase(r, ep, where, name);
@@ -517,7 +506,7 @@ static void on_hang(void *ctx, const struct ph_episode *ep, const __u32 *missing
 	h->pid = ep->pid;
 	h->object = ep->object;
 	h->probe = ep->probe;
-	h->call_site = lowest_site(ep);
+	h->call_site = ph_lowest_site(ep);
 	h->since_ns = ep->first_arrive;
 	h->at_end = r->at_end;
 	h->waiting = malloc((ep->n ? ep->n : 1) * sizeof(__u32));

@@ -13,8 +13,6 @@ CALLS=0
 bench_init "$@"
 EX=$OUT/examples/stepper
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-
 # case LABEL "WORKLOAD ARGS" "SBT ARGS": one row of medians
 run_case() {
 	local label=$1 cmd=$2 sargs=$3 r t tm ta

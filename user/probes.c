@@ -291,13 +291,6 @@ static int scan_file(struct probe_table *t, const struct mapped_file *f, int exe
 	return 0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* The mapped file a --probe BINARY names: same file (inode), same path, or
  * same base name. NULL if the process does not map it (yet). */
 static const struct mapped_file *find_mapped(const struct mapped_file *files, int n,
@@ -318,7 +311,7 @@ static const struct mapped_file *find_mapped(const struct mapped_file *files, in
 			return &files[i];
 	if (!strchr(binary, '/'))
 		for (i = 0; i < n; i++)
-			if (!strcmp(base_name(files[i].path), binary))
+			if (!strcmp(basename(files[i].path), binary))
 				return &files[i];
 	return NULL;
 }

@@ -63,13 +63,6 @@ static Dwfl_Module *module_of(struct symbolizer *s, uint64_t addr)
 	return mod;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n)
 {
 	/* The return address follows the call: look up the call itself. */
@@ -91,12 +84,12 @@ void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n)
 	if (line)
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	if (fn && file)
-		snprintf(buf, n, "%s (%s:%d)", fn, base_name(file), lineno);
+		snprintf(buf, n, "%s (%s:%d)", fn, basename(file), lineno);
 	else if (fn)
 		snprintf(buf, n, "%s+0x%" PRIx64, fn, (uint64_t)off + 1);
 	else {
 		modname = dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
-		snprintf(buf, n, "%s+0x%" PRIx64, base_name(modname ? modname : "?"), ra - base);
+		snprintf(buf, n, "%s+0x%" PRIx64, basename(modname ? modname : "?"), ra - base);
 	}
 }
 
