@@ -109,10 +109,10 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 	$(CC) $(CFLAGS) -Itests/unit $< $(PURE_OBJS) -lm -o $@
 
 unit: $(UNIT_BINS)
-	@tests/run-unit.sh $(UNIT_BINS)
+	@SBT_SUITES=unit tests/run-all.sh $(UNIT_BINS)
 
 e2e: all
-	@tests/run-e2e.sh
+	@SBT_SUITES=e2e tests/run-all.sh
 
 test: all $(UNIT_BINS)
 	@tests/run-all.sh $(UNIT_BINS)

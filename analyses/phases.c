@@ -34,7 +34,7 @@ struct phases {
 	size_t nthreads, cap_threads;
 
 	struct hmap open;	      /* (pid, object key) -> OPEN episode */
-	struct hmap releases;	      /* (pid, lock or condvar) -> struct release */
+	struct hmap objects;	      /* (pid, object) -> struct obj_state */
 	struct ph_episode **inflight; /* OPEN and RELEASING episodes */
 	size_t ninflight, cap_inflight;
 
@@ -46,6 +46,9 @@ struct phases {
 	__u64 first_ts, last_ts;
 	__u64 lost_phases, lost_first[LOST_PHASES_KEPT];
 	__u64 ta_last, ta_last_tm; /* approximated and measured time of the last event */
+	__u64 violations[PH_VIOL_NKINDS];
+	struct ph_violation violation_list[PH_VIOLATIONS_KEPT];
+	size_t nviolation_list;
 };
 
 /* Grow *arr (of *cap elements of size sz) to hold at least n elements. */
@@ -78,7 +81,7 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	p->ctx = ctx;
 	hmap_init(&p->threads);
 	hmap_init(&p->open);
-	hmap_init(&p->releases);
+	hmap_init(&p->objects);
 	return p;
 }
 
@@ -106,20 +109,22 @@ void phases__free(struct phases *p)
 	free(p->thread_list);
 	free(p->inflight);
 	free(p->sites);
-	for (i = 0; i < p->releases.cap; i++)
-		if (p->releases.slots[i].val && p->releases.slots[i].val != (void *)1)
-			free(p->releases.slots[i].val);
+	for (i = 0; i < p->objects.cap; i++)
+		if (p->objects.slots[i].val && p->objects.slots[i].val != (void *)1)
+			free(p->objects.slots[i].val);
 	hmap_free(&p->threads);
 	hmap_free(&p->open);
-	hmap_free(&p->releases);
+	hmap_free(&p->objects);
 	free(p);
 }
 
-static void rebase(struct ph_thread *t, __u64 tm, __u64 ta)
+/* A new thread: its approximation starts at ta, measured tm. */
+static void restart(struct ph_thread *t, __u64 tm, __u64 ta)
 {
 	t->base_m = tm;
 	t->base_a = ta;
 	t->ovh = 0;
+	t->ta_prev = ta;
 }
 
 static struct ph_thread *thread_get(struct phases *p, __u32 pid, __u32 tid, __u64 seen_ns)
@@ -152,15 +157,62 @@ void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns)
 
 	if (t) {
 		t->start_ns = start_ns;
-		rebase(t, start_ns, start_ns);
+		restart(t, start_ns, start_ns);
 	}
 }
 
-/* ---- approximation (DESIGN §5.4, Malony-Reed) ----------------------------- */
+/* ---- approximation (DESIGN §5.4) -------------------------------------------- */
 
 static int approximating(const struct phases *p)
 {
 	return p->cfg.alpha_enter && p->cfg.alpha_exit;
+}
+
+/* Synchronization re-times events (the time-based model alone does not). */
+static int event_based(const struct phases *p)
+{
+	return approximating(p) && p->cfg.model != PH_MODEL_TIME;
+}
+
+static __u64 sub0(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+static void violation(struct phases *p, int kind, __u32 pid, __u32 tid, __u64 object, __u64 ts,
+		      __u64 shift)
+{
+	p->violations[kind]++;
+	if (p->nviolation_list < PH_VIOLATIONS_KEPT)
+		p->violation_list[p->nviolation_list++] =
+			(struct ph_violation){kind, pid, tid, object, ts, shift};
+}
+
+/* Per synchronization object state of the approximation. */
+struct obj_state {
+	/* locks, condvars: the latest release (unlock, signal) */
+	__u64 tm, ta;
+	__u16 probe;
+	/* barriers: measured exit spacing of the last complete episode + 1
+	 * (0: none yet) */
+	__u64 beta1;
+	/* semaphores: V's not yet taken by a P (measured), and the
+	 * approximated time of the latest P that took one */
+	__u64 outstanding, ta_last_p;
+};
+
+static struct obj_state *obj_state(struct phases *p, __u32 pid, __u64 obj)
+{
+	struct obj_state *o = hmap_get(&p->objects, pid, obj);
+
+	if (o)
+		return o;
+	o = calloc(1, sizeof(*o));
+	if (!o || hmap_put(&p->objects, pid, obj, o)) {
+		free(o);
+		return NULL;
+	}
+	return o;
 }
 
 /* The run ends at its last measured event: its approximation is the
@@ -176,13 +228,36 @@ static void note_last(struct phases *p, __u64 tm, __u64 ta)
 
 /* Time-based model: the thread's measured time since its last perturbation
  * boundary, less the probe cost it paid since then. */
-static __u64 approx_time(struct phases *p, const struct ph_thread *t, __u64 tm)
+static __u64 time_based(const struct ph_thread *t, __u64 tm)
 {
-	__u64 d = tm > t->base_m ? tm - t->base_m : 0, ta;
+	return t->base_a + sub0(sub0(tm, t->base_m), t->ovh);
+}
 
-	ta = t->base_a + (d > t->ovh ? d - t->ovh : 0);
+static __u64 approx_time(struct phases *p, struct ph_thread *t, __u64 tm)
+{
+	__u64 ta = time_based(t, tm);
+
+	/* a call shorter than the probe cost charged for it: the calibrated
+	 * cost was too high for this hit; keep the thread's order */
+	if (ta < t->ta_prev) {
+		violation(p, PH_VIOL_ORDER, t->pid, t->tid, 0, tm, t->ta_prev - ta);
+		ta = t->ta_prev;
+	}
+	t->ta_prev = ta;
 	note_last(p, tm, ta);
 	return ta;
+}
+
+/* A synchronization event moved the thread's approximation to ta at tm. */
+static void rebase(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta)
+{
+	if (ta < t->ta_prev)
+		violation(p, PH_VIOL_ORDER, t->pid, t->tid, 0, tm, t->ta_prev - ta);
+	t->ta_prev = ta;
+	note_last(p, tm, ta);
+	t->base_m = tm;
+	t->base_a = ta;
+	t->ovh = 0;
 }
 
 /* This hit's own cost counts against the thread's later events. */
@@ -196,47 +271,107 @@ static void pay(struct phases *p, struct ph_thread *t, const struct sbt_event *e
 	}
 }
 
-/* Barrier exits (Malony-Reed §4.2): every thread is present at the
- * approximated last arrival; the barrier code then takes what it took in
- * the measurement after the measured last arrival, less the exit probe's
- * cost; later exits keep their measured spacing from the first exit, less
- * that cost too. The exit is a perturbation boundary: the thread is
- * re-based on it, so errors before the barrier do not carry past it. */
-static __u64 approx_exit(struct phases *p, struct ph_episode *ep, struct ph_arrival *a, __u64 tm,
-			 __u16 probe)
+static __u64 max_arrival_a(const struct ph_episode *ep)
 {
-	__u64 alpha = p->cfg.alpha_exit[probe], max_a = 0, code, ta;
+	__u64 max_a = 0;
 	__u32 i;
 
 	for (i = 0; i < ep->n; i++)
 		if (ep->arr[i].ta_arrive > max_a)
 			max_a = ep->arr[i].ta_arrive;
-	if (!ep->tm_exit_f) {
-		code = tm > ep->last_arrive ? tm - ep->last_arrive : 0;
-		ep->tm_exit_f = tm;
-		ep->ta_exit_f = max_a + (code > alpha ? code - alpha : 0);
-		return ep->ta_exit_f;
-	}
-	code = tm > ep->tm_exit_f ? tm - ep->tm_exit_f : 0;
-	ta = ep->ta_exit_f + (code > alpha ? code - alpha : 0);
-	(void)a;
-	return ta > max_a ? ta : max_a;
+	return max_a;
 }
 
-void ph_approx_episode(const struct ph_episode *ep, __u64 *barrier_a, __u64 *phase_a)
+/* Barrier exits (Malony-Reed §4.2): every thread is present at the
+ * approximated last arrival; the barrier code then takes what it took in
+ * the measurement after the measured last arrival, less the exit probe's
+ * cost; later exits keep their measured spacing from the first exit, less
+ * that cost too. */
+static __u64 exit_malony_reed(struct ph_episode *ep, __u64 tm, __u64 alpha, __u64 max_a)
 {
-	__u64 first = UINT64_MAX, last = 0, start = 0;
-	__u32 i;
+	if (!ep->tm_exit_f) {
+		ep->tm_exit_f = tm;
+		ep->ta_exit_f = max_a + sub0(sub0(tm, ep->last_arrive), alpha);
+		return ep->ta_exit_f;
+	}
+	return ep->ta_exit_f + sub0(sub0(tm, ep->tm_exit_f), alpha);
+}
+
+/* 1-based rank of arrival a in the approximated arrival order. */
+static __u32 arrival_rank(const struct ph_episode *ep, const struct ph_arrival *a)
+{
+	__u32 i, rank = 1;
 
 	for (i = 0; i < ep->n; i++) {
-		const struct ph_arrival *a = &ep->arr[i];
+		const struct ph_arrival *b = &ep->arr[i];
 
-		first = a->ta_arrive < first ? a->ta_arrive : first;
-		last = a->ta_arrive > last ? a->ta_arrive : last;
-		start = a->ta_start > start ? a->ta_start : start;
+		rank += b->ta_arrive < a->ta_arrive || (b->ta_arrive == a->ta_arrive && b < a);
 	}
-	*barrier_a = ep->n ? last - first : 0;
-	*phase_a = last > start ? last - start : 0;
+	return rank;
+}
+
+/* Sarukkai-Malony §3.2: the thread that arrived i-th of P leaves at
+ * t_a(last arrival) + (P - i + 1) beta, beta the exit spacing
+ * (t_m(last exit) - t_m(first exit)) / (P - 1); or the k-th to leave in the
+ * measurement at + k beta. Episodes are approximated as their exits are
+ * read, before the last exit is known: beta is the previous episode's at
+ * the same barrier, and the first episode of a barrier falls back to
+ * Malony-Reed. Never later than measured. */
+static __u64 exit_sarukkai_malony(struct phases *p, struct ph_episode *ep, struct ph_arrival *a,
+				  __u64 tm, __u64 alpha, __u64 max_a)
+{
+	struct obj_state *o = hmap_get(&p->objects, ep->pid, ep->object);
+	__u64 k, ta;
+
+	if (!o || !o->beta1)
+		return exit_malony_reed(ep, tm, alpha, max_a);
+	k = p->cfg.exit_order == PH_EXIT_REVERSE ? ep->n - arrival_rank(ep, a) + 1
+						 : ++ep->exits_approximated;
+	ta = max_a + k * (o->beta1 - 1);
+	return ta < tm ? ta : tm > max_a ? tm : max_a;
+}
+
+/* The measured exit spacing of a complete episode, for the next one. */
+static void note_beta(struct phases *p, const struct ph_episode *ep)
+{
+	__u64 first = UINT64_MAX, last = 0;
+	struct obj_state *o;
+	__u32 i;
+
+	if (p->cfg.model != PH_MODEL_SM || ep->n < 2)
+		return;
+	for (i = 0; i < ep->n; i++) {
+		__u64 d = ep->arr[i].depart_ns;
+
+		if (!d)
+			return;
+		first = d < first ? d : first;
+		last = d > last ? d : last;
+	}
+	o = obj_state(p, ep->pid, ep->object);
+	if (o)
+		o->beta1 = (last - first) / (ep->n - 1) + 1;
+}
+
+/* Approximated departure of thread t from its episode. The exit is a
+ * perturbation boundary: the thread is re-based on it, so errors before the
+ * barrier do not carry past it. */
+static __u64 approx_exit(struct phases *p, struct ph_thread *t, struct ph_episode *ep,
+			 struct ph_arrival *a, __u64 tm, __u16 probe)
+{
+	__u64 alpha = p->cfg.alpha_exit[probe], max_a, ta;
+
+	if (!event_based(p))
+		return approx_time(p, t, tm);
+	max_a = max_arrival_a(ep);
+	if (p->cfg.model == PH_MODEL_SM)
+		ta = exit_sarukkai_malony(p, ep, a, tm, alpha, max_a);
+	else
+		ta = exit_malony_reed(ep, tm, alpha, max_a);
+	if (ta < max_a) /* cannot happen by construction; checked all the same */
+		violation(p, PH_VIOL_BARRIER, t->pid, t->tid, ep->object, tm, max_a - ta);
+	rebase(p, t, tm, ta);
+	return ta;
 }
 
 /* ---- sites ---------------------------------------------------------------- */
@@ -298,9 +433,16 @@ static void site_add_idle(struct ph_site *s, __u32 tid, __u64 idle_ns)
 
 static void site_account(struct ph_site *s, const struct ph_episode *ep)
 {
-	__u64 b = ph_barrier_ns(ep), ph = ph_phase_ns(ep);
+	struct ph_episode_times m, a;
+	__u64 b, ph;
 	__u32 i;
 
+	ph_episode_times(ep, PH_MEASURED, &m);
+	ph_episode_times(ep, PH_APPROXIMATED, &a);
+	b = m.barrier_ns;
+	ph = m.phase_ns;
+	s->barrier_a_sum += a.barrier_ns;
+	s->phase_a_sum += a.phase_ns;
 	s->episodes++;
 	s->barrier_sum += b;
 	s->barrier_sumsq += (double)b * (double)b;
@@ -368,6 +510,7 @@ static void complete(struct phases *p, struct ph_episode *ep)
 		ep->site = s->id;
 		site_account(s, ep);
 	}
+	note_beta(p, ep);
 	if (ep->lost) {
 		if (p->lost_phases < LOST_PHASES_KEPT)
 			p->lost_first[p->lost_phases] = ep->index;
@@ -406,10 +549,8 @@ static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64
 	}
 	if (depart_ns && approximating(p)) {
 		a->ta_depart =
-			approx_exit(p, ep, a, depart_ns,
+			approx_exit(p, t, ep, a, depart_ns,
 				    t->depth < STACK_MAX ? t->stack[t->depth].probe : ep->probe);
-		note_last(p, depart_ns, a->ta_depart);
-		rebase(t, depart_ns, a->ta_depart);
 		t->ta_depart = a->ta_depart;
 	}
 	if (depart_ns) {
@@ -421,6 +562,8 @@ static void settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64
 		t->episodes++;
 		t->compute_ns += ph_compute_ns(a);
 		t->wait_ns += ph_wait_ns(a);
+		t->compute_a_ns += ph_compute_a(a);
+		t->wait_a_ns += ph_wait_a(a);
 	}
 	if (ep->departed == ep->n)
 		complete(p, ep);
@@ -535,57 +678,96 @@ static int barrier_depth(const struct phases *p, const struct ph_thread *t, int 
 
 /* ---- hand-offs (DESIGN §5.4, models 5-7) ---------------------------------- */
 
-/* The latest release of a lock, or signal of a condition variable. */
-struct release {
-	__u64 tm, ta;
-	__u16 probe; /* the releasing function */
-};
-
 static void note_release(struct phases *p, const struct sbt_event *e, __u64 ta)
 {
-	struct release *r = hmap_get(&p->releases, e->pid, e->obj);
+	struct obj_state *o = obj_state(p, e->pid, e->obj);
 
-	if (!r) {
-		r = malloc(sizeof(*r));
-		if (!r || hmap_put(&p->releases, e->pid, e->obj, r)) {
-			free(r);
-			return;
-		}
+	if (o) {
+		o->tm = e->ts;
+		o->ta = ta;
+		o->probe = e->probe;
 	}
-	r->tm = e->ts;
-	r->ta = ta;
-	r->probe = e->probe;
 }
 
-/* A wait that a release ended (a lock acquired after an unlock, a P after
- * its V, a condition wait after a signal): the measured acquisition order is
- * kept, and an acquisition is never approximated before the release it
- * needed. If the thread blocked in the measurement, it leaves the release's
- * approximated time plus the measured hand-off less the return probe's cost
- * (it may move earlier than the time-based value); if it did not block, it
- * can only be delayed (Malony-Reed's case A). The thread is re-based there. */
-static void hand_off(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
-		     __u64 tm_r, __u64 ta_r, __u16 release_probe)
+/* Probe cost between a release's timestamp and the waiter's return
+ * timestamp: the rest of the release's entry hit (a single-stepped
+ * instruction costs most after the handler ran) and the start of the
+ * waiter's return hit. */
+static __u64 handoff_alpha(const struct phases *p, __u16 wait_probe, __u16 release_probe)
 {
-	/* between the two timestamps: the rest of the release's entry hit
-	 * (a single-stepped instruction costs most after the handler ran) and
-	 * the start of the waiter's return hit */
-	__u64 alpha = p->cfg.alpha_exit[e->probe] + p->cfg.alpha_enter[release_probe], ta, handoff;
+	return p->cfg.alpha_exit[wait_probe] + p->cfg.alpha_enter[release_probe];
+}
 
-	if (tm_r > e->ts)
+/* A lock acquired after an unlock, a condition wait ended after a signal
+ * (our extension of Malony-Reed §4.3, DESIGN §5.4 model 6): the measured
+ * acquisition order is kept and no acquisition is approximated before the
+ * release it needed. If the thread waited for it in the measurement (the
+ * release came after its call began), it leaves at the approximated release
+ * plus the measured hand-off less probe cost, or at its approximated call
+ * entry if the lock was already free then (the uncontended path takes tens
+ * of ns, so no hand-off). If it did not wait but the release is now later
+ * than its call entry, it waits for it (case A). */
+static void lock_acquired(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
+			  const struct obj_state *r)
+{
+	__u64 ta_s = t->stack[d].ta, ta_e = time_based(t, e->ts), ta;
+
+	if (r->tm > e->ts)
 		return;
-	handoff = e->ts - tm_r > alpha ? e->ts - tm_r - alpha : 0;
-	if (t->stack[d].futex_waits && tm_r >= t->stack[d].ts) {
-		ta = ta_r + handoff;
-		if (ta < t->stack[d].ta)
-			ta = t->stack[d].ta;
+	if (r->tm >= t->stack[d].ts) {
+		ta = r->ta + sub0(e->ts - r->tm, handoff_alpha(p, e->probe, r->probe));
+		ta = ta > ta_s ? ta : ta_s;
 	} else {
-		ta = approx_time(p, t, e->ts);
-		if (ta < ta_r)
-			ta = ta_r;
+		ta = r->ta > ta_s ? r->ta + (ta_e - ta_s) : ta_e;
 	}
-	rebase(t, e->ts, ta);
-	note_last(p, e->ts, ta);
+	rebase(p, t, e->ts, ta);
+}
+
+/* A P that took V's token (Malony-Reed §4.3.2). P_s is the call's entry,
+ * P_e its return. Waited in the measurement (V after P_s): case B when the
+ * approximated V precedes P_s, t_a(P_e) = t_a(P_w) + t_m(P_e) - t_m(V) with
+ * P_w = P_s, else t_a(V) + t_m(P_e) - t_m(V), both less probe cost. No wait
+ * measured but V approximated after P_s: case A, P_p = V and the call's own
+ * time follows. Otherwise time-based. */
+static void sem_acquired(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
+			 const struct sync_post *v)
+{
+	__u64 ta_s = t->stack[d].ta, ta_e = time_based(t, e->ts), ta;
+	struct obj_state *o;
+
+	if (v->ts > e->ts)
+		return;
+	if (v->ts >= t->stack[d].ts)
+		ta = (v->ta > ta_s ? v->ta : ta_s) +
+		     sub0(e->ts - v->ts, handoff_alpha(p, e->probe, v->probe));
+	else
+		ta = v->ta > ta_s ? v->ta + (ta_e - ta_s) : ta_e;
+	rebase(p, t, e->ts, ta);
+	o = obj_state(p, e->pid, t->stack[d].obj);
+	if (o) {
+		o->outstanding -= !!o->outstanding;
+		o->ta_last_p = ta;
+	}
+}
+
+/* A V (sem_post), at its entry. If every earlier V had been taken when it
+ * was measured, the last P to take one came before it; approximated before
+ * that P, two V's would be pending where the measurement had one (case C):
+ * logged, and the V moved just after that P. */
+static __u64 sem_posted(struct phases *p, struct ph_thread *t, const struct sbt_event *e, __u64 ta)
+{
+	struct obj_state *o = obj_state(p, e->pid, e->obj);
+
+	if (!o)
+		return ta;
+	if (!o->outstanding && o->ta_last_p && ta <= o->ta_last_p) {
+		violation(p, PH_VIOL_SEM_CASE_C, e->pid, e->tid, e->obj, e->ts,
+			  o->ta_last_p + 1 - ta);
+		ta = o->ta_last_p + 1;
+		rebase(p, t, e->ts, ta);
+	}
+	o->outstanding++;
+	return ta;
 }
 
 static int is_release(int kind)
@@ -603,6 +785,7 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 {
 	int kind = p->cfg.probes[e->probe].kind;
 	int d = t->depth, i;
+	__u64 ta;
 
 	/* A barrier function does not call itself: the same probe still on
 	 * the stack means its return record was lost. Unwind to it, and the
@@ -625,14 +808,16 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		t->stack[d].arg2 = e->site;
 	}
 	t->depth++;
-	if (d < STACK_MAX && approximating(p))
-		t->stack[d].ta = approx_time(p, t, e->ts);
+	ta = approximating(p) ? approx_time(p, t, e->ts) : 0;
+	if (kind == SBT_PK_SEM_POST && event_based(p))
+		ta = sem_posted(p, t, e, ta);
+	if (d < STACK_MAX)
+		t->stack[d].ta = ta;
 	/* An unlock, post or signal takes effect at its entry. */
-	if (is_release(kind) && approximating(p) && kind != SBT_PK_SEM_POST)
-		note_release(p, e, d < STACK_MAX ? t->stack[d].ta : approx_time(p, t, e->ts));
+	if (is_release(kind) && event_based(p) && kind != SBT_PK_SEM_POST)
+		note_release(p, e, ta);
 	if (is_release(kind) && p->cfg.sync)
-		sync__release(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts,
-			      d < STACK_MAX ? t->stack[d].ta : 0);
+		sync__release(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts, ta);
 	/* Only the outermost barrier call counts: a user-declared barrier that
 	 * wraps pthread_barrier_wait is one episode, not two. */
 	if (is_barrier(kind) && barrier_depth(p, t, d) == 0)
@@ -657,19 +842,20 @@ static void call_done(struct phases *p, struct ph_thread *t, int d, const struct
 
 	struct sync_post v;
 	int kind = p->cfg.probes[e->probe].kind, paired;
-	struct release *r;
+	struct obj_state *r;
 
 	paired = sync__call(p->cfg.sync, &c, &v);
-	if (!approximating(p) || (int)c.retval != 0 || d >= STACK_MAX)
+	if (!event_based(p) || (int)c.retval != 0 || d >= STACK_MAX)
 		return;
 	if (kind == SBT_PK_SEM_WAIT || kind == SBT_PK_SEM_TRYWAIT) {
 		if (paired)
-			hand_off(p, t, d, e, v.ts, v.ta, v.probe);
+			sem_acquired(p, t, d, e, &v);
 		return;
 	}
-	r = hmap_get(&p->releases, e->pid, c.obj);
-	if (r && (kind == SBT_PK_LOCK || kind == SBT_PK_TRYLOCK || kind == SBT_PK_COND_WAIT))
-		hand_off(p, t, d, e, r->tm, r->ta, r->probe);
+	r = hmap_get(&p->objects, e->pid, c.obj);
+	if (r && r->tm &&
+	    (kind == SBT_PK_LOCK || kind == SBT_PK_TRYLOCK || kind == SBT_PK_COND_WAIT))
+		lock_acquired(p, t, d, e, r);
 }
 
 static void region_done(struct phases *p, const struct sbt_event *e, __u64 ns)
@@ -785,8 +971,25 @@ static void join_workers(struct phases *p, struct ph_thread *w, __u64 ta_exit, _
 		if (o->pid == w->pid && o != main && !o->exit_ns)
 			return; /* a worker is still running */
 	}
-	if (main->join_tm - main->join_ta > main->join_tm - approx_time(p, main, main->join_tm))
-		rebase(main, main->join_tm, main->join_ta);
+	/* no earlier than the main thread's latest event either */
+	if (main->join_ta < time_based(main, main->join_tm))
+		rebase(p, main, main->join_tm,
+		       main->join_ta > main->ta_prev ? main->join_ta : main->ta_prev);
+}
+
+/* Fork (Malony-Reed §3.2.2): a new thread takes its time basis from its
+ * creator's approximated time. The record does not name the creator: the
+ * process's main thread is taken to be it, and a thread of its own process
+ * starts at its measured time when there is none. */
+static void thread_started(struct phases *p, struct ph_thread *t, __u64 tm)
+{
+	struct ph_thread *main = hmap_get(&p->threads, t->pid, 0);
+	__u64 ta = tm;
+
+	if (approximating(p) && main && main != t && !main->exit_ns)
+		ta = time_based(main, tm);
+	restart(t, tm, ta);
+	note_last(p, tm, ta);
 }
 
 static void on_thread_exit(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
@@ -854,7 +1057,11 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 		return -ENOMEM;
 	if (e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT)
 		t->ctr_target = CTR_NONE; /* set again by an arrival or a departure */
-	if (approximating(p) && e->type != SBT_EV_EXIT)
+	/* futex records inside a probed call are part of that call: they get
+	 * no approximated time of their own (the call's return may move
+	 * before them) */
+	if (approximating(p) && e->type != SBT_EV_EXIT &&
+	    !((e->type == SBT_EV_FUTEX_ENTER || e->type == SBT_EV_FUTEX_EXIT) && t->depth > 0))
 		approx_time(p, t, e->ts);
 	switch (e->type) {
 	case SBT_EV_ENTER:
@@ -870,8 +1077,7 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 		if (t->exit_ns)
 			recycle_thread(p, t);
 		t->start_ns = e->ts;
-		/* its creator's perturbation so far is not carried over */
-		rebase(t, e->ts, e->ts);
+		thread_started(p, t, e->ts);
 		break;
 	case SBT_EV_THREAD_EXIT:
 		on_thread_exit(p, t, e);
@@ -1060,38 +1266,71 @@ __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max)
 	return p->lost_phases;
 }
 
-__u64 ph_phase_start(const struct ph_episode *ep)
+void ph_episode_times(const struct ph_episode *ep, int view, struct ph_episode_times *m)
 {
-	__u64 s = 0;
+	__u64 sum = 0;
 	__u32 i;
 
-	for (i = 0; i < ep->n; i++)
-		if (ep->arr[i].start_ns > s)
-			s = ep->arr[i].start_ns;
-	return s;
+	memset(m, 0, sizeof(*m));
+	m->first_arrive = UINT64_MAX;
+	for (i = 0; i < ep->n; i++) {
+		struct ph_times t = ph_times(&ep->arr[i], view);
+		__u64 c = t.arrive > t.start ? t.arrive - t.start : 0;
+
+		m->first_arrive = t.arrive < m->first_arrive ? t.arrive : m->first_arrive;
+		if (t.arrive >= m->last_arrive) {
+			m->last_arrive = t.arrive;
+			m->critical_tid = ep->arr[i].tid;
+		}
+		m->start = t.start > m->start ? t.start : m->start;
+		m->max_compute = c > m->max_compute ? c : m->max_compute;
+		sum += c;
+	}
+	if (!ep->n) {
+		m->first_arrive = 0;
+		m->lb = 1.0;
+		return;
+	}
+	m->barrier_ns = m->last_arrive - m->first_arrive;
+	m->phase_ns = sub0(m->last_arrive, m->start);
+	m->mean_compute = sum / ep->n;
+	m->imbalance_ns = m->max_compute - m->mean_compute;
+	m->lb = m->max_compute ? (double)m->mean_compute / (double)m->max_compute : 1.0;
 }
 
-void ph_balance(const struct ph_episode *ep, struct ph_balance *b)
+__u64 ph_phase_ns(const struct ph_episode *ep)
 {
-	__u64 sum = 0, max = 0, last = 0;
-	__u32 i;
+	struct ph_episode_times m;
 
-	memset(b, 0, sizeof(*b));
-	for (i = 0; i < ep->n; i++) {
-		__u64 c = ph_compute_ns(&ep->arr[i]);
+	ph_episode_times(ep, PH_MEASURED, &m);
+	return m.phase_ns;
+}
 
-		sum += c;
-		if (c > max)
-			max = c;
-		if (ep->arr[i].arrive_ns >= last) {
-			last = ep->arr[i].arrive_ns;
-			b->critical_tid = ep->arr[i].tid;
-		}
-	}
-	if (!ep->n)
-		return;
-	b->max_compute = max;
-	b->mean_compute = sum / ep->n;
-	b->imbalance_ns = max - b->mean_compute;
-	b->lb = max ? (double)b->mean_compute / (double)max : 1.0;
+__u64 phases__violations(const struct phases *p, int kind)
+{
+	__u64 n = 0;
+	int k;
+
+	if (kind >= 0 && kind < PH_VIOL_NKINDS)
+		return p->violations[kind];
+	for (k = 0; k < PH_VIOL_NKINDS; k++)
+		n += p->violations[k];
+	return n;
+}
+
+size_t phases__violation_list(const struct ph_violation **first, const struct phases *p)
+{
+	*first = p->violation_list;
+	return p->nviolation_list;
+}
+
+const char *ph_violation_name(int kind)
+{
+	static const char *const names[PH_VIOL_NKINDS] = {
+		[PH_VIOL_SEM_CASE_C] = "semaphore_case_c",
+		[PH_VIOL_ORDER] = "thread_order",
+		[PH_VIOL_BARRIER] = "barrier_exit",
+	};
+
+	return kind >= 0 && kind < PH_VIOL_NKINDS ? names[kind] : "unknown";
 }

@@ -71,7 +71,8 @@ struct ph_episode {
 	__u32 departed;
 	__u32 lost;		    /* records lost while this episode was in flight */
 	__u64 tm_exit_f, ta_exit_f; /* first measured exit, and its approximation */
-	__u32 serial;		    /* pthread_barrier_wait returns of SERIAL_THREAD (-1) */
+	__u32 exits_approximated;
+	__u32 serial; /* pthread_barrier_wait returns of SERIAL_THREAD (-1) */
 	int state;
 	int hang_reported;
 };
@@ -94,6 +95,7 @@ struct ph_site {
 	__u64 barrier_sum, barrier_min, barrier_max;
 	double barrier_sumsq;
 	__u64 phase_sum, phase_min, phase_max;
+	__u64 barrier_a_sum, phase_a_sum; /* approximated */
 	struct ph_idle *idle;
 	__u32 nidle;
 	__u64 ctr[SBT_MAX_COUNTERS]; /* counter deltas of its phases, all threads */
@@ -107,6 +109,7 @@ struct ph_thread {
 	__u64 last_site;   /* call site of that departure */
 	__u64 episodes;
 	__u64 compute_ns, wait_ns;
+	__u64 compute_a_ns, wait_a_ns; /* approximated */
 	/* internal: calls in progress and the episode the thread waits in */
 	struct {
 		__u16 probe;
@@ -133,6 +136,7 @@ struct ph_thread {
 	 * is the probe cost since the last perturbation boundary (a barrier
 	 * exit re-bases the thread) */
 	__u64 base_m, base_a, ovh;
+	__u64 ta_prev;		/* its latest approximated time (order check) */
 	__u64 ta_depart;	/* approximated start of its next phase */
 	__u64 ovh_mark;		/* ovh at its last departure */
 	__u64 join_tm, join_ta; /* main thread: latest approximated worker exit */
@@ -168,6 +172,38 @@ struct phases_ops {
 
 struct sync;
 
+/* Perturbation models (DESIGN §5.4). All remove each thread's own probe
+ * cost (time-based, Malony-Reed §3); they differ at synchronization. */
+enum ph_model {
+	PH_MODEL_MR,   /* barrier exits re-based on the approximated last arrival
+			* (Malony-Reed §4.2); lock/semaphore/condvar hand-offs */
+	PH_MODEL_SM,   /* as MR, exits spaced by beta (Sarukkai-Malony §3.2) */
+	PH_MODEL_TIME, /* time-based only: no event-based correction */
+};
+/* Which thread leaves a barrier first in the Sarukkai-Malony model. */
+enum ph_exit_order {
+	PH_EXIT_RANK,	 /* the measured exit order */
+	PH_EXIT_REVERSE, /* reverse approximated arrival order (the paper's) */
+};
+
+/* Invariant repairs and violations found while approximating. */
+enum ph_violation_kind {
+	PH_VIOL_SEM_CASE_C, /* two V's approximated before the P the first one
+			     * satisfied (Malony-Reed §4.3.2 case C): the
+			     * second V is moved just after that P */
+	PH_VIOL_ORDER,	    /* a thread's approximated times went backwards */
+	PH_VIOL_BARRIER,    /* an exit before the approximated last arrival */
+	PH_VIOL_NKINDS,
+};
+#define PH_VIOLATIONS_KEPT 16
+struct ph_violation {
+	int kind;
+	__u32 pid, tid;
+	__u64 object;
+	__u64 ts;    /* measured time of the event that was moved */
+	__u64 shift; /* how far it was moved, ns */
+};
+
 struct phases_config {
 	const struct sbt_probe_info *probes; /* indexed by probe id */
 	int nprobes;
@@ -177,6 +213,8 @@ struct phases_config {
 	/* probe cost per hit (calibrated), indexed by probe id; NULL: no
 	 * approximation */
 	const __u64 *alpha_enter, *alpha_exit;
+	int model;	/* enum ph_model */
+	int exit_order; /* enum ph_exit_order, for PH_MODEL_SM */
 };
 
 struct phases;
@@ -213,22 +251,24 @@ __u64 phases__first_ts(const struct phases *p);
 /* Approximated time of the last event (probe cost removed). */
 __u64 phases__approx_last_ts(const struct phases *p);
 __u64 phases__last_ts(const struct phases *p);
+/* Violations found by the approximation: total of a kind (-1: all kinds),
+ * and the first PH_VIOLATIONS_KEPT in *first. */
+__u64 phases__violations(const struct phases *p, int kind);
+size_t phases__violation_list(const struct ph_violation **first, const struct phases *p);
+const char *ph_violation_name(int kind);
 /* Phases affected by lost records: count and the first few indices. */
 __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);
 
-/* Metrics of one episode (DESIGN §5.1). */
+/* Metrics of one episode (DESIGN §5.1); see also ph_episode_times(). */
 static inline __u64 ph_barrier_ns(const struct ph_episode *ep)
 {
 	return ep->last_arrive - ep->first_arrive;
 }
-__u64 ph_phase_start(const struct ph_episode *ep);
+/* Measured phase time: the latest start of its threads to the last arrival. */
+__u64 ph_phase_ns(const struct ph_episode *ep);
 /* The site an episode is reported under: the lowest call site of its
  * arrivals, stable when threads reach one barrier from several lines. */
 __u64 ph_lowest_site(const struct ph_episode *ep);
-static inline __u64 ph_phase_ns(const struct ph_episode *ep)
-{
-	return ep->last_arrive - ph_phase_start(ep);
-}
 static inline __u64 ph_compute_ns(const struct ph_arrival *a)
 {
 	return a->arrive_ns - a->start_ns;
@@ -246,7 +286,31 @@ static inline __u64 ph_wait_a(const struct ph_arrival *a)
 {
 	return a->depart_ns && a->ta_depart > a->ta_arrive ? a->ta_depart - a->ta_arrive : 0;
 }
-void ph_approx_episode(const struct ph_episode *ep, __u64 *barrier_a, __u64 *phase_a);
+
+/* One view of the times of an episode: as measured, or approximated. */
+enum ph_view { PH_MEASURED, PH_APPROXIMATED };
+struct ph_times {
+	__u64 start, arrive, depart; /* depart 0: not seen */
+};
+static inline struct ph_times ph_times(const struct ph_arrival *a, int view)
+{
+	if (view == PH_APPROXIMATED)
+		return (struct ph_times){a->ta_start, a->ta_arrive,
+					 a->depart_ns ? a->ta_depart : 0};
+	return (struct ph_times){a->start_ns, a->arrive_ns, a->depart_ns};
+}
+/* Episode metrics of a view (DESIGN §5.1). */
+struct ph_episode_times {
+	__u64 first_arrive, last_arrive;
+	__u64 start;	  /* phase start: the latest start of its threads */
+	__u64 phase_ns;	  /* start -> last arrival */
+	__u64 barrier_ns; /* first -> last arrival */
+	__u64 max_compute, mean_compute;
+	__u64 imbalance_ns; /* max - mean compute */
+	double lb;	    /* mean / max compute */
+	__u32 critical_tid; /* the last to arrive */
+};
+void ph_episode_times(const struct ph_episode *ep, int view, struct ph_episode_times *m);
 
 /* Compute time not spent waiting on locks, semaphores or condvars. */
 static inline __u64 ph_useful_ns(const struct ph_arrival *a)
@@ -260,12 +324,5 @@ static inline __u64 ph_late_wait_ns(const struct ph_episode *ep, const struct ph
 {
 	return ep->last_arrive - a->arrive_ns;
 }
-struct ph_balance {
-	__u64 max_compute, mean_compute;
-	__u64 imbalance_ns; /* max - mean: time lost to imbalance */
-	double lb;	    /* mean / max, 1.0 = perfectly balanced */
-	__u32 critical_tid; /* the last to arrive */
-};
-void ph_balance(const struct ph_episode *ep, struct ph_balance *b);
 
 #endif /* SBT_PHASES_H */

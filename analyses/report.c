@@ -177,11 +177,34 @@ static int line_allowed(struct report *r, __u64 ts)
 	return 0;
 }
 
+/* The probe costs are known: approximated values are reported. */
+static int approx(const struct report *r)
+{
+	return r->src.alpha_enter && r->src.alpha_exit;
+}
+
+/* The view of outputs that show one: the approximated one only on request. */
+static int single_view(const struct report *r)
+{
+	return approx(r) && r->o.view == REPORT_APPROXIMATED_ONLY ? PH_APPROXIMATED : PH_MEASURED;
+}
+
+/* Both views side by side. */
+static int both_views(const struct report *r)
+{
+	return approx(r) && r->o.view == REPORT_BOTH;
+}
+
 static void print_episode_line(struct report *r, const struct ph_episode *ep, const char *where,
 			       const char *name)
 {
-	__u64 b = ph_barrier_ns(ep);
-	int warn = r->o.warn_ns && b > r->o.warn_ns;
+	struct ph_episode_times m;
+	__u64 b;
+	int warn;
+
+	ph_episode_times(ep, single_view(r), &m);
+	b = m.barrier_ns;
+	warn = r->o.warn_ns && b > r->o.warn_ns;
 
 	if (!warn && !line_allowed(r, ep->last_arrive))
 		return;
@@ -191,7 +214,7 @@ static void print_episode_line(struct report *r, const struct ph_episode *ep, co
 	if (warn)
 		fprintf(r->o.out, " > %.0f ms", ms(r->o.warn_ns));
 	fprintf(r->o.out, ", phase %" PRIu64 ": %.3f s, from start: %.3f s)%s\n",
-		(uint64_t)ep->index, sec(ph_phase_ns(ep)), sec(rel(r, ep->last_arrive)),
+		(uint64_t)ep->index, sec(m.phase_ns), sec(rel(r, m.last_arrive)),
 		ep->lost ? " [records lost]" : "");
 }
 
@@ -202,28 +225,35 @@ static int by_arrival(const void *a, const void *b)
 	return x->arrive_ns < y->arrive_ns ? -1 : x->arrive_ns > y->arrive_ns;
 }
 
+static int by_arrival_a(const void *a, const void *b)
+{
+	const struct ph_arrival *x = a, *y = b;
+
+	return x->ta_arrive < y->ta_arrive ? -1 : x->ta_arrive > y->ta_arrive;
+}
+
 static void print_watch_block(struct report *r, const struct ph_episode *ep, const char *where,
 			      const char *name)
 {
 	struct ph_arrival *order = malloc(ep->n * sizeof(*order));
-	struct ph_balance bal;
+	int view = single_view(r), k;
+	struct ph_episode_times m;
 	char clock[32];
 	__u32 i;
-	int k;
 
 	if (!order)
 		return;
 	before_output(r);
 	memcpy(order, ep->arr, ep->n * sizeof(*order));
-	qsort(order, ep->n, sizeof(*order), by_arrival);
-	ph_balance(ep, &bal);
-	fprintf(r->o.out, "SBT barrier watch at %s \"%s\", phase %" PRIu64 "\n", where, name,
-		(uint64_t)ep->index);
-	fprintf(r->o.out, "    Barrier time:  %.3f ms\n", ms(ph_barrier_ns(ep)));
-	fprintf(r->o.out, "    Phase time:    %.3f s\n", sec(ph_phase_ns(ep)));
-	fprintf(r->o.out, "    Total time:    %.3f s\n", sec(rel(r, ep->last_arrive)));
+	qsort(order, ep->n, sizeof(*order), view == PH_APPROXIMATED ? by_arrival_a : by_arrival);
+	ph_episode_times(ep, view, &m);
+	fprintf(r->o.out, "SBT barrier watch at %s \"%s\", phase %" PRIu64 "%s\n", where, name,
+		(uint64_t)ep->index, view == PH_APPROXIMATED ? " (approximated)" : "");
+	fprintf(r->o.out, "    Barrier time:  %.3f ms\n", ms(m.barrier_ns));
+	fprintf(r->o.out, "    Phase time:    %.3f s\n", sec(m.phase_ns));
+	fprintf(r->o.out, "    Total time:    %.3f s\n", sec(rel(r, m.last_arrive)));
 	fprintf(r->o.out, "    Imbalance:     %.3f ms lost (LB %.2f), critical thread %u\n",
-		ms(bal.imbalance_ns), bal.lb, bal.critical_tid);
+		ms(m.imbalance_ns), m.lb, m.critical_tid);
 	fprintf(r->o.out, "    Order of arrival:\n");
 	fprintf(r->o.out, "    %10s %12s %12s %12s %12s %12s %12s  %-15s", "thread", "inter ms",
 		"from start", "compute ms", "wait ms", "blocked ms", "lock/sem ms", "real time");
@@ -232,11 +262,12 @@ static void print_watch_block(struct report *r, const struct ph_episode *ep, con
 	fputc('\n', r->o.out);
 	for (i = 0; i < ep->n; i++) {
 		const struct ph_arrival *a = &order[i];
+		struct ph_times t = ph_times(a, view), prev = ph_times(&order[i ? i - 1 : 0], view);
 
-		wall_clock(r, a->arrive_ns, clock, sizeof(clock));
+		wall_clock(r, t.arrive, clock, sizeof(clock));
 		fprintf(r->o.out, "    %10u %12.3f %11.6fs %12.3f %12.3f %12.3f %12.3f  %-15s",
-			a->tid, i ? ms(a->arrive_ns - order[i - 1].arrive_ns) : 0.0,
-			sec(rel(r, a->arrive_ns)), ms(ph_compute_ns(a)), ms(ph_wait_ns(a)),
+			a->tid, ms(t.arrive - prev.arrive), sec(rel(r, t.arrive)),
+			ms(t.arrive - t.start), ms(t.depart ? t.depart - t.arrive : 0),
 			ms(a->blocked_ns), ms(a->sync_wait_ns), clock);
 		for (k = 0; k < r->src.ncounters; k++) {
 			if (a->ctr_valid)
@@ -253,25 +284,26 @@ static void print_watch_block(struct report *r, const struct ph_episode *ep, con
 static void print_table_row(struct report *r, const struct ph_episode *ep, const char *where,
 			    const char *name)
 {
-	struct ph_balance bal;
+	struct ph_episode_times m, a;
+	int both = both_views(r);
 
 	if (r->table_rows++ >= PHASE_TABLE_MAX)
 		return;
 	before_output(r);
-	if (r->table_rows == 1)
-		fprintf(r->o.out, "%7s %4s %12s %12s %12s %6s %10s  %s\n", "phase", "thr",
-			"phase ms", "barrier ms", "imbal ms", "LB", "critical", "site");
-	ph_balance(ep, &bal);
-	fprintf(r->o.out, "%7" PRIu64 " %4u %12.3f %12.3f %12.3f %6.2f %10u  %s \"%s\"%s\n",
-		(uint64_t)ep->index, ep->n, ms(ph_phase_ns(ep)), ms(ph_barrier_ns(ep)),
-		ms(bal.imbalance_ns), bal.lb, bal.critical_tid, where, name,
-		ep->lost ? " [records lost]" : "");
-}
-
-/* The probe costs are known: approximated values are reported. */
-static int approx(const struct report *r)
-{
-	return r->src.alpha_enter && r->src.alpha_exit;
+	if (r->table_rows == 1) {
+		fprintf(r->o.out, "%7s %4s %12s %12s", "phase", "thr", "phase ms", "barrier ms");
+		if (both)
+			fprintf(r->o.out, " %12s %12s", "~phase ms", "~barrier ms");
+		fprintf(r->o.out, " %12s %6s %10s  %s\n", "imbal ms", "LB", "critical", "site");
+	}
+	ph_episode_times(ep, single_view(r), &m);
+	ph_episode_times(ep, PH_APPROXIMATED, &a);
+	fprintf(r->o.out, "%7" PRIu64 " %4u %12.3f %12.3f", (uint64_t)ep->index, ep->n,
+		ms(m.phase_ns), ms(m.barrier_ns));
+	if (both)
+		fprintf(r->o.out, " %12.3f %12.3f", ms(a.phase_ns), ms(a.barrier_ns));
+	fprintf(r->o.out, " %12.3f %6.2f %10u  %s \"%s\"%s\n", ms(m.imbalance_ns), m.lb,
+		m.critical_tid, where, name, ep->lost ? " [records lost]" : "");
 }
 
 /* Approximated duration of the traced run (first to last event). */
@@ -349,14 +381,46 @@ static void json_phase_counters(struct json *j, const struct report *r, const st
 
 /* ---- episodes (JSON) ------------------------------------------------------ */
 
+/* The timing keys of an episode in one view. */
+static void json_episode_times(struct json *j, const struct report *r,
+			       const struct ph_episode_times *m)
+{
+	json_ku64(j, "start_ns", rel(r, m->start));
+	json_ku64(j, "end_ns", rel(r, m->last_arrive));
+	json_ku64(j, "phase_ns", m->phase_ns);
+	json_ku64(j, "barrier_ns", m->barrier_ns);
+	json_ku64(j, "imbalance_ns", m->imbalance_ns);
+	json_kdouble(j, "load_balance", m->lb);
+	json_ku64(j, "critical_tid", m->critical_tid);
+}
+
+/* The timing keys of one thread's arrival in one view. */
+static void json_arrival_times(struct json *j, const struct report *r, const struct ph_arrival *a,
+			       int view, const struct ph_episode_times *m)
+{
+	struct ph_times t = ph_times(a, view);
+
+	json_ku64(j, "arrive_ns", rel(r, t.arrive));
+	json_key(j, "depart_ns");
+	if (t.depart)
+		json_u64(j, rel(r, t.depart));
+	else
+		json_null(j);
+	json_ku64(j, "compute_ns", t.arrive > t.start ? t.arrive - t.start : 0);
+	json_ku64(j, "wait_ns", t.depart > t.arrive ? t.depart - t.arrive : 0);
+	json_ku64(j, "late_wait_ns", m->last_arrive - t.arrive);
+	json_ku64(j, "overhead_ns", t.depart > m->last_arrive ? t.depart - m->last_arrive : 0);
+}
+
 static void json_phase(struct report *r, const struct ph_episode *ep, const char *where,
 		       const char *name)
 {
 	struct json *j = &r->json;
-	struct ph_balance bal;
+	struct ph_episode_times m, am;
 	__u32 i;
 
-	ph_balance(ep, &bal);
+	ph_episode_times(ep, PH_MEASURED, &m);
+	ph_episode_times(ep, PH_APPROXIMATED, &am);
 	json_obj_begin(j);
 	json_ku64(j, "index", ep->index);
 	json_ku64(j, "site", ep->site);
@@ -365,24 +429,14 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 	json_kstr(j, "symbol", probe_symbol(r, ep->probe));
 	json_ku64(j, "pid", ep->pid);
 	json_ku64(j, "object", ep->object);
-	json_ku64(j, "start_ns", rel(r, ph_phase_start(ep)));
-	json_ku64(j, "end_ns", rel(r, ep->last_arrive));
-	json_ku64(j, "phase_ns", ph_phase_ns(ep));
-	json_ku64(j, "barrier_ns", ph_barrier_ns(ep));
-	json_ku64(j, "imbalance_ns", bal.imbalance_ns);
-	json_kdouble(j, "load_balance", bal.lb);
-	json_ku64(j, "critical_tid", bal.critical_tid);
+	json_episode_times(j, r, &m);
 	json_ku64(j, "lost", ep->lost);
 	if (r->src.ncounters)
 		json_phase_counters(j, r, ep);
 	if (approx(r)) {
-		__u64 b, ph;
-
-		ph_approx_episode(ep, &b, &ph);
 		json_key(j, "approximated");
 		json_obj_begin(j);
-		json_ku64(j, "phase_ns", ph);
-		json_ku64(j, "barrier_ns", b);
+		json_episode_times(j, r, &am);
 		json_obj_end(j);
 	}
 	json_key(j, "threads");
@@ -392,18 +446,7 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 
 		json_obj_begin(j);
 		json_ku64(j, "tid", a->tid);
-		json_ku64(j, "arrive_ns", rel(r, a->arrive_ns));
-		if (a->depart_ns)
-			json_ku64(j, "depart_ns", rel(r, a->depart_ns));
-		else {
-			json_key(j, "depart_ns");
-			json_null(j);
-		}
-		json_ku64(j, "compute_ns", ph_compute_ns(a));
-		json_ku64(j, "wait_ns", ph_wait_ns(a));
-		json_ku64(j, "late_wait_ns", ph_late_wait_ns(ep, a));
-		json_ku64(j, "overhead_ns",
-			  a->depart_ns > ep->last_arrive ? a->depart_ns - ep->last_arrive : 0);
+		json_arrival_times(j, r, a, PH_MEASURED, &m);
 		json_ku64(j, "blocked_ns", a->blocked_ns);
 		json_ku64(j, "spin_ns",
 			  ph_wait_ns(a) > a->blocked_ns ? ph_wait_ns(a) - a->blocked_ns : 0);
@@ -413,15 +456,7 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 			json_ku64(j, "probe_overhead_ns", a->overhead_ns);
 			json_key(j, "approximated");
 			json_obj_begin(j);
-			json_ku64(j, "arrive_ns", rel(r, a->ta_arrive));
-			if (a->depart_ns)
-				json_ku64(j, "depart_ns", rel(r, a->ta_depart));
-			else {
-				json_key(j, "depart_ns");
-				json_null(j);
-			}
-			json_ku64(j, "compute_ns", ph_compute_a(a));
-			json_ku64(j, "wait_ns", ph_wait_a(a));
+			json_arrival_times(j, r, a, PH_APPROXIMATED, &am);
 			json_obj_end(j);
 		}
 		if (r->src.ncounters) {
@@ -597,6 +632,12 @@ static void text_sites(struct report *r)
 			"    phase time:   total %.3f s, min %.3f, mean %.3f, max %.3f ms\n",
 			sec(s->phase_sum), ms(s->phase_min), ms(s->phase_sum / s->episodes),
 			ms(s->phase_max));
+		if (approx(r) && r->o.view != REPORT_MEASURED_ONLY)
+			fprintf(r->o.out,
+				"    approximated: barrier total %.3f ms, mean %.3f; phase total "
+				"%.3f s, mean %.3f ms\n",
+				ms(s->barrier_a_sum), ms(s->barrier_a_sum / s->episodes),
+				sec(s->phase_a_sum), ms(s->phase_a_sum / s->episodes));
 		fprintf(r->o.out, "    %10s %10s %14s\n", "thread", "episodes", "idle ms");
 		for (k = 0; k < s->nidle; k++)
 			fprintf(r->o.out, "    %10u %10" PRIu64 " %14.3f\n", s->idle[k].tid,
@@ -622,15 +663,29 @@ static void text_threads(struct report *r)
 
 	struct sync_report sr = sync_view(r);
 
-	fprintf(r->o.out, "Threads:\n    %10s %10s %-16s %10s %14s %14s %14s\n", "pid", "tid",
-		"comm", "episodes", "compute ms", "barrier ms", "lock/sem ms");
+	int only_a = single_view(r) == PH_APPROXIMATED, both = both_views(r);
+
+	fprintf(r->o.out, "Threads%s:\n    %10s %10s %-16s %10s %14s %14s %14s",
+		only_a ? " (approximated)" : "", "pid", "tid", "comm", "episodes", "compute ms",
+		"barrier ms", "lock/sem ms");
+	if (both)
+		fprintf(r->o.out, " %14s %14s", "~compute ms", "~barrier ms");
+	if (approx(r))
+		fprintf(r->o.out, " %14s", "probe cost ms");
+	fputc('\n', r->o.out);
 	for (i = 0; i < n; i++) {
 		const struct ph_thread *t = phases__thread(r->ph, i);
 
-		fprintf(r->o.out, "    %10u %10u %-16s %10" PRIu64 " %14.3f %14.3f %14.3f\n",
-			t->pid, t->tid, comm_of(r, t->tid), (uint64_t)t->episodes,
-			ms(t->compute_ns), ms(t->wait_ns),
+		fprintf(r->o.out, "    %10u %10u %-16s %10" PRIu64 " %14.3f %14.3f %14.3f", t->pid,
+			t->tid, comm_of(r, t->tid), (uint64_t)t->episodes,
+			ms(only_a ? t->compute_a_ns : t->compute_ns),
+			ms(only_a ? t->wait_a_ns : t->wait_ns),
 			ms(sync_report__thread_wait(&sr, t->tid)));
+		if (both)
+			fprintf(r->o.out, " %14.3f %14.3f", ms(t->compute_a_ns), ms(t->wait_a_ns));
+		if (approx(r))
+			fprintf(r->o.out, " %14.3f", ms(t->overhead_total));
+		fputc('\n', r->o.out);
 	}
 }
 
@@ -711,6 +766,69 @@ static __u64 traced_ns(const struct report *r)
 	return phases__last_ts(r->ph) - phases__first_ts(r->ph);
 }
 
+static const char *model_name(const struct report *r)
+{
+	switch (r->src.model) {
+	case PH_MODEL_SM:
+		return r->src.exit_order == PH_EXIT_REVERSE
+			       ? "sarukkai-malony, reverse arrival order"
+			       : "sarukkai-malony, measured exit order";
+	case PH_MODEL_TIME:
+		return "time-based only";
+	default:
+		return "malony-reed";
+	}
+}
+
+static void text_approximation(struct report *r)
+{
+	const struct ph_violation *v;
+	size_t i, n = phases__violation_list(&v, r->ph);
+
+	fprintf(r->o.out,
+		"Approximated (probe cost removed, model %s): %.3f s, %.1f %% of the measured "
+		"time was probe overhead\n",
+		model_name(r), sec(traced_a_ns(r)),
+		100.0 * (traced_ns(r) - traced_a_ns(r)) / traced_ns(r));
+	if (!phases__violations(r->ph, -1))
+		return;
+	fprintf(r->o.out, "Approximation repairs: %" PRIu64 "\n",
+		(uint64_t)phases__violations(r->ph, -1));
+	for (i = 0; i < n; i++)
+		fprintf(r->o.out,
+			"    %-18s pid %u tid %u object 0x%" PRIx64 " at %.6f s: moved %.3f us\n",
+			ph_violation_name(v[i].kind), v[i].pid, v[i].tid, (uint64_t)v[i].object,
+			sec(rel(r, v[i].ts)), v[i].shift / 1e3);
+}
+
+static void json_violations(struct report *r)
+{
+	struct json *j = &r->json;
+	const struct ph_violation *v;
+	size_t i, n = phases__violation_list(&v, r->ph);
+	int k;
+
+	json_key(j, "repairs");
+	json_obj_begin(j);
+	json_ku64(j, "count", phases__violations(r->ph, -1));
+	for (k = 0; k < PH_VIOL_NKINDS; k++)
+		json_ku64(j, ph_violation_name(k), phases__violations(r->ph, k));
+	json_key(j, "first");
+	json_arr_begin(j);
+	for (i = 0; i < n; i++) {
+		json_obj_begin(j);
+		json_kstr(j, "kind", ph_violation_name(v[i].kind));
+		json_ku64(j, "pid", v[i].pid);
+		json_ku64(j, "tid", v[i].tid);
+		json_ku64(j, "object", v[i].object);
+		json_ku64(j, "ts_ns", rel(r, v[i].ts));
+		json_ku64(j, "shift_ns", v[i].shift);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
 static void text_end(struct report *r, const struct report_drops *d)
 {
 	const struct ph_region_stats *reg = phases__regions(r->ph);
@@ -724,12 +842,7 @@ static void text_end(struct report *r, const struct report_drops *d)
 		(uint64_t)phases__completed(r->ph), phases__nsites(r->ph), phases__nthreads(r->ph),
 		(uint64_t)phases__events(r->ph), sec(traced_ns(r)));
 	if (approx(r) && traced_ns(r))
-		fprintf(r->o.out,
-			"Approximated (probe cost removed): %.3f s, %.1f %% of the measured time "
-			"was "
-			"probe overhead\n",
-			sec(traced_a_ns(r)),
-			100.0 * (traced_ns(r) - traced_a_ns(r)) / traced_ns(r));
+		text_approximation(r);
 	if (r->suppressed)
 		fprintf(r->o.out,
 			"(%" PRIu64 " episode lines not shown: more than %" PRIu64
@@ -780,6 +893,13 @@ static void json_sites(struct report *r)
 		json_ku64(j, "barrier_max_ns", s->barrier_max);
 		json_kdouble(j, "barrier_sd_ns", site_sd(s));
 		json_ku64(j, "phase_ns", s->phase_sum);
+		if (approx(r)) {
+			json_key(j, "approximated");
+			json_obj_begin(j);
+			json_ku64(j, "barrier_ns", s->barrier_a_sum);
+			json_ku64(j, "phase_ns", s->phase_a_sum);
+			json_obj_end(j);
+		}
 		if (r->src.ncounters) {
 			json_key(j, "counters");
 			json_counter_values(j, r, s->ctr);
@@ -818,6 +938,14 @@ static void json_threads(struct report *r)
 		json_ku64(j, "compute_ns", t->compute_ns);
 		json_ku64(j, "wait_ns", t->wait_ns);
 		json_ku64(j, "sync_wait_ns", sync_report__thread_wait(&sr, t->tid));
+		if (approx(r)) {
+			json_ku64(j, "probe_overhead_ns", t->overhead_total);
+			json_key(j, "approximated");
+			json_obj_begin(j);
+			json_ku64(j, "compute_ns", t->compute_a_ns);
+			json_ku64(j, "wait_ns", t->wait_a_ns);
+			json_obj_end(j);
+		}
 		if (r->src.ncounters) {
 			json_key(j, "counters");
 			json_counter_values(j, r, t->ctr_total);
@@ -901,9 +1029,17 @@ static void json_end(struct report *r, const struct report_drops *d)
 	if (approx(r)) {
 		int k;
 
+		__u64 ovh = 0;
+		size_t i;
+
+		for (i = 0; i < phases__nthreads(r->ph); i++)
+			ovh += phases__thread(r->ph, i)->overhead_total;
 		json_key(j, "approximated");
 		json_obj_begin(j);
 		json_ku64(j, "duration_ns", traced_a_ns(r));
+		json_kstr(j, "model", model_name(r));
+		json_ku64(j, "probe_overhead_ns", ovh);
+		json_violations(r);
 		json_obj_end(j);
 		json_key(j, "calibration");
 		json_arr_begin(j);

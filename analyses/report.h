@@ -15,9 +15,13 @@
 #include "sync.h"
 
 enum report_format { REPORT_TEXT, REPORT_JSON };
+/* Which times the text shows when the probe costs are known (JSON always
+ * carries both). */
+enum report_view { REPORT_BOTH, REPORT_MEASURED_ONLY, REPORT_APPROXIMATED_ONLY };
 
 struct report_opts {
 	int format;
+	int view;		  /* enum report_view */
 	int episode_lines;	  /* one SBT line per completed episode (live) */
 	int phase_table;	  /* a table row per phase (report) */
 	const char *const *watch; /* detailed block for sites matching these */
@@ -46,6 +50,7 @@ struct report_src {
 	const struct sbt_counter_info *counters; /* -e events, in record order */
 	int ncounters;
 	const __u64 *alpha_enter, *alpha_exit; /* probe cost per hit by probe id; may be NULL */
+	int model, exit_order;		       /* enum ph_model, enum ph_exit_order */
 };
 
 struct report_drops {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "approx_opts.h"
 #include "cmds.h"
 #include "log.h"
 #include "names.h"
@@ -27,6 +28,7 @@ struct report_env {
 	uint64_t warn_ns;
 	uint64_t hang_ns;
 	int sort;
+	struct approx_opts approx;
 };
 
 enum { OPT_FORMAT = 1000, OPT_WATCH, OPT_WATCH_ALL, OPT_WARN_TIME, OPT_HANG_TIMEOUT, OPT_SORT };
@@ -48,7 +50,9 @@ static const char doc[] = "Analyse a .sbt trace file recorded by `sbt-bpf record
 			  "Examples:\n"
 			  "  sbt-bpf report lu.sbt\n"
 			  "  sbt-bpf report --format json lu.sbt > lu.json\n"
-			  "  sbt-bpf report --watch lu.c:320 lu.sbt";
+			  "  sbt-bpf report --watch lu.c:320 lu.sbt\n"
+			  "  sbt-bpf report --approximated lu.sbt     # probe cost removed\n"
+			  "  sbt-bpf report --model sm --exit-order reverse lu.sbt";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
@@ -82,6 +86,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		env->sort = sync_sort__parse(arg);
 		if (env->sort < 0)
 			argp_error(st, "unknown --sort '%s' (wait, hold, count)", arg);
+		return 0;
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &env->approx;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (env->path)
@@ -141,6 +148,7 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 				 .watch_all = env->watch_all,
 				 .warn_ns = env->warn_ns,
 				 .sort = env->sort,
+				 .view = env->approx.view,
 				 .out = stdout};
 	struct report_src src = {.probes = infos,
 				 .nprobes = nprobes,
@@ -153,14 +161,18 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 				 .counters = m->counters,
 				 .ncounters = m->ncounters,
 				 .alpha_enter = alpha_ok ? m->alpha_enter : NULL,
-				 .alpha_exit = alpha_ok ? m->alpha_exit : NULL};
+				 .alpha_exit = alpha_ok ? m->alpha_exit : NULL,
+				 .model = env->approx.model,
+				 .exit_order = env->approx.exit_order};
 	struct phases_config pc = {.probes = infos,
 				   .nprobes = nprobes,
 				   .start_ns = m->start_ns,
 				   .sync = sync,
 				   .ncounters = m->ncounters,
 				   .alpha_enter = alpha_ok ? m->alpha_enter : NULL,
-				   .alpha_exit = alpha_ok ? m->alpha_exit : NULL};
+				   .alpha_exit = alpha_ok ? m->alpha_exit : NULL,
+				   .model = env->approx.model,
+				   .exit_order = env->approx.exit_order};
 	struct report_drops drops = {
 		.total = m->drops_total, .per_cpu = m->drops_per_cpu, .ncpus = m->ncpus};
 	struct report *r = report__new(&ro, &src);
@@ -203,14 +215,20 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 int cmd_report(int argc, char **argv)
 {
 	struct report_env env = {.warn_ns = 1000000000ULL, .hang_ns = 10000000000ULL};
-	struct argp argp = {
-		.options = options, .parser = parse_opt, .args_doc = "FILE", .doc = doc};
+	static const struct argp_child children[] = {
+		{&approx_argp, 0, "Approximation (probe cost removed):", 0}, {}};
+	struct argp argp = {.options = options,
+			    .parser = parse_opt,
+			    .args_doc = "FILE",
+			    .doc = doc,
+			    .children = children};
 	struct sbt_probe_info *infos;
 	struct names *names;
 	struct tf_reader *tf;
 	char err[512];
 	int nprobes = 0, rc;
 
+	approx_opts__init(&env.approx);
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
 		return EXIT_USAGE;

@@ -325,6 +325,7 @@ static int open_outputs(struct tracer *t)
 		.nwatch = t->env.nwatch,
 		.watch_all = t->env.watch_all,
 		.sort = t->env.sort,
+		.view = t->env.approx.view,
 		.warn_ns = t->env.warn_ns,
 		.max_lines_per_s = t->env.max_lines,
 		.out = stdout,
@@ -343,6 +344,8 @@ static int open_outputs(struct tracer *t)
 		.ncounters = t->counters.n,
 		.alpha_enter = t->alpha_enter,
 		.alpha_exit = t->alpha_exit,
+		.model = t->env.approx.model,
+		.exit_order = t->env.approx.exit_order,
 	};
 	struct phases_config pc = {.probes = t->infos,
 				   .nprobes = t->probes.n,
@@ -350,7 +353,9 @@ static int open_outputs(struct tracer *t)
 				   .sync = t->sync,
 				   .ncounters = t->counters.n,
 				   .alpha_enter = t->alpha_enter,
-				   .alpha_exit = t->alpha_exit};
+				   .alpha_exit = t->alpha_exit,
+				   .model = t->env.approx.model,
+				   .exit_order = t->env.approx.exit_order};
 
 	if (t->env.output) {
 		t->writer = tracefile__create(t->env.output);

@@ -223,6 +223,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case 'v':
 		log_set_level(log_get_level() + 1);
 		return 0;
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &env->approx;
+		return 0;
 	case ARGP_KEY_ARG:
 		return ARGP_ERR_UNKNOWN; /* hand the rest to ARGP_KEY_ARGS */
 	case ARGP_KEY_ARGS:
@@ -249,7 +252,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 
 int env__parse(struct env *env, int argc, char **argv, int record)
 {
+	static const struct argp_child children[] = {
+		{&approx_argp, 0, "Approximation (probe cost removed):", 4}, {}};
 	struct argp argp = {
+		.children = children,
 		.options = options,
 		.parser = parse_opt,
 		.args_doc = "[-p PID | -- COMMAND [ARG...]]",
@@ -265,6 +271,7 @@ int env__parse(struct env *env, int argc, char **argv, int record)
 	env->max_lines = 50;
 	env->classes = SBT_TRACE_DEFAULT;
 	env->alpha_enter = env->alpha_exit = -1;
+	approx_opts__init(&env->approx);
 	/* argp exits with EXIT_USAGE (argp_err_exit_status) on usage errors */
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, env))

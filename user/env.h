@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include "approx_opts.h"
 #include "probes.h"
 
 #define ENV_MAX_WATCH  32
@@ -32,6 +33,7 @@ struct env {
 	const char *events;		 /* -e: counter events */
 	int list_events;		 /* --list-events */
 	int64_t alpha_enter, alpha_exit; /* --alpha override, ns; -1: calibrated */
+	struct approx_opts approx;	 /* --model, --exit-order, --approximated */
 	struct user_probe probes[ENV_MAX_PROBES];
 	int nprobes;
 };

@@ -118,7 +118,7 @@ TEST(barrier_times_two_episodes)
 	struct collected c;
 	struct phases *p = new_phases(&c);
 	const struct ph_episode *e0, *e1;
-	struct ph_balance b;
+	struct ph_episode_times b;
 
 	enter(p, P_PBW, 11, 2000, OBJ_X, SITE_A);
 	enter(p, P_PBW, 12, 3000, OBJ_X, SITE_A);
@@ -163,7 +163,7 @@ TEST(barrier_times_two_episodes)
 	CHECK_EQ(ph_compute_ns(arrival_of(e1, 13)), 9300 - 6100);
 	CHECK_EQ(e1->arr[0].tid, 12);
 
-	ph_balance(e1, &b);
+	ph_episode_times(e1, PH_MEASURED, &b);
 	CHECK_EQ(b.critical_tid, 13);
 	CHECK_EQ(b.max_compute, 3200);
 	CHECK_EQ(b.mean_compute, (900 + 1900 + 3200) / 3);
@@ -550,7 +550,7 @@ TEST(approximation_barrier_malony_reed)
 	struct phases_ops ops = {.episode = on_episode};
 	struct collected c;
 	struct phases *p;
-	__u64 b, ph;
+	struct ph_episode_times m;
 
 	memset(&c, 0, sizeof(c));
 	memset(pending_depth, 0, sizeof(pending_depth));
@@ -575,20 +575,140 @@ TEST(approximation_barrier_malony_reed)
 	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 2850);
 	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 2850);
 	CHECK_EQ(ph_wait_a(arrival_of(&c.ep[0], 1)), 350);
-	ph_approx_episode(&c.ep[0], &b, &ph);
-	CHECK_EQ(b, 300);
-	CHECK_EQ(ph, 1800);
+	ph_episode_times(&c.ep[0], PH_APPROXIMATED, &m);
+	CHECK_EQ(m.barrier_ns, 300);
+	CHECK_EQ(m.phase_ns, 1800);
 	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_arrive, 3650);
 	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_arrive, 3800);
 	CHECK_EQ(ph_compute_a(arrival_of(&c.ep[1], 2)), 950);
 	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 3850);
 	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 3850);
-	ph_approx_episode(&c.ep[1], &b, &ph);
-	CHECK_EQ(b, 150);
-	CHECK_EQ(ph, 950);
+	ph_episode_times(&c.ep[1], PH_APPROXIMATED, &m);
+	CHECK_EQ(m.barrier_ns, 150);
+	CHECK_EQ(m.phase_ns, 950);
 	/* the approximated run ends at 3850, the measured one at 4210 */
 	CHECK_EQ(phases__approx_last_ts(p), 3850);
 	CHECK_EQ(phases__last_ts(p), 4210);
+	phases__free(p);
+}
+
+/*
+ * Two episodes of one barrier, three threads, barrier costs entry 100,
+ * return 50, under the given model. Episode 0 (no earlier spacing known)
+ * follows Malony-Reed: arrivals 2000, 2500, 3000 (thread 3 last), exits
+ * t3 3100 -> 3000 + 100 - 50 = 3050, t1 3200 -> 3100, t2 3300 -> 3200; its
+ * measured exit spacing beta = (3300 - 3100) / 2 = 100. Episode 1:
+ * arrivals t3 4500 -> 3050 + 1400 - 50 = 4400, t2 4800 -> 4650, t1 5000 ->
+ * 4850 (the last); measured exits t2 5100, t3 5200, t1 5300.
+ */
+static struct phases *two_barrier_episodes(struct collected *c, int model, int order)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50};
+	struct phases_config cfg = {.probes = probes,
+				    .nprobes = NPROBES,
+				    .start_ns = START,
+				    .alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .model = model,
+				    .exit_order = order};
+	struct phases_ops ops = {.episode = on_episode};
+	struct phases *p;
+
+	memset(c, 0, sizeof(*c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	p = phases__new(&cfg, &ops, c);
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 2500, OBJ_X, SITE_A);
+	enter(p, P_PBW, 3, 3000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 3, 3100, 0);
+	leave(p, P_PBW, 1, 3200, 0);
+	leave(p, P_PBW, 2, 3300, 0);
+	enter(p, P_PBW, 3, 4500, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 4800, OBJ_X, SITE_A);
+	enter(p, P_PBW, 1, 5000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 5100, 0);
+	leave(p, P_PBW, 3, 5200, 0);
+	leave(p, P_PBW, 1, 5300, 0);
+	phases__finish(p);
+	CHECK_EQ(c->n, 2);
+	CHECK_EQ(arrival_of(&c->ep[0], 3)->ta_depart, 3050);
+	CHECK_EQ(arrival_of(&c->ep[0], 1)->ta_depart, 3100);
+	CHECK_EQ(arrival_of(&c->ep[0], 2)->ta_depart, 3200);
+	CHECK_EQ(arrival_of(&c->ep[1], 3)->ta_arrive, 4400);
+	CHECK_EQ(arrival_of(&c->ep[1], 2)->ta_arrive, 4650);
+	CHECK_EQ(arrival_of(&c->ep[1], 1)->ta_arrive, 4850);
+	CHECK_EQ(phases__violations(p, -1), 0);
+	return p;
+}
+
+/* Malony-Reed on episode 1: first exit (t2) at 4850 + (5100 - 5000 - 50),
+ * the others keep the measured spacing less the return cost. */
+TEST(barrier_exits_malony_reed_second_episode)
+{
+	struct collected c;
+	struct phases *p = two_barrier_episodes(&c, PH_MODEL_MR, PH_EXIT_RANK);
+
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4900);
+	CHECK_EQ(arrival_of(&c.ep[1], 3)->ta_depart, 4900 + 100 - 50);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 4900 + 200 - 50);
+	phases__free(p);
+}
+
+/* Sarukkai-Malony, measured exit order: the k-th to leave at
+ * t_a(last arrival) + k beta, beta = 100 from episode 0. */
+TEST(barrier_exits_sarukkai_malony_rank)
+{
+	struct collected c;
+	struct phases *p = two_barrier_episodes(&c, PH_MODEL_SM, PH_EXIT_RANK);
+
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4850 + 100);
+	CHECK_EQ(arrival_of(&c.ep[1], 3)->ta_depart, 4850 + 200);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 4850 + 300);
+	phases__free(p);
+}
+
+/* Sarukkai-Malony, reverse arrival order: the i-th of P = 3 to arrive
+ * (approximated: t3, t2, t1) leaves at + (P - i + 1) beta. */
+TEST(barrier_exits_sarukkai_malony_reverse_arrival)
+{
+	struct collected c;
+	struct phases *p = two_barrier_episodes(&c, PH_MODEL_SM, PH_EXIT_REVERSE);
+
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 4850 + 100);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4850 + 200);
+	CHECK_EQ(arrival_of(&c.ep[1], 3)->ta_depart, 4850 + 300);
+	phases__free(p);
+}
+
+/* Time-based only: each thread keeps its measured times less its own
+ * probe cost; the barrier does not re-time anything. */
+TEST(time_based_model_ignores_barriers)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50};
+	struct phases_config cfg = {.probes = probes,
+				    .nprobes = NPROBES,
+				    .start_ns = START,
+				    .alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .model = PH_MODEL_TIME};
+	struct phases_ops ops = {.episode = on_episode};
+	struct collected c;
+	struct phases *p;
+
+	memset(&c, 0, sizeof(c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	p = phases__new(&cfg, &ops, &c);
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 3000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 3100, 0);
+	leave(p, P_PBW, 1, 3200, 0);
+	enter(p, P_PBW, 1, 4000, OBJ_X, SITE_A);
+	phases__finish(p);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 3100 - 100);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 3200 - 100);
+	CHECK_EQ(phases__approx_last_ts(p), 4000 - 150);
 	phases__free(p);
 }
 
