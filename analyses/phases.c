@@ -47,6 +47,7 @@ struct phases {
 	__u64 lost_phases, lost_first[LOST_PHASES_KEPT];
 	__u64 ta_last, ta_last_tm; /* approximated and measured time of the last event */
 	__u64 violations[PH_VIOL_NKINDS];
+	__u64 clamped; /* events held at their thread's previous approximation */
 	struct ph_violation violation_list[PH_VIOLATIONS_KEPT];
 	size_t nviolation_list;
 };
@@ -179,6 +180,11 @@ static __u64 sub0(__u64 a, __u64 b)
 	return a > b ? a - b : 0;
 }
 
+static __u64 max_u64(__u64 a, __u64 b)
+{
+	return a > b ? a : b;
+}
+
 static void violation(struct phases *p, int kind, __u32 pid, __u32 tid, __u64 object, __u64 ts,
 		      __u64 shift)
 {
@@ -237,10 +243,12 @@ static __u64 approx_time(struct phases *p, struct ph_thread *t, __u64 tm)
 {
 	__u64 ta = time_based(t, tm);
 
-	/* a call shorter than the probe cost charged for it: the calibrated
-	 * cost was too high for this hit; keep the thread's order */
+	/* Two events closer than the probe cost charged between them (the
+	 * cost is charged whole at the next event, though part of it was
+	 * spent before the hit's timestamp): held at the previous event, the
+	 * rest is removed at the next ones. */
 	if (ta < t->ta_prev) {
-		violation(p, PH_VIOL_ORDER, t->pid, t->tid, 0, tm, t->ta_prev - ta);
+		p->clamped++;
 		ta = t->ta_prev;
 	}
 	t->ta_prev = ta;
@@ -251,8 +259,10 @@ static __u64 approx_time(struct phases *p, struct ph_thread *t, __u64 tm)
 /* A synchronization event moved the thread's approximation to ta at tm. */
 static void rebase(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta)
 {
-	if (ta < t->ta_prev)
+	if (ta < t->ta_prev) {
 		violation(p, PH_VIOL_ORDER, t->pid, t->tid, 0, tm, t->ta_prev - ta);
+		ta = t->ta_prev;
+	}
 	t->ta_prev = ta;
 	note_last(p, tm, ta);
 	t->base_m = tm;
@@ -260,14 +270,16 @@ static void rebase(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta)
 	t->ovh = 0;
 }
 
-/* This hit's own cost counts against the thread's later events. */
-static void pay(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+/* This hit's own cost counts against the thread's later events. Futex
+ * records (probe id 0) cost the syscall tracepoints' hits. */
+static void pay(struct phases *p, struct ph_thread *t, int type, __u16 probe)
 {
-	const __u64 *a = e->type == SBT_EV_ENTER ? p->cfg.alpha_enter : p->cfg.alpha_exit;
+	int entry = type == SBT_EV_ENTER || type == SBT_EV_FUTEX_ENTER;
+	const __u64 *a = entry ? p->cfg.alpha_enter : p->cfg.alpha_exit;
 
-	if (approximating(p) && e->probe < p->cfg.nprobes) {
-		t->ovh += a[e->probe];
-		t->overhead_total += a[e->probe];
+	if (approximating(p) && probe < p->cfg.nprobes) {
+		t->ovh += a[probe];
+		t->overhead_total += a[probe];
 	}
 }
 
@@ -710,7 +722,7 @@ static __u64 handoff_alpha(const struct phases *p, __u16 wait_probe, __u16 relea
 static void lock_acquired(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
 			  const struct obj_state *r)
 {
-	__u64 ta_s = t->stack[d].ta, ta_e = time_based(t, e->ts), ta;
+	__u64 ta_s = t->stack[d].ta, ta_e = max_u64(time_based(t, e->ts), ta_s), ta;
 
 	if (r->tm > e->ts)
 		return;
@@ -732,7 +744,7 @@ static void lock_acquired(struct phases *p, struct ph_thread *t, int d, const st
 static void sem_acquired(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
 			 const struct sync_post *v)
 {
-	__u64 ta_s = t->stack[d].ta, ta_e = time_based(t, e->ts), ta;
+	__u64 ta_s = t->stack[d].ta, ta_e = max_u64(time_based(t, e->ts), ta_s), ta;
 	struct obj_state *o;
 
 	if (v->ts > e->ts)
@@ -1092,7 +1104,9 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 	if (e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT) {
 		if (approximating(p) && e->type == SBT_EV_EXIT)
 			approx_time(p, t, e->ts); /* after a departure re-based it */
-		pay(p, t, e);
+		pay(p, t, e->type, e->probe);
+	} else if (e->type == SBT_EV_FUTEX_ENTER || e->type == SBT_EV_FUTEX_EXIT) {
+		pay(p, t, e->type, 0);
 	}
 	return 0;
 }
@@ -1316,6 +1330,11 @@ __u64 phases__violations(const struct phases *p, int kind)
 	for (k = 0; k < PH_VIOL_NKINDS; k++)
 		n += p->violations[k];
 	return n;
+}
+
+__u64 phases__clamped(const struct phases *p)
+{
+	return p->clamped;
 }
 
 size_t phases__violation_list(const struct ph_violation **first, const struct phases *p)

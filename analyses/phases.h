@@ -191,7 +191,8 @@ enum ph_violation_kind {
 	PH_VIOL_SEM_CASE_C, /* two V's approximated before the P the first one
 			     * satisfied (Malony-Reed §4.3.2 case C): the
 			     * second V is moved just after that P */
-	PH_VIOL_ORDER,	    /* a thread's approximated times went backwards */
+	PH_VIOL_ORDER,	    /* a synchronization rule would have moved a thread
+			     * before its previous event: held there */
 	PH_VIOL_BARRIER,    /* an exit before the approximated last arrival */
 	PH_VIOL_NKINDS,
 };
@@ -256,6 +257,10 @@ __u64 phases__last_ts(const struct phases *p);
 __u64 phases__violations(const struct phases *p, int kind);
 size_t phases__violation_list(const struct ph_violation **first, const struct phases *p);
 const char *ph_violation_name(int kind);
+/* Events whose time-based approximation fell before their thread's previous
+ * event (closer together than the probe cost charged between them) and were
+ * held there: not a violation, a sign of the calibration's granularity. */
+__u64 phases__clamped(const struct phases *p);
 /* Phases affected by lost records: count and the first few indices. */
 __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);
 

@@ -1039,14 +1039,18 @@ static void json_end(struct report *r, const struct report_drops *d)
 		json_ku64(j, "duration_ns", traced_a_ns(r));
 		json_kstr(j, "model", model_name(r));
 		json_ku64(j, "probe_overhead_ns", ovh);
+		json_ku64(j, "clamped_events", phases__clamped(r->ph));
 		json_violations(r);
 		json_obj_end(j);
 		json_key(j, "calibration");
 		json_arr_begin(j);
-		for (k = 1; k < r->src.nprobes; k++) {
+		for (k = 0; k < r->src.nprobes; k++) {
+			/* id 0: the futex records' syscall tracepoints */
+			if (!k && !r->src.alpha_enter[0] && !r->src.alpha_exit[0])
+				continue;
 			json_obj_begin(j);
 			json_ku64(j, "probe", k);
-			json_kstr(j, "symbol", r->src.probes[k].symbol);
+			json_kstr(j, "symbol", k ? r->src.probes[k].symbol : "[futex-tracepoints]");
 			json_ku64(j, "entry_ns", r->src.alpha_enter[k]);
 			json_ku64(j, "exit_ns", r->src.alpha_exit[k]);
 			json_obj_end(j);

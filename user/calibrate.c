@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +59,15 @@ static void run_cond(int n)
 	}
 }
 
+/* A futex call that wakes nobody: a syscall through the tracepoints. */
+static void run_futex(int n)
+{
+	static int word;
+
+	while (n--)
+		syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 /* Outside a parallel region GOMP_barrier has no team and returns at once. */
 static void run_gomp(int n)
 {
@@ -84,6 +95,9 @@ static struct group groups[] = {
 };
 
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
+
+/* The syscall tracepoints, timed in a pass of their own (no uprobes). */
+static struct group futex_group = {.name = "futex", .run = run_futex, .symbols = {CAL_FUTEX}};
 
 static double now_ns(void)
 {
@@ -191,15 +205,19 @@ static int own_probes(struct probe_table *t, int entry_only, char *err, size_t e
 	return 0;
 }
 
-/* One pass with probes attached: 1 = entry probes only, 2 = both. */
+/* One pass with probes attached: 1 = entry probes only, 2 = both; 3 =
+ * the futex tracepoints only. */
 static int probed_pass(int pass, char *err, size_t errlen)
 {
-	struct session_opts so = {.ringbuf_bytes = 16 << 20, .single_target = getpid()};
-	struct probe_table t;
+	struct session_opts so = {
+		.ringbuf_bytes = 16 << 20, .single_target = getpid(), .futex = pass == 3};
+	struct probe_table t = {0};
 	struct session *s;
 	int e;
 
 	e = own_probes(&t, pass == 1, err, errlen);
+	if (!e && pass == 3)
+		t.n = 1; /* no uprobes */
 	if (e)
 		return e;
 	s = session__open(&so, err, errlen);
@@ -208,8 +226,12 @@ static int probed_pass(int pass, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	e = session__attach(s, &t, getpid(), err, errlen);
-	if (!e)
+	if (!e && pass == 3) {
+		futex_group.both = time_group(&futex_group);
+		session__drain(s, 0, discard, NULL);
+	} else if (!e) {
 		time_all(s, pass);
+	}
 	session__close(s);
 	probes__free(&t);
 	return e;
@@ -248,7 +270,7 @@ static void add_alpha(struct calibration *c, const char *symbol, double entry, d
 	snprintf(a->symbol, sizeof(a->symbol), "%s", symbol);
 	a->entry_ns = entry > 0 ? (__u64)(entry + 0.5) : 0;
 	a->exit_ns = exit > 0 ? (__u64)(exit + 0.5) : 0;
-	a->cls = cls >= 0 && cls < INSN_NCLASSES ? cls : INSN_XOL;
+	a->cls = cls >= 0 && cls <= INSN_NCLASSES ? cls : INSN_XOL;
 }
 
 /* x86 uprobes emulate push, call, jmp and jcc, and (6.16+) turn a 5-byte
@@ -376,6 +398,7 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 	pthread_barrier_init(&cal_barrier, NULL, 1);
 	sem_init(&cal_sem, 0, 0);
 	time_all(NULL, 0);
+	futex_group.plain = time_group(&futex_group);
 	for (i = 0; i < NGROUPS; i++)
 		groups[i].entry = groups[i].both = 0;
 	/* entry-only and both-probes passes alternate twice: the VM's noise
@@ -387,6 +410,8 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 		e = probed_pass(1, err, errlen);
 	if (!e)
 		e = probed_pass(2, err, errlen);
+	if (!e)
+		e = probed_pass(3, err, errlen);
 	if (!e)
 		e = own_probes(&own, 0, err, errlen);
 	for (i = 0; !e && i < NGROUPS; i++) {
@@ -407,6 +432,9 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 		common_return_cost(c);
 		split_mixed_pairs(c);
 		probes__free(&own);
+		/* sys_enter and sys_exit run the same kind of program: half each */
+		add_alpha(c, CAL_FUTEX, (futex_group.both - futex_group.plain) / 2,
+			  (futex_group.both - futex_group.plain) / 2, INSN_NCLASSES);
 	}
 	pthread_barrier_destroy(&cal_barrier);
 	sem_destroy(&cal_sem);
@@ -470,6 +498,8 @@ int calibration__load(struct calibration *c, const char *path)
 	identity(&here);
 	if (!c->n)
 		return -EINVAL;
+	if (!calibration__find(c, CAL_FUTEX))
+		return -ESTALE; /* made by an older version */
 	if (strcmp(here.kernel, c->kernel) || strcmp(here.cpu, c->cpu))
 		return -ESTALE;
 	return 0;

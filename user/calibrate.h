@@ -15,6 +15,9 @@
 
 #define CALIBRATION_MAX	  32
 #define CALIBRATION_CACHE "/var/cache/sbt-bpf/calibration"
+/* The futex syscall tracepoints' cost per syscall (sys_enter as entry,
+ * sys_exit as return), under this pseudo-symbol. */
+#define CAL_FUTEX "[futex-tracepoints]"
 
 /* How the kernel handles the probed first instruction (x86): the cost of an
  * entry hit depends on it far more than on the function. */
@@ -24,7 +27,8 @@ struct alpha {
 	char symbol[SBT_SYMBOL_MAX];
 	__u64 entry_ns; /* cost of the entry probe hit */
 	__u64 exit_ns;	/* cost of the return probe hit */
-	int cls;	/* enum insn_class of its first instruction */
+	int cls;	/* enum insn_class of its first instruction;
+			 * INSN_NCLASSES: not a uprobe (CAL_FUTEX) */
 };
 
 struct calibration {

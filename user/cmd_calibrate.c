@@ -48,7 +48,8 @@ static void print(const struct calibration *c, int measured)
 
 	printf("Probe cost per hit on %s, kernel %s (%s):\n", c->cpu, c->kernel,
 	       measured ? "measured now" : "cached");
-	static const char *const cls[] = {"single-stepped", "emulated", "nop5 (optimized)"};
+	static const char *const cls[] = {"single-stepped", "emulated", "nop5 (optimized)",
+					  "sys_enter / sys_exit"};
 
 	printf("%-26s %12s %12s  %s\n", "function", "entry ns", "return ns", "first instruction");
 	for (i = 0; i < c->n; i++)

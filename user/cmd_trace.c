@@ -657,6 +657,12 @@ static int probe_costs(struct tracer *t)
 	if (measured)
 		log_info("calibrated the probe costs (cached in %s)", CALIBRATION_CACHE);
 	dflt = calibration__find(&cal, "pthread_barrier_wait");
+	/* probe id 0 is no uprobe: the futex records' tracepoints */
+	a = calibration__find(&cal, CAL_FUTEX);
+	if (a && (t->env.classes & SBT_TRACE_FUTEX)) {
+		t->alpha_enter[0] = a->entry_ns;
+		t->alpha_exit[0] = a->exit_ns;
+	}
 	for (i = 1; i < t->probes.n; i++) {
 		const struct probe *p = &t->probes.probes[i];
 

@@ -44,3 +44,83 @@ for p in r["phases"]:
         assert t["probe_overhead_ns"] > 0
 PY
 }
+
+# The VM's own noise moves an uninstrumented run by up to 25 %: a heavy
+# probe density and medians keep this test meaningful and stable.
+@test "approximated run: most of the probes' perturbation removed (stepper, dense probe)" {
+	local cmd="$EX/stepper -t 2 -n 4 -k 1000 -s 2" i
+	for i in 1 2 3; do $cmd | awk '/total_ns/ {print $2}'; done >"$T/plain"
+	for i in 1 2 3; do
+		"$SBT" record -o "$T/r$i.sbt" --probe "$EX/stepper:step:region" -- $cmd >/dev/null 2>&1
+		"$SBT" report --format json "$T/r$i.sbt" >"$T/r$i.json"
+	done
+	python3 - "$T" <<'PY'
+import json, statistics, sys
+d = sys.argv[1]
+t = statistics.median(int(x) for x in open(f"{d}/plain"))
+runs = [json.load(open(f"{d}/r{i}.json")) for i in (1, 2, 3)]
+tm = statistics.median(r["duration_ns"] for r in runs)
+ta = statistics.median(r["approximated"]["duration_ns"] for r in runs)
+dm, da = abs(tm - t) / t, abs(ta - t) / t
+print(f"T {t} T_m {tm} T_a {ta} delta_m {dm:.3f} delta_a {da:.3f}")
+assert dm > 0.30, "the probed function must perturb the run for this test to mean anything"
+assert da < 0.35 and da < dm / 2.5, (dm, da)
+for r in runs:
+    assert r["approximated"]["repairs"]["count"] == 0, r["approximated"]["repairs"]
+PY
+}
+
+@test "report: --model, --exit-order, --approximated and --measured views" {
+	run "$SBT" record -o "$T/b.sbt" -- "$EX/barrier_imbalance" -t 3 -n 4 -d 5 -m sleep
+	[ "$status" -eq 0 ]
+	run "$SBT" report "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"~phase ms"* ]] && [[ "$output" == *"~compute ms"* ]]
+	[[ "$output" == *"model malony-reed"* ]]
+	run "$SBT" report --approximated "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Threads (approximated)"* ]] && [[ "$output" != *"~phase ms"* ]]
+	run "$SBT" report --measured "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"~phase ms"* ]] && [[ "$output" != *"Threads (approximated)"* ]]
+	run "$SBT" report --model sm --exit-order reverse --format json "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+r = json.loads(sys.stdin.read())
+assert r["approximated"]["model"] == "sarukkai-malony, reverse arrival order", r["approximated"]
+assert len(r["phases"]) == 4
+for p in r["phases"]:
+    assert set(p["approximated"]) >= {"start_ns", "end_ns", "phase_ns", "barrier_ns", "imbalance_ns", "load_balance", "critical_tid"}
+    last = max(t["approximated"]["arrive_ns"] for t in p["threads"])
+    for t in p["threads"]:
+        assert set(t["approximated"]) >= {"arrive_ns", "depart_ns", "compute_ns", "wait_ns", "late_wait_ns"}
+        assert t["approximated"]["depart_ns"] >= last
+for t in r["threads"]:
+    assert t["approximated"]["compute_ns"] <= t["compute_ns"]
+' <<<"$output"
+	run "$SBT" report --model time "$T/b.sbt"
+	[[ "$output" == *"model time-based only"* ]]
+	run "$SBT" report --model bogus "$T/b.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown --model 'bogus'"* ]]
+	run "$SBT" report --measured --approximated "$T/b.sbt"
+	[ "$status" -eq 2 ]
+}
+
+@test "calibrate: the futex tracepoints' cost is measured and charged to futex records" {
+	run "$SBT" calibrate --cached
+	[ "$status" -eq 0 ]
+	grep -qE '^\[futex-tracepoints\] +[0-9]+ +[0-9]+ +sys_enter' <<<"$output"
+	run "$SBT" record -o "$T/m.sbt" --trace lock,futex -- "$EX/mutex_contention" -t 2 -k 200 -c 5
+	[ "$status" -eq 0 ]
+	"$SBT" report --format json "$T/m.sbt" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+cal = {c["symbol"]: c for c in r["calibration"]}
+assert cal["[futex-tracepoints]"]["entry_ns"] > 0, cal
+a = r["approximated"]
+assert a["probe_overhead_ns"] > 0 and a["duration_ns"] < r["duration_ns"], a
+assert a["repairs"]["count"] == 0, a["repairs"]
+'
+}

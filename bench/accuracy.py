@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Accuracy of the approximated trace (issue 5): how close the run with the
+probes' cost removed comes to the run without probes.
+
+For each workload: T = uninstrumented run time (median of ROUNDS runs of the
+workload's own total_ns), and per phase the workload's own timing (the
+slowest thread's compute time of that phase, median over the runs). T_m is
+the traced run's measured duration, T_a its approximation under each model
+(the same recordings re-analysed with `report --model`); medians over
+ROUNDS recordings. Per-phase errors compare the trace's phase times with the
+workload's. Prints one markdown table.
+
+    sudo bench/accuracy.py [-r ROUNDS] [--only SUBSTRING]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+OUT = ".output"
+SBT = os.path.join(OUT, "sbt-bpf")
+EX = os.path.join(OUT, "examples")
+MODELS = ["mr", "sm", "time"]
+
+
+def workloads():
+    """(label, command, environment, sbt-bpf options)"""
+    step = f"{EX}/stepper"
+    rows = []
+    for k, s in [(100, 20), (300, 5), (1000, 2), (3000, 1)]:
+        rows.append((f"stepper -t 2 -n 5 -k {k} -s {s}, --probe step",
+                     [step, "-t", "2", "-n", "5", "-k", str(k), "-s", str(s)], {},
+                     ["--probe", f"{step}:step:region"]))
+    rows += [
+        ("stepper -t 2 -n 5 -k 300 -s 5, no --probe",
+         [step, "-t", "2", "-n", "5", "-k", "300", "-s", "5"], {}, []),
+        ("barrier_imbalance -t 4 -n 5 -d 10 -m sleep",
+         [f"{EX}/barrier_imbalance", "-t", "4", "-n", "5", "-d", "10", "-m", "sleep"], {}, []),
+        ("barrier_imbalance -t 2 -n 200 -d 0 -m spin (barriers only)",
+         [f"{EX}/barrier_imbalance", "-t", "2", "-n", "200", "-d", "0", "-m", "spin"], {}, []),
+        ("omp_barriers_gomp -n 20 -d 2 -m spin, 2 threads",
+         [f"{EX}/omp_barriers_gomp", "-n", "20", "-d", "2", "-m", "spin"],
+         {"OMP_NUM_THREADS": "2"}, []),
+        ("mutex_contention -t 2 -k 300 -c 10 -o 20, --trace lock,futex",
+         [f"{EX}/mutex_contention", "-t", "2", "-k", "300", "-c", "10", "-o", "20"], {},
+         ["--trace", "lock,futex"]),
+        ("mutex_contention -t 2 -k 300 -c 10 (no work outside), --trace lock,futex",
+         [f"{EX}/mutex_contention", "-t", "2", "-k", "300", "-c", "10"], {},
+         ["--trace", "lock,futex"]),
+        ("sem_pipeline -n 200 -p 100 -c 50",
+         [f"{EX}/sem_pipeline", "-n", "200", "-p", "100", "-c", "50"], {}, []),
+    ]
+    return rows
+
+
+def own_timings(text):
+    """total_ns and the per-phase times the workload printed: for each
+    'phase ... thread ... compute_ns N' key (in first-seen order), the
+    slowest thread's compute time."""
+    total, phases = None, {}
+    for line in text.splitlines():
+        w = line.split()
+        if w[:1] == ["total_ns"]:
+            total = int(w[1])
+        elif w[:1] == ["phase"] and "thread" in w and "compute_ns" in w:
+            key = tuple(w[:w.index("thread")])
+            c = int(w[w.index("compute_ns") + 1])
+            phases[key] = max(phases.get(key, 0), c)
+    return total, list(phases.values())
+
+
+def run_plain(cmd, env):
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    return own_timings(out)
+
+
+def record(cmd, env, opts, path):
+    subprocess.run([SBT, "record", "-o", path] + opts + ["--"] + cmd, env=env,
+                   capture_output=True, text=True, check=True)
+
+
+def analyse(path, model):
+    r = json.loads(subprocess.run([SBT, "report", "--format", "json", "--model", model, path],
+                                  capture_output=True, text=True, check=True).stdout)
+    ph_m = [p["phase_ns"] for p in r["phases"]]
+    ph_a = [p["approximated"]["phase_ns"] for p in r["phases"]]
+    return (r["duration_ns"], r["approximated"]["duration_ns"], ph_m, ph_a,
+            r["approximated"]["repairs"]["count"])
+
+
+def rel(x, truth):
+    return abs(x - truth) / truth if truth else 0.0
+
+
+def per_phase(truth, runs):
+    """median and worst relative error over phases of the per-phase medians
+    (none for phases under 100 us: no meaningful relative error)"""
+    if not truth or not runs or any(len(r) != len(truth) for r in runs) or min(truth) < 100000:
+        return None
+    med = [statistics.median(r[i] for r in runs) for i in range(len(truth))]
+    errs = [rel(med[i], truth[i]) for i in range(len(truth))]
+    return statistics.median(errs), max(errs)
+
+
+def pct(x):
+    return "n/a" if x is None else f"{100 * x:.1f} %"
+
+
+def row(label, cmd, env_extra, opts, rounds, tmp):
+    env = dict(os.environ, **env_extra)
+    plain = [run_plain(cmd, env) for _ in range(rounds)]
+    t = statistics.median(p[0] for p in plain)
+    nph = len(plain[0][1])
+    truth = [statistics.median(p[1][i] for p in plain) for i in range(nph)] if all(
+        len(p[1]) == nph for p in plain) else []
+    res = {m: [] for m in MODELS}
+    for i in range(rounds):
+        path = os.path.join(tmp, f"r{i}.sbt")
+        record(cmd, env, opts, path)
+        for m in MODELS:
+            res[m].append(analyse(path, m))
+    tm = statistics.median(x[0] for x in res["mr"])
+    dm = rel(tm, t)
+    ph_m = per_phase(truth, [x[2] for x in res["mr"]])
+    cells = [label, f"{t / 1e6:.2f}", f"{tm / 1e6:.2f}", pct(dm)]
+    for m in MODELS:
+        ta = statistics.median(x[1] for x in res[m])
+        cells += [f"{ta / 1e6:.2f}", pct(rel(ta, t))]
+    pa = per_phase(truth, [x[3] for x in res["mr"]])
+    cells += [f"{pct(ph_m[0])} / {pct(ph_m[1])}" if ph_m else "n/a",
+              f"{pct(pa[0])} / {pct(pa[1])}" if pa else "n/a",
+              str(statistics.median(x[4] for x in res["mr"]))]
+    print("| " + " | ".join(cells) + " |", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-r", "--rounds", type=int, default=5)
+    ap.add_argument("--only", default="", help="workloads whose label contains this")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench: run as root")
+    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    print(f"== accuracy: {a.rounds} rounds, medians; times in ms; per phase: median / worst "
+          "over phases (model mr) ==")
+    print("| workload | T | T_m | δ_m | T_a mr | δ_a mr | T_a sm | δ_a sm | T_a time | δ_a time "
+          "| per-phase δ_m | per-phase δ_a | repairs |")
+    print("|" + "---|" * 13)
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, cmd, env, opts in workloads():
+            if a.only in label:
+                row(label, cmd, env, opts, a.rounds, tmp)
+
+
+if __name__ == "__main__":
+    main()
