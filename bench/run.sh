@@ -6,3 +6,4 @@ echo "# sbt-bpf benchmarks — $(date -u +%Y-%m-%d) — $(uname -r), $(nproc) CP
 ./probe_cost.sh "$@"
 ./lock_cost.sh
 ./counter_cost.sh
+./accuracy.py -r 5

@@ -107,13 +107,24 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ns per iteration of g: the minimum over REPS repetitions (the least
+ * disturbed), or their median with SBT_CALIBRATE_STAT=median (an
+ * experiment: bench/RESULTS.md compares the two). */
 static double time_group(const struct group *g)
 {
-	double best = 1e18, t;
+	const char *stat = getenv("SBT_CALIBRATE_STAT");
+	double t[REPS];
 	int r;
 
 	for (r = 0; r < REPS; r++) {
-		double t0 = now_ns();
+		double t0 = now_ns(), d;
 		long calls = 0;
 
 		/* a time budget, not a call count: single-stepped probes make a
@@ -121,13 +132,12 @@ static double time_group(const struct group *g)
 		do {
 			g->run(BATCH);
 			calls += BATCH;
-			t = now_ns() - t0;
-		} while (t < REP_NS);
-		t /= calls;
-		if (t < best)
-			best = t;
+			d = now_ns() - t0;
+		} while (d < REP_NS);
+		t[r] = d / calls;
 	}
-	return best;
+	qsort(t, REPS, sizeof(t[0]), cmp_double);
+	return stat && !strcmp(stat, "median") ? t[REPS / 2] : t[0];
 }
 
 static int discard(void *ctx, const struct sbt_event *e)
