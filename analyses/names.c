@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hmap.h"
@@ -121,4 +123,27 @@ int names__set_comm(struct names *n, __u32 tid, const char *comm)
 const char *names__comm(const struct names *n, __u32 tid)
 {
 	return hmap_get(&n->comms, tid, 0);
+}
+
+void names__site(const struct names *n, __u32 pid, __u64 addr, char *buf, size_t len)
+{
+	const char *s = n ? names__get(n, pid, addr) : NULL;
+
+	if (s)
+		snprintf(buf, len, "%s", s);
+	else
+		snprintf(buf, len, "0x%" PRIx64, (uint64_t)addr);
+}
+
+void names__object(const struct names *n, __u32 pid, __u64 object, const char *symbol, char *buf,
+		   size_t len)
+{
+	const char *s = object && n ? names__get(n, pid, object) : NULL;
+
+	if (s && *s)
+		snprintf(buf, len, "%s", s);
+	else if (object)
+		snprintf(buf, len, "%s 0x%" PRIx64, symbol, (uint64_t)object);
+	else
+		snprintf(buf, len, "%s", symbol);
 }

@@ -20,6 +20,14 @@ size_t names__count(const struct names *n);
 /* The i-th name set, in insertion order. */
 const char *names__at(const struct names *n, size_t i, __u32 *pid, __u64 *addr);
 
+/* A call site for display: its name, else its address in hex. n may be
+ * NULL. */
+void names__site(const struct names *n, __u32 pid, __u64 addr, char *buf, size_t len);
+/* A synchronization object for display: its name, else the function that
+ * named it (symbol) and its address; a team barrier (object 0) by symbol. */
+void names__object(const struct names *n, __u32 pid, __u64 object, const char *symbol, char *buf,
+		   size_t len);
+
 int names__set_comm(struct names *n, __u32 tid, const char *comm);
 const char *names__comm(const struct names *n, __u32 tid);
 

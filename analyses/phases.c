@@ -836,7 +836,11 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		arrive(p, t, e, kind == SBT_PK_BARRIER ? e->obj : 0);
 }
 
-static void call_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
+/* A lock, semaphore or condvar call other than a release returned: to the
+ * sync analysis and the hand-off models. Returns 1 if it was a P paired
+ * with the V in *v. */
+static int call_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
+		     struct sync_post *v)
 {
 	struct sync_call c = {
 		.pid = e->pid,
@@ -852,22 +856,50 @@ static void call_done(struct phases *p, struct ph_thread *t, int d, const struct
 		.futex_waits = t->stack[d].futex_waits,
 	};
 
-	struct sync_post v;
 	int kind = p->cfg.probes[e->probe].kind, paired;
 	struct obj_state *r;
 
-	paired = sync__call(p->cfg.sync, &c, &v);
+	paired = sync__call(p->cfg.sync, &c, v);
 	if (!event_based(p) || (int)c.retval != 0 || d >= STACK_MAX)
-		return;
+		return paired;
 	if (kind == SBT_PK_SEM_WAIT || kind == SBT_PK_SEM_TRYWAIT) {
 		if (paired)
-			sem_acquired(p, t, d, e, &v);
-		return;
+			sem_acquired(p, t, d, e, v);
+		return paired;
 	}
 	r = hmap_get(&p->objects, e->pid, c.obj);
 	if (r && r->tm &&
 	    (kind == SBT_PK_LOCK || kind == SBT_PK_TRYLOCK || kind == SBT_PK_COND_WAIT))
 		lock_acquired(p, t, d, e, r);
+	return paired;
+}
+
+/* The completed call, to the call callback. */
+static void call_returned(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
+			  const struct sync_post *v)
+{
+	struct ph_call c = {
+		.pid = e->pid,
+		.tid = e->tid,
+		.probe = e->probe,
+		.kind = p->cfg.probes[e->probe].kind,
+		.retval = (__s64)e->obj,
+		.exit_ns = e->ts,
+	};
+
+	if (d < STACK_MAX) {
+		c.obj = t->stack[d].obj;
+		c.enter_ns = t->stack[d].ts;
+		c.enter_a = t->stack[d].ta;
+	}
+	if (approximating(p))
+		c.exit_a = approx_time(p, t, e->ts);
+	if (v) {
+		c.v_tid = v->tid;
+		c.v_ns = v->ts;
+		c.v_a = v->ta;
+	}
+	p->ops.call(p->ctx, &c);
 }
 
 static void region_done(struct phases *p, const struct sbt_event *e, __u64 ns)
@@ -922,8 +954,12 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	} else if (is_barrier(kind)) {
 		if (barrier_depth(p, t, d) == 0)
 			settle(p, t, e->ts, (__s64)e->obj, e->site, t->stack[d].blocked_ns);
-	} else if (!is_release(kind) && p->cfg.sync) {
-		call_done(p, t, d, e);
+	} else {
+		struct sync_post v = {0};
+		int paired = !is_release(kind) && p->cfg.sync && call_done(p, t, d, e, &v);
+
+		if (p->ops.call)
+			call_returned(p, t, d, e, paired ? &v : NULL);
 	}
 }
 

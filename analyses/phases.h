@@ -162,12 +162,29 @@ struct ph_region_stats {
 	__u32 nsites;
 };
 
+/* A completed call of a lock, semaphore or condition-variable function,
+ * measured and approximated (0 when not approximating). */
+struct ph_call {
+	__u32 pid, tid;
+	__u16 probe;
+	int kind; /* SBT_PK_* */
+	__u64 obj;
+	__s64 retval;
+	__u64 enter_ns, exit_ns;
+	__u64 enter_a, exit_a;
+	/* a P that took a V's token: the V (v_tid 0: an initial token) */
+	__u32 v_tid;
+	__u64 v_ns, v_a;
+};
+
 struct phases_ops {
 	/* An episode completed: all its participants departed. */
 	void (*episode)(void *ctx, const struct ph_episode *ep);
 	/* An episode has had arrivals and no release for the hang timeout.
 	 * `missing` lists the threads expected but not arrived. */
 	void (*hang)(void *ctx, const struct ph_episode *ep, const __u32 *missing, int nmissing);
+	/* A synchronization call returned (may be NULL). */
+	void (*call)(void *ctx, const struct ph_call *c);
 };
 
 struct sync;

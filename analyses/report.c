@@ -83,12 +83,7 @@ static void before_output(struct report *r)
 
 void report__site_where(const struct report *r, __u32 pid, __u64 call_site, char *buf, size_t n)
 {
-	const char *s = r->src.names ? names__get(r->src.names, pid, call_site) : NULL;
-
-	if (s)
-		snprintf(buf, n, "%s", s);
-	else
-		snprintf(buf, n, "0x%" PRIx64, (uint64_t)call_site);
+	names__site(r->src.names, pid, call_site, buf, n);
 }
 
 static const char *probe_symbol(const struct report *r, __u16 probe)
@@ -99,14 +94,7 @@ static const char *probe_symbol(const struct report *r, __u16 probe)
 void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe, char *buf,
 			  size_t n)
 {
-	const char *s = object && r->src.names ? names__get(r->src.names, pid, object) : NULL;
-
-	if (s && *s)
-		snprintf(buf, n, "%s", s);
-	else if (object)
-		snprintf(buf, n, "%s 0x%" PRIx64, probe_symbol(r, probe), (uint64_t)object);
-	else
-		snprintf(buf, n, "%s", probe_symbol(r, probe));
+	names__object(r->src.names, pid, object, probe_symbol(r, probe), buf, n);
 }
 
 static const char *comm_of(const struct report *r, __u32 tid)

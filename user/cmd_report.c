@@ -15,6 +15,7 @@
 #include "report.h"
 #include "sync.h"
 #include "sync_report.h"
+#include "replay.h"
 #include "tracefile.h"
 
 #define REPORT_MAX_WATCH 32
@@ -103,44 +104,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	return ARGP_ERR_UNKNOWN;
 }
 
-/* The probe table indexed by id, as the analysis wants it. */
-static struct sbt_probe_info *probe_index(const struct tf_meta *m, int *n)
+static void at_end(void *ctx)
 {
-	struct sbt_probe_info *infos;
-	__u32 i;
-	int max = 0;
-
-	for (i = 0; i < m->nprobes; i++)
-		if (m->probes[i].id + 1 > max)
-			max = m->probes[i].id + 1;
-	infos = calloc(max + 1, sizeof(*infos));
-	if (!infos)
-		return NULL;
-	for (i = 0; i < m->nprobes; i++)
-		infos[m->probes[i].id] = m->probes[i];
-	*n = max;
-	return infos;
+	report__at_end(ctx);
 }
 
-static struct names *load_names(const struct tf_meta *m)
+static int analyse(struct replay *rp, const struct report_env *env)
 {
-	struct names *n = names__new();
-	__u32 i;
-
-	for (i = 0; n && i < m->nsymbols; i++)
-		names__set(n, m->symbols[i].pid, m->symbols[i].addr, m->symbols[i].name);
-	for (i = 0; n && i < m->nthreads; i++)
-		names__set_comm(n, m->threads[i].tid, m->threads[i].comm);
-	return n;
-}
-
-static int analyse(struct tf_reader *tf, const struct report_env *env, struct names *names,
-		   const struct sbt_probe_info *infos, int nprobes)
-{
-	const struct tf_meta *m = tracefile__meta(tf);
-	/* the costs must cover every probe id the records may carry */
-	int alpha_ok = m->alpha_enter && m->nalpha >= (__u32)nprobes;
-	struct sync *sync = sync__new(infos, nprobes);
+	const struct tf_meta *m = rp->m;
 	struct report_opts ro = {.format = env->json ? REPORT_JSON : REPORT_TEXT,
 				 .phase_table = 1,
 				 .watch = env->watch,
@@ -150,66 +121,29 @@ static int analyse(struct tf_reader *tf, const struct report_env *env, struct na
 				 .sort = env->sort,
 				 .view = env->approx.view,
 				 .out = stdout};
-	struct report_src src = {.probes = infos,
-				 .nprobes = nprobes,
-				 .names = names,
-				 .start_ns = m->start_ns,
-				 .realtime_offset_ns = m->realtime_offset_ns,
-				 .command = m->command,
-				 .kernel = m->kernel,
-				 .sync = sync,
-				 .counters = m->counters,
-				 .ncounters = m->ncounters,
-				 .alpha_enter = alpha_ok ? m->alpha_enter : NULL,
-				 .alpha_exit = alpha_ok ? m->alpha_exit : NULL,
-				 .model = env->approx.model,
-				 .exit_order = env->approx.exit_order};
-	struct phases_config pc = {.probes = infos,
-				   .nprobes = nprobes,
-				   .start_ns = m->start_ns,
-				   .sync = sync,
-				   .ncounters = m->ncounters,
-				   .alpha_enter = alpha_ok ? m->alpha_enter : NULL,
-				   .alpha_exit = alpha_ok ? m->alpha_exit : NULL,
-				   .model = env->approx.model,
-				   .exit_order = env->approx.exit_order};
+	struct report_src src = replay__report_src(rp);
+	struct phases_config pc = replay__phases_config(rp);
 	struct report_drops drops = {
 		.total = m->drops_total, .per_cpu = m->drops_per_cpu, .ncpus = m->ncpus};
 	struct report *r = report__new(&ro, &src);
 	struct phases *ph = phases__new(&pc, &report_phases_ops, r);
-	struct sbt_event e;
-	__u64 last_check = 0;
-	__u32 i;
 	int rc;
 
-	if (!r || !ph || !sync) {
+	if (!r || !ph) {
 		report__free(r);
 		phases__free(ph);
-		sync__free(sync);
-		return -ENOMEM;
+		log_err("%s", strerror(ENOMEM));
+		return EXIT_RUNTIME;
 	}
 	report__attach(r, ph);
-	for (i = 0; i < m->nthreads; i++)
-		phases__add_thread(ph, m->threads[i].pid, m->threads[i].tid,
-				   m->threads[i].start_ns ? m->threads[i].start_ns : m->start_ns);
 	if (!env->json)
 		printf("Trace of: %s\nKernel: %s\n\n", m->command, m->kernel);
 	report__begin(r);
-	while ((rc = tracefile__next(tf, &e)) == 1) {
-		phases__feed(ph, &e);
-		/* Hangs in trace time, checked every 10 ms of it. */
-		if (env->hang_ns && e.ts > last_check + 10000000ULL) {
-			phases__check_hangs(ph, e.ts, env->hang_ns);
-			last_check = e.ts;
-		}
-	}
-	report__at_end(r);
-	phases__finish(ph);
+	rc = replay__run(rp, ph, env->hang_ns, at_end, r);
 	report__end(r, &drops);
 	phases__free(ph);
 	report__free(r);
-	sync__free(sync);
-	return rc;
+	return rc ? EXIT_RUNTIME : EXIT_OK;
 }
 
 int cmd_report(int argc, char **argv)
@@ -222,28 +156,16 @@ int cmd_report(int argc, char **argv)
 			    .args_doc = "FILE",
 			    .doc = doc,
 			    .children = children};
-	struct sbt_probe_info *infos;
-	struct names *names;
-	struct tf_reader *tf;
-	char err[512];
-	int nprobes = 0, rc;
+	struct replay rp;
+	int rc;
 
 	approx_opts__init(&env.approx);
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
 		return EXIT_USAGE;
-	tf = tracefile__open(env.path, err, sizeof(err));
-	if (!tf) {
-		log_err("%s", err);
+	if (replay__open(&rp, env.path, &env.approx))
 		return EXIT_RUNTIME;
-	}
-	infos = probe_index(tracefile__meta(tf), &nprobes);
-	names = load_names(tracefile__meta(tf));
-	rc = infos && names ? analyse(tf, &env, names, infos, nprobes) : -ENOMEM;
-	if (rc < 0)
-		log_err("%s: %s", env.path, strerror(-rc));
-	names__free(names);
-	free(infos);
-	tracefile__close(tf);
-	return rc < 0 ? EXIT_RUNTIME : EXIT_OK;
+	rc = analyse(&rp, &env);
+	replay__close(&rp);
+	return rc;
 }
