@@ -38,7 +38,7 @@ PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline
 		    custom_barrier
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) \
 	     $(EX_DIR)/omp_barriers_gomp $(EX_DIR)/omp_barriers_llvm
-BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor
+BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/gen_trace
 
 .PHONY: all deps deps-test demo check test unit e2e bench install clean format
 
@@ -103,10 +103,13 @@ $(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(OUTPUT)/user
 	$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< $(OUTPUT)/user/elfsym.o $(OUTPUT)/user/procmaps.o $(OUTPUT)/user/uprobe_multi.o $(OUTPUT)/user/log.o \
 		$(OUTPUT)/user/parse.o $(LIBS) -o $@
 
+$(OUTPUT)/bench/gen_trace: bench/gen_trace.c $(PURE_OBJS)
+	$(CC) $(CFLAGS) $< $(PURE_OBJS) -lm -o $@
+
 # --- tests ------------------------------------------------------------------
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit $< $(PURE_OBJS) -lm -o $@
+	$(CC) $(CFLAGS) -Itests/unit -DGOLDEN_DIR='"$(CURDIR)/tests/unit/golden"' $< $(PURE_OBJS) -lm -o $@
 
 unit: $(UNIT_BINS)
 	@SBT_SUITES=unit tests/run-all.sh $(UNIT_BINS)

@@ -3,8 +3,6 @@
 #include <stdlib.h>
 #include "hmap.h"
 
-#define HMAP_TOMB ((void *)1)
-
 static uint64_t mix(uint64_t k1, uint64_t k2)
 {
 	uint64_t h = k1 * 0x9e3779b97f4a7c15ULL ^ (k2 + 0x632be59bd9b4e019ULL);

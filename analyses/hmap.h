@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The deleted-slot marker: not a storable value (nor is NULL). */
+#define HMAP_TOMB ((void *)1)
+
 struct hmap_slot {
 	uint64_t k1, k2;
 	void *val; /* NULL: empty; HMAP_TOMB: deleted */

@@ -188,3 +188,12 @@ void json_kdouble(struct json *j, const char *key, double v)
 	json_key(j, key);
 	json_double(j, v);
 }
+
+void json_kfixed3(struct json *j, const char *key, int64_t v)
+{
+	uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	json_key(j, key);
+	value_prefix(j);
+	fprintf(j->f, "%s%" PRIu64 ".%03" PRIu64, v < 0 ? "-" : "", a / 1000, a % 1000);
+}

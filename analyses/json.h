@@ -33,5 +33,8 @@ void json_null(struct json *j);
 void json_kstr(struct json *j, const char *key, const char *s);
 void json_ku64(struct json *j, const char *key, uint64_t v);
 void json_kdouble(struct json *j, const char *key, double v);
+/* key + an exact decimal with three digits after the point, from an
+ * integer count of thousandths (ns written as us without rounding) */
+void json_kfixed3(struct json *j, const char *key, int64_t thousandths);
 
 #endif

@@ -44,7 +44,7 @@ void names__free(struct names *n)
 	for (i = 0; i < n->comms.cap; i++) {
 		void *v = n->comms.slots[i].val;
 
-		if (v && v != (void *)1)
+		if (v && v != HMAP_TOMB)
 			free(v);
 	}
 	free(n->list);

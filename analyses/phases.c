@@ -111,7 +111,7 @@ void phases__free(struct phases *p)
 	free(p->inflight);
 	free(p->sites);
 	for (i = 0; i < p->objects.cap; i++)
-		if (p->objects.slots[i].val && p->objects.slots[i].val != (void *)1)
+		if (p->objects.slots[i].val && p->objects.slots[i].val != HMAP_TOMB)
 			free(p->objects.slots[i].val);
 	hmap_free(&p->threads);
 	hmap_free(&p->open);

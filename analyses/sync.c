@@ -97,7 +97,7 @@ void sync__free(struct sync *s)
 		hmap_free(&s->objs[k]);
 	}
 	for (i = 0; i < s->holds.cap; i++)
-		if (s->holds.slots[i].val && s->holds.slots[i].val != (void *)1)
+		if (s->holds.slots[i].val && s->holds.slots[i].val != HMAP_TOMB)
 			free(s->holds.slots[i].val);
 	hmap_free(&s->holds);
 	free(s);

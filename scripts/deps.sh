@@ -5,7 +5,7 @@ set -euo pipefail
 
 BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev"
 RUN_PKGS="libomp-dev"
-TEST_PKGS="bats procps util-linux python3"
+TEST_PKGS="bats procps util-linux python3 time chromium"
 BENCH_PKGS="bpftrace"
 
 want="$BUILD_PKGS $RUN_PKGS"

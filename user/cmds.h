@@ -6,5 +6,6 @@
 int cmd_trace(int argc, char **argv, int record);
 int cmd_report(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

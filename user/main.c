@@ -25,6 +25,7 @@ static const struct cmd cmds[] = {
 	{"record", do_record, "record a .sbt trace file (-p PID | -- CMD) -o FILE"},
 	{"report", cmd_report, "analyse a .sbt trace file (text or JSON)"},
 	{"calibrate", cmd_calibrate, "measure the cost of a probe hit on this machine"},
+	{"export", cmd_export, "export a .sbt trace: Chrome/Perfetto JSON, CSV, JSON, SVG"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include <string.h>
+#include "export.h"
+#include "names.h"
+
+static const struct {
+	const char *name;
+	const struct export_format_ops *ops;
+} formats[EXPORT_NFORMATS] = {
+	[EXPORT_CHROME] = {"chrome", &export_chrome_ops},
+	[EXPORT_CSV] = {"csv", &export_csv_ops},
+	[EXPORT_SVG] = {"svg", &export_svg_ops},
+};
+
+int export_format__parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < EXPORT_NFORMATS; i++)
+		if (!strcmp(name, formats[i].name))
+			return i;
+	return -1;
+}
+
+struct exporter *exporter__new(const struct export_opts *o, const struct report_src *src, char *err,
+			       size_t errlen)
+{
+	struct exporter *x;
+
+	if (o->format < 0 || o->format >= EXPORT_NFORMATS) {
+		snprintf(err, errlen, "unknown export format");
+		return NULL;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	x->o = *o;
+	x->src = *src;
+	x->ops = formats[o->format].ops;
+	/* without probe costs there is no approximated view */
+	if (!src->alpha_enter || !src->alpha_exit)
+		x->o.views &= ~EXPORT_APPROXIMATED;
+	if (!x->o.views)
+		x->o.views = EXPORT_MEASURED;
+	if (x->ops->init && x->ops->init(x)) {
+		snprintf(err, errlen, "out of memory");
+		free(x);
+		return NULL;
+	}
+	return x;
+}
+
+void exporter__free(struct exporter *x)
+{
+	if (!x)
+		return;
+	if (x->ops->fini)
+		x->ops->fini(x);
+	free(x);
+}
+
+void exporter__begin(struct exporter *x)
+{
+	if (x->ops->begin)
+		x->ops->begin(x);
+}
+
+void exporter__end(struct exporter *x, const struct phases *p, const struct export_drops *d)
+{
+	if (x->ops->end)
+		x->ops->end(x, p, d);
+	fflush(x->o.out);
+}
+
+static void on_episode(void *ctx, const struct ph_episode *ep)
+{
+	struct exporter *x = ctx;
+
+	if (ep->n && x->ops->episode)
+		x->ops->episode(x, ep);
+}
+
+static void on_call(void *ctx, const struct ph_call *c)
+{
+	struct exporter *x = ctx;
+
+	if (x->ops->call)
+		x->ops->call(x, c);
+}
+
+const struct phases_ops exporter_phases_ops = {.episode = on_episode, .call = on_call};
+
+const char *export__symbol(const struct exporter *x, __u16 probe)
+{
+	return probe < x->src.nprobes ? x->src.probes[probe].symbol : "?";
+}
+
+void export__site(const struct exporter *x, const struct ph_episode *ep, char *buf, size_t n)
+{
+	names__site(x->src.names, ep->pid, ph_lowest_site(ep), buf, n);
+}
+
+void export__object(const struct exporter *x, __u32 pid, __u64 obj, __u16 probe, char *buf,
+		    size_t n)
+{
+	names__object(x->src.names, pid, obj, export__symbol(x, probe), buf, n);
+}
+
+const char *export__comm(const struct exporter *x, __u32 tid)
+{
+	const char *c = x->src.names ? names__comm(x->src.names, tid) : NULL;
+
+	return c ? c : "";
+}

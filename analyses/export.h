@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Trace exports (DESIGN §6): Chrome/Perfetto trace-event JSON, CSV (a row
+ * per phase and thread), SVG timeline. Each plugs into the phase analysis
+ * through its callbacks and writes as phases complete: memory does not grow
+ * with the trace (the SVG keeps one cell per thread and pixel column).
+ */
+#ifndef SBT_EXPORT_H
+#define SBT_EXPORT_H
+
+#include <stdio.h>
+#include "phases.h"
+#include "report.h"
+
+enum export_format { EXPORT_CHROME, EXPORT_CSV, EXPORT_SVG, EXPORT_NFORMATS };
+
+#define EXPORT_MEASURED	    1 /* view bits */
+#define EXPORT_APPROXIMATED 2
+
+/* A thread known from the trace's metadata (the SVG lays out its rows
+ * before the first phase). */
+struct export_thread {
+	__u32 pid, tid;
+	const char *comm;
+};
+
+struct export_opts {
+	int format;
+	int views; /* EXPORT_MEASURED | EXPORT_APPROXIMATED */
+	FILE *out;
+	__u64 end_ns; /* trace end (SVG time scale) */
+	const struct export_thread *threads;
+	int nthreads;
+	int width; /* SVG: pixels of the time axis (default 1600) */
+};
+
+struct export_drops {
+	__u64 total;
+};
+
+struct exporter;
+
+/* NULL on a bad option (message in err) or no memory. */
+struct exporter *exporter__new(const struct export_opts *o, const struct report_src *src, char *err,
+			       size_t errlen);
+void exporter__free(struct exporter *x);
+/* Callbacks for phases__new(). */
+extern const struct phases_ops exporter_phases_ops;
+void exporter__begin(struct exporter *x);
+/* Closes the document; p gives the thread list, d the drops. */
+void exporter__end(struct exporter *x, const struct phases *p, const struct export_drops *d);
+/* Parse a format name: enum export_format, or -1. */
+int export_format__parse(const char *name);
+
+/* ---- shared by the formats ---- */
+
+struct export_format_ops {
+	int (*init)(struct exporter *x);
+	void (*begin)(struct exporter *x);
+	void (*episode)(struct exporter *x, const struct ph_episode *ep);
+	void (*call)(struct exporter *x, const struct ph_call *c);
+	void (*end)(struct exporter *x, const struct phases *p, const struct export_drops *d);
+	void (*fini)(struct exporter *x);
+};
+
+struct exporter {
+	struct export_opts o;
+	struct report_src src;
+	const struct export_format_ops *ops;
+	void *state; /* the format's */
+};
+
+extern const struct export_format_ops export_chrome_ops, export_csv_ops, export_svg_ops;
+
+/* Names for the outputs. */
+const char *export__symbol(const struct exporter *x, __u16 probe);
+void export__site(const struct exporter *x, const struct ph_episode *ep, char *buf, size_t n);
+void export__object(const struct exporter *x, __u32 pid, __u64 obj, __u16 probe, char *buf,
+		    size_t n);
+const char *export__comm(const struct exporter *x, __u32 tid);
+
+#endif

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): one process
+ * per view and traced pid, one track per thread; per barrier episode a
+ * compute and a wait slice per thread, flows from the last arriver to the
+ * threads it released; lock/semaphore/condvar waits and lock holds as
+ * slices, flows from a V to the P it satisfied; counter deltas as counter
+ * tracks. Times are exact: integer ns written as us with three decimals.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "export.h"
+#include "hmap.h"
+#include "json.h"
+
+#define NAME_LEN 256
+/* The approximated view's processes and threads: ids beyond pid_max. */
+#define APPROX_ID_OFFSET (1u << 22)
+
+struct hold {
+	__u64 t[2]; /* acquisition time per view */
+};
+
+struct chrome {
+	struct json j;
+	__u64 flow_id;
+	struct hmap holds;     /* (tid, lock) -> struct hold */
+	struct hmap processes; /* (view, pid) -> named already */
+};
+
+static struct chrome *state(struct exporter *x)
+{
+	return x->state;
+}
+
+static int view_index(int view)
+{
+	return view == PH_APPROXIMATED;
+}
+
+static __u32 view_id(__u32 id, int view)
+{
+	return view == PH_APPROXIMATED ? id + APPROX_ID_OFFSET : id;
+}
+
+static int init(struct exporter *x)
+{
+	struct chrome *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	json_init(&c->j, x->o.out, 0);
+	hmap_init(&c->holds);
+	hmap_init(&c->processes);
+	x->state = c;
+	return 0;
+}
+
+static void free_values(struct hmap *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->slots[i].val && m->slots[i].val != HMAP_TOMB)
+			free(m->slots[i].val);
+	hmap_free(m);
+}
+
+static void fini(struct exporter *x)
+{
+	struct chrome *c = state(x);
+
+	free_values(&c->holds);
+	hmap_free(&c->processes);
+	free(c);
+}
+
+/* Common fields of an event; the caller adds the rest and closes it. */
+static void event(struct exporter *x, const char *ph, const char *name, const char *cat, int view,
+		  __u32 pid, __u32 tid, __u64 ts)
+{
+	struct json *j = &state(x)->j;
+
+	fputc('\n', x->o.out);
+	json_obj_begin(j);
+	json_kstr(j, "ph", ph);
+	json_kstr(j, "name", name);
+	if (cat)
+		json_kstr(j, "cat", cat);
+	json_ku64(j, "pid", view_id(pid, view));
+	json_ku64(j, "tid", view_id(tid, view));
+	json_kfixed3(j, "ts", (int64_t)(ts - x->src.start_ns));
+}
+
+static void metadata(struct exporter *x, const char *what, int view, __u32 pid, __u32 tid,
+		     const char *name)
+{
+	struct json *j = &state(x)->j;
+
+	event(x, "M", what, NULL, view, pid, tid, x->src.start_ns);
+	json_key(j, "args");
+	json_obj_begin(j);
+	json_kstr(j, "name", name);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+/* The process track of pid in a view, named on first use. */
+static void process(struct exporter *x, int view, __u32 pid)
+{
+	struct chrome *c = state(x);
+	char name[NAME_LEN];
+
+	static char named;
+
+	if (hmap_get(&c->processes, view, pid))
+		return;
+	hmap_put(&c->processes, view, pid, &named);
+	if (*export__comm(x, pid))
+		snprintf(name, sizeof(name), "%s: %s (pid %u)",
+			 view == PH_APPROXIMATED ? "approximated" : "measured",
+			 export__comm(x, pid), pid);
+	else
+		snprintf(name, sizeof(name), "%s: process %u",
+			 view == PH_APPROXIMATED ? "approximated" : "measured", pid);
+	metadata(x, "process_name", view, pid, 0, name);
+}
+
+/* A complete slice; args: phase index (or -1) and an optional object. */
+static void slice(struct exporter *x, int view, __u32 pid, __u32 tid, const char *name,
+		  const char *cat, __u64 t0, __u64 t1, __s64 phase)
+{
+	struct json *j = &state(x)->j;
+
+	if (t1 < t0)
+		t1 = t0;
+	process(x, view, pid);
+	event(x, "X", name, cat, view, pid, tid, t0);
+	json_kfixed3(j, "dur", (int64_t)(t1 - t0));
+	if (phase >= 0) {
+		json_key(j, "args");
+		json_obj_begin(j);
+		json_ku64(j, "phase", (uint64_t)phase);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+}
+
+/* A flow arrow from (tid0, t0) to the slice of tid1 around t1. */
+static void flow(struct exporter *x, int view, __u32 pid, __u32 tid0, __u64 t0, __u32 tid1,
+		 __u64 t1, const char *name)
+{
+	struct chrome *c = state(x);
+	__u64 id = ++c->flow_id;
+
+	event(x, "s", name, "flow", view, pid, tid0, t0);
+	json_ku64(&c->j, "id", id);
+	json_obj_end(&c->j);
+	event(x, "f", name, "flow", view, pid, tid1, t1);
+	json_ku64(&c->j, "id", id);
+	json_kstr(&c->j, "bp", "e");
+	json_obj_end(&c->j);
+}
+
+static void counters(struct exporter *x, const struct ph_episode *ep, const struct ph_arrival *a)
+{
+	struct json *j = &state(x)->j;
+	char name[NAME_LEN];
+	int k;
+
+	for (k = 0; a->ctr_valid && k < x->src.ncounters; k++) {
+		snprintf(name, sizeof(name), "%s (tid %u)", x->src.counters[k].name, a->tid);
+		event(x, "C", name, "counters", PH_MEASURED, ep->pid, a->tid, a->arrive_ns);
+		json_key(j, "args");
+		json_obj_begin(j);
+		json_ku64(j, "delta", a->ctr[k]);
+		json_obj_end(j);
+		json_obj_end(j);
+	}
+}
+
+static void episode_view(struct exporter *x, const struct ph_episode *ep, int view,
+			 const char *barrier)
+{
+	struct ph_episode_times m;
+	__u32 i;
+
+	ph_episode_times(ep, view, &m);
+	for (i = 0; i < ep->n; i++) {
+		struct ph_times t = ph_times(&ep->arr[i], view);
+		__u32 tid = ep->arr[i].tid;
+
+		slice(x, view, ep->pid, tid, "compute", "phase", t.start, t.arrive, ep->index);
+		if (!t.depart)
+			continue;
+		slice(x, view, ep->pid, tid, barrier, "barrier", t.arrive, t.depart, ep->index);
+		if (tid != m.critical_tid)
+			flow(x, view, ep->pid, m.critical_tid, m.last_arrive, tid, t.depart,
+			     "release");
+	}
+}
+
+static void episode(struct exporter *x, const struct ph_episode *ep)
+{
+	char site[NAME_LEN], obj[NAME_LEN], barrier[2 * NAME_LEN + 16];
+	__u32 i;
+
+	export__site(x, ep, site, sizeof(site));
+	export__object(x, ep->pid, ep->object, ep->probe, obj, sizeof(obj));
+	snprintf(barrier, sizeof(barrier), "barrier %s at %s", obj, site);
+	if (x->o.views & EXPORT_MEASURED)
+		episode_view(x, ep, PH_MEASURED, barrier);
+	if (x->o.views & EXPORT_APPROXIMATED)
+		episode_view(x, ep, PH_APPROXIMATED, barrier);
+	for (i = 0; i < ep->n && x->src.ncounters; i++)
+		counters(x, ep, &ep->arr[i]);
+}
+
+static int is_wait(int kind)
+{
+	return kind == SBT_PK_LOCK || kind == SBT_PK_TRYLOCK || kind == SBT_PK_SEM_WAIT ||
+	       kind == SBT_PK_SEM_TRYWAIT || kind == SBT_PK_COND_WAIT;
+}
+
+static void call_view(struct exporter *x, const struct ph_call *c, int view, const char *obj)
+{
+	int v = view_index(view);
+	__u64 t0 = v ? c->enter_a : c->enter_ns, t1 = v ? c->exit_a : c->exit_ns;
+	struct hold *h = hmap_get(&state(x)->holds, c->tid, c->obj);
+	char name[NAME_LEN + 16];
+
+	if (is_wait(c->kind) && (int)c->retval == 0) {
+		snprintf(name, sizeof(name), "wait %s", obj);
+		slice(x, view, c->pid, c->tid, name, "sync", t0, t1, -1);
+		if (c->v_tid && c->v_ns)
+			flow(x, view, c->pid, c->v_tid, v ? c->v_a : c->v_ns, c->tid, t1, "post");
+	} else if (c->kind == SBT_PK_UNLOCK && h && h->t[v]) {
+		snprintf(name, sizeof(name), "hold %s", obj);
+		slice(x, view, c->pid, c->tid, name, "sync", h->t[v], t0, -1);
+		h->t[v] = 0;
+	}
+}
+
+/* Where a lock was taken, for the hold slice its unlock closes. */
+static void note_hold(struct exporter *x, const struct ph_call *c)
+{
+	struct chrome *s = state(x);
+	struct hold *h = hmap_get(&s->holds, c->tid, c->obj);
+
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h || hmap_put(&s->holds, c->tid, c->obj, h)) {
+			free(h);
+			return;
+		}
+	}
+	h->t[0] = c->exit_ns;
+	h->t[1] = c->exit_a;
+}
+
+static void call(struct exporter *x, const struct ph_call *c)
+{
+	char obj[NAME_LEN];
+
+	export__object(x, c->pid, c->obj, c->probe, obj, sizeof(obj));
+	if (x->o.views & EXPORT_MEASURED)
+		call_view(x, c, PH_MEASURED, obj);
+	if (x->o.views & EXPORT_APPROXIMATED)
+		call_view(x, c, PH_APPROXIMATED, obj);
+	if ((c->kind == SBT_PK_LOCK || c->kind == SBT_PK_TRYLOCK) && (int)c->retval == 0)
+		note_hold(x, c);
+}
+
+static void begin(struct exporter *x)
+{
+	struct json *j = &state(x)->j;
+
+	json_obj_begin(j);
+	json_kstr(j, "displayTimeUnit", "ns");
+	json_key(j, "traceEvents");
+	json_arr_begin(j);
+}
+
+static void thread_names(struct exporter *x, const struct phases *p)
+{
+	char name[NAME_LEN];
+	size_t i;
+	int v;
+
+	for (i = 0; i < phases__nthreads(p); i++) {
+		const struct ph_thread *t = phases__thread(p, i);
+
+		snprintf(name, sizeof(name), "%s %u", export__comm(x, t->tid), t->tid);
+		for (v = PH_MEASURED; v <= PH_APPROXIMATED; v++)
+			if (x->o.views & (v == PH_MEASURED ? EXPORT_MEASURED : EXPORT_APPROXIMATED))
+				metadata(x, "thread_name", v, t->pid, t->tid, name);
+	}
+}
+
+static void other_data(struct exporter *x, const struct phases *p, const struct export_drops *d)
+{
+	struct json *j = &state(x)->j;
+	int k;
+
+	json_key(j, "otherData");
+	json_obj_begin(j);
+	json_kstr(j, "generator", "sbt-bpf export");
+	json_kstr(j, "command", x->src.command ? x->src.command : "");
+	json_kstr(j, "kernel", x->src.kernel ? x->src.kernel : "");
+	json_ku64(j, "records_lost", d ? d->total : 0);
+	json_ku64(j, "phases", phases__completed(p));
+	if (x->src.alpha_enter) {
+		json_key(j, "calibration");
+		json_arr_begin(j);
+		for (k = 1; k < x->src.nprobes; k++) {
+			json_obj_begin(j);
+			json_kstr(j, "symbol", x->src.probes[k].symbol);
+			json_ku64(j, "entry_ns", x->src.alpha_enter[k]);
+			json_ku64(j, "exit_ns", x->src.alpha_exit[k]);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+	}
+	json_obj_end(j);
+}
+
+static void end(struct exporter *x, const struct phases *p, const struct export_drops *d)
+{
+	struct json *j = &state(x)->j;
+
+	thread_names(x, p);
+	fputc('\n', x->o.out);
+	json_arr_end(j);
+	other_data(x, p, d);
+	json_obj_end(j);
+}
+
+const struct export_format_ops export_chrome_ops = {
+	.init = init,
+	.begin = begin,
+	.episode = episode,
+	.call = call,
+	.end = end,
+	.fini = fini,
+};

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* CSV: one row per phase and thread, every measured and approximated metric
+ * (columns documented in README.md). RFC 4180 quoting. */
+#include <inttypes.h>
+#include <string.h>
+#include "export.h"
+
+#define NAME_LEN 256
+
+static void field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void begin(struct exporter *x)
+{
+	FILE *f = x->o.out;
+	int k;
+
+	fputs("phase,pid,tid,comm,site,barrier,critical,start_ns,arrive_ns,depart_ns,compute_ns,"
+	      "wait_ns,late_wait_ns,blocked_ns,sync_wait_ns,useful_ns,probe_overhead_ns,"
+	      "a_start_ns,a_arrive_ns,a_depart_ns,a_compute_ns,a_wait_ns,a_late_wait_ns",
+	      f);
+	for (k = 0; k < x->src.ncounters; k++) {
+		fputc(',', f);
+		field(f, x->src.counters[k].name);
+	}
+	fputc('\n', f);
+}
+
+static __u64 rel(const struct exporter *x, __u64 ts)
+{
+	return ts > x->src.start_ns ? ts - x->src.start_ns : 0;
+}
+
+/* start, arrive, depart (empty when unseen), compute, wait, late wait */
+static void times(struct exporter *x, const struct ph_arrival *a, int view,
+		  const struct ph_episode_times *m)
+{
+	struct ph_times t = ph_times(a, view);
+	FILE *f = x->o.out;
+
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", (uint64_t)rel(x, t.start),
+		(uint64_t)rel(x, t.arrive));
+	if (t.depart)
+		fprintf(f, "%" PRIu64, (uint64_t)rel(x, t.depart));
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, (uint64_t)(t.arrive - t.start),
+		(uint64_t)(t.depart > t.arrive ? t.depart - t.arrive : 0),
+		(uint64_t)(m->last_arrive - t.arrive));
+}
+
+static void episode(struct exporter *x, const struct ph_episode *ep)
+{
+	char site[NAME_LEN], obj[NAME_LEN];
+	struct ph_episode_times m, am;
+	FILE *f = x->o.out;
+	__u32 i;
+	int k;
+
+	export__site(x, ep, site, sizeof(site));
+	export__object(x, ep->pid, ep->object, ep->probe, obj, sizeof(obj));
+	ph_episode_times(ep, PH_MEASURED, &m);
+	ph_episode_times(ep, PH_APPROXIMATED, &am);
+	for (i = 0; i < ep->n; i++) {
+		const struct ph_arrival *a = &ep->arr[i];
+
+		fprintf(f, "%" PRIu64 ",%u,%u,", (uint64_t)ep->index, ep->pid, a->tid);
+		field(f, export__comm(x, a->tid));
+		fputc(',', f);
+		field(f, site);
+		fputc(',', f);
+		field(f, obj);
+		fprintf(f, ",%d", a->tid == m.critical_tid);
+		times(x, a, PH_MEASURED, &m);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, (uint64_t)a->blocked_ns,
+			(uint64_t)a->sync_wait_ns, (uint64_t)ph_useful_ns(a),
+			(uint64_t)a->overhead_ns);
+		if (x->o.views & EXPORT_APPROXIMATED)
+			times(x, a, PH_APPROXIMATED, &am);
+		else
+			fputs(",,,,,,", f);
+		for (k = 0; k < x->src.ncounters; k++) {
+			fputc(',', f);
+			if (a->ctr_valid)
+				fprintf(f, "%" PRIu64, (uint64_t)a->ctr[k]);
+		}
+		fputc('\n', f);
+	}
+}
+
+const struct export_format_ops export_csv_ops = {.begin = begin, .episode = episode};

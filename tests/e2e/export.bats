@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# Exports of real recordings, checked against the JSON report of the same
+# trace; the SVG rendered by headless Chromium.
+load helpers
+XCHECK="python3 $ROOT/tests/e2e/export_checks.py"
+
+record_imbalance() {
+	"$SBT" record -o "$T/b.sbt" --trace all -- "$EX/barrier_imbalance" -t 3 -n 4 -d 5 -m sleep \
+		>/dev/null 2>&1
+	"$SBT" report --format json "$T/b.sbt" >"$T/b.json"
+}
+
+@test "export chrome: both views, exact slices, flows paired, approximated never later" {
+	record_imbalance
+	run "$SBT" export -o "$T/b.trace.json" "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	run $XCHECK chrome "$T/b.trace.json" "$T/b.json" 3 4
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "export chrome: lock waits and holds of the mutex workload" {
+	"$SBT" record -o "$T/m.sbt" --trace lock -- "$EX/mutex_contention" -t 2 -k 50 -c 20 >/dev/null 2>&1
+	run "$SBT" export --measured -o - "$T/m.sbt"
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+ev = json.loads(sys.stdin.read())["traceEvents"]
+holds = [e for e in ev if e["ph"] == "X" and e["name"].startswith("hold counter_lock")]
+assert len(holds) == 100, len(holds)  # 2 threads x 50 acquisitions
+assert all(e["dur"] >= 20.0 for e in holds), "each hold spins 20 us"
+assert not any(e["pid"] >= 1 << 22 for e in ev), "--measured: no approximated view"
+' <<<"$output"
+}
+
+@test "export csv: a row per phase and thread, equal to the report" {
+	record_imbalance
+	run "$SBT" export --format csv -o "$T/b.csv" "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	run $XCHECK csv "$T/b.csv" "$T/b.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "export json: the report's JSON" {
+	record_imbalance
+	run "$SBT" export --format json -o "$T/e.json" "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert a["phases"] == b["phases"] and a["approximated"] == b["approximated"]
+' "$T/e.json" "$T/b.json"
+}
+
+@test "export svg: headless Chromium renders a non-empty timeline" {
+	command -v chromium >/dev/null || skip "chromium not installed (sudo make deps-test)"
+	record_imbalance
+	run "$SBT" export --format svg --width 800 -o "$T/b.svg" "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	grep -q '</svg>' "$T/b.svg"
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --screenshot="$T/b.png" \
+		--window-size=1000,200 "file://$T/b.svg" >/dev/null 2>&1
+	run $XCHECK png "$T/b.png"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "export: 2 million records with bounded memory" {
+	"$OUT/bench/gen_trace" -n 2000000 -o "$T/big.sbt"
+	for f in chrome csv svg; do
+		/usr/bin/time -f "%M" -o "$T/rss.$f" "$SBT" export --format $f -o /dev/null "$T/big.sbt"
+		echo "$f: peak RSS $(cat "$T/rss.$f") KB"
+		[ "$(cat "$T/rss.$f")" -lt 30000 ]
+	done
+}
+
+@test "export: bad input is a clear usage error" {
+	run "$SBT" export "$T/none.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"missing -o FILE"* ]]
+	run "$SBT" export --format pdf -o x "$T/none.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown --format 'pdf'"* ]]
+	run "$SBT" export --format otf2 -o x "$T/none.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"OTF2"* ]]
+	run "$SBT" export -o "$T/x" "$T/none.sbt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"none.sbt"* ]]
+	echo garbage >"$T/bad.sbt"
+	run "$SBT" export -o "$T/x" "$T/bad.sbt"
+	[ "$status" -eq 1 ]
+	run "$SBT" export -o /nonexistent/dir/x "$OUT/../tests/unit/golden/export.csv"
+	[ "$status" -eq 1 ]
+}
