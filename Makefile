@@ -134,6 +134,7 @@ bench: all
 # --- install, format, clean ---------------------------------------------------
 install: $(OUTPUT)/sbt-bpf
 	install -D -m 0755 $(OUTPUT)/sbt-bpf $(DESTDIR)$(PREFIX)/sbin/sbt-bpf
+	install -D -m 0644 doc/sbt-bpf.8 $(DESTDIR)$(PREFIX)/share/man/man8/sbt-bpf.8
 
 format:
 	clang-format -i include/sbt/*.h bpf/*.c bpf/*.h user/*.c user/*.h analyses/*.c \

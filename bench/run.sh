@@ -7,3 +7,4 @@ echo "# sbt-bpf benchmarks — $(date -u +%Y-%m-%d) — $(uname -r), $(nproc) CP
 ./lock_cost.sh
 ./counter_cost.sh
 ./accuracy.py -r 5
+./export_cost.sh

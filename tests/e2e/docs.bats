@@ -1,0 +1,27 @@
+#!/usr/bin/env bats
+# The manual page covers every subcommand and every option --help lists, and
+# make install puts it where man finds it.
+load helpers
+
+@test "man page: every option of every subcommand is documented" {
+	local cmd opt missing=""
+	for cmd in "" record report export calibrate; do
+		for opt in $("$SBT" $cmd --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+			case $opt in --help | --usage) continue ;; esac
+			# groff escapes every dash: \-\-buffer\-size
+			grep -qF -- "${opt//-/\\-}" "$ROOT/doc/sbt-bpf.8" || missing="$missing $cmd:$opt"
+		done
+	done
+	echo "missing:$missing"
+	[ -z "$missing" ]
+	for cmd in record report export calibrate; do grep -q "^\.B $cmd" "$ROOT/doc/sbt-bpf.8"; done
+}
+
+@test "make install: binary and man page under DESTDIR/PREFIX" {
+	make -C "$ROOT" -s install DESTDIR="$T/root" PREFIX=/usr >/dev/null
+	[ -x "$T/root/usr/sbin/sbt-bpf" ]
+	[ -f "$T/root/usr/share/man/man8/sbt-bpf.8" ]
+	if command -v man >/dev/null; then
+		man -l "$T/root/usr/share/man/man8/sbt-bpf.8" 2>/dev/null | grep -q "SBT-BPF(8)"
+	fi
+}
