@@ -125,7 +125,7 @@ static int run_exporter(struct replay *rp, const struct export_env *env, FILE *o
 	struct export_drops d = {.total = rp->m->drops_total};
 	struct exporter *x;
 	struct phases *ph = NULL;
-	char err[256];
+	char err[256] = "out of memory";
 	int rc = -ENOMEM;
 
 	x = threads ? exporter__new(&o, &src, err, sizeof(err)) : NULL;
@@ -136,37 +136,11 @@ static int run_exporter(struct replay *rp, const struct export_env *env, FILE *o
 		rc = replay__run(rp, ph, 0, NULL, NULL);
 		exporter__end(x, ph, &d);
 	}
+	if (!x || !ph)
+		log_err("%s", x ? strerror(ENOMEM) : err);
 	phases__free(ph);
 	exporter__free(x);
 	free(threads);
-	return rc;
-}
-
-static void at_end(void *ctx)
-{
-	report__at_end(ctx);
-}
-
-static int run_json(struct replay *rp, const struct export_env *env, FILE *out)
-{
-	struct report_opts ro = {.format = REPORT_JSON, .out = out};
-	struct report_src src = replay__report_src(rp);
-	struct phases_config pc = replay__phases_config(rp);
-	struct report_drops d = {.total = rp->m->drops_total,
-				 .per_cpu = rp->m->drops_per_cpu,
-				 .ncpus = rp->m->ncpus};
-	struct report *r = report__new(&ro, &src);
-	struct phases *ph = r ? phases__new(&pc, &report_phases_ops, r) : NULL;
-	int rc = -ENOMEM;
-
-	if (ph) {
-		report__attach(r, ph);
-		report__begin(r);
-		rc = replay__run(rp, ph, 0, at_end, r);
-		report__end(r, &d);
-	}
-	phases__free(ph);
-	report__free(r);
 	return rc;
 }
 
@@ -197,9 +171,11 @@ int cmd_export(int argc, char **argv)
 		replay__close(&rp);
 		return EXIT_RUNTIME;
 	}
-	rc = env.format == FORMAT_JSON ? run_json(&rp, &env, out) : run_exporter(&rp, &env, out);
-	if (rc == -ENOMEM)
-		log_err("%s", strerror(ENOMEM));
+	if (env.format == FORMAT_JSON)
+		rc = replay__report(&rp, &(struct report_opts){.format = REPORT_JSON, .out = out},
+				    0);
+	else
+		rc = run_exporter(&rp, &env, out);
 	if ((to_stdout ? fflush(out) : fclose(out)) && !rc) {
 		log_err("%s: %s", env.output, strerror(errno));
 		rc = -EIO;

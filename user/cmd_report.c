@@ -104,14 +104,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	return ARGP_ERR_UNKNOWN;
 }
 
-static void at_end(void *ctx)
-{
-	report__at_end(ctx);
-}
-
 static int analyse(struct replay *rp, const struct report_env *env)
 {
-	const struct tf_meta *m = rp->m;
 	struct report_opts ro = {.format = env->json ? REPORT_JSON : REPORT_TEXT,
 				 .phase_table = 1,
 				 .watch = env->watch,
@@ -121,29 +115,10 @@ static int analyse(struct replay *rp, const struct report_env *env)
 				 .sort = env->sort,
 				 .view = env->approx.view,
 				 .out = stdout};
-	struct report_src src = replay__report_src(rp);
-	struct phases_config pc = replay__phases_config(rp);
-	struct report_drops drops = {
-		.total = m->drops_total, .per_cpu = m->drops_per_cpu, .ncpus = m->ncpus};
-	struct report *r = report__new(&ro, &src);
-	struct phases *ph = phases__new(&pc, &report_phases_ops, r);
-	int rc;
 
-	if (!r || !ph) {
-		report__free(r);
-		phases__free(ph);
-		log_err("%s", strerror(ENOMEM));
-		return EXIT_RUNTIME;
-	}
-	report__attach(r, ph);
 	if (!env->json)
-		printf("Trace of: %s\nKernel: %s\n\n", m->command, m->kernel);
-	report__begin(r);
-	rc = replay__run(rp, ph, env->hang_ns, at_end, r);
-	report__end(r, &drops);
-	phases__free(ph);
-	report__free(r);
-	return rc ? EXIT_RUNTIME : EXIT_OK;
+		printf("Trace of: %s\nKernel: %s\n\n", rp->m->command, rp->m->kernel);
+	return replay__report(rp, &ro, env->hang_ns) ? EXIT_RUNTIME : EXIT_OK;
 }
 
 int cmd_report(int argc, char **argv)

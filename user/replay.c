@@ -128,3 +128,32 @@ int replay__run(struct replay *r, struct phases *ph, __u64 hang_ns,
 		log_err("reading records: %s", strerror(-rc));
 	return rc < 0 ? rc : 0;
 }
+
+static void at_end(void *ctx)
+{
+	report__at_end(ctx);
+}
+
+int replay__report(struct replay *rp, const struct report_opts *ro, __u64 hang_ns)
+{
+	const struct tf_meta *m = rp->m;
+	struct report_src src = replay__report_src(rp);
+	struct phases_config pc = replay__phases_config(rp);
+	struct report_drops drops = {
+		.total = m->drops_total, .per_cpu = m->drops_per_cpu, .ncpus = m->ncpus};
+	struct report *r = report__new(ro, &src);
+	struct phases *ph = r ? phases__new(&pc, &report_phases_ops, r) : NULL;
+	int rc = -ENOMEM;
+
+	if (ph) {
+		report__attach(r, ph);
+		report__begin(r);
+		rc = replay__run(rp, ph, hang_ns, at_end, r);
+		report__end(r, &drops);
+	} else {
+		log_err("%s", strerror(ENOMEM));
+	}
+	phases__free(ph);
+	report__free(r);
+	return rc;
+}

@@ -38,4 +38,8 @@ struct report_src replay__report_src(const struct replay *r);
 int replay__run(struct replay *r, struct phases *ph, __u64 hang_ns,
 		void (*before_finish)(void *ctx), void *ctx);
 
+/* The report (ro) of the whole trace: begin, every record, end. 0 or a
+ * negative errno. */
+int replay__report(struct replay *r, const struct report_opts *ro, __u64 hang_ns);
+
 #endif
