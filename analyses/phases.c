@@ -207,7 +207,7 @@ struct obj_state {
 	__u64 outstanding, ta_last_p;
 };
 
-static struct obj_state *obj_state(struct phases *p, __u32 pid, __u64 obj)
+static struct obj_state *obj_state(struct phases *p, __u64 pid, __u64 obj)
 {
 	struct obj_state *o = hmap_get(&p->objects, pid, obj);
 
@@ -719,20 +719,53 @@ static __u64 handoff_alpha(const struct phases *p, __u16 wait_probe, __u16 relea
  * entry if the lock was already free then (the uncontended path takes tens
  * of ns, so no hand-off). If it did not wait but the release is now later
  * than its call entry, it waits for it (case A). */
-static void lock_acquired(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
-			  const struct obj_state *r)
+static void acquired(struct phases *p, struct ph_thread *t, __u64 tm_s, __u64 ta_s,
+		     const struct sbt_event *e, __u16 wait_probe, const struct obj_state *r)
 {
-	__u64 ta_s = t->stack[d].ta, ta_e = max_u64(time_based(t, e->ts), ta_s), ta;
+	__u64 ta_e = max_u64(time_based(t, e->ts), ta_s), ta;
 
 	if (r->tm > e->ts)
 		return;
-	if (r->tm >= t->stack[d].ts) {
-		ta = r->ta + sub0(e->ts - r->tm, handoff_alpha(p, e->probe, r->probe));
+	if (r->tm >= tm_s) {
+		ta = r->ta + sub0(e->ts - r->tm, handoff_alpha(p, wait_probe, r->probe));
 		ta = ta > ta_s ? ta : ta_s;
 	} else {
 		ta = r->ta > ta_s ? r->ta + (ta_e - ta_s) : ta_e;
 	}
 	rebase(p, t, e->ts, ta);
+}
+
+static void lock_acquired(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
+			  const struct obj_state *r)
+{
+	acquired(p, t, t->stack[d].ts, t->stack[d].ta, e, e->probe, r);
+}
+
+/* Futex words are keyed apart from the objects of the same address (a
+ * mutex's word is the mutex). */
+#define FUTEX_KEY(pid) ((__u64)(pid) | 1ULL << 32)
+
+/* A futex wait outside any probed call (a hand-made barrier or lock) ended
+ * by a wake (DESIGN §5.4 model 7): the same rule as a lock, the wake being
+ * the release; probe id 0 holds the syscall tracepoints' cost. */
+static void futex_woken(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	const struct obj_state *r = hmap_get(&p->objects, FUTEX_KEY(e->pid), t->futex.uaddr);
+
+	if (r && r->tm)
+		acquired(p, t, t->futex.ts, t->futex.ta, e, 0, r);
+}
+
+/* A futex wake: the release a waiter's return may be re-timed on. */
+static void futex_wake(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	struct obj_state *o = obj_state(p, FUTEX_KEY(e->pid), e->obj);
+
+	if (o) {
+		o->tm = e->ts;
+		o->ta = max_u64(time_based(t, e->ts), t->ta_prev);
+		o->probe = 0;
+	}
 }
 
 /* A P that took V's token (Malony-Reed §4.3.2). P_s is the call's entry,
@@ -963,12 +996,15 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	}
 }
 
-static void on_futex_enter(struct ph_thread *t, const struct sbt_event *e)
+static void on_futex_enter(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	t->futex.active = 1;
 	t->futex.op = (__u32)e->site;
 	t->futex.uaddr = e->obj;
 	t->futex.ts = e->ts;
+	t->futex.ta = t->ta_prev;
+	if (event_based(p) && sync__futex_is_wake(t->futex.op))
+		futex_wake(p, t, e);
 }
 
 /* A futex wait splits the wait of the innermost probed call into spinning
@@ -993,6 +1029,8 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 		if (p->cfg.sync)
 			sync__futex_wait(p->cfg.sync, e->pid, e->tid, t->futex.uaddr, t->futex.ts,
 					 e->ts, top >= 0);
+		if (top < 0 && !ret && event_based(p))
+			futex_woken(p, t, e);
 	} else if (sync__futex_is_wake(t->futex.op) && p->cfg.sync) {
 		sync__futex_wake(p->cfg.sync, e->pid, t->futex.uaddr, ret);
 	}
@@ -1108,8 +1146,8 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 	/* futex records inside a probed call are part of that call: they get
 	 * no approximated time of their own (the call's return may move
 	 * before them) */
-	if (approximating(p) && e->type != SBT_EV_EXIT &&
-	    !((e->type == SBT_EV_FUTEX_ENTER || e->type == SBT_EV_FUTEX_EXIT) && t->depth > 0))
+	if (approximating(p) && e->type != SBT_EV_EXIT && e->type != SBT_EV_FUTEX_EXIT &&
+	    !(e->type == SBT_EV_FUTEX_ENTER && t->depth > 0))
 		approx_time(p, t, e->ts);
 	switch (e->type) {
 	case SBT_EV_ENTER:
@@ -1131,7 +1169,7 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 		on_thread_exit(p, t, e);
 		break;
 	case SBT_EV_FUTEX_ENTER:
-		on_futex_enter(t, e);
+		on_futex_enter(p, t, e);
 		break;
 	case SBT_EV_FUTEX_EXIT:
 		on_futex_exit(p, t, e);
@@ -1142,6 +1180,9 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 			approx_time(p, t, e->ts); /* after a departure re-based it */
 		pay(p, t, e->type, e->probe);
 	} else if (e->type == SBT_EV_FUTEX_ENTER || e->type == SBT_EV_FUTEX_EXIT) {
+		/* a return from a wait may have been re-timed on its wake */
+		if (approximating(p) && e->type == SBT_EV_FUTEX_EXIT && t->depth == 0)
+			approx_time(p, t, e->ts);
 		pay(p, t, e->type, 0);
 	}
 	return 0;

@@ -123,6 +123,7 @@ struct ph_thread {
 		int active;
 		__u32 op;
 		__u64 uaddr, ts;
+		__u64 ta; /* approximated time of the call */
 	} futex;
 	__u64 sync_wait_ns; /* cumulative lock/semaphore/condvar wait */
 	__u64 sync_mark;    /* sync_wait_ns at its last barrier departure */

@@ -96,8 +96,9 @@ for p in r["phases"]:
     for t in p["threads"]:
         assert set(t["approximated"]) >= {"arrive_ns", "depart_ns", "compute_ns", "wait_ns", "late_wait_ns"}
         assert t["approximated"]["depart_ns"] >= last
-for t in r["threads"]:
-    assert t["approximated"]["compute_ns"] <= t["compute_ns"]
+# a synchronization rule may delay one thread (it waited for another in the
+# approximation), so per-thread windows can grow; the run cannot
+assert r["approximated"]["duration_ns"] <= r["duration_ns"]
 ' <<<"$output"
 	run "$SBT" report --model time "$T/b.sbt"
 	[[ "$output" == *"model time-based only"* ]]
