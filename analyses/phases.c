@@ -1158,6 +1158,10 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 		break;
 	case SBT_EV_COUNTERS:
 		on_counters(p, t, e);
+		if (approximating(p)) {
+			t->ovh += p->cfg.alpha_counters;
+			t->overhead_total += p->cfg.alpha_counters;
+		}
 		break;
 	case SBT_EV_THREAD_START:
 		if (t->exit_ns)

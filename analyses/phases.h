@@ -232,8 +232,9 @@ struct phases_config {
 	/* probe cost per hit (calibrated), indexed by probe id; NULL: no
 	 * approximation */
 	const __u64 *alpha_enter, *alpha_exit;
-	int model;	/* enum ph_model */
-	int exit_order; /* enum ph_exit_order, for PH_MODEL_SM */
+	__u64 alpha_counters; /* cost of one COUNTERS record */
+	int model;	      /* enum ph_model */
+	int exit_order;	      /* enum ph_exit_order, for PH_MODEL_SM */
 };
 
 struct phases;

@@ -1028,6 +1028,7 @@ static void json_end(struct report *r, const struct report_drops *d)
 		json_kstr(j, "model", model_name(r));
 		json_ku64(j, "probe_overhead_ns", ovh);
 		json_ku64(j, "clamped_events", phases__clamped(r->ph));
+		json_ku64(j, "counter_record_ns", r->src.alpha_counters);
 		json_violations(r);
 		json_obj_end(j);
 		json_key(j, "calibration");

@@ -50,6 +50,7 @@ struct report_src {
 	const struct sbt_counter_info *counters; /* -e events, in record order */
 	int ncounters;
 	const __u64 *alpha_enter, *alpha_exit; /* probe cost per hit by probe id; may be NULL */
+	__u64 alpha_counters;		       /* cost of one counter record */
 	int model, exit_order;		       /* enum ph_model, enum ph_exit_order */
 };
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "calibrate.h"
+#include "counters.h"
 #include "log.h"
 #include "probes.h"
 #include "session.h"
@@ -216,35 +217,49 @@ static int own_probes(struct probe_table *t, int entry_only, char *err, size_t e
 	return 0;
 }
 
+/* The barrier group timed with both probes and two counters read at each
+ * hit (a counter record per hit). */
+static double counters_time;
+
 /* One pass with probes attached: 1 = entry probes only, 2 = both; 3 =
- * the futex tracepoints only. */
+ * the futex tracepoints only; 4 = both, and counters. */
 static int probed_pass(int pass, char *err, size_t errlen)
 {
 	struct session_opts so = {
 		.ringbuf_bytes = 16 << 20, .single_target = getpid(), .futex = pass == 3};
+	struct counter_set cs = {0};
 	struct probe_table t = {0};
 	struct session *s;
 	int e;
 
+	if (pass == 4) {
+		if (counters__parse("task-clock,page-faults", &cs, err, errlen) ||
+		    counters__open(&cs, err, errlen))
+			return -EINVAL;
+		so.counters = &cs;
+	}
+
 	e = own_probes(&t, pass == 1, err, errlen);
 	if (!e && pass == 3)
 		t.n = 1; /* no uprobes */
-	if (e)
-		return e;
-	s = session__open(&so, err, errlen);
-	if (!s) {
-		probes__free(&t);
-		return -EINVAL;
-	}
-	e = session__attach(s, &t, getpid(), err, errlen);
-	if (!e && pass == 3) {
+	s = e ? NULL : session__open(&so, err, errlen);
+	if (!e && !s)
+		e = -EINVAL;
+	if (!e)
+		e = session__attach(s, &t, getpid(), err, errlen);
+	if (!e && pass == 4) {
+		counters_time = time_group(&groups[0]);
+		session__drain(s, 0, discard, NULL);
+	} else if (!e && pass == 3) {
 		futex_group.both = time_group(&futex_group);
 		session__drain(s, 0, discard, NULL);
 	} else if (!e) {
 		time_all(s, pass);
 	}
-	session__close(s);
+	if (s)
+		session__close(s);
 	probes__free(&t);
+	counters__close(&cs);
 	return e;
 }
 
@@ -431,6 +446,8 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 	if (!e)
 		e = probed_pass(3, err, errlen);
 	if (!e)
+		e = probed_pass(4, err, errlen);
+	if (!e)
 		e = own_probes(&own, 0, err, errlen);
 	for (i = 0; !e && i < NGROUPS; i++) {
 		const struct group *g = &groups[i];
@@ -453,6 +470,8 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 		/* sys_enter and sys_exit run the same kind of program: half each */
 		add_alpha(c, CAL_FUTEX, (futex_group.both - futex_group.plain) / 2,
 			  (futex_group.both - futex_group.plain) / 2, INSN_NCLASSES);
+		/* a record at the entry and one at the return of each call */
+		add_alpha(c, CAL_COUNTERS, (counters_time - groups[0].both) / 2, 0, INSN_NCLASSES);
 	}
 	pthread_barrier_destroy(&cal_barrier);
 	sem_destroy(&cal_sem);
@@ -516,7 +535,7 @@ int calibration__load(struct calibration *c, const char *path)
 	identity(&here);
 	if (!c->n)
 		return -EINVAL;
-	if (!calibration__find(c, CAL_FUTEX))
+	if (!calibration__find(c, CAL_FUTEX) || !calibration__find(c, CAL_COUNTERS))
 		return -ESTALE; /* made by an older version */
 	if (strcmp(here.kernel, c->kernel) || strcmp(here.cpu, c->cpu))
 		return -ESTALE;

@@ -18,6 +18,9 @@
 /* The futex syscall tracepoints' cost per syscall (sys_enter as entry,
  * sys_exit as return), under this pseudo-symbol. */
 #define CAL_FUTEX "[futex-tracepoints]"
+/* The cost of one counter record (-e: two counters read and recorded at a
+ * barrier hit), as the entry cost of this pseudo-symbol. */
+#define CAL_COUNTERS "[counter-record]"
 
 /* How the kernel handles the probed first instruction (x86): the cost of an
  * entry hit depends on it far more than on the function. */

@@ -55,7 +55,8 @@ static void print(const struct calibration *c, int measured)
 	for (i = 0; i < c->n; i++)
 		printf("%-26s %12llu %12llu  %s\n", c->a[i].symbol,
 		       (unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns,
-		       cls[c->a[i].cls]);
+		       strcmp(c->a[i].symbol, CAL_COUNTERS) ? cls[c->a[i].cls]
+							    : "two counters read, one record");
 }
 
 int cmd_calibrate(int argc, char **argv)

@@ -45,6 +45,7 @@ struct tracer {
 	struct sync *sync;
 	struct counter_set counters;
 	__u64 *alpha_enter, *alpha_exit; /* by probe id */
+	__u64 alpha_counters;		 /* per counter record */
 	struct report *report;
 	struct tf_writer *writer;
 	__u64 start_ns;
@@ -344,6 +345,7 @@ static int open_outputs(struct tracer *t)
 		.ncounters = t->counters.n,
 		.alpha_enter = t->alpha_enter,
 		.alpha_exit = t->alpha_exit,
+		.alpha_counters = t->alpha_counters,
 		.model = t->env.approx.model,
 		.exit_order = t->env.approx.exit_order,
 	};
@@ -354,6 +356,7 @@ static int open_outputs(struct tracer *t)
 				   .ncounters = t->counters.n,
 				   .alpha_enter = t->alpha_enter,
 				   .alpha_exit = t->alpha_exit,
+				   .alpha_counters = t->alpha_counters,
 				   .model = t->env.approx.model,
 				   .exit_order = t->env.approx.exit_order};
 
@@ -537,6 +540,7 @@ static void fill_meta(struct tracer *t, struct tf_meta *m, __u64 end_ns, __u64 *
 		memcpy(m->alpha_enter, t->alpha_enter, t->probes.n * sizeof(__u64));
 		memcpy(m->alpha_exit, t->alpha_exit, t->probes.n * sizeof(__u64));
 		m->nalpha = t->probes.n;
+		m->alpha_counters = t->alpha_counters;
 	}
 }
 
@@ -663,6 +667,9 @@ static int probe_costs(struct tracer *t)
 		t->alpha_enter[0] = a->entry_ns;
 		t->alpha_exit[0] = a->exit_ns;
 	}
+	a = calibration__find(&cal, CAL_COUNTERS);
+	if (a && t->counters.n)
+		t->alpha_counters = a->entry_ns;
 	for (i = 1; i < t->probes.n; i++) {
 		const struct probe *p = &t->probes.probes[i];
 

@@ -79,6 +79,7 @@ struct phases_config replay__phases_config(const struct replay *r)
 				      .ncounters = r->m->ncounters,
 				      .alpha_enter = r->alpha_ok ? r->m->alpha_enter : NULL,
 				      .alpha_exit = r->alpha_ok ? r->m->alpha_exit : NULL,
+				      .alpha_counters = r->m->alpha_counters,
 				      .model = r->approx.model,
 				      .exit_order = r->approx.exit_order};
 }
@@ -97,6 +98,7 @@ struct report_src replay__report_src(const struct replay *r)
 				   .ncounters = r->m->ncounters,
 				   .alpha_enter = r->alpha_ok ? r->m->alpha_enter : NULL,
 				   .alpha_exit = r->alpha_ok ? r->m->alpha_exit : NULL,
+				   .alpha_counters = r->m->alpha_counters,
 				   .model = r->approx.model,
 				   .exit_order = r->approx.exit_order};
 }

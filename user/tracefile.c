@@ -414,6 +414,8 @@ static void encode_alpha(struct mbuf *b, const struct tf_meta *m)
 		mb_u64(b, m->alpha_enter[i]);
 		mb_u64(b, m->alpha_exit[i]);
 	}
+	/* added after the pairs: older readers stop before it */
+	mb_u64(b, m->alpha_counters);
 	mb_end(b, at);
 }
 
@@ -784,6 +786,8 @@ static int parse_alpha(const struct rctx *rc, struct cur *c, struct tf_meta *m)
 		get_u64(c, &m->alpha_enter[i]); /* cannot fail: n was checked above */
 		get_u64(c, &m->alpha_exit[i]);
 	}
+	if (c->left >= 8) /* absent from traces of older versions */
+		get_u64(c, &m->alpha_counters);
 	return 0;
 }
 

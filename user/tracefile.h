@@ -129,6 +129,7 @@ struct tf_meta {
 	/* calibrated probe cost per hit, indexed by probe id (NULL: not recorded) */
 	__u64 *alpha_enter, *alpha_exit;
 	__u32 nalpha;
+	__u64 alpha_counters; /* cost of one COUNTERS record (-e); 0: not recorded */
 };
 
 struct tf_writer;

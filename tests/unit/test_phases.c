@@ -712,6 +712,38 @@ TEST(time_based_model_ignores_barriers)
 	phases__free(p);
 }
 
+/* A counter record (-e) costs its thread alpha_counters like a probe hit:
+ * thread 1's record at 1500 moves its arrival at 2000 to 1000 + 1000 - 300. */
+TEST(counter_records_charged)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50};
+	struct phases_config cfg = {.probes = probes,
+				    .nprobes = NPROBES,
+				    .start_ns = START,
+				    .alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .alpha_counters = 300,
+				    .ncounters = 2};
+	struct phases_ops ops = {.episode = on_episode};
+	struct collected c;
+	struct phases *p;
+
+	memset(&c, 0, sizeof(c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	p = phases__new(&cfg, &ops, &c);
+	feed(p, SBT_EV_COUNTERS, 0, 1, 1500, 10, 20);
+	/* t_a = 1000 + 1000 - 300 (the counter record) */
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	feed(p, SBT_EV_COUNTERS, 0, 1, 2010, 11, 21);
+	leave(p, P_PBW, 1, 2500, 0);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_arrive, 1700);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->overhead_ns, 300);
+	phases__free(p);
+}
+
 /* A lost return record must not take the thread out of later episodes: its
  * next arrival at the same barrier unwinds the stale call. */
 TEST(lost_return_record_recovers)

@@ -79,6 +79,14 @@ static void make_meta(struct tf_meta *m)
 	for (i = 0; i < m->ncpus; i++)
 		m->drops_per_cpu[i] = i * 10;
 	m->drops_total = 60;
+	m->nalpha = 3;
+	m->alpha_enter = calloc(m->nalpha, sizeof(__u64));
+	m->alpha_exit = calloc(m->nalpha, sizeof(__u64));
+	for (i = 0; i < m->nalpha; i++) {
+		m->alpha_enter[i] = 100 + i;
+		m->alpha_exit[i] = 50 + i;
+	}
+	m->alpha_counters = 718;
 }
 
 static void write_trace(const char *path, __u32 nrec, const struct tf_meta *m)
@@ -133,6 +141,12 @@ static void check_meta_equal(const struct tf_meta *a, const struct tf_meta *b)
 		CHECK_STR(a->threads[i].comm, b->threads[i].comm);
 	}
 	CHECK_EQ(a->drops_total, b->drops_total);
+	CHECK_EQ(a->nalpha, b->nalpha);
+	for (i = 0; i < a->nalpha && i < b->nalpha; i++) {
+		CHECK_EQ(a->alpha_enter[i], b->alpha_enter[i]);
+		CHECK_EQ(a->alpha_exit[i], b->alpha_exit[i]);
+	}
+	CHECK_EQ(a->alpha_counters, b->alpha_counters);
 	CHECK_EQ(a->ncpus, b->ncpus);
 	for (i = 0; i < a->ncpus && i < b->ncpus; i++)
 		CHECK_EQ(a->drops_per_cpu[i], b->drops_per_cpu[i]);
