@@ -18,6 +18,12 @@ CFLAGS    ?= -O2 -g
 CFLAGS    += $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Ianalyses -Iuser -I$(OUTPUT)
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT) -Wall
 LIBS      := -lbpf -lelf -ldw -lz -lpthread -lm
+# OTF2 export when Debian's libopen-trace-format2-dev is there (scripts/deps.sh installs it)
+OTF2_LIBS := $(shell pkg-config --libs otf2 2>/dev/null)
+ifneq ($(OTF2_LIBS),)
+CFLAGS    += -DHAVE_OTF2
+LIBS      += $(OTF2_LIBS)
+endif
 
 BPF_SRCS  := bpf/sync.bpf.c bpf/proc.bpf.c bpf/futex.bpf.c bpf/counters.bpf.c
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -104,12 +110,12 @@ $(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(OUTPUT)/user
 		$(OUTPUT)/user/parse.o $(LIBS) -o $@
 
 $(OUTPUT)/bench/gen_trace: bench/gen_trace.c $(PURE_OBJS)
-	$(CC) $(CFLAGS) $< $(PURE_OBJS) -lm -o $@
+	$(CC) $(CFLAGS) $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
 
 # --- tests ------------------------------------------------------------------
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -DGOLDEN_DIR='"$(CURDIR)/tests/unit/golden"' $< $(PURE_OBJS) -lm -o $@
+	$(CC) $(CFLAGS) -Itests/unit -DGOLDEN_DIR='"$(CURDIR)/tests/unit/golden"' $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
 
 unit: $(UNIT_BINS)
 	@SBT_SUITES=unit tests/run-all.sh $(UNIT_BINS)

@@ -11,6 +11,7 @@ static const struct {
 	[EXPORT_CHROME] = {"chrome", &export_chrome_ops},
 	[EXPORT_CSV] = {"csv", &export_csv_ops},
 	[EXPORT_SVG] = {"svg", &export_svg_ops},
+	[EXPORT_OTF2] = {"otf2", &export_otf2_ops},
 };
 
 int export_format__parse(const char *name)
@@ -45,8 +46,7 @@ struct exporter *exporter__new(const struct export_opts *o, const struct report_
 		x->o.views &= ~EXPORT_APPROXIMATED;
 	if (!x->o.views)
 		x->o.views = EXPORT_MEASURED;
-	if (x->ops->init && x->ops->init(x)) {
-		snprintf(err, errlen, "out of memory");
+	if (x->ops->init && x->ops->init(x, err, errlen)) {
 		free(x);
 		return NULL;
 	}
@@ -72,7 +72,19 @@ void exporter__end(struct exporter *x, const struct phases *p, const struct expo
 {
 	if (x->ops->end)
 		x->ops->end(x, p, d);
-	fflush(x->o.out);
+	if (x->o.out)
+		fflush(x->o.out);
+}
+
+void exporter__record(struct exporter *x, const struct sbt_event *e, __u64 ta)
+{
+	if (x->ops->record)
+		x->ops->record(x, e, ta);
+}
+
+int exporter__wants_records(const struct exporter *x)
+{
+	return x->ops->record != NULL;
 }
 
 static void on_episode(void *ctx, const struct ph_episode *ep)

@@ -12,7 +12,7 @@
 #include "phases.h"
 #include "report.h"
 
-enum export_format { EXPORT_CHROME, EXPORT_CSV, EXPORT_SVG, EXPORT_NFORMATS };
+enum export_format { EXPORT_CHROME, EXPORT_CSV, EXPORT_SVG, EXPORT_OTF2, EXPORT_NFORMATS };
 
 #define EXPORT_MEASURED	    1 /* view bits */
 #define EXPORT_APPROXIMATED 2
@@ -28,7 +28,8 @@ struct export_opts {
 	int format;
 	int views; /* EXPORT_MEASURED | EXPORT_APPROXIMATED */
 	FILE *out;
-	__u64 end_ns; /* trace end (SVG time scale) */
+	const char *path; /* OTF2: the archive's directory (it writes files of its own) */
+	__u64 end_ns;	  /* trace end (SVG time scale, OTF2 trace length) */
 	const struct export_thread *threads;
 	int nthreads;
 	int width; /* SVG: pixels of the time axis (default 1600) */
@@ -47,6 +48,10 @@ void exporter__free(struct exporter *x);
 /* Callbacks for phases__new(). */
 extern const struct phases_ops exporter_phases_ops;
 void exporter__begin(struct exporter *x);
+/* Every record, after the analysis took it; ta: its approximated time. */
+void exporter__record(struct exporter *x, const struct sbt_event *e, __u64 ta);
+/* Whether the format wants exporter__record(). */
+int exporter__wants_records(const struct exporter *x);
 /* Closes the document; p gives the thread list, d the drops. */
 void exporter__end(struct exporter *x, const struct phases *p, const struct export_drops *d);
 /* Parse a format name: enum export_format, or -1. */
@@ -55,10 +60,11 @@ int export_format__parse(const char *name);
 /* ---- shared by the formats ---- */
 
 struct export_format_ops {
-	int (*init)(struct exporter *x);
+	int (*init)(struct exporter *x, char *err, size_t errlen); /* 0 or -1 + err */
 	void (*begin)(struct exporter *x);
 	void (*episode)(struct exporter *x, const struct ph_episode *ep);
 	void (*call)(struct exporter *x, const struct ph_call *c);
+	void (*record)(struct exporter *x, const struct sbt_event *e, __u64 ta);
 	void (*end)(struct exporter *x, const struct phases *p, const struct export_drops *d);
 	void (*fini)(struct exporter *x);
 };
@@ -68,9 +74,11 @@ struct exporter {
 	struct report_src src;
 	const struct export_format_ops *ops;
 	void *state; /* the format's */
+	int failed;  /* the format could not write: its message was logged */
 };
 
-extern const struct export_format_ops export_chrome_ops, export_csv_ops, export_svg_ops;
+extern const struct export_format_ops export_chrome_ops, export_csv_ops, export_svg_ops,
+	export_otf2_ops;
 
 /* Names for the outputs. */
 const char *export__symbol(const struct exporter *x, __u16 probe);

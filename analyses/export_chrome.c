@@ -43,12 +43,14 @@ static __u32 view_id(__u32 id, int view)
 	return view == PH_APPROXIMATED ? id + APPROX_ID_OFFSET : id;
 }
 
-static int init(struct exporter *x)
+static int init(struct exporter *x, char *err, size_t errlen)
 {
 	struct chrome *c = calloc(1, sizeof(*c));
 
-	if (!c)
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
+	}
 	json_init(&c->j, x->o.out, 0);
 	hmap_init(&c->holds);
 	hmap_init(&c->processes);

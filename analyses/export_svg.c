@@ -85,13 +85,15 @@ static struct row *row_of(struct exporter *x, __u32 pid, __u32 tid)
 	return &s->row[s->nrows++];
 }
 
-static int init(struct exporter *x)
+static int init(struct exporter *x, char *err, size_t errlen)
 {
 	struct svg *s = calloc(1, sizeof(*s));
 	int i;
 
-	if (!s)
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
+	}
 	s->width = x->o.width > 0 ? x->o.width : DEFAULT_W;
 	s->t0 = x->src.start_ns;
 	s->t1 = x->o.end_ns > s->t0 ? x->o.end_ns : s->t0 + 1;

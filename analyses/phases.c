@@ -1413,6 +1413,13 @@ __u64 phases__violations(const struct phases *p, int kind)
 	return n;
 }
 
+__u64 phases__thread_approx(const struct phases *p, __u32 tid)
+{
+	const struct ph_thread *t = hmap_get(&p->threads, tid, 0);
+
+	return t && approximating(p) ? t->ta_prev : 0;
+}
+
 __u64 phases__clamped(const struct phases *p)
 {
 	return p->clamped;

@@ -280,6 +280,9 @@ const char *ph_violation_name(int kind);
  * event (closer together than the probe cost charged between them) and were
  * held there: not a violation, a sign of the calibration's granularity. */
 __u64 phases__clamped(const struct phases *p);
+/* The approximated time of thread tid's latest event (after phases__feed()
+ * of that event); 0 when unknown or not approximating. */
+__u64 phases__thread_approx(const struct phases *p, __u32 tid);
 /* Phases affected by lost records: count and the first few indices. */
 __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);
 

@@ -3,7 +3,8 @@
 # 10-million-record trace (bench/gen_trace: 8 threads, a barrier and a
 # mutex per phase) and on a recorded one (barrier_imbalance, 2 threads,
 # 200,000 phases of back-to-back barriers). Output to /dev/null: the cost of
-# reading, analysing and formatting, not of the disk.
+# reading, analysing and formatting, not of the disk (OTF2 writes its
+# archive to a temporary directory).
 #
 #   bench/export_cost.sh [-n RECORDS]
 set -euo pipefail
@@ -23,8 +24,10 @@ echo "| trace | records | format | seconds | records/s | peak RSS MB |"
 echo "|---|---|---|---|---|---|"
 for trace in synthetic recorded; do
 	recs=$("$SBT" report --format json "$TMP/$trace.sbt" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
-	for f in chrome csv json svg; do
-		/usr/bin/time -f "%e %M" -o "$TMP/t" "$SBT" export --format $f -o /dev/null "$TMP/$trace.sbt"
+	for f in chrome csv json svg otf2; do
+		out=/dev/null
+		[ $f = otf2 ] && out=$TMP/otf2 && rm -rf "$out"
+		/usr/bin/time -f "%e %M" -o "$TMP/t" "$SBT" export --format $f -o "$out" "$TMP/$trace.sbt"
 		read -r s kb <"$TMP/t"
 		awk -v t=$trace -v r="$recs" -v f=$f -v s="$s" -v kb="$kb" 'BEGIN {
 			printf "| %s | %d | %s | %.2f | %.0f | %.1f |\n", t, r, f, s, (s > 0 ? r / s : 0), kb / 1024 }'

@@ -3,9 +3,10 @@
 # Idempotent: only missing packages are installed; a no-op on a ready machine.
 set -euo pipefail
 
-BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev"
+BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
+	libopen-trace-format2-dev"
 RUN_PKGS="libomp-dev"
-TEST_PKGS="bats procps util-linux python3 time chromium"
+TEST_PKGS="bats procps util-linux python3 time chromium otf2-tools"
 BENCH_PKGS="bpftrace"
 
 want="$BUILD_PKGS $RUN_PKGS"

@@ -25,8 +25,11 @@ struct export_env {
 enum { OPT_FORMAT = 1000, OPT_BOTH, OPT_WIDTH };
 
 static const struct argp_option options[] = {
-	{"format", OPT_FORMAT, "FMT", 0, "chrome (default), csv, json or svg", 0},
-	{"output", 'o', "FILE", 0, "Write to FILE ('-': standard output); required", 0},
+	{"format", OPT_FORMAT, "FMT", 0, "chrome (default), csv, json, svg or otf2", 0},
+	{"output", 'o', "FILE", 0,
+	 "Write to FILE ('-': standard output; otf2: a directory, created, holding traces.otf2); "
+	 "required",
+	 0},
 	{"both", OPT_BOTH, NULL, 0, "Measured and approximated views (the default)", 0},
 	{"width", OPT_WIDTH, "PX", 0, "SVG: pixels of the time axis (default 1600)", 0},
 	{},
@@ -36,13 +39,15 @@ static const char doc[] =
 	"Export a .sbt trace recorded by `sbt-bpf record`.\n"
 	"\n"
 	"Formats: chrome (trace-event JSON for ui.perfetto.dev and chrome://tracing),\n"
-	"csv (a row per phase and thread), json (the report's JSON), svg (timeline).\n"
+	"csv (a row per phase and thread), json (the report's JSON), svg (timeline),\n"
+	"otf2 (an OTF2 archive for Vampir and otf2-print).\n"
 	"\n"
 	"Examples:\n"
 	"  sbt-bpf export -o lu.json lu.sbt                  # open in ui.perfetto.dev\n"
 	"  sbt-bpf export --format csv --approximated -o lu.csv lu.sbt\n"
 	"  sbt-bpf export --format svg -o lu.svg lu.sbt\n"
-	"  sbt-bpf export --format json --model sm -o - lu.sbt";
+	"  sbt-bpf export --format json --model sm -o - lu.sbt\n"
+	"  sbt-bpf export --format otf2 -o lu-otf2 lu.sbt && otf2-print lu-otf2/traces.otf2";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
@@ -52,13 +57,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	switch (key) {
 	case OPT_FORMAT:
 		env->format = strcmp(arg, "json") ? export_format__parse(arg) : FORMAT_JSON;
-		if (env->format == -1) {
-			if (!strcmp(arg, "otf2"))
-				argp_error(st, "OTF2 export is not implemented yet (use chrome)");
-			else
-				argp_error(st, "unknown --format '%s' (chrome, csv, json, svg)",
-					   arg);
-		}
+		if (env->format == -1)
+			argp_error(st, "unknown --format '%s' (chrome, csv, json, svg, otf2)", arg);
 		return 0;
 	case 'o':
 		env->output = arg;
@@ -84,6 +84,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "missing trace FILE");
 		if (!env->output)
 			argp_error(st, "missing -o FILE ('-' for standard output)");
+		if (env->format == EXPORT_OTF2 && !strcmp(env->output, "-"))
+			argp_error(st, "otf2 writes an archive directory: give -o DIR");
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;
@@ -110,6 +112,12 @@ static struct export_thread *thread_list(const struct tf_meta *m)
 	return t;
 }
 
+/* Formats that read every record (OTF2) get it with its approximated time. */
+static void to_exporter(void *ctx, const struct sbt_event *e, const struct phases *ph)
+{
+	exporter__record(ctx, e, phases__thread_approx(ph, e->tid));
+}
+
 static int run_exporter(struct replay *rp, const struct export_env *env, FILE *out)
 {
 	struct report_src src = replay__report_src(rp);
@@ -118,6 +126,7 @@ static int run_exporter(struct replay *rp, const struct export_env *env, FILE *o
 	struct export_opts o = {.format = env->format,
 				.views = views_of(env->approx.view),
 				.out = out,
+				.path = env->output,
 				.end_ns = rp->m->end_ns,
 				.threads = threads,
 				.nthreads = (int)rp->m->nthreads,
@@ -132,9 +141,15 @@ static int run_exporter(struct replay *rp, const struct export_env *env, FILE *o
 	if (x)
 		ph = phases__new(&pc, &exporter_phases_ops, x);
 	if (x && ph) {
+		if (exporter__wants_records(x)) {
+			rp->on_record = to_exporter;
+			rp->record_ctx = x;
+		}
 		exporter__begin(x);
 		rc = replay__run(rp, ph, 0, NULL, NULL);
 		exporter__end(x, ph, &d);
+		if (!rc && x->failed)
+			rc = -EIO;
 	}
 	if (!x || !ph)
 		log_err("%s", x ? strerror(ENOMEM) : err);
@@ -164,9 +179,10 @@ int cmd_export(int argc, char **argv)
 		return EXIT_USAGE;
 	if (replay__open(&rp, env.path, &env.approx))
 		return EXIT_RUNTIME;
-	to_stdout = !strcmp(env.output, "-");
-	out = to_stdout ? stdout : fopen(env.output, "we");
-	if (!out) {
+	/* OTF2 writes a directory of its own files */
+	to_stdout = env.format != EXPORT_OTF2 && !strcmp(env.output, "-");
+	out = env.format == EXPORT_OTF2 ? NULL : to_stdout ? stdout : fopen(env.output, "we");
+	if (!out && env.format != EXPORT_OTF2) {
 		log_err("%s: %s", env.output, strerror(errno));
 		replay__close(&rp);
 		return EXIT_RUNTIME;
@@ -176,7 +192,7 @@ int cmd_export(int argc, char **argv)
 				    0);
 	else
 		rc = run_exporter(&rp, &env, out);
-	if ((to_stdout ? fflush(out) : fclose(out)) && !rc) {
+	if (out && (to_stdout ? fflush(out) : fclose(out)) && !rc) {
 		log_err("%s: %s", env.output, strerror(errno));
 		rc = -EIO;
 	}

@@ -117,6 +117,8 @@ int replay__run(struct replay *r, struct phases *ph, __u64 hang_ns,
 				   m->threads[i].start_ns ? m->threads[i].start_ns : m->start_ns);
 	while ((rc = tracefile__next(r->tf, &e)) == 1) {
 		phases__feed(ph, &e);
+		if (r->on_record)
+			r->on_record(r->record_ctx, &e, ph);
 		/* Hangs in trace time, checked every 10 ms of it. */
 		if (hang_ns && e.ts > last_check + 10000000ULL) {
 			phases__check_hangs(ph, e.ts, hang_ns);

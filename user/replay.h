@@ -23,6 +23,9 @@ struct replay {
 	struct sync *sync;
 	int alpha_ok; /* the costs cover every probe id */
 	struct approx_opts approx;
+	/* called with every record after the analysis took it (may be NULL) */
+	void (*on_record)(void *ctx, const struct sbt_event *e, const struct phases *ph);
+	void *record_ctx;
 };
 
 /* Open path; logs the reason and returns a negative errno on failure. */
