@@ -121,3 +121,18 @@ PY
 	run "$SBT" export -o /nonexistent/dir/x "$OUT/../tests/unit/golden/export.csv"
 	[ "$status" -eq 1 ]
 }
+
+# Golden files of a small synthetic trace (bench/gen_trace: deterministic) in
+# every format; after a reviewed change, regenerate them with
+# tests/e2e/golden/update.sh.
+@test "export: every format of a synthetic trace matches its golden file" {
+	"$OUT/bench/gen_trace" -n 96 -t 2 -o "$T/syn.sbt" >/dev/null
+	for f in chrome csv json svg; do
+		"$SBT" export --format $f --width 200 -o "$T/syn.$f" "$T/syn.sbt"
+		diff -u "$ROOT/tests/e2e/golden/synthetic.$f" "$T/syn.$f"
+	done
+	command -v otf2-print >/dev/null || skip "otf2-tools not installed (sudo make deps-test)"
+	"$SBT" export --format otf2 -o "$T/otf" "$T/syn.sbt"
+	{ otf2-print "$T/otf/traces.otf2"; otf2-print -G "$T/otf/traces.otf2" 2>/dev/null | grep -v '^===\|^$'; } >"$T/syn.otf2.txt"
+	diff -u "$ROOT/tests/e2e/golden/synthetic.otf2.txt" "$T/syn.otf2.txt"
+}
