@@ -92,8 +92,8 @@ PY
 	[[ "$output" == *"-o DIR"* ]]
 }
 
-@test "export: 2 million records with bounded memory" {
-	"$OUT/bench/gen_trace" -n 2000000 -o "$T/big.sbt"
+@test "export: 10 million records with bounded memory" {
+	"$OUT/bench/gen_trace" -n 10000000 -o "$T/big.sbt"
 	for f in chrome csv svg; do
 		/usr/bin/time -f "%M" -o "$T/rss.$f" "$SBT" export --format $f -o /dev/null "$T/big.sbt"
 		echo "$f: peak RSS $(cat "$T/rss.$f") KB"
