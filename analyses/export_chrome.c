@@ -58,21 +58,11 @@ static int init(struct exporter *x, char *err, size_t errlen)
 	return 0;
 }
 
-static void free_values(struct hmap *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++)
-		if (m->slots[i].val && m->slots[i].val != HMAP_TOMB)
-			free(m->slots[i].val);
-	hmap_free(m);
-}
-
 static void fini(struct exporter *x)
 {
 	struct chrome *c = state(x);
 
-	free_values(&c->holds);
+	hmap_free_values(&c->holds);
 	hmap_free(&c->processes);
 	free(c);
 }

@@ -24,6 +24,16 @@ void hmap_free(struct hmap *m)
 	hmap_init(m);
 }
 
+void hmap_free_values(struct hmap *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->slots[i].val && m->slots[i].val != HMAP_TOMB)
+			free(m->slots[i].val);
+	hmap_free(m);
+}
+
 static struct hmap_slot *find(const struct hmap *m, uint64_t k1, uint64_t k2)
 {
 	size_t i;

@@ -24,6 +24,8 @@ struct hmap {
 
 void hmap_init(struct hmap *m);
 void hmap_free(struct hmap *m);
+/* hmap_free() for a map whose values were malloc'ed: frees them too. */
+void hmap_free_values(struct hmap *m);
 void *hmap_get(const struct hmap *m, uint64_t k1, uint64_t k2);
 /* Insert or replace. Returns 0 or -ENOMEM. */
 int hmap_put(struct hmap *m, uint64_t k1, uint64_t k2, void *val);

@@ -41,15 +41,9 @@ void names__free(struct names *n)
 		free(n->list[i]->str);
 		free(n->list[i]);
 	}
-	for (i = 0; i < n->comms.cap; i++) {
-		void *v = n->comms.slots[i].val;
-
-		if (v && v != HMAP_TOMB)
-			free(v);
-	}
 	free(n->list);
 	hmap_free(&n->addrs);
-	hmap_free(&n->comms);
+	hmap_free_values(&n->comms);
 	free(n);
 }
 

@@ -110,12 +110,9 @@ void phases__free(struct phases *p)
 	free(p->thread_list);
 	free(p->inflight);
 	free(p->sites);
-	for (i = 0; i < p->objects.cap; i++)
-		if (p->objects.slots[i].val && p->objects.slots[i].val != HMAP_TOMB)
-			free(p->objects.slots[i].val);
 	hmap_free(&p->threads);
 	hmap_free(&p->open);
-	hmap_free(&p->objects);
+	hmap_free_values(&p->objects);
 	free(p);
 }
 

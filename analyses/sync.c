@@ -96,10 +96,7 @@ void sync__free(struct sync *s)
 		free(s->list[k]);
 		hmap_free(&s->objs[k]);
 	}
-	for (i = 0; i < s->holds.cap; i++)
-		if (s->holds.slots[i].val && s->holds.slots[i].val != HMAP_TOMB)
-			free(s->holds.slots[i].val);
-	hmap_free(&s->holds);
+	hmap_free_values(&s->holds);
 	free(s);
 }
 
