@@ -850,7 +850,7 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		t->stack[d].arg2 = e->site;
 	}
 	t->depth++;
-	ta = approximating(p) ? approx_time(p, t, e->ts) : 0;
+	ta = approximating(p) ? t->ta_prev : 0; /* approximated by phases__feed() */
 	if (kind == SBT_PK_SEM_POST && event_based(p))
 		ta = sem_posted(p, t, e, ta);
 	if (d < STACK_MAX)
