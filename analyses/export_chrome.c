@@ -305,6 +305,8 @@ static void other_data(struct exporter *x, const struct phases *p, const struct 
 		json_key(j, "calibration");
 		json_arr_begin(j);
 		for (k = 1; k < x->src.nprobes; k++) {
+			if (!x->src.probes[k].kind)
+				continue; /* an id not in use */
 			json_obj_begin(j);
 			json_kstr(j, "symbol", x->src.probes[k].symbol);
 			json_ku64(j, "entry_ns", x->src.alpha_enter[k]);

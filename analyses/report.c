@@ -1037,6 +1037,8 @@ static void json_end(struct report *r, const struct report_drops *d)
 			/* id 0: the futex records' syscall tracepoints */
 			if (!k && !r->src.alpha_enter[0] && !r->src.alpha_exit[0])
 				continue;
+			if (k && !r->src.probes[k].kind)
+				continue; /* an id not in use */
 			json_obj_begin(j);
 			json_ku64(j, "probe", k);
 			json_kstr(j, "symbol", k ? r->src.probes[k].symbol : "[futex-tracepoints]");

@@ -43,8 +43,19 @@ SBT_GLOBAL struct {
 SBT_GLOBAL __u64 drops_total[SBT_MAX_CPUS];
 SBT_GLOBAL __u64 drops_pending[SBT_MAX_CPUS];
 
-/* Trace every process (system-wide mode) instead of the `targets` set. */
-SBT_GLOBAL const volatile __u8 trace_all;
+/* Failed reservations by process (system-wide mode reports them per job).
+ * Touched only when a reservation fails. */
+SBT_GLOBAL struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops_by_pid SEC(".maps");
+
+/* System-wide mode: thread and exec records for every process, so that a
+ * process that becomes a job later has its threads' true start times.
+ * Syscall and context-switch programs still filter on `targets`. */
+SBT_GLOBAL const volatile __u8 proc_all;
 /* Check `targets` in the uprobe programs. Off when every uprobe is attached
  * to one pid: the kernel filters those already, and the lookup costs ~40 ns
  * per hit. */
@@ -61,7 +72,7 @@ static __always_inline int sbt_is_target(__u32 pid)
 {
 	if (single_target)
 		return pid == single_target;
-	return trace_all || bpf_map_lookup_elem(&targets, &pid) != NULL;
+	return bpf_map_lookup_elem(&targets, &pid) != NULL;
 }
 
 /* Reserve, fill and submit one record. Submission never wakes the consumer:
@@ -75,8 +86,15 @@ static __always_inline int sbt_emit(__u16 type, __u16 probe, __u32 pid, __u32 ti
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
+		__u64 one = 1, *n;
+
 		__sync_fetch_and_add(&drops_total[cpu], 1);
 		__sync_fetch_and_add(&drops_pending[cpu], 1);
+		n = bpf_map_lookup_elem(&drops_by_pid, &pid);
+		if (n)
+			__sync_fetch_and_add(n, 1);
+		else
+			bpf_map_update_elem(&drops_by_pid, &pid, &one, BPF_NOEXIST);
 		return 0;
 	}
 	e->ts = bpf_ktime_get_ns();

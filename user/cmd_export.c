@@ -3,6 +3,7 @@
  * report, or an SVG timeline (analyses/export.h). */
 #include <argp.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,11 @@ struct export_env {
 	const char *path, *output;
 	int format;
 	int width;
+	__u32 pid;
 	struct approx_opts approx;
 };
 
-enum { OPT_FORMAT = 1000, OPT_BOTH, OPT_WIDTH };
+enum { OPT_FORMAT = 1000, OPT_BOTH, OPT_WIDTH, OPT_PID };
 
 static const struct argp_option options[] = {
 	{"format", OPT_FORMAT, "FMT", 0, "chrome (default), csv, json, svg or otf2", 0},
@@ -32,6 +34,10 @@ static const struct argp_option options[] = {
 	 0},
 	{"both", OPT_BOTH, NULL, 0, "Measured and approximated views (the default)", 0},
 	{"width", OPT_WIDTH, "PX", 0, "SVG: pixels of the time axis (default 1600)", 0},
+	{"pid", OPT_PID, "PID", 0,
+	 "The process to export from a trace that holds several (record -a, -p PID,PID); "
+	 "required there",
+	 0},
 	{},
 };
 
@@ -47,6 +53,7 @@ static const char doc[] =
 	"  sbt-bpf export --format csv --approximated -o lu.csv lu.sbt\n"
 	"  sbt-bpf export --format svg -o lu.svg lu.sbt\n"
 	"  sbt-bpf export --format json --model sm -o - lu.sbt\n"
+	"  sbt-bpf export --pid 4242 -o job.json all.sbt      # one process of record -a\n"
 	"  sbt-bpf export --format otf2 -o lu-otf2 lu.sbt && otf2-print lu-otf2/traces.otf2";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
@@ -55,6 +62,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	uint64_t v;
 
 	switch (key) {
+	case OPT_PID: {
+		int pid;
+
+		if (parse_int(arg, 1, INT_MAX, &pid))
+			argp_error(st, "invalid value '%s' for --pid", arg);
+		env->pid = pid;
+		return 0;
+	}
 	case OPT_FORMAT:
 		env->format = strcmp(arg, "json") ? export_format__parse(arg) : FORMAT_JSON;
 		if (env->format == -1)
@@ -179,6 +194,10 @@ int cmd_export(int argc, char **argv)
 		return EXIT_USAGE;
 	if (replay__open(&rp, env.path, &env.approx))
 		return EXIT_RUNTIME;
+	if (replay__select(&rp, env.pid, 1)) {
+		replay__close(&rp);
+		return EXIT_RUNTIME;
+	}
 	/* OTF2 writes a directory of its own files */
 	to_stdout = env.format != EXPORT_OTF2 && !strcmp(env.output, "-");
 	out = env.format == EXPORT_OTF2 ? NULL : to_stdout ? stdout : fopen(env.output, "we");

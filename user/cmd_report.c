@@ -3,6 +3,7 @@
  * or as JSON. Runs the same analysis and report code as live tracing. */
 #include <argp.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +30,19 @@ struct report_env {
 	uint64_t warn_ns;
 	uint64_t hang_ns;
 	int sort;
+	__u32 pid;
 	struct approx_opts approx;
 };
 
-enum { OPT_FORMAT = 1000, OPT_WATCH, OPT_WATCH_ALL, OPT_WARN_TIME, OPT_HANG_TIMEOUT, OPT_SORT };
+enum {
+	OPT_FORMAT = 1000,
+	OPT_WATCH,
+	OPT_WATCH_ALL,
+	OPT_WARN_TIME,
+	OPT_HANG_TIMEOUT,
+	OPT_SORT,
+	OPT_PID,
+};
 
 static const struct argp_option options[] = {
 	{"format", OPT_FORMAT, "FMT", 0, "text (default) or json", 0},
@@ -43,6 +53,10 @@ static const struct argp_option options[] = {
 	{"hang-timeout", OPT_HANG_TIMEOUT, "S", 0,
 	 "Report barriers with no release for S seconds of trace time (default 10, 0 = off)", 0},
 	{"sort", OPT_SORT, "KEY", 0, "Order of the lock table: wait (default), hold, count", 0},
+	{"pid", OPT_PID, "PID", 0,
+	 "Only process PID of a trace that holds several (record -a, -p PID,PID); default: a "
+	 "report per process",
+	 0},
 	{},
 };
 
@@ -53,7 +67,8 @@ static const char doc[] = "Analyse a .sbt trace file recorded by `sbt-bpf record
 			  "  sbt-bpf report --format json lu.sbt > lu.json\n"
 			  "  sbt-bpf report --watch lu.c:320 lu.sbt\n"
 			  "  sbt-bpf report --approximated lu.sbt     # probe cost removed\n"
-			  "  sbt-bpf report --model sm --exit-order reverse lu.sbt";
+			  "  sbt-bpf report --model sm --exit-order reverse lu.sbt\n"
+			  "  sbt-bpf report --pid 4242 all.sbt        # one process of record -a";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
@@ -83,6 +98,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (parse_seconds_ns(arg, 86400ULL * 1000000000ULL, &env->hang_ns))
 			argp_error(st, "invalid value '%s' for --hang-timeout", arg);
 		return 0;
+	case OPT_PID: {
+		int pid;
+
+		if (parse_int(arg, 1, INT_MAX, &pid))
+			argp_error(st, "invalid value '%s' for --pid", arg);
+		env->pid = pid;
+		return 0;
+	}
 	case OPT_SORT:
 		env->sort = sync_sort__parse(arg);
 		if (env->sort < 0)
@@ -117,7 +140,8 @@ static int analyse(struct replay *rp, const struct report_env *env)
 				 .out = stdout};
 
 	if (!env->json)
-		printf("Trace of: %s\nKernel: %s\n\n", rp->m->command, rp->m->kernel);
+		printf("Trace of: %s\nKernel: %s\n\n", rp->job ? rp->job->command : rp->m->command,
+		       rp->m->kernel);
 	return replay__report(rp, &ro, env->hang_ns) ? EXIT_RUNTIME : EXIT_OK;
 }
 
@@ -140,6 +164,10 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	if (replay__open(&rp, env.path, &env.approx))
 		return EXIT_RUNTIME;
+	if (replay__select(&rp, env.pid, 0)) {
+		replay__close(&rp);
+		return EXIT_RUNTIME;
+	}
 	rc = analyse(&rp, &env);
 	replay__close(&rp);
 	return rc;

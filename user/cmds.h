@@ -3,7 +3,8 @@
 #ifndef SBT_CMDS_H
 #define SBT_CMDS_H
 
-int cmd_trace(int argc, char **argv, int record);
+/* cmd: 0 live tracing, 1 record, 2 top (enum env_cmd) */
+int cmd_trace(int argc, char **argv, int cmd);
 int cmd_report(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_export(int argc, char **argv);

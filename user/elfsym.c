@@ -17,6 +17,8 @@ struct elfsym {
 	struct sym *syms;
 	size_t n, cap;
 	int dynamic;
+	unsigned char build_id[ELFSYM_BUILD_ID_MAX];
+	int build_id_len;
 };
 
 static int add_sym(struct elfsym *es, const char *name, uint64_t offset, int defined)
@@ -100,6 +102,24 @@ static int load_table(struct elfsym *es, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
 	return 0;
 }
 
+/* The GNU build-id note, if the file has one. */
+static void load_build_id(struct elfsym *es, Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((char *)data->d_buf + name_off, "GNU", 4) || !nh.n_descsz)
+			continue;
+		es->build_id_len =
+			nh.n_descsz < ELFSYM_BUILD_ID_MAX ? (int)nh.n_descsz : ELFSYM_BUILD_ID_MAX;
+		memcpy(es->build_id, (char *)data->d_buf + desc_off, es->build_id_len);
+		return;
+	}
+}
+
 static int load(struct elfsym *es, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
@@ -110,6 +130,8 @@ static int load(struct elfsym *es, Elf *elf)
 
 		if (!gelf_getshdr(scn, &sh))
 			return -EINVAL;
+		if (sh.sh_type == SHT_NOTE && !es->build_id_len)
+			load_build_id(es, scn);
 		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
 			continue;
 		es->dynamic |= sh.sh_type == SHT_DYNSYM;
@@ -197,4 +219,10 @@ int elfsym__imports(const struct elfsym *es, const char *name)
 int elfsym__is_dynamic(const struct elfsym *es)
 {
 	return es->dynamic;
+}
+
+int elfsym__build_id(const struct elfsym *es, unsigned char *buf)
+{
+	memcpy(buf, es->build_id, es->build_id_len);
+	return es->build_id_len;
 }

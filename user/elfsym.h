@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#define ELFSYM_BUILD_ID_MAX 32
+
 struct elfsym;
 
 /* Open path and load its symbols. NULL and a negative errno in *err when
@@ -29,5 +31,9 @@ int elfsym__imports(const struct elfsym *es, const char *name);
 /* Whether the file is an executable or shared object with a dynamic symbol
  * table (as opposed to a data file that happens to be mapped). */
 int elfsym__is_dynamic(const struct elfsym *es);
+
+/* The file's GNU build-id into buf (ELFSYM_BUILD_ID_MAX bytes); returns its
+ * length, 0 when the file has none. */
+int elfsym__build_id(const struct elfsym *es, unsigned char *buf);
 
 #endif

@@ -10,10 +10,32 @@
 
 #define ENV_MAX_WATCH  32
 #define ENV_MAX_PROBES 64
+#define ENV_MAX_PIDS   256
+#define ENV_MAX_FILTER 16
+
+/* --filter: a process is traced when every key given matches (a key given
+ * several times matches any of its values). */
+struct env_filter {
+	const char *comm[ENV_MAX_FILTER]; /* glob on the process name */
+	int ncomm;
+	uid_t uid[ENV_MAX_FILTER];
+	int nuid;
+	const char *cgroup[ENV_MAX_FILTER]; /* cgroup v2 path prefix */
+	int ncgroup;
+};
+
+/* Which command parses the options. */
+enum env_cmd { ENV_TRACE, ENV_RECORD, ENV_TOP };
 
 struct env {
 	int record;	    /* `record` subcommand: write a trace, stay quiet */
-	pid_t pid;	    /* -p */
+	int top;	    /* `top` subcommand: live table of the jobs */
+	pid_t pid;	    /* -p, the first one */
+	pid_t pids[ENV_MAX_PIDS]; /* -p PID[,PID...], repeatable */
+	int npids;
+	int all;		  /* -a: every process on the machine */
+	struct env_filter filter; /* --filter */
+	int interval_ms;	  /* top: refresh period */
 	char **cmd;	    /* -- CMD ARGS... (NULL-terminated) */
 	const char *output; /* -o */
 	const char *watch[ENV_MAX_WATCH];
@@ -39,7 +61,10 @@ struct env {
 };
 
 /* Parse argv of the tracing commands into env. Returns 0, or EXIT_USAGE after
- * printing what is wrong. `record` selects the record command's help. */
-int env__parse(struct env *env, int argc, char **argv, int record);
+ * printing what is wrong. `cmd` selects the command's options and help. */
+int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd);
+/* Parse one --filter argument ("comm=lu*,uid=1000,cgroup=/user.slice")
+ * into f. 0, or -EINVAL with a message in err. */
+int env_filter__parse(struct env_filter *f, const char *arg, char *err, size_t errlen);
 
 #endif

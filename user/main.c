@@ -15,6 +15,11 @@ static int do_trace(int argc, char **argv)
 	return cmd_trace(argc, argv, 0);
 }
 
+static int do_top(int argc, char **argv)
+{
+	return cmd_trace(argc, argv, 2);
+}
+
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -22,7 +27,8 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
-	{"record", do_record, "record a .sbt trace file (-p PID | -- CMD) -o FILE"},
+	{"record", do_record, "record a .sbt trace file (-p PID | -a | -- CMD) -o FILE"},
+	{"top", do_top, "live table of the jobs synchronizing on this machine"},
 	{"report", cmd_report, "analyse a .sbt trace file (text or JSON)"},
 	{"calibrate", cmd_calibrate, "measure the cost of a probe hit on this machine"},
 	{"export", cmd_export, "export a .sbt trace: Chrome/Perfetto JSON, CSV, JSON, SVG"},
@@ -32,7 +38,7 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "Usage: sbt-bpf [OPTION...] [-p PID | -- COMMAND [ARG...]]\n"
+	fprintf(f, "Usage: sbt-bpf [OPTION...] [-p PID[,PID...] | -a | -- COMMAND [ARG...]]\n"
 		   "       sbt-bpf COMMAND [OPTION...]\n\n"
 		   "Without a command: trace live (sbt-bpf --help for options).\nCommands:\n");
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -40,6 +46,8 @@ static void usage(FILE *f)
 	fprintf(f, "\nExamples:\n"
 		   "  sudo sbt-bpf -p 4242\n"
 		   "  sudo sbt-bpf -- ./lu -p8 -n2048\n"
+		   "  sudo sbt-bpf -a\n"
+		   "  sudo sbt-bpf top\n"
 		   "  sudo sbt-bpf record -o lu.sbt -- ./lu\n"
 		   "  sbt-bpf report --format json lu.sbt\n");
 }

@@ -238,8 +238,8 @@ static int probeable(const char *path, uint64_t offset)
 	return 1;
 }
 
-static int add_all_versions(struct probe_table *t, const struct elfsym *es, const char *symbol,
-			    int kind, const struct mapped_file *f)
+int probes__add_symbol(struct probe_table *t, const struct elfsym *es,
+		       const struct mapped_file *f, const char *symbol, int kind)
 {
 	uint64_t offs[MAX_VERSIONS];
 	int i, n = elfsym__find(es, symbol, offs, MAX_VERSIONS), err;
@@ -260,35 +260,50 @@ static int add_all_versions(struct probe_table *t, const struct elfsym *es, cons
 	return n;
 }
 
-/* Known functions defined in file f; `imported` marks those some mapped file
- * calls through the dynamic linker, `exe` says f is the main executable
- * (a static binary defines what it uses). */
+/* Known functions of the classes defined in es (file f); used[], when not
+ * NULL, marks those f imports, and those it defines when `exe` (a static
+ * binary defines what it uses). Returns the probes added or a negative errno. */
+static int add_known(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
+		     unsigned int classes, int exe, int *used)
+{
+	int n, added = 0;
+	size_t i;
+
+	for (i = 0; i < NKNOWN; i++) {
+		if (!(probe_kind__class(known[i].kind) & classes))
+			continue;
+		if (used && elfsym__imports(es, known[i].symbol))
+			used[i] = 1;
+		n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
+		if (n < 0)
+			return n;
+		if (n > 0 && exe && used)
+			used[i] = 1;
+		added += n;
+	}
+	return added;
+}
+
+int probes__add_known(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
+		      unsigned int classes)
+{
+	return add_known(t, es, f, classes, 0, NULL);
+}
+
+/* Known functions defined in file f (see add_known). */
 static int scan_file(struct probe_table *t, const struct mapped_file *f, int exe, int *used,
 		     unsigned int classes)
 {
 	struct elfsym *es;
-	size_t i;
 	int err, n;
 
 	es = elfsym__open(f->open_path, &err);
 	if (!es)
 		return 0; /* not ELF, unreadable: nothing to probe there */
 	t->files_searched++;
-	for (i = 0; i < NKNOWN; i++) {
-		if (!(probe_kind__class(known[i].kind) & classes))
-			continue;
-		if (elfsym__imports(es, known[i].symbol))
-			used[i] = 1;
-		n = add_all_versions(t, es, known[i].symbol, known[i].kind, f);
-		if (n < 0) {
-			elfsym__close(es);
-			return n;
-		}
-		if (n > 0 && exe)
-			used[i] = 1;
-	}
+	n = add_known(t, es, f, classes, exe, used);
 	elfsym__close(es);
-	return 0;
+	return n < 0 ? n : 0;
 }
 
 /* The mapped file a --probe BINARY names: same file (inode), same path, or
@@ -341,7 +356,7 @@ static int add_user_probe(struct probe_table *t, const struct user_probe *up,
 			 strerror(-e));
 		return -ENOENT;
 	}
-	n = add_all_versions(t, es, up->symbol, up->kind, f);
+	n = probes__add_symbol(t, es, f, up->symbol, up->kind);
 	elfsym__close(es);
 	if (n == 0) {
 		snprintf(err, errlen, "--probe: function '%s' not found in %s", up->symbol,
@@ -365,20 +380,27 @@ static int exe_inode(pid_t pid, uint64_t *ino)
 	return 0;
 }
 
+int probes__init(struct probe_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->probes = calloc(1, sizeof(*t->probes));
+	if (!t->probes)
+		return -ENOMEM;
+	t->n = 1;
+	return 0;
+}
+
 int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up, int nup,
 		    struct probe_table *t, char *err, size_t errlen)
 {
 	struct mapped_file *files = NULL;
 	int used[NKNOWN] = {0};
 	uint64_t exe = 0;
-	int i, n, rc = 0;
+	int i, n, rc;
 	size_t k;
 
-	memset(t, 0, sizeof(*t));
-	t->probes = calloc(1, sizeof(*t->probes));
-	if (!t->probes)
-		return -ENOMEM;
-	t->n = 1;
+	if ((rc = probes__init(t)))
+		return rc;
 	n = procmaps__files(pid, &files);
 	if (n < 0) {
 		snprintf(err, errlen, "process %d: %s", (int)pid,

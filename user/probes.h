@@ -56,6 +56,20 @@ int user_probe__parse(const char *arg, struct user_probe *up, char *err, size_t 
 /* Names of the kinds a --probe may declare, for help and errors. */
 const char *user_probe__kinds(void);
 
+struct elfsym;
+struct mapped_file;
+
+/* An empty table (entry 0 reserved). 0 or -ENOMEM. */
+int probes__init(struct probe_table *t);
+/* Add the known functions of the classes that es (file f) defines; returns
+ * how many probes were added, or a negative errno (-E2BIG: table full). */
+int probes__add_known(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
+		      unsigned int classes);
+/* Add every version of function `symbol` in es (file f) as a `kind` probe;
+ * returns how many, or a negative errno. */
+int probes__add_symbol(struct probe_table *t, const struct elfsym *es,
+		       const struct mapped_file *f, const char *symbol, int kind);
+
 /* Resolve the probes of process pid. Returns 0, or a negative errno with a
  * message in err: -ESRCH no such process, -ENOENT a user symbol not found. */
 int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up, int nup,

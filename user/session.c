@@ -26,7 +26,8 @@ struct session {
 	void *ctx;
 	long budget; /* records left for this drain */
 	struct session_opts opts;
-	pid_t target; /* last pid added to the filter, added again on fallback */
+	pid_t *targets; /* pids in the filter, added again on fallback */
+	int ntargets;
 };
 
 /* Records handled per drain call at most: a target producing faster than we
@@ -87,6 +88,12 @@ static int attach_tracepoints(struct session *s, char *err, size_t errlen)
 	if (!l)
 		goto fail;
 	s->skel->links.thread_exit = l;
+	if (!s->opts.system_wide)
+		return 0;
+	l = bpf_program__attach_raw_tracepoint(s->skel->progs.proc_exec, "sched_process_exec");
+	if (!l)
+		goto fail;
+	s->skel->links.proc_exec = l;
 	return 0;
 fail:
 	snprintf(err, errlen, "cannot attach the process tracepoints: %s", strerror(errno));
@@ -157,6 +164,9 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	bpf_map__set_max_entries(s->skel->maps.events, o->ringbuf_bytes);
 	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
 	s->skel->rodata->single_target = o->single_target;
+	s->skel->rodata->proc_all = !!o->system_wide;
+	bpf_program__set_autoload(s->skel->progs.proc_exec, o->system_wide);
+	bpf_program__set_autoload(s->skel->progs.maps_changed, o->system_wide);
 	/* Programs that are not attached need not be loaded either. */
 	bpf_program__set_autoload(s->skel->progs.futex_enter, o->futex);
 	bpf_program__set_autoload(s->skel->progs.futex_exit, o->futex);
@@ -233,6 +243,8 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 	return s;
 }
 
+static int add_targets(struct session *s);
+
 /* A kernel that loaded the multi-uprobe typed programs but refuses the
  * links: start again with one link per function. */
 static int fall_back_per_function(struct session *s, char *err, size_t errlen)
@@ -244,17 +256,77 @@ static int fall_back_per_function(struct session *s, char *err, size_t errlen)
 	s->skel = NULL;
 	if (setup(s, 0, err, errlen))
 		return -EINVAL;
-	return s->target ? session__add_target(s, s->target) : 0;
+	return add_targets(s);
 }
 
-int session__add_target(struct session *s, pid_t pid)
+static int filter_add(struct session *s, pid_t pid)
 {
 	__u32 key = pid;
 	__u8 one = 1;
 
-	s->target = pid;
 	return bpf_map__update_elem(s->skel->maps.targets, &key, sizeof(key), &one, sizeof(one),
 				    BPF_ANY);
+}
+
+static int add_targets(struct session *s)
+{
+	int i, e;
+
+	for (i = 0; i < s->ntargets; i++)
+		if ((e = filter_add(s, s->targets[i])))
+			return e;
+	return 0;
+}
+
+int session__add_target(struct session *s, pid_t pid)
+{
+	pid_t *p = realloc(s->targets, (s->ntargets + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	s->targets = p;
+	s->targets[s->ntargets++] = pid;
+	return filter_add(s, pid);
+}
+
+void session__remove_target(struct session *s, pid_t pid)
+{
+	__u32 key = pid;
+	int i;
+
+	for (i = 0; i < s->ntargets; i++)
+		if (s->targets[i] == pid)
+			s->targets[i--] = s->targets[--s->ntargets];
+	bpf_map__delete_elem(s->skel->maps.targets, &key, sizeof(key), 0);
+	bpf_map__delete_elem(s->skel->maps.drops_by_pid, &key, sizeof(key), 0);
+}
+
+__u64 session__pid_drops(struct session *s, pid_t pid)
+{
+	__u32 key = pid;
+	__u64 n = 0;
+
+	if (bpf_map__lookup_elem(s->skel->maps.drops_by_pid, &key, sizeof(key), &n, sizeof(n), 0))
+		return 0;
+	return n;
+}
+
+int session__attach_loader(struct session *s, const char *path, uint64_t offset, pid_t pid)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+	struct bpf_link **links, *l;
+
+	l = bpf_program__attach_uprobe_opts(s->skel->progs.maps_changed, pid, path, offset, &opts);
+	if (!l)
+		return -errno;
+	links = realloc(s->links, (s->nlinks + 1) * sizeof(*links));
+	if (!links) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	s->links = links;
+	s->links[s->nlinks++] = l;
+	return 0;
 }
 
 static int attach_one(struct session *s, const struct probe *p, pid_t pid, int retprobe)
@@ -277,13 +349,13 @@ static int attach_one(struct session *s, const struct probe *p, pid_t pid, int r
 	return 0;
 }
 
-static int attach_per_function(struct session *s, const struct probe_table *t, pid_t pid, char *err,
-			       size_t errlen)
+static int attach_per_function(struct session *s, const struct probe *probes, int n, pid_t pid,
+			       char *err, size_t errlen)
 {
 	int i, e;
 
-	for (i = 1; i < t->n; i++) {
-		const struct probe *p = &t->probes[i];
+	for (i = 0; i < n; i++) {
+		const struct probe *p = &probes[i];
 
 		/* Return probe first: an entry record is then always followed by
 		 * its exit record, never an entry whose return goes unseen. */
@@ -313,15 +385,15 @@ static int keep_fd(struct session *s, int fd)
 	return 0;
 }
 
-/* One entry and one return link for the probes t has in file `path`. */
-static int attach_file(struct session *s, const struct probe_table *t, const char *path, pid_t pid,
-		       char *err, size_t errlen)
+/* One entry and one return link for the probes in file `path`. */
+static int attach_file(struct session *s, const struct probe *probes, int np, const char *path,
+		       pid_t pid, char *err, size_t errlen)
 {
-	uint64_t offsets[2][SBT_MAX_PROBES], cookies[2][SBT_MAX_PROBES];
+	static uint64_t offsets[2][SBT_MAX_PROBES], cookies[2][SBT_MAX_PROBES];
 	int i, n[2] = {0, 0}, fd, dir;
 
-	for (i = 1; i < t->n; i++) {
-		const struct probe *p = &t->probes[i];
+	for (i = 0; i < np; i++) {
+		const struct probe *p = &probes[i];
 
 		if (strcmp(p->open_path, path))
 			continue;
@@ -348,29 +420,35 @@ static int attach_file(struct session *s, const struct probe_table *t, const cha
 	return 0;
 }
 
-int session__attach(struct session *s, const struct probe_table *t, pid_t pid, char *err,
-		    size_t errlen)
+int session__attach_probes(struct session *s, const struct probe *probes, int n, pid_t pid,
+			   char *err, size_t errlen)
 {
 	int i, j, e;
 
 	if (!s->multi)
-		return attach_per_function(s, t, pid, err, errlen);
-	for (i = 1; i < t->n; i++) {
+		return attach_per_function(s, probes, n, pid, err, errlen);
+	for (i = 0; i < n; i++) {
 		/* the first probe of each file attaches the whole file */
-		for (j = 1; j < i && strcmp(t->probes[j].open_path, t->probes[i].open_path); j++)
+		for (j = 0; j < i && strcmp(probes[j].open_path, probes[i].open_path); j++)
 			;
 		if (j < i)
 			continue;
-		e = attach_file(s, t, t->probes[i].open_path, pid, err, errlen);
+		e = attach_file(s, probes, n, probes[i].open_path, pid, err, errlen);
 		if ((e == -EINVAL || e == -EOPNOTSUPP) && !s->nlink_fds) {
 			if (fall_back_per_function(s, err, errlen))
 				return -EINVAL;
-			return attach_per_function(s, t, pid, err, errlen);
+			return attach_per_function(s, probes, n, pid, err, errlen);
 		}
 		if (e)
 			return e;
 	}
 	return 0;
+}
+
+int session__attach(struct session *s, const struct probe_table *t, pid_t pid, char *err,
+		    size_t errlen)
+{
+	return session__attach_probes(s, t->probes + 1, t->n - 1, pid, err, errlen);
 }
 
 int session__drain(struct session *s, int timeout_ms, session_event_fn fn, void *ctx)
@@ -424,6 +502,8 @@ void session__detach(struct session *s)
 		bpf_link__destroy(s->skel->links.futex_exit);
 		bpf_link__destroy(s->skel->links.ctr_switch);
 		bpf_link__destroy(s->skel->links.ctr_exit);
+		bpf_link__destroy(s->skel->links.proc_exec);
+		s->skel->links.proc_exec = NULL;
 		s->skel->links.futex_enter = s->skel->links.futex_exit = NULL;
 		s->skel->links.ctr_switch = s->skel->links.ctr_exit = NULL;
 	}
@@ -441,5 +521,6 @@ void session__close(struct session *s)
 	session__detach(s);
 	ring_buffer__free(s->rb);
 	sbt__destroy(s->skel);
+	free(s->targets);
 	free(s);
 }

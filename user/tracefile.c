@@ -25,11 +25,12 @@
 #define SYMBOL_MIN (4 + 8 + 2)
 #define THREAD_MIN (4 + 4 + 8 + 8 + 2)
 #define PAIR_MIN   (2 + 2)
+#define JOB_MIN	   (4 + 8 + 8 + 8 + 2)
 
 static const char *const section_names[] = {
 	[TF_SEC_INFO] = "INFO",	      [TF_SEC_PROBES] = "PROBES", [TF_SEC_SYMBOLS] = "SYMBOLS",
 	[TF_SEC_THREADS] = "THREADS", [TF_SEC_DROPS] = "DROPS",	  [TF_SEC_COUNTERS] = "COUNTERS",
-	[TF_SEC_ALPHA] = "ALPHA",
+	[TF_SEC_ALPHA] = "ALPHA",     [TF_SEC_JOBS] = "JOBS",
 };
 
 #define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
@@ -419,6 +420,25 @@ static void encode_alpha(struct mbuf *b, const struct tf_meta *m)
 	mb_end(b, at);
 }
 
+static void encode_jobs(struct mbuf *b, const struct tf_meta *m)
+{
+	size_t at;
+	__u32 i;
+
+	if (!m->jobs)
+		return;
+	at = mb_begin(b, TF_SEC_JOBS);
+	mb_u32(b, m->njobs);
+	for (i = 0; i < m->njobs; i++) {
+		mb_u32(b, m->jobs[i].pid);
+		mb_u64(b, m->jobs[i].start_ns);
+		mb_u64(b, m->jobs[i].end_ns);
+		mb_u64(b, m->jobs[i].drops);
+		mb_str(b, m->jobs[i].command);
+	}
+	mb_end(b, at);
+}
+
 static int encode_meta(struct mbuf *b, const struct tf_meta *meta)
 {
 	static const struct tf_meta empty;
@@ -431,6 +451,7 @@ static int encode_meta(struct mbuf *b, const struct tf_meta *meta)
 	encode_drops(b, m);
 	encode_counters(b, m);
 	encode_alpha(b, m);
+	encode_jobs(b, m);
 	/* a reader would refuse a larger block: fail now rather than write an unreadable trace */
 	if (!b->err && b->len > TF_META_MAX)
 		b->err = -EFBIG;
@@ -791,6 +812,30 @@ static int parse_alpha(const struct rctx *rc, struct cur *c, struct tf_meta *m)
 	return 0;
 }
 
+static int parse_jobs(const struct rctx *rc, struct cur *c, struct tf_meta *m)
+{
+	__u32 n, i;
+
+	if (!get_u32(c, &n) || n > c->left / JOB_MIN)
+		return overrun(rc, "JOBS");
+	m->jobs = calloc(n + 1, sizeof(*m->jobs));
+	if (!m->jobs)
+		return nomem(rc);
+	for (i = 0; i < n; i++) {
+		struct tf_job *j = &m->jobs[i];
+		struct str cmd;
+
+		if (!get_u32(c, &j->pid) || !get_u64(c, &j->start_ns) || !get_u64(c, &j->end_ns) ||
+		    !get_u64(c, &j->drops) || !get_str(c, &cmd))
+			return overrun(rc, "JOBS");
+		j->command = str_dup(&cmd);
+		if (!j->command)
+			return nomem(rc);
+		m->njobs++;
+	}
+	return 0;
+}
+
 static int parse_section(const struct rctx *rc, __u32 tag, struct cur *c, struct tf_meta *m)
 {
 	switch (tag) {
@@ -808,6 +853,8 @@ static int parse_section(const struct rctx *rc, __u32 tag, struct cur *c, struct
 		return parse_counters(rc, c, m);
 	case TF_SEC_ALPHA:
 		return parse_alpha(rc, c, m);
+	case TF_SEC_JOBS:
+		return parse_jobs(rc, c, m);
 	}
 	return 0; /* written by a newer version: skipped */
 }
@@ -1076,5 +1123,8 @@ void tf_meta_free(struct tf_meta *m)
 	free(m->drops_per_cpu);
 	free(m->alpha_enter);
 	free(m->alpha_exit);
+	for (i = 0; m->jobs && i < m->njobs; i++)
+		free(m->jobs[i].command);
+	free(m->jobs);
 	memset(m, 0, sizeof(*m));
 }

@@ -51,6 +51,11 @@
  *   TF_SEC_COUNTERS __u32 count (<= SBT_MAX_COUNTERS), count x (__u32 type,
  *                   __u64 config, __u32 flags, string name): the perf_event
  *                   counters whose values SBT_EV_COUNTERS records carry.
+ *   TF_SEC_JOBS     __u32 count, count x (__u32 pid, __u64 start_ns, __u64 end_ns,
+ *                   __u64 drops, string command): the processes traced, one
+ *                   analysis each (`report --pid`); end_ns 0 = still running
+ *                   when the recording stopped. The same pid may appear twice
+ *                   (reused after an exit), in start order.
  *
  * The reader treats the file as hostile: every offset, length and count is
  * checked against the bytes actually present before anything is allocated,
@@ -76,6 +81,7 @@
 #define TF_SEC_DROPS	5
 #define TF_SEC_COUNTERS 6
 #define TF_SEC_ALPHA	7
+#define TF_SEC_JOBS	8
 
 /* The on-disk header (little-endian). */
 struct tf_header {
@@ -104,6 +110,13 @@ struct tf_thread {
 	char comm[16];
 };
 
+struct tf_job {
+	__u32 pid;
+	__u64 start_ns, end_ns;
+	__u64 drops;
+	char *command;
+};
+
 /*
  * What a trace says about its recording. Built by the recorder and handed to
  * tracefile__finish(), or read back by tracefile__open(). Every pointer is
@@ -130,6 +143,8 @@ struct tf_meta {
 	__u64 *alpha_enter, *alpha_exit;
 	__u32 nalpha;
 	__u64 alpha_counters; /* cost of one COUNTERS record (-e); 0: not recorded */
+	struct tf_job *jobs;  /* NULL in traces of older versions: one job, every record */
+	__u32 njobs;
 };
 
 struct tf_writer;

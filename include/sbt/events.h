@@ -26,6 +26,9 @@
 #define SBT_EV_COUNTERS                                                                            \
 	7 /* counters at the thread's preceding barrier ENTER or EXIT:                             \
 	   * obj = counter k, site = counter k + 1, probe = k | SBT_CTR_* */
+/* System-wide mode (-a) only, never in trace files: */
+#define SBT_EV_EXEC 8 /* a process replaced its image (exec); obj, site = new comm */
+#define SBT_EV_MAPS 9 /* the dynamic loader changed a process's mappings (dlopen, start) */
 
 /* Probe kinds: how userspace interprets the enter/exit pair of a probe. */
 #define SBT_PK_BARRIER	    1  /* barrier; the first argument identifies the barrier object */
@@ -42,7 +45,7 @@
 #define SBT_PK_MAX	    11
 
 /* Upper bound on probe ids, carried in the attach cookie and in the record. */
-#define SBT_MAX_PROBES 256
+#define SBT_MAX_PROBES 1024
 
 /* The attach cookie: probe id in the low 16 bits, probe kind above. */
 #define SBT_COOKIE(id, kind) ((__u64)(id) | (__u64)(kind) << 16)

@@ -442,8 +442,8 @@ TEST(reject_corrupt_metadata)
 	put32(&b, probes, 0xffffffff); /* a count that would ask for gigabytes */
 	expect_reject(path, &b, "corrupt metadata: section PROBES overruns its length");
 	memcpy(b.p, orig.p, orig.len);
-	put32(&b, probes + 4, 300); /* id of the first probe (then kind) */
-	expect_reject(path, &b, "corrupt metadata: probe id 300 out of range (max 255)");
+	put32(&b, probes + 4, 2000); /* id of the first probe (then kind) */
+	expect_reject(path, &b, "corrupt metadata: probe id 2000 out of range (max 1023)");
 	memcpy(b.p, orig.p, orig.len);
 	put32(&b, probes + 4, 1 | 99u << 16);
 	expect_reject(path, &b, "corrupt metadata: probe 1 has unknown kind 99");

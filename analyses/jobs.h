@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One analysis per traced process ("job"): its own phases, synchronization
+ * objects and report, fed with the records of its pid, exactly as if it
+ * were the only process traced. Used by system-wide tracing, several -p,
+ * `top`, and `report` of a trace holding several processes.
+ *
+ * With several jobs, each report goes to a temporary file and is printed
+ * whole, under a heading, when the job ends; a JSON report becomes
+ * {"schema": 1, "jobs": [{"pid", "command", "start_ns", "end_ns",
+ * "report": <the job's report document>}, ...]}.
+ */
+#ifndef SBT_JOBS_H
+#define SBT_JOBS_H
+
+#include <stdio.h>
+#include "phases.h"
+#include "report.h"
+#include "sync.h"
+
+struct job {
+	__u32 pid;
+	char command[1024];
+	__u64 start_ns; /* phase 0 of its threads starts here */
+	__u64 end_ns;	/* exit of its last thread; 0 while it runs */
+	int ended;	/* its report is out */
+	struct sync *sync;
+	struct phases *ph;
+	struct report *report;
+	FILE *out;   /* its report (a temporary file with several jobs) */
+	int own_out; /* out is that temporary file */
+	__u64 drops; /* records lost, when known at its end */
+	void *user; /* the caller's per-job data */
+};
+
+struct jobs_config {
+	struct report_opts ro; /* template: out is where every report ends up */
+	struct report_src src; /* template: start_ns and command come from the job */
+	struct phases_config pc;
+	int separate;	/* several jobs: reports in temporary files, with headings */
+	int show_idle;	/* print jobs without barrier activity too */
+};
+
+struct jobs;
+
+struct jobs *jobs__new(const struct jobs_config *c);
+/* Frees every job (their reports must be out: jobs__end_all()). */
+void jobs__free(struct jobs *j);
+/* The running job of pid, or NULL. */
+struct job *jobs__find(const struct jobs *j, __u32 pid);
+/* A new job for pid (a running one of the same pid must have ended). NULL
+ * on allocation failure. */
+struct job *jobs__start(struct jobs *j, __u32 pid, __u64 start_ns, const char *command);
+/* Feed a record to its pid's running job (none: ignored). Returns the job,
+ * or NULL. The exit of the job's last thread sets end_ns; the caller then
+ * ends it with jobs__end(). */
+struct job *jobs__feed(struct jobs *j, const struct sbt_event *e);
+/* Whether the job synchronized at a barrier or ran a parallel region. */
+int job__active(const struct job *job);
+/* Finish the job's analysis and print its report. */
+void jobs__end(struct jobs *j, struct job *job, const struct report_drops *d);
+/* Start the combined document (JSON with several jobs). */
+void jobs__begin(struct jobs *j);
+/* End every running job (drops_of gives each one's lost records), close the
+ * combined document. */
+void jobs__end_all(struct jobs *j, void (*drops_of)(void *ctx, const struct job *job,
+						    struct report_drops *d),
+		   void *ctx);
+size_t jobs__count(const struct jobs *j);
+/* Every job started so far, in start order (ended ones too). */
+struct job *jobs__at(const struct jobs *j, size_t i);
+
+#endif
