@@ -387,7 +387,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		log_set_level(log_get_level() + 1);
 		return 0;
 	case ARGP_KEY_INIT:
-		if (st->root_argp->children)
+		if (!env->top) /* top has no approximation options */
 			st->child_inputs[0] = &env->approx;
 		return 0;
 	case ARGP_KEY_ARG:

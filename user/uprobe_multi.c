@@ -44,7 +44,7 @@ int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
 	attr.cookies = (uint64_t)(uintptr_t)cookies;
 	attr.cnt = cnt;
 	attr.multi_flags = retprobe ? SBT_BPF_F_UPROBE_MULTI_RETURN : 0;
-	attr.pid = pid;
+	attr.pid = pid > 0 ? pid : 0; /* 0: every process mapping the file */
 	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	return fd < 0 ? -errno : (int)fd;
 }
