@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "symbolize.h"
 
 struct symbolizer {
@@ -14,14 +16,39 @@ struct symbolizer {
 
 static char *debuginfo_path;
 
+/* The process whose files the callback below opens. libdwfl calls it
+ * without a context of ours; symbolizers are used from one thread. */
+static pid_t opening_pid;
+
+/* A module's file as the process sees it, through its root: a process in
+ * another mount namespace (a container) has its own /usr/lib. */
+static int find_elf_in_root(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			    char **file_name, Elf **elfp)
+{
+	char path[4096];
+	int fd;
+
+	if (name && name[0] == '/' && opening_pid > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)opening_pid, name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			*file_name = strdup(path);
+			*elfp = NULL;
+			return fd;
+		}
+	}
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
+	.find_elf = find_elf_in_root,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
 
 static int report(struct symbolizer *s)
 {
+	opening_pid = s->pid;
 	dwfl_report_begin(s->dwfl);
 	if (dwfl_linux_proc_report(s->dwfl, s->pid))
 		return -ESRCH;
@@ -56,7 +83,10 @@ void symbolizer__free(struct symbolizer *s)
  * loaded after we started. */
 static Dwfl_Module *module_of(struct symbolizer *s, uint64_t addr)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	Dwfl_Module *mod;
+
+	opening_pid = s->pid; /* libdwfl opens files lazily */
+	mod = dwfl_addrmodule(s->dwfl, addr);
 
 	if (!mod && !report(s))
 		mod = dwfl_addrmodule(s->dwfl, addr);
@@ -95,8 +125,13 @@ void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n)
 
 int symbolizer__data(struct symbolizer *s, uint64_t addr, char *buf, size_t n)
 {
-	Dwfl_Module *mod = s ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+	Dwfl_Module *mod;
 	const char *name;
+
+	if (!s)
+		return -ENOENT;
+	opening_pid = s->pid;
+	mod = dwfl_addrmodule(s->dwfl, addr);
 	GElf_Off off = 0;
 	GElf_Sym sym;
 
