@@ -681,7 +681,7 @@ static int finish(struct tracer *t)
 		printf("recorded %llu events, %llu phases, %llu lost\n", (unsigned long long)events,
 		       (unsigned long long)phases, (unsigned long long)dc.all.total);
 	if (t->env.record && t->multi)
-		printf("%zu processes\n", jobs__count(t->jobs));
+		printf("%zu process%s\n", jobs__count(t->jobs), jobs__count(t->jobs) == 1 ? "" : "es");
 	if (dc.all.total)
 		log_warn("%llu records lost: the ring buffer was full (try --buffer-size)",
 			 (unsigned long long)dc.all.total);

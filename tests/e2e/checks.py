@@ -11,6 +11,8 @@ with what the example workloads measured about themselves.
   checks.py futex REPORT.json WORKLOAD.out THREADS PHASES
   checks.py pages REPORT.json WORKLOAD.out THREADS PHASES PAGES SLEEPS
   checks.py taskclock REPORT.json WORKLOAD.out
+  checks.py job JOBS.json PID OUT.json    (extract one process's report)
+  checks.py jobs JOBS.json                (print "pid phases ended" per process)
 Exit status 0 when every check holds; each failure is printed.
 """
 import json
@@ -99,9 +101,27 @@ def phases(report, n):
     check([p["index"] for p in r["phases"]] == list(range(len(r["phases"]))), "phase indices")
 
 
+def job(jobs_json, pid, out):
+    """The report of one process from a multi-process JSON report."""
+    found = [j for j in load(jobs_json)["jobs"] if j["pid"] == pid]
+    check(len(found) == 1, f"pid {pid}: {len(found)} reports, expected 1")
+    if found:
+        with open(out, "w") as f:
+            json.dump(found[0]["report"], f)
+
+
+def jobs(jobs_json):
+    for j in load(jobs_json)["jobs"]:
+        print(j["pid"], len(j["report"]["phases"]), int(j["end_ns"] > 0))
+
+
 def main(argv):
     kind, args = argv[1], argv[2:]
-    if kind == "imbalance":
+    if kind == "job":
+        job(args[0], int(args[1]), args[2])
+    elif kind == "jobs":
+        jobs(args[0])
+    elif kind == "imbalance":
         imbalance(args[0], args[1], int(args[2]), int(args[3]), float(args[4]))
     elif kind == "omp":
         omp(args[0], args[1], int(args[2]), float(args[3]))

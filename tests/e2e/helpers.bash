@@ -74,3 +74,14 @@ wait_exit() {
 	echo "process $1 still running after $2 s" >&2
 	return 1
 }
+
+# start_system OUTFILE ARGS...: sbt-bpf watching several processes (-a, -p
+# A,B, top) in the background, attached; pid in $TR.
+start_system() {
+	local out=$1
+	shift
+	"$SBT" "$@" >"$out" 2>"$out.err" &
+	TR=$!
+	BG_PIDS+=("$TR")
+	wait_for "$out.err" "^sbt-bpf: tracing "
+}

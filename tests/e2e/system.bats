@@ -1,0 +1,213 @@
+#!/usr/bin/env bats
+# Several processes: -p PID,PID, system-wide -a (jobs started before and
+# after, one in its own mount namespace), record -a and --pid, --filter,
+# and the live `top` view in a terminal (tmux) and as plain text.
+load helpers
+
+# release PID...: let -W workloads start their threads.
+release() {
+	kill -USR1 "$@"
+}
+
+# A copy of custom_barrier, run in a new mount namespace from a tmpfs that
+# the host does not see; sbt-bpf knows the function by the host binary's
+# build-id. Its pid is in $WL.
+start_in_namespace() {
+	mkdir -p "$T/mnt"
+	unshare -m sh -c 'mount -t tmpfs none "$1" && cp "$2" "$1/cb" && exec "$1/cb" -t 3 -n 6 -d 10 -W' \
+		sh "$T/mnt" "$EX/custom_barrier" >"$T/c.out" 2>&1 &
+	WL=$!
+	BG_PIDS+=("$WL")
+	wait_for "$T/c.out" "^ready $WL"
+}
+
+@test "-a: jobs started before and after, one in another mount namespace, each with its exact phases" {
+	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 3 -n 7 -d 10 -m sleep -W
+	A=$WL
+	bg "$T/idle.out" sleep 60 # never synchronizes: not reported
+	IDLE=$BG
+	start_system "$T/sys.json" -a --format json --probe "$EX/custom_barrier:spin_futex_barrier:barrier"
+	grep -q "sbt-bpf: tracing every process" "$T/sys.json.err"
+	release "$A"
+	OMP_NUM_THREADS=3 start_workload "$T/b.out" "$EX/omp_barriers_gomp" -n 4 -d 10 -W
+	B=$WL
+	release "$B"
+	start_in_namespace
+	C=$WL
+	[ ! -e "$T/mnt/cb" ] # the copy is invisible from here
+	release "$C"
+	wait_exit "$A" 20
+	wait_exit "$B" 20
+	wait_exit "$C" 20
+	# exited processes are finalized while tracing goes on
+	wait_for "$T/sys.json" "\"pid\": $B, " 10
+	kill -0 "$TR"
+	kill -INT "$TR"
+	wait_exit "$TR" 20
+	$CHECK jobs "$T/sys.json" >"$T/jobs.txt"
+	cat "$T/jobs.txt"
+	grep -qx "$A 7 1" "$T/jobs.txt"
+	grep -qx "$B 8 1" "$T/jobs.txt"
+	grep -qx "$C 6 1" "$T/jobs.txt"
+	! grep -q "^$IDLE " "$T/jobs.txt"
+	$CHECK job "$T/sys.json" "$A" "$T/a.json"
+	$CHECK imbalance "$T/a.json" "$T/a.out" 3 7 10
+	$CHECK job "$T/sys.json" "$B" "$T/b.json"
+	$CHECK omp "$T/b.json" "$T/b.out" 4 10
+	$CHECK job "$T/sys.json" "$C" "$T/c.json"
+	$CHECK phases "$T/c.json" 6
+	# the copy's call site was symbolized through its own root
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit("custom_barrier.c:" not in json.dumps(r["sites"]))' "$T/c.json"
+}
+
+@test "-p PID,PID: a report per process, the tracer ends when both have exited" {
+	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 2 -n 5 -d 10 -m sleep -W
+	A=$WL
+	OMP_NUM_THREADS=2 start_workload "$T/b.out" "$EX/omp_barriers_llvm" -n 3 -d 10 -W
+	B=$WL
+	start_system "$T/sys.txt" -p "$A,$B"
+	grep -q "tracing 2 processes" "$T/sys.txt.err"
+	release "$A" "$B"
+	wait_exit "$TR" 20
+	grep -qE "^=== pid $A: .*barrier_imbalance .*\(exited after" "$T/sys.txt"
+	grep -qE "^=== pid $B: .*omp_barriers_llvm " "$T/sys.txt"
+	[ "$(grep -c '^SBT summary' "$T/sys.txt")" -eq 2 ]
+	grep -q "^SBT summary: 5 phases" "$T/sys.txt"
+	grep -q "^SBT summary: 6 phases" "$T/sys.txt"
+}
+
+@test "record -a: one trace, a section per process; report and export select --pid" {
+	start_system "$T/rec.out" record -a -o "$T/all.sbt"
+	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 3 -n 4 -d 10 -m sleep -W
+	A=$WL
+	start_workload "$T/c.out" "$EX/custom_barrier" -t 2 -n 3 -d 10 -W
+	C=$WL
+	release "$A" "$C"
+	wait_exit "$A" 20
+	wait_exit "$C" 20
+	kill -INT "$TR"
+	wait_exit "$TR" 20
+	grep -q "wrote $T/all.sbt" "$T/rec.out.err"
+	run "$SBT" report "$T/all.sbt"
+	[ "$status" -eq 0 ]
+	# custom_barrier has no probed barrier: the trace holds one process
+	grep -qE "^Trace of: .*barrier_imbalance -t 3 -n 4" <<<"$output"
+	grep -q "^SBT summary: 4 phases" <<<"$output"
+	! grep -q "custom_barrier" <<<"$output"
+	"$SBT" report --pid "$A" --format json "$T/all.sbt" >"$T/a.json"
+	$CHECK imbalance "$T/a.json" "$T/a.out" 3 4 10
+	run "$SBT" report --pid 1 "$T/all.sbt"
+	[ "$status" -eq 1 ]
+	grep -q "the trace holds no process 1; it holds:" <<<"$output"
+	"$SBT" export --pid "$A" --format csv -o "$T/a.csv" "$T/all.sbt"
+	# a row per phase and thread: 4 phases x 3 workers
+	[ "$(tail -n +2 "$T/a.csv" | wc -l)" -eq 12 ]
+}
+
+@test "record -p A,B: export without --pid names the processes to choose from" {
+	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 2 -n 3 -d 5 -m sleep -W
+	A=$WL
+	start_workload "$T/b.out" "$EX/barrier_imbalance" -t 2 -n 4 -d 5 -m sleep -W
+	B=$WL
+	start_system "$T/rec.out" record -p "$A,$B" -o "$T/ab.sbt"
+	release "$A" "$B"
+	wait_exit "$TR" 20
+	run "$SBT" export -o "$T/x.json" "$T/ab.sbt"
+	[ "$status" -eq 1 ]
+	grep -q "the trace holds 2 processes: choose one with --pid" <<<"$output"
+	grep -qE "^  $A  .*barrier_imbalance -t 2 -n 3" <<<"$output"
+	"$SBT" report --format json "$T/ab.sbt" >"$T/ab.json"
+	$CHECK jobs "$T/ab.json" | sort >"$T/jobs.txt"
+	printf '%s 3 1\n%s 4 1\n' "$A" "$B" | sort | diff - "$T/jobs.txt"
+}
+
+@test "-a --filter comm=: only the matching process is traced; bad filters are usage errors" {
+	start_system "$T/sys.txt" -a --filter 'comm=barrier_imb*'
+	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 2 -n 3 -d 5 -m sleep -W
+	A=$WL
+	OMP_NUM_THREADS=2 start_workload "$T/b.out" "$EX/omp_barriers_gomp" -n 2 -d 5 -W
+	B=$WL
+	release "$A" "$B"
+	wait_exit "$A" 20
+	wait_exit "$B" 20
+	kill -INT "$TR"
+	wait_exit "$TR" 20
+	grep -qE "^=== pid $A: " "$T/sys.txt"
+	! grep -qE "^=== pid $B: " "$T/sys.txt"
+	run "$SBT" -a --filter colour=red
+	[ "$status" -eq 2 ]
+	grep -q "unknown key 'colour'" <<<"$output"
+	run "$SBT" -a --filter uid=no-such-user-here
+	[ "$status" -eq 2 ]
+	run "$SBT" -p 1 --filter comm=x
+	[ "$status" -eq 2 ]
+	grep -q "use it with -a" <<<"$output"
+	run "$SBT" -a -p 1
+	[ "$status" -eq 2 ]
+}
+
+@test "top in a terminal (tmux): the job table, its threads on Enter, q quits" {
+	command -v tmux >/dev/null || skip "tmux not installed"
+	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 3 -n 1000 -d 5 -m sleep -W
+	A=$WL
+	S=sbt-top-$$
+	tmux new-session -d -s "$S" -x 200 -y 30 "$SBT top -p $A; sleep 30"
+	release "$A"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		tmux capture-pane -p -t "$S" >"$T/pane" 2>/dev/null
+		grep -qE "^ +$A +4 +[0-9]+ +[0-9.]+ +[0-9.]+ +0\.[0-9]+ " "$T/pane" && break
+		sleep 0.1
+	done
+	cat "$T/pane"
+	grep -q "PID  THR    PHASE     PH/S  WAIT%   BAL  LOCK%  DROPS  WORST SITE" "$T/pane"
+	grep -qE "^ +$A +4 +[0-9]+ +[0-9.]+ +[0-9.]+ +0\.[0-9]+ .*worker_main \(barrier_imbalance" "$T/pane"
+	tmux send-keys -t "$S" Enter
+	sleep 1.5
+	tmux capture-pane -p -t "$S" >"$T/pane2"
+	cat "$T/pane2"
+	grep -q "^pid $A: " "$T/pane2"
+	[ "$(grep -cE '^ +[0-9]+ barrier_imbalan +[0-9]+ ' "$T/pane2")" -eq 4 ]
+	tmux send-keys -t "$S" q
+	sleep 1.5
+	! pgrep -f "sbt-bpf top -p $A" >/dev/null
+	tmux kill-session -t "$S"
+}
+
+@test "top without a terminal: tab-separated blocks with the job's live figures" {
+	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 3 -n 200 -d 5 -m sleep -W
+	A=$WL
+	start_system "$T/top.txt" top -a --interval 0.5 -d 3
+	release "$A"
+	wait_exit "$TR" 20
+	cat "$T/top.txt"
+	# expected: worker i computes (i+1)*5 ms, so the barrier waits take
+	# (2+1+0)/9 of the workers' time and the balance is 2/3
+	python3 - "$T/top.txt" "$A" <<'PY'
+import sys
+blocks = [b for b in open(sys.argv[1]).read().split("\n\n") if b.strip()]
+assert len(blocks) >= 3, f"{len(blocks)} blocks"
+rows = []
+for b in blocks:
+    lines = b.splitlines()
+    assert lines[0].startswith("# time="), lines[0]
+    head = lines[1].split("\t")
+    assert head == ["pid", "threads", "phase", "phases_per_s", "wait_pct", "balance",
+                    "lock_pct", "drops", "state", "site", "command"], head
+    for l in lines[2:]:
+        row = dict(zip(head, l.split("\t")))
+        if row["pid"] == sys.argv[2]:
+            rows.append(row)
+assert len(rows) >= 2, rows
+phases = [int(r["phase"]) for r in rows]
+assert phases == sorted(phases) and phases[-1] > phases[0], phases
+full = [r for r in rows if r["wait_pct"] != "-"][1:]
+assert full, rows
+for r in full:
+    assert r["threads"] == "4" and r["state"] == "running", r
+    assert abs(float(r["wait_pct"]) - 33.3) < 6, r
+    assert abs(float(r["balance"]) - 0.667) < 0.08, r
+    assert 40 < float(r["phases_per_s"]) < 75, r
+    assert "barrier_imbalance.c" in r["site"] and "barrier_imbalance -t 3" in r["command"], r
+PY
+}
