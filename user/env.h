@@ -51,6 +51,7 @@ struct env {
 	int json;			 /* --format json: summary as JSON */
 	int force;			 /* attach even if no traced function is used */
 	unsigned int classes;		 /* --trace: SBT_TRACE_* bits */
+	int classes_given;		 /* --trace was given */
 	int sort;			 /* --sort: enum sync_sort */
 	const char *events;		 /* -e: counter events */
 	int list_events;		 /* --list-events */

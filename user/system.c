@@ -126,6 +126,9 @@ static int attach_all(struct tracer *t)
 		"sbt-bpf: tracing every process: %d probes in %d files (%d processes read), "
 		"attached in %.1f ms; Ctrl-C to stop\n",
 		t->disc.table.n - 1, t->disc.nfiles, nproc, (mono_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+	if (!t->env.classes_given)
+		log_info("locks and futex calls are not traced with -a unless asked for "
+			 "(--trace all): they cost every process of the machine");
 	return 0;
 }
 

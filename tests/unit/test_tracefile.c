@@ -87,6 +87,11 @@ static void make_meta(struct tf_meta *m)
 		m->alpha_exit[i] = 50 + i;
 	}
 	m->alpha_counters = 718;
+	m->njobs = 2;
+	m->jobs = calloc(m->njobs, sizeof(*m->jobs));
+	m->jobs[0] = (struct tf_job){.pid = 4242, .start_ns = 5, .end_ns = 900, .drops = 3,
+				     .command = strdup("./lu -p8")};
+	m->jobs[1] = (struct tf_job){.pid = 4243, .start_ns = 7, .command = strdup("")};
 }
 
 static void write_trace(const char *path, __u32 nrec, const struct tf_meta *m)
@@ -147,6 +152,14 @@ static void check_meta_equal(const struct tf_meta *a, const struct tf_meta *b)
 		CHECK_EQ(a->alpha_exit[i], b->alpha_exit[i]);
 	}
 	CHECK_EQ(a->alpha_counters, b->alpha_counters);
+	CHECK_EQ(a->njobs, b->njobs);
+	for (i = 0; i < a->njobs && i < b->njobs; i++) {
+		CHECK_EQ(a->jobs[i].pid, b->jobs[i].pid);
+		CHECK_EQ(a->jobs[i].start_ns, b->jobs[i].start_ns);
+		CHECK_EQ(a->jobs[i].end_ns, b->jobs[i].end_ns);
+		CHECK_EQ(a->jobs[i].drops, b->jobs[i].drops);
+		CHECK_STR(a->jobs[i].command, b->jobs[i].command);
+	}
 	CHECK_EQ(a->ncpus, b->ncpus);
 	for (i = 0; i < a->ncpus && i < b->ncpus; i++)
 		CHECK_EQ(a->drops_per_cpu[i], b->drops_per_cpu[i]);
