@@ -30,15 +30,15 @@ struct job {
 	FILE *out;   /* its report (a temporary file with several jobs) */
 	int own_out; /* out is that temporary file */
 	__u64 drops; /* records lost, when known at its end */
-	void *user; /* the caller's per-job data */
+	void *user;  /* the caller's per-job data */
 };
 
 struct jobs_config {
 	struct report_opts ro; /* template: out is where every report ends up */
 	struct report_src src; /* template: start_ns and command come from the job */
 	struct phases_config pc;
-	int separate;	/* several jobs: reports in temporary files, with headings */
-	int show_idle;	/* print jobs without barrier activity too */
+	int separate;  /* several jobs: reports in temporary files, with headings */
+	int show_idle; /* print jobs without barrier activity too */
 };
 
 struct jobs;
@@ -63,8 +63,8 @@ void jobs__end(struct jobs *j, struct job *job, const struct report_drops *d);
 void jobs__begin(struct jobs *j);
 /* End every running job (drops_of gives each one's lost records), close the
  * combined document. */
-void jobs__end_all(struct jobs *j, void (*drops_of)(void *ctx, const struct job *job,
-						    struct report_drops *d),
+void jobs__end_all(struct jobs *j,
+		   void (*drops_of)(void *ctx, const struct job *job, struct report_drops *d),
 		   void *ctx);
 size_t jobs__count(const struct jobs *j);
 /* Every job started so far, in start order (ended ones too). */

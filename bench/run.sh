@@ -8,3 +8,4 @@ echo "# sbt-bpf benchmarks — $(date -u +%Y-%m-%d) — $(uname -r), $(nproc) CP
 ./counter_cost.sh
 ./accuracy.py -r 5
 ./export_cost.sh
+./system_cost.sh

@@ -563,12 +563,13 @@ static void fill_jobs(struct tracer *t, struct tf_meta *m)
 	for (k = 0; m->jobs && k < n; k++) {
 		const struct job *job = jobs__at(t->jobs, k);
 
-		m->jobs[k] = (struct tf_job){.pid = job->pid,
-					     .start_ns = job->start_ns,
-					     .end_ns = job->end_ns,
-					     .drops = t->multi ? system__job_drops(t, job)
-								: session__drops(t->session, NULL, 0),
-					     .command = strdup(job->command)};
+		m->jobs[k] =
+			(struct tf_job){.pid = job->pid,
+					.start_ns = job->start_ns,
+					.end_ns = job->end_ns,
+					.drops = t->multi ? system__job_drops(t, job)
+							  : session__drops(t->session, NULL, 0),
+					.command = strdup(job->command)};
 		m->njobs++;
 	}
 }
@@ -681,7 +682,8 @@ static int finish(struct tracer *t)
 		printf("recorded %llu events, %llu phases, %llu lost\n", (unsigned long long)events,
 		       (unsigned long long)phases, (unsigned long long)dc.all.total);
 	if (t->env.record && t->multi)
-		printf("%zu process%s\n", jobs__count(t->jobs), jobs__count(t->jobs) == 1 ? "" : "es");
+		printf("%zu process%s\n", jobs__count(t->jobs),
+		       jobs__count(t->jobs) == 1 ? "" : "es");
 	if (dc.all.total)
 		log_warn("%llu records lost: the ring buffer was full (try --buffer-size)",
 			 (unsigned long long)dc.all.total);
@@ -833,8 +835,7 @@ static int run(struct tracer *t)
 		t->start_ns = mono_ns(CLOCK_MONOTONIC);
 		t->realtime_offset_ns = (__s64)(mono_ns(CLOCK_REALTIME) - t->start_ns);
 		rc = open_session(t) || open_jobs(t) ? EXIT_RUNTIME : system__attach(t);
-	}
-	else if (!rc)
+	} else if (!rc)
 		rc = setup_single(t);
 	if (rc) {
 		if (t->launched)

@@ -14,14 +14,10 @@
 
 /* Where Debian and most distributions keep the runtimes' shared objects. */
 static const char *const installed_globs[] = {
-	"/lib*/ld-linux*.so.*",
-	"/lib/*-linux-gnu*/libc.so.6",
-	"/lib/*-linux-gnu*/libgomp.so.1",
-	"/lib/*-linux-gnu*/libomp.so*",
-	"/lib/*-linux-gnu*/libiomp5.so",
-	"/lib/llvm-*/lib/libomp.so*",
-	"/usr/local/lib/libgomp.so*",
-	"/usr/local/lib/libomp.so*",
+	"/lib*/ld-linux*.so.*",		  "/lib/*-linux-gnu*/libc.so.6",
+	"/lib/*-linux-gnu*/libgomp.so.1", "/lib/*-linux-gnu*/libomp.so*",
+	"/lib/*-linux-gnu*/libiomp5.so",  "/lib/llvm-*/lib/libomp.so*",
+	"/usr/local/lib/libgomp.so*",	  "/usr/local/lib/libomp.so*",
 };
 
 static uint64_t dev_of(const struct stat *st)
@@ -95,8 +91,7 @@ static int names_file(const struct discover *d, int i, const struct mapped_file 
 }
 
 /* The --probe functions declared for file f. */
-static int add_user_probes(struct discover *d, const struct elfsym *es,
-			   const struct mapped_file *f)
+static int add_user_probes(struct discover *d, const struct elfsym *es, const struct mapped_file *f)
 {
 	unsigned char bid[ELFSYM_BUILD_ID_MAX];
 	int bid_len = elfsym__build_id(es, bid), i, n, added = 0;

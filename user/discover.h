@@ -38,7 +38,7 @@ struct discover {
 		uint64_t dev, ino;
 		unsigned char build_id[ELFSYM_BUILD_ID_MAX];
 		int build_id_len;
-	} *up_ident;
+	} * up_ident;
 	int loader; /* look for the dynamic loader's _dl_debug_state too */
 };
 

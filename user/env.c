@@ -252,8 +252,8 @@ int env_filter__parse(struct env_filter *f, const char *arg, char *err, size_t e
 	for (tok = strtok_r(buf, ",", &save); tok && !e; tok = strtok_r(NULL, ",", &save)) {
 		val = strchr(tok, '=');
 		if (!val || !val[1]) {
-			snprintf(err, errlen, "--filter '%s': expected KEY=VALUE (comm, uid, cgroup)",
-				 tok);
+			snprintf(err, errlen,
+				 "--filter '%s': expected KEY=VALUE (comm, uid, cgroup)", tok);
 			e = -EINVAL;
 			break;
 		}
@@ -274,7 +274,8 @@ int env_filter__parse(struct env_filter *f, const char *arg, char *err, size_t e
 			}
 			f->nuid++;
 		} else {
-			snprintf(err, errlen, "--filter: unknown key '%s' (comm, uid, cgroup)", tok);
+			snprintf(err, errlen, "--filter: unknown key '%s' (comm, uid, cgroup)",
+				 tok);
 			e = -EINVAL;
 		}
 	}
@@ -443,7 +444,7 @@ static int check_env(struct env *env, struct argp_state *st)
 static const struct argp_option *top_options(void)
 {
 	static struct argp_option opts[sizeof(options) / sizeof(options[0]) +
-					sizeof(top_only_options) / sizeof(top_only_options[0])];
+				       sizeof(top_only_options) / sizeof(top_only_options[0])];
 	size_t i, n = 0;
 
 	for (i = 0; options[i].name; i++)
@@ -464,7 +465,9 @@ int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd)
 		.parser = parse_opt,
 		.args_doc = cmd == ENV_TOP ? "[-a | -p PID[,PID...]]"
 					   : "[-p PID[,PID...] | -a | -- COMMAND [ARG...]]",
-		.doc = cmd == ENV_TOP ? top_doc : cmd == ENV_RECORD ? record_doc : trace_doc,
+		.doc = cmd == ENV_TOP	   ? top_doc
+		       : cmd == ENV_RECORD ? record_doc
+					   : trace_doc,
 	};
 
 	memset(env, 0, sizeof(*env));

@@ -28,16 +28,16 @@ struct env_filter {
 enum env_cmd { ENV_TRACE, ENV_RECORD, ENV_TOP };
 
 struct env {
-	int record;	    /* `record` subcommand: write a trace, stay quiet */
-	int top;	    /* `top` subcommand: live table of the jobs */
-	pid_t pid;	    /* -p, the first one */
+	int record;		  /* `record` subcommand: write a trace, stay quiet */
+	int top;		  /* `top` subcommand: live table of the jobs */
+	pid_t pid;		  /* -p, the first one */
 	pid_t pids[ENV_MAX_PIDS]; /* -p PID[,PID...], repeatable */
 	int npids;
 	int all;		  /* -a: every process on the machine */
 	struct env_filter filter; /* --filter */
 	int interval_ms;	  /* top: refresh period */
-	char **cmd;	    /* -- CMD ARGS... (NULL-terminated) */
-	const char *output; /* -o */
+	char **cmd;		  /* -- CMD ARGS... (NULL-terminated) */
+	const char *output;	  /* -o */
 	const char *watch[ENV_MAX_WATCH];
 	int nwatch;
 	int watch_all;

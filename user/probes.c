@@ -238,8 +238,8 @@ static int probeable(const char *path, uint64_t offset)
 	return 1;
 }
 
-int probes__add_symbol(struct probe_table *t, const struct elfsym *es,
-		       const struct mapped_file *f, const char *symbol, int kind)
+int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
+		       const char *symbol, int kind)
 {
 	uint64_t offs[MAX_VERSIONS];
 	int i, n = elfsym__find(es, symbol, offs, MAX_VERSIONS), err;

@@ -67,8 +67,8 @@ int probes__add_known(struct probe_table *t, const struct elfsym *es, const stru
 		      unsigned int classes);
 /* Add every version of function `symbol` in es (file f) as a `kind` probe;
  * returns how many, or a negative errno. */
-int probes__add_symbol(struct probe_table *t, const struct elfsym *es,
-		       const struct mapped_file *f, const char *symbol, int kind);
+int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
+		       const char *symbol, int kind);
 
 /* Resolve the probes of process pid. Returns 0, or a negative errno with a
  * message in err: -ESRCH no such process, -ENOENT a user symbol not found. */

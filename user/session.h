@@ -36,8 +36,8 @@ __u64 session__pid_drops(struct session *s, pid_t pid);
 int session__attach_loader(struct session *s, const char *path, uint64_t offset, pid_t pid);
 /* Attach entry and return probes p[0..n) for process pid (-1: every process
  * mapping their files). */
-int session__attach_probes(struct session *s, const struct probe *p, int n, pid_t pid,
-			   char *err, size_t errlen);
+int session__attach_probes(struct session *s, const struct probe *p, int n, pid_t pid, char *err,
+			   size_t errlen);
 /* Attach entry and return probes for every entry of t, for process pid. */
 int session__attach(struct session *s, const struct probe_table *t, pid_t pid, char *err,
 		    size_t errlen);

@@ -72,8 +72,8 @@ static void attach_new_files(struct tracer *t)
 			continue;
 		f->attached = 1;
 		tracer__set_probes(t, &d->table.probes[f->first], f->first, f->n);
-		if (f->n && session__attach_probes(t->session, &d->table.probes[f->first], f->n,
-						   -1, err, sizeof(err)))
+		if (f->n && session__attach_probes(t->session, &d->table.probes[f->first], f->n, -1,
+						   err, sizeof(err)))
 			log_warn("%s", err);
 		if (f->loader_offset &&
 		    session__attach_loader(t->session, f->open_path, f->loader_offset, -1))
@@ -143,8 +143,7 @@ static struct job *start_job(struct tracer *t, pid_t pid, __u64 start_ns, const 
 		return NULL;
 	job->user = symbolizer__new(pid);
 	if (session__add_target(t->session, pid))
-		log_warn("pid %d: cannot add it to the BPF filter: futex records missed",
-			 (int)pid);
+		log_warn("pid %d: cannot add it to the BPF filter: futex records missed", (int)pid);
 	tracer__add_threads(t, job);
 	return job;
 }

@@ -55,9 +55,9 @@ struct top {
 	struct row rows[MAX_ROWS];
 	int nrows;
 	int sort;
-	int selected;	  /* row index */
+	int selected;		 /* row index */
 	const struct job *drill; /* per-thread view of this job; NULL: the job table */
-	int dirty; /* a key changed the view: redraw now */
+	int dirty;		 /* a key changed the view: redraw now */
 };
 
 static struct termios *restore_on_exit;
@@ -347,9 +347,9 @@ static void draw_jobs(struct top *tp, struct tracer *t, int rows, int cols)
 {
 	int i;
 
-	line(cols, 0, "sbt-bpf top - %d jobs, %llu records lost, sort: %s, every %.1f s",
-	     tp->nrows, (unsigned long long)session__drops(t->session, NULL, 0),
-	     sort_names[tp->sort], tp->interval_ms / 1000.0);
+	line(cols, 0, "sbt-bpf top - %d jobs, %llu records lost, sort: %s, every %.1f s", tp->nrows,
+	     (unsigned long long)session__drops(t->session, NULL, 0), sort_names[tp->sort],
+	     tp->interval_ms / 1000.0);
 	line(cols, 0, "keys: up/down select  Enter threads  s sort (w r b l p t)  q quit");
 	line(cols, 1, "%7s %4s %8s %8s %6s %5s %6s %6s  %-32s %s", "PID", "THR", "PHASE", "PH/S",
 	     "WAIT%", "BAL", "LOCK%", "DROPS", "WORST SITE", "COMMAND");

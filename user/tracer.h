@@ -33,10 +33,10 @@ struct pending_thread {
 
 struct tracer {
 	struct env env;
-	int multi;	    /* several processes: -a or several -p */
-	pid_t pid;	    /* the one process of single mode */
-	int launched;	    /* -- CMD */
-	char command[1024]; /* single mode; "-a" or the pid list otherwise */
+	int multi;		   /* several processes: -a or several -p */
+	pid_t pid;		   /* the one process of single mode */
+	int launched;		   /* -- CMD */
+	char command[1024];	   /* single mode; "-a" or the pid list otherwise */
 	struct probe_table probes; /* single mode */
 	struct discover disc;	   /* multi mode */
 	/* SBT_MAX_PROBES entries each, indexed by probe id: they do not move

@@ -5,7 +5,7 @@ load helpers
 
 @test "man page: every option of every subcommand is documented" {
 	local cmd opt missing=""
-	for cmd in "" record report export calibrate; do
+	for cmd in "" record report export calibrate top; do
 		for opt in $("$SBT" $cmd --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 			case $opt in --help | --usage) continue ;; esac
 			# groff escapes every dash: \-\-buffer\-size
@@ -14,7 +14,7 @@ load helpers
 	done
 	echo "missing:$missing"
 	[ -z "$missing" ]
-	for cmd in record report export calibrate; do grep -q "^\.B $cmd" "$ROOT/doc/sbt-bpf.8"; done
+	for cmd in record report export calibrate top; do grep -q "^\.B $cmd" "$ROOT/doc/sbt-bpf.8"; done
 }
 
 @test "make install: binary and man page under DESTDIR/PREFIX" {

@@ -89,7 +89,10 @@ static void make_meta(struct tf_meta *m)
 	m->alpha_counters = 718;
 	m->njobs = 2;
 	m->jobs = calloc(m->njobs, sizeof(*m->jobs));
-	m->jobs[0] = (struct tf_job){.pid = 4242, .start_ns = 5, .end_ns = 900, .drops = 3,
+	m->jobs[0] = (struct tf_job){.pid = 4242,
+				     .start_ns = 5,
+				     .end_ns = 900,
+				     .drops = 3,
 				     .command = strdup("./lu -p8")};
 	m->jobs[1] = (struct tf_job){.pid = 4243, .start_ns = 7, .command = strdup("")};
 }
