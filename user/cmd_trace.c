@@ -175,8 +175,9 @@ void read_cmdline(pid_t pid, char *buf, size_t n)
 		len = fread(buf, 1, n - 1, f);
 		fclose(f);
 	}
+	/* arguments are NUL-separated; a heading must stay on one line */
 	for (i = 0; i + 1 < len; i++)
-		if (!buf[i])
+		if ((unsigned char)buf[i] < 0x20)
 			buf[i] = ' ';
 	buf[len] = 0;
 }

@@ -33,6 +33,7 @@ struct proc_note {
 	__u64 exec_ns; /* when it exec'd, if during the session */
 	int ignored;   /* --filter rejected it (until it execs) */
 	int rescan;    /* its mappings changed */
+	char comm[16]; /* from its exec: names a job whose /proc is gone */
 };
 
 #define MAX_FILES 4096
@@ -346,8 +347,7 @@ static void maybe_start_job(struct tracer *t, const struct sbt_event *e)
 		n->ignored = 1;
 		return;
 	}
-	snprintf(comm, sizeof(comm), "[%s]",
-		 names__comm(t->names, e->tid) ? names__comm(t->names, e->tid) : "?");
+	snprintf(comm, sizeof(comm), "[%s]", n->comm[0] ? n->comm : "?");
 	if (start_job(t, e->pid, n->exec_ns > t->start_ns ? n->exec_ns : t->start_ns, comm))
 		forget_proc(t, e->pid);
 }
@@ -399,6 +399,8 @@ int system__record(struct tracer *t, const struct sbt_event *e)
 		if (n) {
 			n->exec_ns = e->ts;
 			n->ignored = 0;
+			memcpy(n->comm, &e->obj, 8);
+			memcpy(n->comm + 8, &e->site, 7);
 		}
 		want_rescan(t, e->pid);
 		return 1;

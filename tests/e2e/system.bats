@@ -60,6 +60,27 @@ start_in_namespace() {
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit("custom_barrier.c:" not in json.dumps(r["sites"]))' "$T/c.json"
 }
 
+@test "-a: a library loaded later (dlopen of a copy no process mapped) is probed" {
+	mkdir -p "$T/lib"
+	cp "$(ldd "$EX/omp_barriers_gomp" | awk '/libgomp/ {print $3}')" "$T/lib/libgomp-copy.so"
+	start_system "$T/sys.txt" -a
+	# one thread: each GOMP_barrier call is an episode of its own
+	/usr/bin/python3 -c '
+import ctypes, os, sys, time
+print("pid", os.getpid(), flush=True)
+g = ctypes.CDLL(sys.argv[1])
+time.sleep(0.5)
+for _ in range(5):
+    g.GOMP_barrier()
+' "$T/lib/libgomp-copy.so" >"$T/py.out"
+	P=$(awk '/^pid/ {print $2}' "$T/py.out")
+	wait_for "$T/sys.txt" "^=== pid $P: " 10
+	kill -INT "$TR"
+	wait_exit "$TR" 20
+	cat "$T/sys.txt"
+	grep -A2 "^=== pid $P: " "$T/sys.txt" | grep -q "^SBT summary: 5 phases, 1 barrier site"
+}
+
 @test "-p PID,PID: a report per process, the tracer ends when both have exited" {
 	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 2 -n 5 -d 10 -m sleep -W
 	A=$WL
