@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <signal.h>
 #include <unistd.h>
@@ -116,10 +117,16 @@ static int attach_all(struct tracer *t)
 	int i, nproc;
 
 	discover__installed(&t->disc);
-	for (i = 0; i < t->env.nprobes; i++)
-		if (discover__path(&t->disc, t->env.probes[i].binary) < 0 &&
-		    access(t->env.probes[i].binary, F_OK) == 0)
-			log_warn("--probe: nothing to probe in %s", t->env.probes[i].binary);
+	for (i = 0; i < t->env.nprobes; i++) {
+		const char *bin = t->env.probes[i].binary;
+
+		if (access(bin, F_OK))
+			log_warn("--probe: %s does not exist here: only files at that path in "
+				 "other mount namespaces will match",
+				 bin);
+		else if (discover__path(&t->disc, bin) < 0)
+			log_warn("--probe: nothing to probe in %s", bin);
+	}
 	nproc = scan_all(t);
 	attach_new_files(t);
 	snprintf(t->command, sizeof(t->command), "-a (every process)");
@@ -234,8 +241,21 @@ static int attach_pids(struct tracer *t)
 	return 0;
 }
 
+/* Every job holds a temporary file and its symbolizer opens the job's
+ * libraries: take all the descriptors we may. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int system__attach(struct tracer *t)
 {
+	raise_fd_limit();
 	hmap_init(&t->procs);
 	hmap_init(&t->pending);
 	if (discover__init(&t->disc, t->env.classes, t->env.probes, t->env.nprobes, t->env.all))
