@@ -311,15 +311,10 @@ __u64 session__pid_drops(struct session *s, pid_t pid)
 	return n;
 }
 
-int session__attach_loader(struct session *s, const char *path, uint64_t offset, pid_t pid)
+static int keep_link(struct session *s, struct bpf_link *l)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts);
-	struct bpf_link **links, *l;
+	struct bpf_link **links = realloc(s->links, (s->nlinks + 1) * sizeof(*links));
 
-	l = bpf_program__attach_uprobe_opts(s->skel->progs.maps_changed, pid, path, offset, &opts);
-	if (!l)
-		return -errno;
-	links = realloc(s->links, (s->nlinks + 1) * sizeof(*links));
 	if (!links) {
 		bpf_link__destroy(l);
 		return -ENOMEM;
@@ -329,24 +324,24 @@ int session__attach_loader(struct session *s, const char *path, uint64_t offset,
 	return 0;
 }
 
+int session__attach_loader(struct session *s, const char *path, uint64_t offset, pid_t pid)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+	struct bpf_link *l;
+
+	l = bpf_program__attach_uprobe_opts(s->skel->progs.maps_changed, pid, path, offset, &opts);
+	return l ? keep_link(s, l) : -errno;
+}
+
 static int attach_one(struct session *s, const struct probe *p, pid_t pid, int retprobe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe,
 		    .bpf_cookie = SBT_COOKIE(p->info.id, p->info.kind));
 	struct bpf_program *prog = retprobe ? s->skel->progs.sync_exit : s->skel->progs.sync_enter;
-	struct bpf_link **links, *l;
+	struct bpf_link *l;
 
 	l = bpf_program__attach_uprobe_opts(prog, pid, p->open_path, p->info.offset, &opts);
-	if (!l)
-		return -errno;
-	links = realloc(s->links, (s->nlinks + 1) * sizeof(*links));
-	if (!links) {
-		bpf_link__destroy(l);
-		return -ENOMEM;
-	}
-	s->links = links;
-	s->links[s->nlinks++] = l;
-	return 0;
+	return l ? keep_link(s, l) : -errno;
 }
 
 static int attach_per_function(struct session *s, const struct probe *probes, int n, pid_t pid,

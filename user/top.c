@@ -268,20 +268,25 @@ static void collect(struct top *tp, struct tracer *t, __u64 now, double dt)
 
 /* ---- drawing ------------------------------------------------------------------ */
 
-static void fmt_pct(char *buf, size_t n, double v)
-{
-	if (v < 0)
-		snprintf(buf, n, "-");
-	else
-		snprintf(buf, n, "%.1f", v);
-}
-
 static void fmt_num(char *buf, size_t n, double v, const char *fmt)
 {
 	if (v < 0)
 		snprintf(buf, n, "-");
 	else
 		snprintf(buf, n, fmt, v);
+}
+
+/* A row's figures as text ("-": no data this interval). */
+struct row_text {
+	char rate[32], wait[32], bal[32], lock[32];
+};
+
+static void row_text(const struct row *r, struct row_text *x)
+{
+	fmt_num(x->rate, sizeof(x->rate), r->rate, "%.1f");
+	fmt_num(x->wait, sizeof(x->wait), r->wait_pct, "%.1f");
+	fmt_num(x->bal, sizeof(x->bal), r->balance, "%.2f");
+	fmt_num(x->lock, sizeof(x->lock), r->lock_pct, "%.1f");
 }
 
 /* Not a terminal: a block per interval, tab-separated, for scripts:
@@ -302,14 +307,11 @@ static void print_plain(struct top *tp, struct tracer *t)
 	       "\tcommand\n");
 	for (i = 0; i < tp->nrows; i++) {
 		const struct row *r = &tp->rows[i];
-		char rate[32], wait[32], bal[32], lock[32];
+		struct row_text x;
 
-		fmt_num(rate, sizeof(rate), r->rate, "%.1f");
-		fmt_pct(wait, sizeof(wait), r->wait_pct);
-		fmt_num(bal, sizeof(bal), r->balance, "%.2f");
-		fmt_pct(lock, sizeof(lock), r->lock_pct);
+		row_text(r, &x);
 		printf("%u\t%d\t%llu\t%s\t%s\t%s\t%s\t%llu\t%s\t%s\t%s\n", r->job->pid, r->threads,
-		       (unsigned long long)r->phases, rate, wait, bal, lock,
+		       (unsigned long long)r->phases, x.rate, x.wait, x.bal, x.lock,
 		       (unsigned long long)r->drops, r->job->end_ns ? "exited" : "running",
 		       r->site[0] ? r->site : "-", r->job->command);
 	}
@@ -355,15 +357,12 @@ static void draw_jobs(struct top *tp, struct tracer *t, int rows, int cols)
 	     "WAIT%", "BAL", "LOCK%", "DROPS", "WORST SITE", "COMMAND");
 	for (i = 0; i < tp->nrows && i < rows - 4; i++) {
 		const struct row *r = &tp->rows[i];
-		char rate[32], wait[32], bal[32], lock[32];
+		struct row_text x;
 
-		fmt_num(rate, sizeof(rate), r->rate, "%.1f");
-		fmt_pct(wait, sizeof(wait), r->wait_pct);
-		fmt_num(bal, sizeof(bal), r->balance, "%.2f");
-		fmt_pct(lock, sizeof(lock), r->lock_pct);
+		row_text(r, &x);
 		line(cols, i == tp->selected, "%7u %4d %8llu %8s %6s %5s %6s %6llu  %-32.32s %s%s",
-		     r->job->pid, r->threads, (unsigned long long)r->phases, rate, wait, bal, lock,
-		     (unsigned long long)r->drops, r->site[0] ? r->site : "-",
+		     r->job->pid, r->threads, (unsigned long long)r->phases, x.rate, x.wait, x.bal,
+		     x.lock, (unsigned long long)r->drops, r->site[0] ? r->site : "-",
 		     r->job->end_ns ? "[exited] " : "", r->job->command);
 	}
 	if (!tp->nrows)
@@ -387,7 +386,7 @@ static void draw_threads(struct top *tp, struct tracer *t, int rows, int cols)
 		__u64 busy = th->compute_ns + th->wait_ns;
 		char pct[32];
 
-		fmt_pct(pct, sizeof(pct), busy ? 100.0 * th->wait_ns / busy : -1);
+		fmt_num(pct, sizeof(pct), busy ? 100.0 * th->wait_ns / busy : -1, "%.1f");
 		line(cols, 0, "%8u %-16.16s %8llu %12.3f %12.3f %6s %12.3f %s", th->tid,
 		     comm ? comm : "?", (unsigned long long)th->episodes, th->compute_ns / 1e6,
 		     th->wait_ns / 1e6, pct, th->sync_wait_ns / 1e6,
