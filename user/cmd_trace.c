@@ -202,7 +202,7 @@ static int proc_status(pid_t pid, char *state)
 	return tgid;
 }
 
-static int proc_tgid(pid_t pid)
+int proc_tgid(pid_t pid)
 {
 	return proc_status(pid, NULL);
 }

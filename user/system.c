@@ -192,33 +192,19 @@ static int attach_pid(struct tracer *t, pid_t pid)
 	return 1;
 }
 
-static pid_t thread_group(pid_t pid)
-{
-	char path[64], line[128];
-	int tgid = pid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return pid;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 static int attach_pids(struct tracer *t)
 {
 	__u64 t0 = mono_ns(CLOCK_MONOTONIC);
+	pid_t pids[ENV_MAX_PIDS];
 	size_t len = 0;
 	int i, j, e;
 
 	for (i = 0; i < t->env.npids; i++) {
-		pid_t pid = thread_group(t->env.pids[i]);
+		pid_t pid = proc_tgid(t->env.pids[i]);
 
-		for (j = 0; j < i && thread_group(t->env.pids[j]) != pid; j++)
+		/* a thread id names its process */
+		pids[i] = pid = pid > 0 ? pid : t->env.pids[i];
+		for (j = 0; j < i && pids[j] != pid; j++)
 			;
 		if (j < i)
 			continue; /* named twice, or two threads of one process */

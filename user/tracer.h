@@ -71,6 +71,8 @@ struct tracer {
 /* cmd_trace.c */
 __u64 mono_ns(clockid_t clk);
 void read_cmdline(pid_t pid, char *buf, size_t n);
+/* The thread group (process) of a task; -1 when it does not exist. */
+int proc_tgid(pid_t pid);
 void tracer__name_thread(struct tracer *t, __u32 pid, __u32 tid);
 /* Fill infos and probe costs of probe ids [first, first + n). */
 void tracer__set_probes(struct tracer *t, const struct probe *p, int first, int n);
