@@ -117,10 +117,9 @@ static void name_record(struct tracer *t, struct job *job, const struct sbt_even
 	else if (e->type == SBT_EV_FUTEX_ENTER)
 		name_object(t, job, e->obj);
 	if (e->type == SBT_EV_THREAD_START || e->type == SBT_EV_THREAD_EXIT) {
-		char comm[17] = {0};
+		char comm[SBT_COMM_LEN];
 
-		memcpy(comm, &e->obj, 8);
-		memcpy(comm + 8, &e->site, 8);
+		event_comm(e, comm);
 		if (comm[0])
 			names__set_comm(t->names, e->tid, comm);
 	} else {
@@ -161,6 +160,13 @@ static void join_argv(char *const *argv, char *buf, size_t n)
 	buf[0] = 0;
 	for (; *argv && len < n; argv++)
 		len += snprintf(buf + len, n - len, "%s%s", len ? " " : "", *argv);
+}
+
+void event_comm(const struct sbt_event *e, char comm[SBT_COMM_LEN])
+{
+	memcpy(comm, &e->obj, 8);
+	memcpy(comm + 8, &e->site, 8);
+	comm[SBT_COMM_LEN - 1] = 0;
 }
 
 void read_cmdline(pid_t pid, char *buf, size_t n)

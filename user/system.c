@@ -31,10 +31,10 @@
 
 /* What we know of a process that is not a job. */
 struct proc_note {
-	__u64 exec_ns; /* when it exec'd, if during the session */
-	int ignored;   /* --filter rejected it (until it execs) */
-	int rescan;    /* its mappings changed */
-	char comm[16]; /* from its exec: names a job whose /proc is gone */
+	__u64 exec_ns;		 /* when it exec'd, if during the session */
+	int ignored;		 /* --filter rejected it (until it execs) */
+	int rescan;		 /* its mappings changed */
+	char comm[SBT_COMM_LEN]; /* from its exec: names a job whose /proc is gone */
 };
 
 #define MAX_FILES 4096
@@ -373,8 +373,7 @@ static void thread_record(struct tracer *t, const struct sbt_event *e)
 		return;
 	pt->pid = e->pid;
 	pt->start_ns = e->ts;
-	memcpy(pt->comm, &e->obj, 8);
-	memcpy(pt->comm + 8, &e->site, 7);
+	event_comm(e, pt->comm);
 	free(hmap_del(&t->pending, e->tid, 0)); /* a recycled tid */
 	if (hmap_put(&t->pending, e->tid, 0, pt))
 		free(pt);
@@ -405,8 +404,7 @@ int system__record(struct tracer *t, const struct sbt_event *e)
 		if (n) {
 			n->exec_ns = e->ts;
 			n->ignored = 0;
-			memcpy(n->comm, &e->obj, 8);
-			memcpy(n->comm + 8, &e->site, 7);
+			event_comm(e, n->comm);
 		}
 		want_rescan(t, e->pid);
 		return 1;

@@ -24,11 +24,14 @@
 
 struct top;
 
+/* A task name as thread and exec records carry it (obj, site), NUL-terminated. */
+#define SBT_COMM_LEN 17
+
 /* A thread created before its process became a job (system-wide mode). */
 struct pending_thread {
 	__u32 pid;
 	__u64 start_ns;
-	char comm[16];
+	char comm[SBT_COMM_LEN];
 };
 
 struct tracer {
@@ -71,6 +74,8 @@ struct tracer {
 /* cmd_trace.c */
 __u64 mono_ns(clockid_t clk);
 void read_cmdline(pid_t pid, char *buf, size_t n);
+/* The task name of a THREAD_START, THREAD_EXIT or EXEC record. */
+void event_comm(const struct sbt_event *e, char comm[SBT_COMM_LEN]);
 /* The thread group (process) of a task; -1 when it does not exist. */
 int proc_tgid(pid_t pid);
 void tracer__name_thread(struct tracer *t, __u32 pid, __u32 tid);

@@ -54,14 +54,20 @@ start_workload() {
 	wait_for "$out" "^ready $WL"
 }
 
-# start_tracer OUTFILE ARGS...: sbt-bpf in the background, attached; pid in $TR.
-start_tracer() {
-	local out=$1
-	shift
+# start_sbt REGEX OUTFILE ARGS...: sbt-bpf in the background, until its
+# stderr matches REGEX (attached); pid in $TR.
+start_sbt() {
+	local ready=$1 out=$2
+	shift 2
 	"$SBT" "$@" >"$out" 2>"$out.err" &
 	TR=$!
 	BG_PIDS+=("$TR")
-	wait_for "$out.err" "^sbt-bpf: tracing pid"
+	wait_for "$out.err" "$ready"
+}
+
+# start_tracer OUTFILE ARGS...: sbt-bpf on one process.
+start_tracer() {
+	start_sbt "^sbt-bpf: tracing pid" "$@"
 }
 
 # wait_exit PID SECONDS: wait for a background process to end; fails on timeout.
@@ -76,12 +82,7 @@ wait_exit() {
 }
 
 # start_system OUTFILE ARGS...: sbt-bpf watching several processes (-a, -p
-# A,B, top) in the background, attached; pid in $TR.
+# A,B, top).
 start_system() {
-	local out=$1
-	shift
-	"$SBT" "$@" >"$out" 2>"$out.err" &
-	TR=$!
-	BG_PIDS+=("$TR")
-	wait_for "$out.err" "^sbt-bpf: tracing "
+	start_sbt "^sbt-bpf: tracing " "$@"
 }
