@@ -15,7 +15,8 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 WARN      := -Wall -Wextra -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
-CFLAGS    += $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Ianalyses -Iuser -I$(OUTPUT)
+# Includes name their layer ("lib/hmap.h", "user/bpf/session.h"): see doc/design.md.
+CFLAGS    += $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I. -I$(OUTPUT) -MMD -MP
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT) -Wall
 LIBS      := -lbpf -lelf -ldw -lz -lpthread -lm
 # OTF2 export when Debian's libopen-trace-format2-dev is there (scripts/deps.sh installs it)
@@ -29,12 +30,14 @@ BPF_SRCS  := bpf/sync.bpf.c bpf/proc.bpf.c bpf/futex.bpf.c bpf/counters.bpf.c
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKEL      := $(OUTPUT)/sbt.skel.h
 
-ANA_SRCS  := $(wildcard analyses/*.c)
-ANA_OBJS  := $(patsubst %.c,$(OUTPUT)/%.o,$(ANA_SRCS))
-USER_SRCS := $(wildcard user/*.c)
-USER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(USER_SRCS))
-# Modules the unit tests link (no libbpf, no root).
-PURE_OBJS := $(ANA_OBJS) $(OUTPUT)/user/tracefile.o $(OUTPUT)/user/parse.o $(OUTPUT)/user/log.o
+objs = $(patsubst %.c,$(OUTPUT)/%.o,$(1))
+# Layers, lowest first (doc/design.md): lib and analyses need neither root nor
+# the BPF skeleton, so `make unit` builds no BPF object.
+LIB_OBJS  := $(call objs,$(wildcard lib/*.c))
+ANA_OBJS  := $(call objs,$(wildcard analyses/*.c))
+BPF_USER_OBJS := $(call objs,$(wildcard user/bpf/*.c))
+USER_OBJS := $(BPF_USER_OBJS) $(call objs,$(wildcard user/resolve/*.c user/trace/*.c user/cmd/*.c))
+PURE_OBJS := $(LIB_OBJS) $(ANA_OBJS)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
@@ -79,16 +82,17 @@ $(OUTPUT)/bench/floor.skel.h: $(OUTPUT)/bench/floor.bpf.o
 	$(BPFTOOL) gen skeleton $< name floor > $@.tmp && mv $@.tmp $@
 
 # --- userspace --------------------------------------------------------------
-$(OUTPUT)/user/%.o: user/%.c $(SKEL) $(wildcard include/sbt/*.h user/*.h analyses/*.h)
+# Header dependencies come from -MMD; only user/bpf/ includes the skeleton.
+$(OUTPUT)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(OUTPUT)/analyses/%.o: analyses/%.c $(wildcard include/sbt/*.h analyses/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+$(BPF_USER_OBJS): $(SKEL)
 
-$(OUTPUT)/sbt-bpf: $(USER_OBJS) $(ANA_OBJS)
+$(OUTPUT)/sbt-bpf: $(USER_OBJS) $(PURE_OBJS)
 	$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+
+-include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)
 
 # --- examples and bench programs --------------------------------------------
 $(EX_DIR)/%: examples/%.c examples/workload.h
@@ -104,10 +108,10 @@ $(EX_DIR)/omp_barriers_llvm: examples/omp_barriers.c examples/workload.h
 $(OUTPUT)/bench/probe_loop: bench/probe_loop.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -pthread $< -o $@
-$(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(OUTPUT)/user/elfsym.o $(OUTPUT)/user/procmaps.o $(OUTPUT)/user/uprobe_multi.o \
-		       $(OUTPUT)/user/log.o $(OUTPUT)/user/parse.o
-	$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< $(OUTPUT)/user/elfsym.o $(OUTPUT)/user/procmaps.o $(OUTPUT)/user/uprobe_multi.o $(OUTPUT)/user/log.o \
-		$(OUTPUT)/user/parse.o $(LIBS) -o $@
+FLOOR_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/procmaps.c user/bpf/uprobe_multi.c) \
+	      $(LIB_OBJS)
+$(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(FLOOR_OBJS)
+	$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< $(FLOOR_OBJS) $(LIBS) -o $@
 
 $(OUTPUT)/bench/gen_trace: bench/gen_trace.c $(PURE_OBJS)
 	$(CC) $(CFLAGS) $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
@@ -143,8 +147,8 @@ install: $(OUTPUT)/sbt-bpf
 	install -D -m 0644 doc/sbt-bpf.8 $(DESTDIR)$(PREFIX)/share/man/man8/sbt-bpf.8
 
 format:
-	clang-format -i include/sbt/*.h bpf/*.c bpf/*.h user/*.c user/*.h analyses/*.c \
-		analyses/*.h tests/unit/*.c tests/unit/*.h examples/*.c examples/*.h bench/*.c
+	clang-format -i include/sbt/*.h bpf/*.c bpf/*.h lib/*.[ch] analyses/*.[ch] user/*/*.[ch] \
+		tests/unit/*.[ch] examples/*.[ch] bench/*.c
 
 clean:
 	rm -rf $(OUTPUT)

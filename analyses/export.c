@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
 #include <string.h>
-#include "export.h"
-#include "names.h"
+#include "analyses/export.h"
+#include "analyses/names.h"
 
 static const struct {
 	const char *name;

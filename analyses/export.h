@@ -9,8 +9,8 @@
 #define SBT_EXPORT_H
 
 #include <stdio.h>
-#include "phases.h"
-#include "report.h"
+#include "analyses/phases.h"
+#include "analyses/report.h"
 
 enum export_format { EXPORT_CHROME, EXPORT_CSV, EXPORT_SVG, EXPORT_OTF2, EXPORT_NFORMATS };
 

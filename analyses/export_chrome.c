@@ -9,9 +9,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "export.h"
-#include "hmap.h"
-#include "json.h"
+#include "analyses/export.h"
+#include "lib/hmap.h"
+#include "lib/json.h"
 
 #define NAME_LEN 256
 /* The approximated view's processes and threads: ids beyond pid_max. */

@@ -3,7 +3,7 @@
  * (columns documented in README.md). RFC 4180 quoting. */
 #include <inttypes.h>
 #include <string.h>
-#include "export.h"
+#include "analyses/export.h"
 
 #define NAME_LEN 256
 

@@ -12,8 +12,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "export.h"
-#include "hmap.h"
+#include "analyses/export.h"
+#include "lib/hmap.h"
 
 #ifndef HAVE_OTF2
 

@@ -11,8 +11,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "export.h"
-#include "hmap.h"
+#include "analyses/export.h"
+#include "lib/hmap.h"
 
 #define ROW_H	  14
 #define LABEL_W	  190

@@ -2,9 +2,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hmap.h"
-#include "jobs.h"
-#include "json.h"
+#include "lib/hmap.h"
+#include "analyses/jobs.h"
+#include "lib/json.h"
 
 struct jobs {
 	struct jobs_config c;

@@ -14,9 +14,9 @@
 #define SBT_JOBS_H
 
 #include <stdio.h>
-#include "phases.h"
-#include "report.h"
-#include "sync.h"
+#include "analyses/phases.h"
+#include "analyses/report.h"
+#include "analyses/sync.h"
 
 struct job {
 	__u32 pid;

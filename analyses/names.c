@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hmap.h"
-#include "names.h"
+#include "lib/hmap.h"
+#include "analyses/names.h"
 
 struct name {
 	__u32 pid;

@@ -13,9 +13,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hmap.h"
-#include "phases.h"
-#include "sync.h"
+#include "lib/hmap.h"
+#include "analyses/phases.h"
+#include "analyses/sync.h"
 
 #define LOST_PHASES_KEPT 16
 

@@ -13,30 +13,7 @@
 #define SBT_PHASES_H
 
 #include <stddef.h>
-#include "sbt/events.h"
-
-#define SBT_SYMBOL_MAX 128
-#define SBT_PATH_MAX   512
-
-/* What one probe id means; the probe table of a session or a trace file. */
-struct sbt_probe_info {
-	__u16 id;
-	__u16 kind;		     /* SBT_PK_* */
-	char symbol[SBT_SYMBOL_MAX]; /* function name, without version */
-	char object[SBT_PATH_MAX];   /* file the probe is in */
-	__u64 offset;		     /* file offset of the probed instruction */
-};
-
-/* A counter of the session (perf_event), as recorded in the trace header. */
-#define SBT_COUNTER_NAME_MAX 64
-#define SBT_CTRF_HARDWARE    1 /* a PMU event */
-#define SBT_CTRF_FALLBACK    2 /* counted instead of a hardware event this machine lacks */
-struct sbt_counter_info {
-	char name[SBT_COUNTER_NAME_MAX];
-	__u32 type;   /* perf_event_attr.type */
-	__u64 config; /* perf_event_attr.config */
-	__u32 flags;  /* SBT_CTRF_* */
-};
+#include "sbt/format.h"
 
 struct ph_arrival {
 	__u32 tid;

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "json.h"
-#include "report.h"
-#include "sync_report.h"
+#include "lib/json.h"
+#include "analyses/report.h"
+#include "analyses/sync_report.h"
 
 #define NAME_MAX_LEN	256
 #define PHASE_TABLE_MAX 1000

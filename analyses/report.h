@@ -10,9 +10,9 @@
 #define SBT_REPORT_H
 
 #include <stdio.h>
-#include "names.h"
-#include "phases.h"
-#include "sync.h"
+#include "analyses/names.h"
+#include "analyses/phases.h"
+#include "analyses/sync.h"
 
 enum report_format { REPORT_TEXT, REPORT_JSON };
 /* Which times the text shows when the probe costs are known (JSON always

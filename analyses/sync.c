@@ -2,9 +2,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hmap.h"
-#include "phases.h"
-#include "sync.h"
+#include "lib/hmap.h"
+#include "analyses/phases.h"
+#include "analyses/sync.h"
 
 /* futex(2) operations, private and clock flags masked (linux/futex.h). */
 #define FUTEX_OP_MASK	      127

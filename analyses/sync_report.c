@@ -2,7 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sync_report.h"
+#include "analyses/sync_report.h"
 
 #define TOP_N 3
 

@@ -5,10 +5,10 @@
 #define SBT_SYNC_REPORT_H
 
 #include <stdio.h>
-#include "json.h"
-#include "names.h"
-#include "phases.h"
-#include "sync.h"
+#include "lib/json.h"
+#include "analyses/names.h"
+#include "analyses/phases.h"
+#include "analyses/sync.h"
 
 enum sync_sort { SYNC_SORT_WAIT, SYNC_SORT_HOLD, SYNC_SORT_COUNT };
 

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "elfsym.h"
+#include "user/resolve/elfsym.h"
 #include "floor.skel.h"
-#include "parse.h"
-#include "procmaps.h"
-#include "uprobe_multi.h"
+#include "lib/parse.h"
+#include "user/resolve/procmaps.h"
+#include "user/bpf/uprobe_multi.h"
 
 static volatile sig_atomic_t stop;
 

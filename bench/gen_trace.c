@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "parse.h"
-#include "tracefile.h"
+#include "lib/parse.h"
+#include "lib/tracefile.h"
 
 enum { P_PBW = 1, P_LOCK, P_UNLOCK, NPROBES };
 

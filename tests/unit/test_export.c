@@ -3,9 +3,9 @@
  * (tests/unit/golden/; SBT_UPDATE_GOLDEN=1 rewrites them after a reviewed
  * change), and structural properties checked directly. */
 #include <stdlib.h>
-#include "export.h"
-#include "names.h"
-#include "sync.h"
+#include "analyses/export.h"
+#include "analyses/names.h"
+#include "analyses/sync.h"
 #include "unit.h"
 
 enum { P_NONE, P_PBW, P_LOCK, P_UNLOCK, P_SEMW, P_POST, NPROBES };

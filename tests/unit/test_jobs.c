@@ -2,8 +2,8 @@
 /* One analysis per process (jobs.c) on synthetic interleaved streams of two
  * processes running the same program: same barrier address, own phases. */
 #include <stdlib.h>
-#include "jobs.h"
-#include "names.h"
+#include "analyses/jobs.h"
+#include "analyses/names.h"
 #include "unit.h"
 
 enum { P_NONE, P_PBW, NPROBES };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Strict number parsing of command-line values. */
 #include <errno.h>
-#include "parse.h"
+#include "lib/parse.h"
 #include "unit.h"
 
 TEST(u64_accepts_only_whole_numbers_in_range)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Barrier-phase analysis on synthetic event streams, with exact values. */
 #include <stdlib.h>
-#include "phases.h"
+#include "analyses/phases.h"
 #include "unit.h"
 
 /* Probe ids of the synthetic probe table. */

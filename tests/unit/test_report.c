@@ -2,10 +2,10 @@
 /* Reports of a synthetic stream: the JSON fields and the SBT text lines carry
  * the exact values of the analysis. */
 #include <stdlib.h>
-#include "json.h"
-#include "names.h"
-#include "phases.h"
-#include "report.h"
+#include "lib/json.h"
+#include "analyses/names.h"
+#include "analyses/phases.h"
+#include "analyses/report.h"
 #include "unit.h"
 
 enum { P_NONE, P_PBW, NPROBES };

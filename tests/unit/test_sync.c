@@ -3,8 +3,8 @@
  * streams fed through the phase analysis, with exact values. */
 #include <errno.h>
 #include <stdlib.h>
-#include "phases.h"
-#include "sync.h"
+#include "analyses/phases.h"
+#include "analyses/sync.h"
 #include "unit.h"
 
 enum {

@@ -3,7 +3,7 @@
  * that must never crash the reader. */
 #include <stdlib.h>
 #include <unistd.h>
-#include "tracefile.h"
+#include "lib/tracefile.h"
 #include "unit.h"
 
 #define NREC 3000 /* spans several write buffers and read chunks */

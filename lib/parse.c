@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/parse.h"
+
+/* strtoull accepts leading blanks and a minus sign; we accept neither. */
+static int parse_digits(const char *s, char **end, uint64_t *v)
+{
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	uint64_t v;
+	int err = parse_digits(s, &end, &v);
+
+	if (err)
+		return err;
+	if (*end)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_int(const char *s, int min, int max, int *out)
+{
+	uint64_t v;
+	int err = parse_u64(s, 0, INT_MAX, &v);
+
+	if (err)
+		return err;
+	if ((int)v < min || (int)v > max)
+		return -ERANGE;
+	*out = (int)v;
+	return 0;
+}
+
+int parse_seconds_ns(const char *s, uint64_t max_ns, uint64_t *out)
+{
+	uint64_t whole, frac = 0, scale = 1000000000ULL;
+	char *end;
+	int err = parse_digits(s, &end, &whole);
+
+	if (err)
+		return err;
+	if (*end == '.') {
+		const char *p = end + 1;
+
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*p); p++) {
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(*p - '0') * scale;
+			}
+		}
+		end = (char *)p;
+	}
+	if (*end)
+		return -EINVAL;
+	if (whole > max_ns / 1000000000ULL)
+		return -ERANGE;
+	whole = whole * 1000000000ULL + frac;
+	if (whole > max_ns)
+		return -ERANGE;
+	*out = whole;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v, mul = 1;
+	char *end;
+	int err = parse_digits(s, &end, &v);
+
+	if (err)
+		return err;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		mul = 1ULL << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ULL << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ULL << 30;
+		end++;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end)
+		return -EINVAL;
+	if (v > UINT64_MAX / mul)
+		return -ERANGE;
+	v *= mul;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The native .sbt trace file: a recording that `sbt-bpf report` can analyse
+ * later, on another machine.
+ *
+ * Layout (format version 1). Every integer is little-endian; on the hosts we
+ * support (x86_64, arm64) that is the native order, so records go to disk as
+ * they come out of the ring buffer.
+ *
+ *   offset 0            header, header_size bytes (64 in version 1):
+ *                          0  char  magic[8]      "SBTTRACE"
+ *                          8  __u32 version       1
+ *                         12  __u32 header_size   records start here (>= 64)
+ *                         16  __u32 record_size   40 = sizeof(struct sbt_event)
+ *                         20  __u32 flags         none defined; written 0, ignored
+ *                         24  __u64 nrecords
+ *                         32  __u64 meta_offset   = header_size + nrecords * 40
+ *                         40  __u64 meta_size
+ *                         48  __u8  reserved[16]  written 0, ignored
+ *   header_size         nrecords struct sbt_event records, in ring-buffer order
+ *   meta_offset         metadata block, meta_size bytes, ending exactly at the
+ *                       end of the file
+ *
+ * The writer first writes a header with nrecords == 0 and meta_offset == 0
+ * and patches it only once the metadata is on disk, so a recording that was
+ * interrupted is recognised as such ("not finalized") instead of being read
+ * as an empty trace.
+ *
+ * The metadata block is a sequence of sections, each
+ *   __u32 tag, __u32 length, payload[length].
+ * Readers skip sections with unknown tags and ignore bytes at the end of a
+ * known section's payload beyond what they parse, so later versions can add
+ * both without breaking older readers; incompatible changes bump the
+ * version. A known section may appear at most once; every section is
+ * optional. A string is __u16 length + bytes, not NUL-terminated.
+ *
+ *   TF_SEC_INFO     __u64 start_ns, __u64 end_ns, __s64 realtime_offset_ns,
+ *                   __u32 npairs, npairs x (string key, string value).
+ *                   Keys: kernel, host, command, clock, sbt_version; unknown
+ *                   keys are ignored.
+ *   TF_SEC_PROBES   __u32 count, count x (__u16 id, __u16 kind, __u64 offset,
+ *                   string symbol, string object). id < SBT_MAX_PROBES and
+ *                   unique, kind is an SBT_PK_*.
+ *   TF_SEC_SYMBOLS  __u32 count, count x (__u32 pid, __u64 addr, string name).
+ *   TF_SEC_THREADS  __u32 count, count x (__u32 pid, __u32 tid, __u64 start_ns,
+ *                   __u64 exit_ns, string comm).
+ *   TF_SEC_DROPS    __u64 total, __u32 ncpus, ncpus x __u64 per-CPU count.
+ *   TF_SEC_ALPHA    __u32 count (<= SBT_MAX_PROBES), count x (__u64 entry_ns,
+ *                   __u64 exit_ns): the calibrated cost of a probe hit, by
+ *                   probe id.
+ *   TF_SEC_COUNTERS __u32 count (<= SBT_MAX_COUNTERS), count x (__u32 type,
+ *                   __u64 config, __u32 flags, string name): the perf_event
+ *                   counters whose values SBT_EV_COUNTERS records carry.
+ *   TF_SEC_JOBS     __u32 count, count x (__u32 pid, __u64 start_ns, __u64 end_ns,
+ *                   __u64 drops, string command): the processes traced, one
+ *                   analysis each (`report --pid`); end_ns 0 = still running
+ *                   when the recording stopped. The same pid may appear twice
+ *                   (reused after an exit), in start order.
+ *
+ * The reader treats the file as hostile: every offset, length and count is
+ * checked against the bytes actually present before anything is allocated,
+ * and the metadata block is limited to TF_META_MAX bytes.
+ */
+#ifndef SBT_TRACEFILE_H
+#define SBT_TRACEFILE_H
+
+#include <stddef.h>
+#include "sbt/events.h"
+#include "sbt/format.h"
+
+#define TF_MAGIC       "SBTTRACE"
+#define TF_VERSION     1
+#define TF_HEADER_SIZE 64
+#define TF_META_MAX    (64u << 20) /* bound on what a reader loads into memory */
+
+/* Section tags of the metadata block. */
+#define TF_SEC_INFO	1
+#define TF_SEC_PROBES	2
+#define TF_SEC_SYMBOLS	3
+#define TF_SEC_THREADS	4
+#define TF_SEC_DROPS	5
+#define TF_SEC_COUNTERS 6
+#define TF_SEC_ALPHA	7
+#define TF_SEC_JOBS	8
+
+/* The on-disk header (little-endian). */
+struct tf_header {
+	char magic[8];
+	__u32 version;
+	__u32 header_size;
+	__u32 record_size;
+	__u32 flags;
+	__u64 nrecords;
+	__u64 meta_offset;
+	__u64 meta_size;
+	__u8 reserved[16];
+};
+
+_Static_assert(sizeof(struct tf_header) == TF_HEADER_SIZE, "the v1 header is 64 bytes");
+
+struct tf_symbol {
+	__u32 pid;
+	__u64 addr;
+	char *name;
+};
+
+struct tf_thread {
+	__u32 pid, tid;
+	__u64 start_ns, exit_ns;
+	char comm[16];
+};
+
+struct tf_job {
+	__u32 pid;
+	__u64 start_ns, end_ns;
+	__u64 drops;
+	char *command;
+};
+
+/*
+ * What a trace says about its recording. Built by the recorder and handed to
+ * tracefile__finish(), or read back by tracefile__open(). Every pointer is
+ * malloc'ed (tf_meta_free() frees them); the writer accepts NULL strings and
+ * writes them as "" (a NULL clock as "CLOCK_MONOTONIC").
+ */
+struct tf_meta {
+	/* NUL-terminated, never NULL after a successful read (may be "") */
+	char *kernel, *host, *command, *clock, *sbt_version;
+	__u64 start_ns, end_ns;
+	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct sbt_probe_info *probes;
+	__u32 nprobes;
+	struct tf_symbol *symbols;
+	__u32 nsymbols;
+	struct tf_thread *threads;
+	__u32 nthreads;
+	__u64 drops_total;
+	__u64 *drops_per_cpu;
+	__u32 ncpus;
+	struct sbt_counter_info counters[SBT_MAX_COUNTERS]; /* -e events, in record order */
+	__u32 ncounters;
+	/* calibrated probe cost per hit, indexed by probe id (NULL: not recorded) */
+	__u64 *alpha_enter, *alpha_exit;
+	__u32 nalpha;
+	__u64 alpha_counters; /* cost of one COUNTERS record (-e); 0: not recorded */
+	struct tf_job *jobs;  /* NULL in traces of older versions: one job, every record */
+	__u32 njobs;
+};
+
+struct tf_writer;
+struct tf_reader;
+
+/* Create path (truncate), write a provisional header. NULL + errno on failure. */
+struct tf_writer *tracefile__create(const char *path);
+/* Append records (buffered). 0 or -errno. */
+int tracefile__write(struct tf_writer *w, const struct sbt_event *ev, size_t n);
+/* Records accepted so far. */
+__u64 tracefile__records(const struct tf_writer *w);
+/* Write the metadata, patch the header (nrecords, meta_offset, meta_size), fsync-free close,
+ * free w. 0 or -errno. Always frees w. meta may be NULL (empty metadata). On failure the
+ * file is left with its provisional header, so readers report it as not finalized. */
+int tracefile__finish(struct tf_writer *w, const struct tf_meta *meta);
+
+/* Open and validate; on failure NULL (errno set), with a one-line human-readable reason in
+ * err, starting with the path (e.g. "lu.sbt: not an sbt-bpf trace (bad magic)"). The
+ * metadata is loaded and checked here; records are read on demand. */
+struct tf_reader *tracefile__open(const char *path, char *err, size_t errlen);
+const struct tf_meta *tracefile__meta(const struct tf_reader *r);
+__u64 tracefile__nrecords(const struct tf_reader *r);
+/* Next record: 1 = got one, 0 = end, -errno on read error. Reads in buffered chunks: memory
+ * must not grow with the file size. */
+int tracefile__next(struct tf_reader *r, struct sbt_event *out);
+void tracefile__close(struct tf_reader *r);
+
+/* Frees the contents of a meta read by the reader or built by a caller (with malloc'ed
+ * members), and zeroes it. */
+void tf_meta_free(struct tf_meta *m);
+
+#endif /* SBT_TRACEFILE_H */

@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include "lib/log.h"
+#include "sbt.skel.h"
+#include "user/bpf/session.h"
+#include "user/bpf/uprobe_multi.h"
+
+#define CAP_PERFMON_BIT 38
+#define CAP_BPF_BIT	39
+
+struct session {
+	struct sbt *skel;
+	struct ring_buffer *rb;
+	int multi;		 /* programs loaded for multi-uprobe links */
+	struct bpf_link **links; /* per-function links (kernels before 6.6) */
+	int nlinks;
+	int *link_fds; /* multi-uprobe links */
+	int nlink_fds;
+	session_event_fn fn;
+	void *ctx;
+	long budget; /* records left for this drain */
+	struct session_opts opts;
+	pid_t *targets; /* pids in the filter, added again on fallback */
+	int ntargets;
+};
+
+/* Records handled per drain call at most: a target producing faster than we
+ * consume must not keep the caller from its signal and timer checks. */
+#define DRAIN_BUDGET 65536
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_get_level() < LOG_DEBUG)
+		return 0;
+	if (level != LIBBPF_DEBUG && log_get_level() < LOG_INFO)
+		return 0; /* our own message says what failed */
+	return vfprintf(stderr, fmt, ap);
+}
+
+static unsigned long long effective_caps(void)
+{
+	unsigned long long caps = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
+int session__check_privileges(char *err, size_t errlen)
+{
+	unsigned long long caps = effective_caps();
+	unsigned long long need = (1ULL << CAP_BPF_BIT) | (1ULL << CAP_PERFMON_BIT);
+
+	if (geteuid() == 0 || (caps & need) == need)
+		return 0;
+	snprintf(err, errlen, "tracing needs root (or CAP_BPF and CAP_PERFMON); run it with sudo");
+	return -EPERM;
+}
+
+int session__ncpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? n : 1;
+}
+
+static int attach_tracepoints(struct session *s, char *err, size_t errlen)
+{
+	struct bpf_link *l;
+
+	l = bpf_program__attach_raw_tracepoint(s->skel->progs.thread_start, "sched_process_fork");
+	if (!l)
+		goto fail;
+	s->skel->links.thread_start = l;
+	l = bpf_program__attach_raw_tracepoint(s->skel->progs.thread_exit, "sched_process_exit");
+	if (!l)
+		goto fail;
+	s->skel->links.thread_exit = l;
+	if (!s->opts.system_wide)
+		return 0;
+	l = bpf_program__attach_raw_tracepoint(s->skel->progs.proc_exec, "sched_process_exec");
+	if (!l)
+		goto fail;
+	s->skel->links.proc_exec = l;
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot attach the process tracepoints: %s", strerror(errno));
+	return -errno;
+}
+
+static int attach_futex(struct session *s, char *err, size_t errlen)
+{
+	s->skel->links.futex_enter =
+		bpf_program__attach_raw_tracepoint(s->skel->progs.futex_enter, "sys_enter");
+	if (s->skel->links.futex_enter)
+		s->skel->links.futex_exit =
+			bpf_program__attach_raw_tracepoint(s->skel->progs.futex_exit, "sys_exit");
+	if (!s->skel->links.futex_exit) {
+		snprintf(err, errlen, "cannot attach the syscall tracepoints for futex: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Hand the per-CPU counters to the BPF side, then start virtualizing them
+ * per thread at context switches. */
+static int attach_counters(struct session *s, const struct counter_set *cs, char *err,
+			   size_t errlen)
+{
+	int map = bpf_map__fd(s->skel->maps.counters);
+	__u32 i;
+
+	for (i = 0; i < (__u32)(cs->n * cs->ncpus); i++)
+		if (cs->fds[i] >= 0 && bpf_map_update_elem(map, &i, &cs->fds[i], BPF_ANY)) {
+			snprintf(err, errlen, "cannot pass counter %s to BPF: %s",
+				 cs->info[i / cs->ncpus].name, strerror(errno));
+			return -errno;
+		}
+	s->skel->links.ctr_switch =
+		bpf_program__attach_raw_tracepoint(s->skel->progs.ctr_switch, "sched_switch");
+	if (s->skel->links.ctr_switch)
+		s->skel->links.ctr_exit = bpf_program__attach_raw_tracepoint(
+			s->skel->progs.ctr_exit, "sched_process_exit");
+	if (!s->skel->links.ctr_exit) {
+		snprintf(err, errlen, "cannot attach the counter tracepoints: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	if (size < sizeof(struct sbt_event))
+		return 0;
+	if (s->budget-- <= 0)
+		return -EAGAIN; /* libbpf keeps this record for the next drain */
+	return s->fn(s->ctx, data);
+}
+
+/* Open and load the skeleton, with the uprobe programs typed for
+ * multi-uprobe links when `multi` (refused by kernels before 6.6). */
+static int load_skeleton(struct session *s, const struct session_opts *o, int multi)
+{
+	int nctr = o->counters ? o->counters->n : 0, k;
+
+	s->skel = sbt__open();
+	if (!s->skel)
+		return -errno;
+	bpf_map__set_max_entries(s->skel->maps.events, o->ringbuf_bytes);
+	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
+	s->skel->rodata->single_target = o->single_target;
+	s->skel->rodata->proc_all = !!o->system_wide;
+	bpf_program__set_autoload(s->skel->progs.proc_exec, o->system_wide);
+	bpf_program__set_autoload(s->skel->progs.maps_changed, o->system_wide);
+	/* Programs that are not attached need not be loaded either. */
+	bpf_program__set_autoload(s->skel->progs.futex_enter, o->futex);
+	bpf_program__set_autoload(s->skel->progs.futex_exit, o->futex);
+	bpf_program__set_autoload(s->skel->progs.ctr_switch, nctr > 0);
+	bpf_program__set_autoload(s->skel->progs.ctr_exit, nctr > 0);
+	s->skel->rodata->ncounters = nctr;
+	s->skel->rodata->ctr_ncpus = nctr ? o->counters->ncpus : 1;
+	for (k = 0; k < nctr; k++)
+		if (o->counters->info[k].flags & SBT_CTRF_HARDWARE)
+			s->skel->rodata->ctr_hw_mask |= 1u << k;
+	bpf_map__set_max_entries(s->skel->maps.counters, nctr ? nctr * o->counters->ncpus : 1);
+	if (multi) {
+		bpf_program__set_expected_attach_type(s->skel->progs.sync_enter,
+						      SBT_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(s->skel->progs.sync_exit,
+						      SBT_BPF_TRACE_UPROBE_MULTI);
+	}
+	s->multi = multi;
+	return sbt__load(s->skel);
+}
+
+/* Load the programs (multi-uprobe typed when `multi` and the kernel takes
+ * it), attach the tracepoints, map the ring buffer. */
+static int setup(struct session *s, int multi, char *err, size_t errlen)
+{
+	const struct session_opts *o = &s->opts;
+	int e;
+
+	e = multi ? load_skeleton(s, o, 1) : -EOPNOTSUPP;
+	if (e) {
+		if (multi)
+			log_info("multi-uprobe links unavailable (%s): one link per function",
+				 strerror(-e));
+		sbt__destroy(s->skel);
+		s->skel = NULL;
+		e = load_skeleton(s, o, 0);
+	}
+	if (e) {
+		snprintf(err, errlen,
+			 "cannot load the BPF programs: %s (kernel without BPF ring buffers, "
+			 "BTF or uprobes?)",
+			 strerror(-e));
+		return e;
+	}
+	if (attach_tracepoints(s, err, errlen) || (o->futex && attach_futex(s, err, errlen)) ||
+	    (o->counters && o->counters->n && attach_counters(s, o->counters, err, errlen)))
+		return -EINVAL;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_sample, s, NULL);
+	if (!s->rb) {
+		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+struct session *session__open(const struct session_opts *o, char *err, size_t errlen)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	libbpf_set_print(libbpf_log);
+	s->opts = *o;
+	/* SBT_BPF_NO_UPROBE_MULTI=1 forces the per-function fallback (tests). */
+	if (getenv("SBT_BPF_NO_UPROBE_MULTI"))
+		log_info("multi-uprobe links unavailable (SBT_BPF_NO_UPROBE_MULTI is set): one "
+			 "link per function");
+	if (setup(s, !getenv("SBT_BPF_NO_UPROBE_MULTI"), err, errlen)) {
+		session__close(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int add_targets(struct session *s);
+
+/* A kernel that loaded the multi-uprobe typed programs but refuses the
+ * links: start again with one link per function. */
+static int fall_back_per_function(struct session *s, char *err, size_t errlen)
+{
+	log_info("multi-uprobe links refused: one link per function");
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+	sbt__destroy(s->skel);
+	s->skel = NULL;
+	if (setup(s, 0, err, errlen))
+		return -EINVAL;
+	return add_targets(s);
+}
+
+static int filter_add(struct session *s, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(s->skel->maps.targets, &key, sizeof(key), &one, sizeof(one),
+				    BPF_ANY);
+}
+
+static int add_targets(struct session *s)
+{
+	int i, e;
+
+	for (i = 0; i < s->ntargets; i++)
+		if ((e = filter_add(s, s->targets[i])))
+			return e;
+	return 0;
+}
+
+int session__add_target(struct session *s, pid_t pid)
+{
+	pid_t *p = realloc(s->targets, (s->ntargets + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	s->targets = p;
+	s->targets[s->ntargets++] = pid;
+	return filter_add(s, pid);
+}
+
+void session__remove_target(struct session *s, pid_t pid)
+{
+	__u32 key = pid;
+	int i;
+
+	for (i = 0; i < s->ntargets; i++)
+		if (s->targets[i] == pid)
+			s->targets[i--] = s->targets[--s->ntargets];
+	bpf_map__delete_elem(s->skel->maps.targets, &key, sizeof(key), 0);
+	bpf_map__delete_elem(s->skel->maps.drops_by_pid, &key, sizeof(key), 0);
+}
+
+__u64 session__pid_drops(struct session *s, pid_t pid)
+{
+	__u32 key = pid;
+	__u64 n = 0;
+
+	if (bpf_map__lookup_elem(s->skel->maps.drops_by_pid, &key, sizeof(key), &n, sizeof(n), 0))
+		return 0;
+	return n;
+}
+
+static int keep_link(struct session *s, struct bpf_link *l)
+{
+	struct bpf_link **links = realloc(s->links, (s->nlinks + 1) * sizeof(*links));
+
+	if (!links) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	s->links = links;
+	s->links[s->nlinks++] = l;
+	return 0;
+}
+
+int session__attach_loader(struct session *s, const char *path, uint64_t offset, pid_t pid)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+	struct bpf_link *l;
+
+	l = bpf_program__attach_uprobe_opts(s->skel->progs.maps_changed, pid, path, offset, &opts);
+	return l ? keep_link(s, l) : -errno;
+}
+
+static int attach_one(struct session *s, const struct probe *p, pid_t pid, int retprobe)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe,
+		    .bpf_cookie = SBT_COOKIE(p->info.id, p->info.kind));
+	struct bpf_program *prog = retprobe ? s->skel->progs.sync_exit : s->skel->progs.sync_enter;
+	struct bpf_link *l;
+
+	l = bpf_program__attach_uprobe_opts(prog, pid, p->open_path, p->info.offset, &opts);
+	return l ? keep_link(s, l) : -errno;
+}
+
+static int attach_per_function(struct session *s, const struct probe *probes, int n, pid_t pid,
+			       char *err, size_t errlen)
+{
+	int i, e;
+
+	for (i = 0; i < n; i++) {
+		const struct probe *p = &probes[i];
+
+		/* Return probe first: an entry record is then always followed by
+		 * its exit record, never an entry whose return goes unseen. */
+		e = p->entry_only ? 0 : attach_one(s, p, pid, 1);
+		if (!e)
+			e = attach_one(s, p, pid, 0);
+		if (e) {
+			snprintf(err, errlen, "cannot attach a uprobe to %s in %s: %s",
+				 p->info.symbol, p->info.object,
+				 e == -ESRCH ? "process exited" : strerror(-e));
+			return e;
+		}
+	}
+	return 0;
+}
+
+static int keep_fd(struct session *s, int fd)
+{
+	int *fds = realloc(s->link_fds, (s->nlink_fds + 1) * sizeof(*fds));
+
+	if (!fds) {
+		close(fd);
+		return -ENOMEM;
+	}
+	s->link_fds = fds;
+	s->link_fds[s->nlink_fds++] = fd;
+	return 0;
+}
+
+/* One entry and one return link for the probes in file `path`. */
+static int attach_file(struct session *s, const struct probe *probes, int np, const char *path,
+		       pid_t pid, char *err, size_t errlen)
+{
+	static uint64_t offsets[2][SBT_MAX_PROBES], cookies[2][SBT_MAX_PROBES];
+	int i, n[2] = {0, 0}, fd, dir;
+
+	for (i = 0; i < np; i++) {
+		const struct probe *p = &probes[i];
+
+		if (strcmp(p->open_path, path))
+			continue;
+		for (dir = 0; dir < 2; dir++) {
+			if (dir && p->entry_only)
+				continue;
+			offsets[dir][n[dir]] = p->info.offset;
+			cookies[dir][n[dir]++] = SBT_COOKIE(p->info.id, p->info.kind);
+		}
+	}
+	for (dir = 1; dir >= 0; dir--) { /* return probes first, as above */
+		int prog =
+			bpf_program__fd(dir ? s->skel->progs.sync_exit : s->skel->progs.sync_enter);
+
+		if (!n[dir])
+			continue;
+		fd = uprobe_multi__attach(prog, path, offsets[dir], cookies[dir], n[dir], dir, pid);
+		if (fd < 0 || keep_fd(s, fd) < 0) {
+			snprintf(err, errlen, "cannot attach uprobes in %s: %s", path,
+				 fd == -ESRCH ? "process exited" : strerror(fd < 0 ? -fd : ENOMEM));
+			return fd < 0 ? fd : -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int session__attach_probes(struct session *s, const struct probe *probes, int n, pid_t pid,
+			   char *err, size_t errlen)
+{
+	int i, j, e;
+
+	if (!s->multi)
+		return attach_per_function(s, probes, n, pid, err, errlen);
+	for (i = 0; i < n; i++) {
+		/* the first probe of each file attaches the whole file */
+		for (j = 0; j < i && strcmp(probes[j].open_path, probes[i].open_path); j++)
+			;
+		if (j < i)
+			continue;
+		e = attach_file(s, probes, n, probes[i].open_path, pid, err, errlen);
+		if ((e == -EINVAL || e == -EOPNOTSUPP) && !s->nlink_fds) {
+			if (fall_back_per_function(s, err, errlen))
+				return -EINVAL;
+			return attach_per_function(s, probes, n, pid, err, errlen);
+		}
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+int session__attach(struct session *s, const struct probe_table *t, pid_t pid, char *err,
+		    size_t errlen)
+{
+	return session__attach_probes(s, t->probes + 1, t->n - 1, pid, err, errlen);
+}
+
+int session__drain(struct session *s, int timeout_ms, session_event_fn fn, void *ctx)
+{
+	int n, m;
+
+	s->fn = fn;
+	s->ctx = ctx;
+	s->budget = DRAIN_BUDGET;
+	n = ring_buffer__poll(s->rb, timeout_ms);
+	if (n == -EINTR)
+		return -EINTR;
+	if (n == -EAGAIN)
+		return DRAIN_BUDGET;
+	/* Records submitted without wakeup do not wake epoll: always drain. */
+	m = ring_buffer__consume(s->rb);
+	if (m == -EAGAIN)
+		return DRAIN_BUDGET;
+	if (n < 0)
+		return n;
+	return m < 0 ? m : n + m;
+}
+
+__u64 session__drops(struct session *s, __u64 *per_cpu, int max)
+{
+	int i, n = session__ncpus();
+	__u64 total = 0;
+
+	for (i = 0; i < n && i < 1024; i++) {
+		total += s->skel->bss->drops_total[i];
+		if (i < max)
+			per_cpu[i] = s->skel->bss->drops_total[i];
+	}
+	return total;
+}
+
+/* Each link removal waits for an RCU grace period (~100 ms on this VM), one
+ * after the other: hence one link per file where the kernel allows it. */
+void session__detach(struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->nlinks; i++)
+		bpf_link__destroy(s->links[i]);
+	for (i = 0; i < s->nlink_fds; i++)
+		close(s->link_fds[i]);
+	/* the tracepoint programs run for every syscall or context switch of
+	 * the machine: they go too */
+	if (s->skel) {
+		bpf_link__destroy(s->skel->links.futex_enter);
+		bpf_link__destroy(s->skel->links.futex_exit);
+		bpf_link__destroy(s->skel->links.ctr_switch);
+		bpf_link__destroy(s->skel->links.ctr_exit);
+		bpf_link__destroy(s->skel->links.proc_exec);
+		s->skel->links.proc_exec = NULL;
+		s->skel->links.futex_enter = s->skel->links.futex_exit = NULL;
+		s->skel->links.ctr_switch = s->skel->links.ctr_exit = NULL;
+	}
+	free(s->links);
+	free(s->link_fds);
+	s->links = NULL;
+	s->link_fds = NULL;
+	s->nlinks = s->nlink_fds = 0;
+}
+
+void session__close(struct session *s)
+{
+	if (!s)
+		return;
+	session__detach(s);
+	ring_buffer__free(s->rb);
+	sbt__destroy(s->skel);
+	free(s->targets);
+	free(s);
+}

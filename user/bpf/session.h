@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The BPF side of a tracing session: load the skeleton, choose targets,
+ * attach probes, drain the ring buffer, read drop counters, detach. */
+#ifndef SBT_SESSION_H
+#define SBT_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "user/bpf/counters.h"
+#include "user/resolve/probes.h"
+#include "sbt/events.h"
+
+struct session_opts {
+	size_t ringbuf_bytes;		    /* power of two, >= page size */
+	pid_t single_target;		    /* the one process traced (cheaper filtering), or 0 */
+	int futex;			    /* trace futex() calls (raw syscall tracepoints) */
+	const struct counter_set *counters; /* read at barrier boundaries; may be NULL */
+	int system_wide;		    /* -a: thread/exec records of every process */
+};
+
+typedef int (*session_event_fn)(void *ctx, const struct sbt_event *e);
+
+struct session;
+
+/* Root or CAP_BPF+CAP_PERFMON? 0, or -EPERM with a message in err. */
+int session__check_privileges(char *err, size_t errlen);
+struct session *session__open(const struct session_opts *o, char *err, size_t errlen);
+/* The BPF filter of futex, thread and counter records (pids). */
+int session__add_target(struct session *s, pid_t pid);
+void session__remove_target(struct session *s, pid_t pid);
+/* Records of process pid lost to a full ring buffer. */
+__u64 session__pid_drops(struct session *s, pid_t pid);
+/* Entry probe on the dynamic loader's _dl_debug_state (system-wide mode):
+ * SBT_EV_MAPS records. */
+int session__attach_loader(struct session *s, const char *path, uint64_t offset, pid_t pid);
+/* Attach entry and return probes p[0..n) for process pid (-1: every process
+ * mapping their files). */
+int session__attach_probes(struct session *s, const struct probe *p, int n, pid_t pid, char *err,
+			   size_t errlen);
+/* Attach entry and return probes for every entry of t, for process pid. */
+int session__attach(struct session *s, const struct probe_table *t, pid_t pid, char *err,
+		    size_t errlen);
+/* Wait up to timeout_ms for data, then drain everything; calls fn per record.
+ * Returns records drained, or -EINTR when a signal arrived. */
+int session__drain(struct session *s, int timeout_ms, session_event_fn fn, void *ctx);
+/* Failed reservations: total, and per CPU into per_cpu[0..max). */
+__u64 session__drops(struct session *s, __u64 *per_cpu, int max);
+int session__ncpus(void);
+/* Remove the uprobes; the ring buffer stays readable. */
+void session__detach(struct session *s);
+void session__close(struct session *s);
+
+#endif

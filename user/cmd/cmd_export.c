@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* `sbt-bpf export`: a recorded trace as Chrome/Perfetto JSON, CSV, the JSON
+ * report, or an SVG timeline (analyses/export.h). */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "user/cmd/approx_args.h"
+#include "user/cmd/cmds.h"
+#include "analyses/export.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "analyses/replay.h"
+
+#define FORMAT_JSON (-2) /* the report's JSON, not an exporter */
+
+struct export_env {
+	const char *path, *output;
+	int format;
+	int width;
+	__u32 pid;
+	struct approx_opts approx;
+};
+
+enum { OPT_FORMAT = 1000, OPT_BOTH, OPT_WIDTH, OPT_PID };
+
+static const struct argp_option options[] = {
+	{"format", OPT_FORMAT, "FMT", 0, "chrome (default), csv, json, svg or otf2", 0},
+	{"output", 'o', "FILE", 0,
+	 "Write to FILE ('-': standard output; otf2: a directory, created, holding traces.otf2); "
+	 "required",
+	 0},
+	{"both", OPT_BOTH, NULL, 0, "Measured and approximated views (the default)", 0},
+	{"width", OPT_WIDTH, "PX", 0, "SVG: pixels of the time axis (default 1600)", 0},
+	{"pid", OPT_PID, "PID", 0,
+	 "The process to export from a trace that holds several (record -a, -p PID,PID); "
+	 "required there",
+	 0},
+	{},
+};
+
+static const char doc[] =
+	"Export a .sbt trace recorded by `sbt-bpf record`.\n"
+	"\n"
+	"Formats: chrome (trace-event JSON for ui.perfetto.dev and chrome://tracing),\n"
+	"csv (a row per phase and thread), json (the report's JSON), svg (timeline),\n"
+	"otf2 (an OTF2 archive for Vampir and otf2-print).\n"
+	"\n"
+	"Examples:\n"
+	"  sbt-bpf export -o lu.json lu.sbt                  # open in ui.perfetto.dev\n"
+	"  sbt-bpf export --format csv --approximated -o lu.csv lu.sbt\n"
+	"  sbt-bpf export --format svg -o lu.svg lu.sbt\n"
+	"  sbt-bpf export --format json --model sm -o - lu.sbt\n"
+	"  sbt-bpf export --pid 4242 -o job.json all.sbt      # one process of record -a\n"
+	"  sbt-bpf export --format otf2 -o lu-otf2 lu.sbt && otf2-print lu-otf2/traces.otf2";
+
+static error_t parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct export_env *env = st->input;
+	uint64_t v;
+
+	switch (key) {
+	case OPT_PID: {
+		int pid;
+
+		if (parse_int(arg, 1, INT_MAX, &pid))
+			argp_error(st, "invalid value '%s' for --pid", arg);
+		env->pid = pid;
+		return 0;
+	}
+	case OPT_FORMAT:
+		env->format = strcmp(arg, "json") ? export_format__parse(arg) : FORMAT_JSON;
+		if (env->format == -1)
+			argp_error(st, "unknown --format '%s' (chrome, csv, json, svg, otf2)", arg);
+		return 0;
+	case 'o':
+		env->output = arg;
+		return 0;
+	case OPT_BOTH:
+		env->approx.view = REPORT_BOTH;
+		return 0;
+	case OPT_WIDTH:
+		if (parse_u64(arg, 100, 100000, &v))
+			argp_error(st, "invalid value '%s' for --width (100..100000)", arg);
+		env->width = (int)v;
+		return 0;
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &env->approx;
+		return 0;
+	case ARGP_KEY_ARG:
+		if (env->path)
+			argp_error(st, "one trace file at a time");
+		env->path = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (!env->path)
+			argp_error(st, "missing trace FILE");
+		if (!env->output)
+			argp_error(st, "missing -o FILE ('-' for standard output)");
+		if (env->format == EXPORT_OTF2 && !strcmp(env->output, "-"))
+			argp_error(st, "otf2 writes an archive directory: give -o DIR");
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+static int views_of(int view)
+{
+	if (view == REPORT_MEASURED_ONLY)
+		return EXPORT_MEASURED;
+	if (view == REPORT_APPROXIMATED_ONLY)
+		return EXPORT_APPROXIMATED;
+	return EXPORT_MEASURED | EXPORT_APPROXIMATED;
+}
+
+/* The threads of the trace's metadata, for formats that lay rows out first. */
+static struct export_thread *thread_list(const struct tf_meta *m)
+{
+	struct export_thread *t = calloc(m->nthreads + 1, sizeof(*t));
+	__u32 i;
+
+	for (i = 0; t && i < m->nthreads; i++)
+		t[i] = (struct export_thread){m->threads[i].pid, m->threads[i].tid,
+					      m->threads[i].comm};
+	return t;
+}
+
+/* Formats that read every record (OTF2) get it with its approximated time. */
+static void to_exporter(void *ctx, const struct sbt_event *e, const struct phases *ph)
+{
+	exporter__record(ctx, e, phases__thread_approx(ph, e->tid));
+}
+
+static int run_exporter(struct replay *rp, const struct export_env *env, FILE *out)
+{
+	struct report_src src = replay__report_src(rp);
+	struct phases_config pc = replay__phases_config(rp);
+	struct export_thread *threads = thread_list(rp->m);
+	struct export_opts o = {.format = env->format,
+				.views = views_of(env->approx.view),
+				.out = out,
+				.path = env->output,
+				.end_ns = rp->m->end_ns,
+				.threads = threads,
+				.nthreads = (int)rp->m->nthreads,
+				.width = env->width};
+	struct export_drops d = {.total = rp->m->drops_total};
+	struct exporter *x;
+	struct phases *ph = NULL;
+	char err[256] = "out of memory";
+	int rc = -ENOMEM;
+
+	x = threads ? exporter__new(&o, &src, err, sizeof(err)) : NULL;
+	if (x)
+		ph = phases__new(&pc, &exporter_phases_ops, x);
+	if (x && ph) {
+		if (exporter__wants_records(x)) {
+			rp->on_record = to_exporter;
+			rp->record_ctx = x;
+		}
+		exporter__begin(x);
+		rc = replay__run(rp, ph, 0, NULL, NULL);
+		exporter__end(x, ph, &d);
+		if (!rc && x->failed)
+			rc = -EIO;
+	}
+	if (!x || !ph)
+		log_err("%s", x ? strerror(ENOMEM) : err);
+	phases__free(ph);
+	exporter__free(x);
+	free(threads);
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_env env = {.format = EXPORT_CHROME};
+	static const struct argp_child children[] = {
+		{&approx_argp, 0, "Approximation (probe cost removed):", 0}, {}};
+	struct argp argp = {.options = options,
+			    .parser = parse_opt,
+			    .args_doc = "FILE",
+			    .doc = doc,
+			    .children = children};
+	int to_stdout, rc;
+	struct replay rp;
+	FILE *out;
+
+	approx_opts__init(&env.approx);
+	argp_err_exit_status = EXIT_USAGE;
+	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
+		return EXIT_USAGE;
+	if (replay__open(&rp, env.path, &env.approx))
+		return EXIT_RUNTIME;
+	if (replay__select(&rp, env.pid, 1)) {
+		replay__close(&rp);
+		return EXIT_RUNTIME;
+	}
+	/* OTF2 writes a directory of its own files */
+	to_stdout = env.format != EXPORT_OTF2 && !strcmp(env.output, "-");
+	out = env.format == EXPORT_OTF2 ? NULL : to_stdout ? stdout : fopen(env.output, "we");
+	if (!out && env.format != EXPORT_OTF2) {
+		log_err("%s: %s", env.output, strerror(errno));
+		replay__close(&rp);
+		return EXIT_RUNTIME;
+	}
+	if (env.format == FORMAT_JSON)
+		rc = replay__report(&rp, &(struct report_opts){.format = REPORT_JSON, .out = out},
+				    0);
+	else
+		rc = run_exporter(&rp, &env, out);
+	if (out && (to_stdout ? fflush(out) : fclose(out)) && !rc) {
+		log_err("%s: %s", env.output, strerror(errno));
+		rc = -EIO;
+	}
+	replay__close(&rp);
+	return rc ? EXIT_RUNTIME : EXIT_OK;
+}

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "user/cmd/env_args.h"
+#include "user/cmd/approx_args.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "analyses/sync_report.h"
+
+enum {
+	OPT_WATCH = 1000,
+	OPT_WATCH_ALL,
+	OPT_WARN_TIME,
+	OPT_HANG_TIMEOUT,
+	OPT_PROBE,
+	OPT_BUFFER,
+	OPT_DRAIN,
+	OPT_MAX_LINES,
+	OPT_FORMAT,
+	OPT_FORCE,
+	OPT_TRACE,
+	OPT_SORT,
+	OPT_LIST_EVENTS,
+	OPT_ALPHA,
+	OPT_FILTER,
+	OPT_INTERVAL,
+};
+
+static const char trace_doc[] =
+	"Trace barrier phases of a running pthreads/OpenMP process (-p) or of a command "
+	"(-- CMD), live, with SBT-style reports.\n"
+	"\n"
+	"Examples:\n"
+	"  sudo sbt-bpf -p 4242                        # attach to a running job\n"
+	"  sudo sbt-bpf -- ./lu -p8 -n2048             # launch and trace a command\n"
+	"  sudo sbt-bpf --watch-all -- ./prog          # arrival order of every barrier\n"
+	"  sudo sbt-bpf --watch lu.c:320 -p 4242       # details of one barrier site\n"
+	"  sudo sbt-bpf --hang-timeout 5 -p 4242       # name threads missing at a barrier\n"
+	"  sudo sbt-bpf --probe ./app:my_barrier:team -- ./app\n"
+	"  sudo sbt-bpf --trace all --sort hold -p 4242   # locks too, by hold time\n"
+	"  sudo sbt-bpf -e cycles,instructions --watch-all -p 4242   # counters per phase\n"
+	"  sudo sbt-bpf -p 4242,4243                   # several processes, a report each\n"
+	"  sudo sbt-bpf -a -d 60                       # every job on the machine for a minute\n"
+	"  sudo sbt-bpf -a --filter comm='lu*',uid=1000   # jobs of one user and program\n"
+	"\nSubcommands: record, report, export, top, calibrate (sbt-bpf COMMAND --help)."
+	"\vProbe kinds for --probe: barrier (the first argument identifies the barrier), team "
+	"(every thread of the process takes part; no argument), region (parallel region frame), "
+	"lock, "
+	"trylock, unlock (first argument = the lock), P, V (semaphore), wait, signal (condition).";
+
+static const char record_doc[] =
+	"Record a trace file of a running process (-p) or of a command (-- CMD).\n"
+	"\n"
+	"Examples:\n"
+	"  sudo sbt-bpf record -p 4242 -o lu.sbt\n"
+	"  sudo sbt-bpf record -o lu.sbt -- ./lu -p8\n"
+	"  sudo sbt-bpf record -a -d 30 -o all.sbt     # every job, one section per pid\n"
+	"  sbt-bpf report lu.sbt\n"
+	"  sbt-bpf report --pid 4242 all.sbt";
+
+static const char top_doc[] =
+	"Live table of the jobs synchronizing at barriers on this machine (-a, the default) "
+	"or of the processes given with -p, refreshed every second.\n"
+	"\n"
+	"Columns: PID, THR (threads alive), PHASE (barrier episodes completed), PH/S "
+	"(episodes per second), WAIT% (share of the threads' time spent waiting at "
+	"barriers), BAL (load balance of the compute time: mean / max over threads, 1.00 = "
+	"even), LOCK% (share of the threads' time waiting for locks, semaphores, condition "
+	"variables), DROPS (records lost), WORST SITE (the barrier with the most waiting), "
+	"COMMAND. Rates and shares cover the last refresh interval.\n"
+	"\n"
+	"Keys: up/down or k/j select a job, Enter shows its threads (Esc or Backspace: back), "
+	"s cycles the sort column (or w wait%, r phases/s, b balance, l lock%, p pid, t "
+	"threads), q quits. When stdout is not a terminal, a plain block of lines is "
+	"printed every interval instead.\n"
+	"\n"
+	"Examples:\n"
+	"  sudo sbt-bpf top\n"
+	"  sudo sbt-bpf top --filter uid=1000\n"
+	"  sudo sbt-bpf top -p 4242,4243 --interval 2\n"
+	"  sudo sbt-bpf top -d 10 > jobs.txt          # plain text, 10 s";
+
+static const struct argp_option options[] = {
+	{"pid", 'p', "PID[,PID...]", 0,
+	 "Trace the running process PID (all its threads); several PIDs (a list, or -p "
+	 "repeated) give a report each",
+	 0},
+	{"all", 'a', NULL, 0,
+	 "Trace every process on the machine that synchronizes at a barrier, including those "
+	 "started later (probes once per library file)",
+	 0},
+	{"filter", OPT_FILTER, "KEY=VAL,...", 0,
+	 "With -a: trace only processes whose comm=GLOB, uid=UID|USER, cgroup=PATH-PREFIX "
+	 "match (repeatable; every key given must match)",
+	 0},
+	{"output", 'o', "FILE", 0, "Write a .sbt trace file", 0},
+	{"watch", OPT_WATCH, "SITE", 0,
+	 "Detailed block (arrival order, inter-arrival, wall-clock) for barriers whose call "
+	 "site, name or function contains SITE (repeatable)",
+	 1},
+	{"watch-all", OPT_WATCH_ALL, NULL, 0, "Detailed block for every barrier", 1},
+	{"warn-time", OPT_WARN_TIME, "MS", 0, "Warn when a barrier takes longer (default 1000)", 1},
+	{"hang-timeout", OPT_HANG_TIMEOUT, "S", 0,
+	 "Report a barrier with arrivals and no release for S seconds (default 10, 0 = off)", 1},
+	{"quiet", 'q', NULL, 0, "No line per barrier episode; summary only", 1},
+	{"max-lines", OPT_MAX_LINES, "N", 0,
+	 "At most N episode lines per second of trace (default 50, 0 = no limit)", 1},
+	{"format", OPT_FORMAT, "FMT", 0, "Summary format: text (default) or json", 1},
+	{"probe", OPT_PROBE, "BINARY:SYMBOL:KIND", 0,
+	 "Also probe SYMBOL in BINARY as a KIND (see below); repeatable", 2},
+	{"trace", OPT_TRACE, "LIST", 0,
+	 "What to trace: barrier, lock, sem, cond, futex, all (default barrier,sem,cond,futex: "
+	 "lock probes are the most frequent calls, so the most perturbing; with -a, futex is "
+	 "off too: it costs every syscall of the machine)",
+	 2},
+	{"sort", OPT_SORT, "KEY", 0, "Order of the lock tables: wait (default), hold, count", 1},
+	{"force", OPT_FORCE, NULL, 0, "Trace even if the target uses no traced function", 2},
+	{"events", 'e', "EVENT,...", 0,
+	 "Per-phase counter deltas (at most 4): cycles, instructions, cache-misses, "
+	 "branch-misses, task-clock, page-faults, context-switches, cpu-migrations, rNNNN, "
+	 "PMU/config=N/ ...",
+	 1},
+	{"list-events", OPT_LIST_EVENTS, NULL, 0, "List the counter events this machine supports",
+	 1},
+	{"alpha", OPT_ALPHA, "ENTRY[,RETURN]", 0,
+	 "Probe cost per hit in ns for the approximation, instead of the calibrated values "
+	 "(sbt-bpf calibrate)",
+	 3},
+	{"duration", 'd', "S", 0, "Stop after S seconds", 3},
+	{"buffer-size", OPT_BUFFER, "SIZE", 0, "Ring buffer size, power of two (default 16M)", 3},
+	{"drain-interval", OPT_DRAIN, "MS", 0, "Drain the ring buffer every MS ms (default 20)", 3},
+	{"verbose", 'v', NULL, 0, "More messages (twice: libbpf debug output)", 4},
+	{},
+};
+
+/* `top` takes the options that choose the processes, not the report ones. */
+static int top_option(int key)
+{
+	switch (key) {
+	case 'p':
+	case 'a':
+	case OPT_FILTER:
+	case OPT_PROBE:
+	case OPT_TRACE:
+	case 'd':
+	case OPT_BUFFER:
+	case OPT_DRAIN:
+	case OPT_INTERVAL:
+	case 'v':
+	case OPT_ALPHA:
+		return 1;
+	}
+	return 0;
+}
+
+static const struct argp_option top_only_options[] = {
+	{"interval", OPT_INTERVAL, "S", 0, "Refresh every S seconds (default 1)", 0},
+	{},
+};
+
+static int bad_value(const struct argp_state *st, const char *opt, const char *arg, int err)
+{
+	argp_error(st, "invalid value '%s' for %s: %s", arg, opt,
+		   err == -ERANGE ? "out of range" : "not a number");
+	return EINVAL;
+}
+
+static int parse_probe(struct env *env, const char *arg, struct argp_state *st)
+{
+	char err[256];
+
+	if (env->nprobes >= ENV_MAX_PROBES) {
+		argp_error(st, "too many --probe (limit %d)", ENV_MAX_PROBES);
+		return EINVAL;
+	}
+	if (user_probe__parse(arg, &env->probes[env->nprobes], err, sizeof(err))) {
+		argp_error(st, "%s", err);
+		return EINVAL;
+	}
+	env->nprobes++;
+	return 0;
+}
+
+static int parse_alpha(struct env *env, const char *arg, struct argp_state *st)
+{
+	char buf[64], *comma;
+	uint64_t en, ex;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	comma = strchr(buf, ',');
+	if (comma)
+		*comma = 0;
+	if (parse_u64(buf, 0, 1000000000ULL, &en) ||
+	    (comma && parse_u64(comma + 1, 0, 1000000000ULL, &ex))) {
+		argp_error(st, "invalid value '%s' for --alpha (ENTRY[,RETURN] in ns)", arg);
+		return EINVAL;
+	}
+	env->alpha_enter = en;
+	env->alpha_exit = comma ? ex : en;
+	return 0;
+}
+
+static int parse_pids(struct env *env, const char *arg, struct argp_state *st)
+{
+	char buf[4096], *tok, *save = NULL;
+	int pid, e;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		e = parse_int(tok, 1, INT_MAX, &pid);
+		if (e)
+			return bad_value(st, "-p", tok, e);
+		if (env->npids >= ENV_MAX_PIDS) {
+			argp_error(st, "too many processes for -p (limit %d)", ENV_MAX_PIDS);
+			return EINVAL;
+		}
+		env->pids[env->npids++] = pid;
+	}
+	if (!env->npids)
+		return bad_value(st, "-p", arg, -EINVAL);
+	env->pid = env->pids[0];
+	return 0;
+}
+
+static int filter_uid(const char *val, uid_t *uid)
+{
+	struct passwd *pw;
+	int u;
+
+	if (!parse_int(val, 0, INT_MAX, &u)) {
+		*uid = u;
+		return 0;
+	}
+	pw = getpwnam(val);
+	if (!pw)
+		return -ENOENT;
+	*uid = pw->pw_uid;
+	return 0;
+}
+
+int env_filter__parse(struct env_filter *f, const char *arg, char *err, size_t errlen)
+{
+	char *buf = strdup(arg), *tok, *save = NULL, *val;
+	int e = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (tok = strtok_r(buf, ",", &save); tok && !e; tok = strtok_r(NULL, ",", &save)) {
+		val = strchr(tok, '=');
+		if (!val || !val[1]) {
+			snprintf(err, errlen,
+				 "--filter '%s': expected KEY=VALUE (comm, uid, cgroup)", tok);
+			e = -EINVAL;
+			break;
+		}
+		*val++ = 0;
+		if (f->ncomm >= ENV_MAX_FILTER || f->nuid >= ENV_MAX_FILTER ||
+		    f->ncgroup >= ENV_MAX_FILTER) {
+			snprintf(err, errlen, "--filter: too many values (limit %d per key)",
+				 ENV_MAX_FILTER);
+			e = -E2BIG;
+		} else if (!strcmp(tok, "comm")) {
+			f->comm[f->ncomm++] = val;
+		} else if (!strcmp(tok, "cgroup")) {
+			f->cgroup[f->ncgroup++] = val;
+		} else if (!strcmp(tok, "uid")) {
+			if (filter_uid(val, &f->uid[f->nuid])) {
+				snprintf(err, errlen, "--filter: unknown user '%s'", val);
+				e = -EINVAL;
+			}
+			f->nuid++;
+		} else {
+			snprintf(err, errlen, "--filter: unknown key '%s' (comm, uid, cgroup)",
+				 tok);
+			e = -EINVAL;
+		}
+	}
+	/* the values point into buf: it lives as long as the process */
+	if (e)
+		free(buf);
+	return e;
+}
+
+static int parse_value(struct env *env, int key, const char *arg, struct argp_state *st)
+{
+	uint64_t v;
+	int e = 0;
+
+	switch (key) {
+	case 'p':
+		return parse_pids(env, arg, st);
+	case OPT_INTERVAL:
+		e = parse_seconds_ns(arg, 3600ULL * 1000000000ULL, &v);
+		if (!e && v < 100000000ULL)
+			e = -ERANGE;
+		env->interval_ms = v / 1000000;
+		return e ? bad_value(st, "--interval (0.1 s or more)", arg, e) : 0;
+	case OPT_WARN_TIME:
+		e = parse_u64(arg, 0, 86400000ULL, &v);
+		env->warn_ns = v * 1000000ULL;
+		return e ? bad_value(st, "--warn-time", arg, e) : 0;
+	case OPT_HANG_TIMEOUT:
+		e = parse_seconds_ns(arg, 86400ULL * 1000000000ULL, &env->hang_ns);
+		return e ? bad_value(st, "--hang-timeout", arg, e) : 0;
+	case 'd':
+		e = parse_seconds_ns(arg, 86400ULL * 365 * 1000000000ULL, &env->duration_ns);
+		return e ? bad_value(st, "--duration", arg, e) : 0;
+	case OPT_BUFFER:
+		e = parse_size(arg, 4096, 1ULL << 30, &env->buffer_bytes);
+		if (!e && (env->buffer_bytes & (env->buffer_bytes - 1)))
+			e = -EINVAL;
+		return e ? bad_value(st, "--buffer-size (a power of two, 4K..1G)", arg, e) : 0;
+	case OPT_DRAIN:
+		e = parse_int(arg, 1, 10000, &env->drain_ms);
+		return e ? bad_value(st, "--drain-interval", arg, e) : 0;
+	case OPT_MAX_LINES:
+		e = parse_u64(arg, 0, UINT32_MAX, &env->max_lines);
+		return e ? bad_value(st, "--max-lines", arg, e) : 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+static int check_env(struct env *env, struct argp_state *st);
+
+static error_t parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct env *env = st->input;
+
+	switch (key) {
+	case 'o':
+		env->output = arg;
+		return 0;
+	case 'a':
+		env->all = 1;
+		return 0;
+	case OPT_FILTER: {
+		char err[256];
+
+		if (env_filter__parse(&env->filter, arg, err, sizeof(err)))
+			argp_error(st, "%s", err);
+		return 0;
+	}
+	case OPT_WATCH:
+		if (env->nwatch >= ENV_MAX_WATCH)
+			argp_error(st, "too many --watch (limit %d)", ENV_MAX_WATCH);
+		env->watch[env->nwatch++] = arg;
+		return 0;
+	case OPT_WATCH_ALL:
+		env->watch_all = 1;
+		return 0;
+	case 'q':
+		env->quiet = 1;
+		return 0;
+	case OPT_FORMAT:
+		if (strcmp(arg, "text") && strcmp(arg, "json"))
+			argp_error(st, "unknown --format '%s' (text or json)", arg);
+		env->json = !strcmp(arg, "json");
+		return 0;
+	case OPT_PROBE:
+		return parse_probe(env, arg, st);
+	case OPT_FORCE:
+		env->force = 1;
+		return 0;
+	case 'e':
+		env->events = arg;
+		return 0;
+	case OPT_LIST_EVENTS:
+		env->list_events = 1;
+		return 0;
+	case OPT_ALPHA:
+		return parse_alpha(env, arg, st);
+	case OPT_TRACE: {
+		char err[256];
+
+		if (trace_classes__parse(arg, &env->classes, err, sizeof(err)))
+			argp_error(st, "%s", err);
+		env->classes_given = 1;
+		return 0;
+	}
+	case OPT_SORT:
+		env->sort = sync_sort__parse(arg);
+		if (env->sort < 0)
+			argp_error(st, "unknown --sort '%s' (wait, hold, count)", arg);
+		return 0;
+	case 'v':
+		log_set_level(log_get_level() + 1);
+		return 0;
+	case ARGP_KEY_INIT:
+		if (!env->top) /* top has no approximation options */
+			st->child_inputs[0] = &env->approx;
+		return 0;
+	case ARGP_KEY_ARG:
+		return ARGP_ERR_UNKNOWN; /* hand the rest to ARGP_KEY_ARGS */
+	case ARGP_KEY_ARGS:
+		if (st->next < 1 || strcmp(st->argv[st->next - 1], "--"))
+			argp_error(st, "unexpected argument '%s' (a command goes after --)",
+				   st->argv[st->next]);
+		env->cmd = st->argv + st->next;
+		return 0;
+	case ARGP_KEY_END:
+		return check_env(env, st);
+	}
+	return parse_value(env, key, arg, st);
+}
+
+static int has_filter(const struct env *env)
+{
+	return env->filter.ncomm || env->filter.nuid || env->filter.ncgroup;
+}
+
+/* Combinations of options that make no sense. */
+static int check_env(struct env *env, struct argp_state *st)
+{
+	if (env->list_events)
+		return 0;
+	if (env->top && !env->npids && !env->cmd)
+		env->all = 1;
+	if (env->top && env->cmd)
+		argp_error(st, "top watches running processes: -a or -p PID");
+	if ((!!env->npids + !!env->cmd + env->all) != 1)
+		argp_error(st, "give one of -p PID, -a or -- COMMAND");
+	if (has_filter(env) && !env->all)
+		argp_error(st, "--filter selects among every process: use it with -a");
+	/* -a: the futex tracepoints would run at every syscall of every process
+	 * (measured: ~180 ns each here), so they are opt-in, like locks */
+	if (env->all && !env->classes_given)
+		env->classes &= ~SBT_TRACE_FUTEX;
+	{
+		if (env->record && !env->output)
+			argp_error(st, "record needs -o FILE");
+		if (env->record && env->json)
+			argp_error(
+				st,
+				"record writes a trace; use `sbt-bpf report --format json FILE`");
+	}
+	return 0;
+}
+
+/* The options `top` takes: those choosing processes, and its own. */
+static const struct argp_option *top_options(void)
+{
+	static struct argp_option opts[sizeof(options) / sizeof(options[0]) +
+				       sizeof(top_only_options) / sizeof(top_only_options[0])];
+	size_t i, n = 0;
+
+	for (i = 0; options[i].name; i++)
+		if (top_option(options[i].key))
+			opts[n++] = options[i];
+	for (i = 0; top_only_options[i].name; i++)
+		opts[n++] = top_only_options[i];
+	return opts;
+}
+
+int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd)
+{
+	static const struct argp_child children[] = {
+		{&approx_argp, 0, "Approximation (probe cost removed):", 4}, {}};
+	struct argp argp = {
+		.children = cmd == ENV_TOP ? NULL : children,
+		.options = cmd == ENV_TOP ? top_options() : options,
+		.parser = parse_opt,
+		.args_doc = cmd == ENV_TOP ? "[-a | -p PID[,PID...]]"
+					   : "[-p PID[,PID...] | -a | -- COMMAND [ARG...]]",
+		.doc = cmd == ENV_TOP	   ? top_doc
+		       : cmd == ENV_RECORD ? record_doc
+					   : trace_doc,
+	};
+
+	memset(env, 0, sizeof(*env));
+	env->record = cmd == ENV_RECORD;
+	env->top = cmd == ENV_TOP;
+	env->interval_ms = 1000;
+	env->warn_ns = 1000ULL * 1000000ULL;
+	env->hang_ns = 10ULL * 1000000000ULL;
+	env->buffer_bytes = 16ULL << 20;
+	env->drain_ms = 20;
+	env->max_lines = 50;
+	env->classes = SBT_TRACE_DEFAULT;
+	env->alpha_enter = env->alpha_exit = -1;
+	approx_opts__init(&env->approx);
+	/* argp exits with EXIT_USAGE (argp_err_exit_status) on usage errors */
+	argp_err_exit_status = EXIT_USAGE;
+	if (argp_parse(&argp, argc, argv, 0, NULL, env))
+		return EXIT_USAGE;
+	return 0;
+}

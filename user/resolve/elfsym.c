@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "user/resolve/elfsym.h"
+
+struct sym {
+	char *name;	 /* without @version */
+	uint64_t offset; /* file offset; 0 for an undefined symbol */
+	int defined;
+};
+
+struct elfsym {
+	struct sym *syms;
+	size_t n, cap;
+	int dynamic;
+	unsigned char build_id[ELFSYM_BUILD_ID_MAX];
+	int build_id_len;
+};
+
+static int add_sym(struct elfsym *es, const char *name, uint64_t offset, int defined)
+{
+	const char *at = strchr(name, '@');
+	size_t len = at ? (size_t)(at - name) : strlen(name);
+	struct sym *s;
+
+	if (es->n == es->cap) {
+		size_t cap = es->cap ? es->cap * 2 : 256;
+
+		s = realloc(es->syms, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		es->syms = s;
+		es->cap = cap;
+	}
+	s = &es->syms[es->n];
+	s->name = strndup(name, len);
+	if (!s->name)
+		return -ENOMEM;
+	s->offset = offset;
+	s->defined = defined;
+	es->n++;
+	return 0;
+}
+
+/* Virtual address to file offset, through the loadable segment holding it. */
+static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Defined functions (not IFUNC resolvers: probing one would trace the
+ * resolver, not the function) and undefined (imported) symbols. */
+static int func_or_import(const GElf_Sym *sym)
+{
+	return GELF_ST_TYPE(sym->st_info) == STT_FUNC || sym->st_shndx == SHN_UNDEF;
+}
+
+static int load_table(struct elfsym *es, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+
+	if (!data || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		uint64_t off = 0;
+		int defined, err;
+
+		if (!gelf_getsym(data, i, &sym) || !func_or_import(&sym))
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		defined = sym.st_shndx != SHN_UNDEF && sym.st_value;
+		if (defined && vaddr_to_offset(elf, sym.st_value, &off))
+			continue;
+		err = add_sym(es, name, off, defined);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The GNU build-id note, if the file has one. */
+static void load_build_id(struct elfsym *es, Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((char *)data->d_buf + name_off, "GNU", 4) || !nh.n_descsz)
+			continue;
+		es->build_id_len =
+			nh.n_descsz < ELFSYM_BUILD_ID_MAX ? (int)nh.n_descsz : ELFSYM_BUILD_ID_MAX;
+		memcpy(es->build_id, (char *)data->d_buf + desc_off, es->build_id_len);
+		return;
+	}
+}
+
+static int load(struct elfsym *es, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	int err;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			return -EINVAL;
+		if (sh.sh_type == SHT_NOTE && !es->build_id_len)
+			load_build_id(es, scn);
+		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+			continue;
+		es->dynamic |= sh.sh_type == SHT_DYNSYM;
+		err = load_table(es, elf, scn, &sh);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+struct elfsym *elfsym__open(const char *path, int *err)
+{
+	struct elfsym *es;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	es = calloc(1, sizeof(*es));
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !es) {
+		*err = es ? -ENOEXEC : -ENOMEM;
+		free(es);
+		es = NULL;
+	} else {
+		*err = load(es, elf);
+		if (*err) {
+			elfsym__close(es);
+			es = NULL;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return es;
+}
+
+void elfsym__close(struct elfsym *es)
+{
+	size_t i;
+
+	if (!es)
+		return;
+	for (i = 0; i < es->n; i++)
+		free(es->syms[i].name);
+	free(es->syms);
+	free(es);
+}
+
+int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, int max)
+{
+	int n = 0, k, dup;
+	size_t i;
+
+	for (i = 0; i < es->n && n < max; i++) {
+		const struct sym *s = &es->syms[i];
+
+		if (!s->defined || strcmp(s->name, name))
+			continue;
+		for (dup = 0, k = 0; k < n; k++)
+			dup |= offsets[k] == s->offset;
+		if (!dup)
+			offsets[n++] = s->offset;
+	}
+	return n;
+}
+
+int elfsym__imports(const struct elfsym *es, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < es->n; i++)
+		if (!es->syms[i].defined && !strcmp(es->syms[i].name, name))
+			return 1;
+	return 0;
+}
+
+int elfsym__is_dynamic(const struct elfsym *es)
+{
+	return es->dynamic;
+}
+
+int elfsym__build_id(const struct elfsym *es, unsigned char *buf)
+{
+	memcpy(buf, es->build_id, es->build_id_len);
+	return es->build_id_len;
+}

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "user/resolve/elfsym.h"
+#include "user/resolve/probes.h"
+#include "user/resolve/procmaps.h"
+
+struct known_func {
+	const char *symbol;
+	int kind;
+	const char *runtime;
+};
+
+/* DESIGN §4. The libgomp entry points other than GOMP_barrier end with the
+ * team barrier of a worksharing construct; they name no barrier object.
+ * Timed variants are blocking acquires/waits whose ETIMEDOUT is counted. */
+static const struct known_func known[] = {
+	{"pthread_barrier_wait", SBT_PK_BARRIER, "glibc"},
+	{"GOMP_barrier", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_parallel", SBT_PK_REGION, "libgomp"},
+	{"__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp"},
+	{"__kmpc_fork_call", SBT_PK_REGION, "libomp"},
+	{"pthread_mutex_lock", SBT_PK_LOCK, "glibc"},
+	{"pthread_mutex_timedlock", SBT_PK_LOCK, "glibc"},
+	{"pthread_mutex_trylock", SBT_PK_TRYLOCK, "glibc"},
+	{"pthread_mutex_unlock", SBT_PK_UNLOCK, "glibc"},
+	{"pthread_spin_lock", SBT_PK_LOCK, "glibc"},
+	{"pthread_spin_trylock", SBT_PK_TRYLOCK, "glibc"},
+	{"pthread_spin_unlock", SBT_PK_UNLOCK, "glibc"},
+	{"pthread_rwlock_rdlock", SBT_PK_LOCK, "glibc"},
+	{"pthread_rwlock_wrlock", SBT_PK_LOCK, "glibc"},
+	{"pthread_rwlock_timedrdlock", SBT_PK_LOCK, "glibc"},
+	{"pthread_rwlock_timedwrlock", SBT_PK_LOCK, "glibc"},
+	{"pthread_rwlock_tryrdlock", SBT_PK_TRYLOCK, "glibc"},
+	{"pthread_rwlock_trywrlock", SBT_PK_TRYLOCK, "glibc"},
+	{"pthread_rwlock_unlock", SBT_PK_UNLOCK, "glibc"},
+	{"sem_wait", SBT_PK_SEM_WAIT, "glibc"},
+	{"sem_timedwait", SBT_PK_SEM_WAIT, "glibc"},
+	{"sem_clockwait", SBT_PK_SEM_WAIT, "glibc"},
+	{"sem_trywait", SBT_PK_SEM_TRYWAIT, "glibc"},
+	{"sem_post", SBT_PK_SEM_POST, "glibc"},
+	{"pthread_cond_wait", SBT_PK_COND_WAIT, "glibc"},
+	{"pthread_cond_timedwait", SBT_PK_COND_WAIT, "glibc"},
+	{"pthread_cond_clockwait", SBT_PK_COND_WAIT, "glibc"},
+	{"pthread_cond_signal", SBT_PK_COND_SIGNAL, "glibc"},
+	{"pthread_cond_broadcast", SBT_PK_COND_SIGNAL, "glibc"},
+};
+
+#define NKNOWN	     (sizeof(known) / sizeof(known[0]))
+#define MAX_VERSIONS 4
+
+static const struct {
+	const char *name;
+	int kind;
+} user_kinds[] = {
+	{"barrier", SBT_PK_BARRIER},	/* first argument identifies the barrier */
+	{"team", SBT_PK_TEAM_BARRIER},	/* barrier of the process's threads, no argument */
+	{"region", SBT_PK_REGION},	/* parallel region frame */
+	{"lock", SBT_PK_LOCK},		/* blocking acquire of the first argument */
+	{"trylock", SBT_PK_TRYLOCK},	/* non-blocking acquire, 0 = acquired */
+	{"unlock", SBT_PK_UNLOCK},	/* release of the first argument */
+	{"P", SBT_PK_SEM_WAIT},		/* semaphore wait */
+	{"V", SBT_PK_SEM_POST},		/* semaphore post */
+	{"wait", SBT_PK_COND_WAIT},	/* wait on the first argument until signalled */
+	{"signal", SBT_PK_COND_SIGNAL}, /* wake waiters of the first argument */
+};
+
+const char *user_probe__kinds(void)
+{
+	return "barrier, team, region, lock, trylock, unlock, P, V, wait, signal";
+}
+
+unsigned int probe_kind__class(int kind)
+{
+	switch (kind) {
+	case SBT_PK_BARRIER:
+	case SBT_PK_TEAM_BARRIER:
+	case SBT_PK_REGION:
+		return SBT_TRACE_BARRIER;
+	case SBT_PK_LOCK:
+	case SBT_PK_TRYLOCK:
+	case SBT_PK_UNLOCK:
+		return SBT_TRACE_LOCK;
+	case SBT_PK_SEM_WAIT:
+	case SBT_PK_SEM_TRYWAIT:
+	case SBT_PK_SEM_POST:
+		return SBT_TRACE_SEM;
+	case SBT_PK_COND_WAIT:
+	case SBT_PK_COND_SIGNAL:
+		return SBT_TRACE_COND;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	unsigned int bit;
+} trace_classes[] = {
+	{"barrier", SBT_TRACE_BARRIER}, {"lock", SBT_TRACE_LOCK},   {"sem", SBT_TRACE_SEM},
+	{"cond", SBT_TRACE_COND},	{"futex", SBT_TRACE_FUTEX},
+};
+
+int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t errlen)
+{
+	char buf[256], *tok, *save = NULL;
+	unsigned int bits = 0;
+	size_t i;
+
+	if (!strcmp(list, "all")) {
+		*out = SBT_TRACE_ALL;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < sizeof(trace_classes) / sizeof(trace_classes[0]); i++)
+			if (!strcmp(tok, trace_classes[i].name))
+				break;
+		if (i == sizeof(trace_classes) / sizeof(trace_classes[0])) {
+			snprintf(err, errlen,
+				 "--trace: unknown class '%s' (barrier, lock, sem, cond, futex, "
+				 "all)",
+				 tok);
+			return -EINVAL;
+		}
+		bits |= trace_classes[i].bit;
+	}
+	if (!bits) {
+		snprintf(err, errlen, "--trace: empty list");
+		return -EINVAL;
+	}
+	*out = bits;
+	return 0;
+}
+
+int user_probe__parse(const char *arg, struct user_probe *up, char *err, size_t errlen)
+{
+	const char *k = strrchr(arg, ':'), *s;
+	size_t i;
+
+	memset(up, 0, sizeof(*up));
+	for (s = k ? k - 1 : NULL; s && s >= arg && *s != ':'; s--)
+		;
+	if (!k || !s || s < arg || s == arg || k == s + 1) {
+		snprintf(err, errlen, "--probe '%s': expected BINARY:SYMBOL:KIND", arg);
+		return -EINVAL;
+	}
+	for (i = 0; i < sizeof(user_kinds) / sizeof(user_kinds[0]); i++)
+		if (!strcmp(k + 1, user_kinds[i].name))
+			up->kind = user_kinds[i].kind;
+	if (!up->kind) {
+		snprintf(err, errlen, "--probe '%s': unknown kind '%s' (known kinds: %s)", arg,
+			 k + 1, user_probe__kinds());
+		return -EINVAL;
+	}
+	if ((size_t)(s - arg) >= sizeof(up->binary) || (size_t)(k - s - 1) >= sizeof(up->symbol)) {
+		snprintf(err, errlen, "--probe '%s': name too long", arg);
+		return -EINVAL;
+	}
+	memcpy(up->binary, arg, s - arg);
+	memcpy(up->symbol, s + 1, k - s - 1);
+	return 0;
+}
+
+void probes__known(unsigned int classes, char *buf, size_t n)
+{
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < NKNOWN && len < n; i++)
+		if (known[i].kind != SBT_PK_REGION && (probe_kind__class(known[i].kind) & classes))
+			len += snprintf(buf + len, n - len, "%s%s (%s)", len ? ", " : "",
+					known[i].symbol, known[i].runtime);
+}
+
+static int add_probe(struct probe_table *t, const char *symbol, int kind, const char *object,
+		     const char *open_path, uint64_t offset)
+{
+	struct probe *p;
+	int i;
+
+	for (i = 1; i < t->n; i++)
+		if (t->probes[i].info.offset == offset &&
+		    !strcmp(t->probes[i].open_path, open_path))
+			return 0; /* declared twice (e.g. --probe on a known function) */
+	if (t->n >= SBT_MAX_PROBES)
+		return -E2BIG;
+	p = realloc(t->probes, (t->n + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	t->probes = p;
+	p = &t->probes[t->n];
+	memset(p, 0, sizeof(*p));
+	p->info.id = t->n++;
+	p->info.kind = kind;
+	p->info.offset = offset;
+	snprintf(p->info.symbol, sizeof(p->info.symbol), "%s", symbol);
+	snprintf(p->info.object, sizeof(p->info.object), "%s", object);
+	snprintf(p->open_path, sizeof(p->open_path), "%s", open_path);
+	return 0;
+}
+
+/* Whether the kernel can put a uprobe on the instruction at offset of path.
+ * x86 uprobes refuse instructions with a lock prefix (glibc's
+ * pthread_spin_lock starts with `lock decl (%rdi)`): the attach would fail
+ * with ENOTSUPP, and with multi-uprobe links take every other probe of the
+ * file down with it. */
+static int probeable(const char *path, uint64_t offset)
+{
+#if defined(__x86_64__)
+	unsigned char insn[15];
+	size_t i;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 1;
+	i = fseek(f, (long)offset, SEEK_SET) ? 0 : fread(insn, 1, sizeof(insn), f);
+	fclose(f);
+	for (; i-- > 0;) {
+		unsigned char b = insn[sizeof(insn) - 1 - i];
+
+		if (b == 0xf0)
+			return 0;
+		/* other legacy prefixes may come before lock */
+		if (b != 0x66 && b != 0x67 && b != 0x2e && b != 0x3e && b != 0x26 && b != 0x64 &&
+		    b != 0x65 && b != 0x36 && b != 0xf2 && b != 0xf3)
+			break;
+	}
+#endif
+	return 1;
+}
+
+int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
+		       const char *symbol, int kind)
+{
+	uint64_t offs[MAX_VERSIONS];
+	int i, n = elfsym__find(es, symbol, offs, MAX_VERSIONS), err;
+
+	for (i = 0; i < n; i++) {
+		if (!probeable(f->open_path, offs[i])) {
+			t->unprobeable++;
+			size_t len = strlen(t->unprobeable_names);
+
+			snprintf(t->unprobeable_names + len, sizeof(t->unprobeable_names) - len,
+				 "%s%s", len ? ", " : "", symbol);
+			continue;
+		}
+		err = add_probe(t, symbol, kind, f->path, f->open_path, offs[i]);
+		if (err)
+			return err;
+	}
+	return n;
+}
+
+/* Known functions of the classes defined in es (file f); used[], when not
+ * NULL, marks those f imports, and those it defines when `exe` (a static
+ * binary defines what it uses). Returns the probes added or a negative errno. */
+static int add_known(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
+		     unsigned int classes, int exe, int *used)
+{
+	int n, added = 0;
+	size_t i;
+
+	for (i = 0; i < NKNOWN; i++) {
+		if (!(probe_kind__class(known[i].kind) & classes))
+			continue;
+		if (used && elfsym__imports(es, known[i].symbol))
+			used[i] = 1;
+		n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
+		if (n < 0)
+			return n;
+		if (n > 0 && exe && used)
+			used[i] = 1;
+		added += n;
+	}
+	return added;
+}
+
+int probes__add_known(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
+		      unsigned int classes)
+{
+	return add_known(t, es, f, classes, 0, NULL);
+}
+
+/* Known functions defined in file f (see add_known). */
+static int scan_file(struct probe_table *t, const struct mapped_file *f, int exe, int *used,
+		     unsigned int classes)
+{
+	struct elfsym *es;
+	int err, n;
+
+	es = elfsym__open(f->open_path, &err);
+	if (!es)
+		return 0; /* not ELF, unreadable: nothing to probe there */
+	t->files_searched++;
+	n = add_known(t, es, f, classes, exe, used);
+	elfsym__close(es);
+	return n < 0 ? n : 0;
+}
+
+/* The mapped file a --probe BINARY names: same file (inode), same path, or
+ * same base name. NULL if the process does not map it (yet). */
+static const struct mapped_file *find_mapped(const struct mapped_file *files, int n,
+					     const char *binary)
+{
+	struct stat st;
+	int i;
+
+	if (!stat(binary, &st)) {
+		uint64_t dev = ((uint64_t)major(st.st_dev) << 32) | minor(st.st_dev);
+
+		for (i = 0; i < n; i++)
+			if (files[i].inode == st.st_ino && files[i].dev == dev)
+				return &files[i];
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(files[i].path, binary))
+			return &files[i];
+	if (!strchr(binary, '/'))
+		for (i = 0; i < n; i++)
+			if (!strcmp(basename(files[i].path), binary))
+				return &files[i];
+	return NULL;
+}
+
+static int add_user_probe(struct probe_table *t, const struct user_probe *up,
+			  const struct mapped_file *files, int nfiles, char *err, size_t errlen)
+{
+	const struct mapped_file *f = find_mapped(files, nfiles, up->binary);
+	struct mapped_file unmapped;
+	struct elfsym *es;
+	int e, n;
+
+	if (!f) {
+		/* Not mapped yet (dlopen later): attach to the file itself. */
+		memset(&unmapped, 0, sizeof(unmapped));
+		if (!realpath(up->binary, unmapped.path)) {
+			snprintf(err, errlen, "--probe: %s: %s (and the process maps no such file)",
+				 up->binary, strerror(errno));
+			return -ENOENT;
+		}
+		snprintf(unmapped.open_path, sizeof(unmapped.open_path), "%s", unmapped.path);
+		f = &unmapped;
+	}
+	es = elfsym__open(f->open_path, &e);
+	if (!es) {
+		snprintf(err, errlen, "--probe: %s: cannot read ELF symbols: %s", f->path,
+			 strerror(-e));
+		return -ENOENT;
+	}
+	n = probes__add_symbol(t, es, f, up->symbol, up->kind);
+	elfsym__close(es);
+	if (n == 0) {
+		snprintf(err, errlen, "--probe: function '%s' not found in %s", up->symbol,
+			 f->path);
+		return -ENOENT;
+	}
+	if (up->kind != SBT_PK_REGION && n > 0)
+		t->used++;
+	return n < 0 ? n : 0;
+}
+
+static int exe_inode(pid_t pid, uint64_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	*ino = st.st_ino;
+	return 0;
+}
+
+int probes__init(struct probe_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->probes = calloc(1, sizeof(*t->probes));
+	if (!t->probes)
+		return -ENOMEM;
+	t->n = 1;
+	return 0;
+}
+
+int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up, int nup,
+		    struct probe_table *t, char *err, size_t errlen)
+{
+	struct mapped_file *files = NULL;
+	int used[NKNOWN] = {0};
+	uint64_t exe = 0;
+	int i, n, rc;
+	size_t k;
+
+	if ((rc = probes__init(t)))
+		return rc;
+	n = procmaps__files(pid, &files);
+	if (n < 0) {
+		snprintf(err, errlen, "process %d: %s", (int)pid,
+			 n == -ESRCH ? "no such process" : strerror(-n));
+		return n;
+	}
+	exe_inode(pid, &exe);
+	for (i = 0; i < n && !rc; i++)
+		if (files[i].executable)
+			rc = scan_file(t, &files[i], files[i].inode == exe, used, classes);
+	for (i = 0; i < nup && !rc; i++)
+		rc = add_user_probe(t, &up[i], files, n, err, errlen);
+	for (k = 0; k < NKNOWN; k++)
+		t->used += used[k] && known[k].kind != SBT_PK_REGION;
+	if (rc == -E2BIG)
+		snprintf(err, errlen, "too many probes (limit %d)", SBT_MAX_PROBES - 1);
+	free(files);
+	return rc;
+}
+
+void probes__free(struct probe_table *t)
+{
+	free(t->probes);
+	memset(t, 0, sizeof(*t));
+}

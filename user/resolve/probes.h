@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Which functions to probe in a process: the known synchronization functions
+ * found in the files it maps, plus user-declared `--probe BINARY:SYMBOL:KIND`.
+ * Resolution is ours (elfsym), and probes attach by file offset.
+ */
+#ifndef SBT_PROBES_H
+#define SBT_PROBES_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "sbt/format.h"
+
+/* A parsed --probe argument. */
+struct user_probe {
+	char binary[SBT_PATH_MAX];
+	char symbol[SBT_SYMBOL_MAX];
+	int kind; /* SBT_PK_* */
+};
+
+/* One attach point. The probe id is its index in the table; id 0 is never
+ * used, so that records with probe 0 are not probe records. */
+struct probe {
+	struct sbt_probe_info info;
+	char open_path[SBT_PATH_MAX + 64]; /* the file as we can open it */
+	int entry_only;			   /* no return probe (calibration) */
+};
+
+struct probe_table {
+	struct probe *probes; /* probes[0] unused */
+	int n;		      /* entries including the unused 0 */
+	int used;	      /* probed functions the process calls (imports or defines) */
+	int files_searched;
+	int unprobeable; /* functions found whose first instruction a uprobe cannot take */
+	char unprobeable_names[256];
+};
+
+/* Classes of what to trace (--trace). */
+#define SBT_TRACE_BARRIER 1u
+#define SBT_TRACE_LOCK	  2u
+#define SBT_TRACE_SEM	  4u
+#define SBT_TRACE_COND	  8u
+#define SBT_TRACE_FUTEX	  16u
+#define SBT_TRACE_ALL	  31u
+/* Lock probes are off by default: they are the most frequent calls, so the
+ * most perturbing (each hit costs ~1 µs on a VM). */
+#define SBT_TRACE_DEFAULT (SBT_TRACE_BARRIER | SBT_TRACE_SEM | SBT_TRACE_COND | SBT_TRACE_FUTEX)
+
+/* Parse a comma-separated class list ("barrier,lock" or "all"). */
+int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t errlen);
+/* The class of a probe kind. */
+unsigned int probe_kind__class(int kind);
+
+/* Parse "BINARY:SYMBOL:KIND". Returns 0, or -EINVAL with a message in err. */
+int user_probe__parse(const char *arg, struct user_probe *up, char *err, size_t errlen);
+/* Names of the kinds a --probe may declare, for help and errors. */
+const char *user_probe__kinds(void);
+
+struct elfsym;
+struct mapped_file;
+
+/* An empty table (entry 0 reserved). 0 or -ENOMEM. */
+int probes__init(struct probe_table *t);
+/* Add the known functions of the classes that es (file f) defines; returns
+ * how many probes were added, or a negative errno (-E2BIG: table full). */
+int probes__add_known(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
+		      unsigned int classes);
+/* Add every version of function `symbol` in es (file f) as a `kind` probe;
+ * returns how many, or a negative errno. */
+int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
+		       const char *symbol, int kind);
+
+/* Resolve the probes of process pid. Returns 0, or a negative errno with a
+ * message in err: -ESRCH no such process, -ENOENT a user symbol not found. */
+int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up, int nup,
+		    struct probe_table *t, char *err, size_t errlen);
+/* The known functions of the given classes, for "nothing found" messages. */
+void probes__known(unsigned int classes, char *buf, size_t n);
+void probes__free(struct probe_table *t);
+
+#endif

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "user/resolve/symbolize.h"
+
+struct symbolizer {
+	Dwfl *dwfl;
+	pid_t pid;
+};
+
+static char *debuginfo_path;
+
+/* The process whose files the callback below opens. libdwfl calls it
+ * without a context of ours; symbolizers are used from one thread. */
+static pid_t opening_pid;
+
+/* A module's file as the process sees it, through its root: a process in
+ * another mount namespace (a container) has its own /usr/lib. */
+static int find_elf_in_root(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			    char **file_name, Elf **elfp)
+{
+	char path[4096];
+	int fd;
+
+	if (name && name[0] == '/' && opening_pid > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)opening_pid, name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			*file_name = strdup(path);
+			*elfp = NULL;
+			return fd;
+		}
+	}
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = find_elf_in_root,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int report(struct symbolizer *s)
+{
+	opening_pid = s->pid;
+	dwfl_report_begin(s->dwfl);
+	if (dwfl_linux_proc_report(s->dwfl, s->pid))
+		return -ESRCH;
+	return dwfl_report_end(s->dwfl, NULL, NULL) ? -EINVAL : 0;
+}
+
+struct symbolizer *symbolizer__new(pid_t pid)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->pid = pid;
+	s->dwfl = dwfl_begin(&proc_callbacks);
+	if (!s->dwfl || report(s)) {
+		symbolizer__free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	free(s);
+}
+
+/* Module of addr; re-reads the process's modules once if a library was
+ * loaded after we started. */
+static Dwfl_Module *module_of(struct symbolizer *s, uint64_t addr)
+{
+	Dwfl_Module *mod;
+
+	opening_pid = s->pid; /* libdwfl opens files lazily */
+	mod = dwfl_addrmodule(s->dwfl, addr);
+
+	if (!mod && !report(s))
+		mod = dwfl_addrmodule(s->dwfl, addr);
+	return mod;
+}
+
+void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n)
+{
+	/* The return address follows the call: look up the call itself. */
+	uint64_t pc = ra ? ra - 1 : 0;
+	Dwfl_Module *mod = s ? module_of(s, pc) : NULL;
+	const char *fn = NULL, *file = NULL, *modname;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	Dwfl_Line *line;
+	Dwarf_Addr base;
+	int lineno = 0;
+
+	if (!mod) {
+		snprintf(buf, n, "0x%" PRIx64, ra);
+		return;
+	}
+	fn = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+	line = dwfl_module_getsrc(mod, pc);
+	if (line)
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (fn && file)
+		snprintf(buf, n, "%s (%s:%d)", fn, basename(file), lineno);
+	else if (fn)
+		snprintf(buf, n, "%s+0x%" PRIx64, fn, (uint64_t)off + 1);
+	else {
+		modname = dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
+		snprintf(buf, n, "%s+0x%" PRIx64, basename(modname ? modname : "?"), ra - base);
+	}
+}
+
+int symbolizer__data(struct symbolizer *s, uint64_t addr, char *buf, size_t n)
+{
+	Dwfl_Module *mod;
+	const char *name;
+
+	if (!s)
+		return -ENOENT;
+	opening_pid = s->pid;
+	mod = dwfl_addrmodule(s->dwfl, addr);
+	GElf_Off off = 0;
+	GElf_Sym sym;
+
+	if (!mod)
+		return -ENOENT;
+	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
+		return -ENOENT;
+	if (off)
+		snprintf(buf, n, "%s+0x%" PRIx64, name, (uint64_t)off);
+	else
+		snprintf(buf, n, "%s", name);
+	return 0;
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "user/trace/launch.h"
+
+#if !defined(__x86_64__)
+#error "launch.c: stopping at the entry point is implemented for x86_64 only"
+#endif
+
+/* The child reports a failed exec through a close-on-exec pipe. */
+static void child(char *const argv[], int errfd)
+{
+	int e;
+
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
+		execvp(argv[0], argv);
+	e = errno;
+	if (write(errfd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static int wait_stop(pid_t pid, int *sig)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	if (WIFEXITED(status) || WIFSIGNALED(status))
+		return -ECHILD;
+	*sig = WSTOPSIG(status);
+	return 0;
+}
+
+static int entry_point(pid_t pid, unsigned long *entry)
+{
+	char path[64];
+	Elf64_auxv_t aux;
+	int fd, rc = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (read(fd, &aux, sizeof(aux)) == sizeof(aux) && aux.a_type != AT_NULL) {
+		if (aux.a_type == AT_ENTRY) {
+			*entry = aux.a_un.a_val;
+			rc = 0;
+			break;
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+/* Plant int3 at the entry point, run to it, restore the instruction and the
+ * program counter. Signals delivered before the entry are passed on. */
+static int run_to_entry(pid_t pid, unsigned long entry)
+{
+	struct user_regs_struct regs;
+	long word;
+	int sig, e;
+
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
+	if (errno)
+		return -errno;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((word & ~0xffL) | 0xcc)))
+		return -errno;
+	for (sig = 0;;) {
+		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig))
+			return -errno;
+		e = wait_stop(pid, &sig);
+		if (e)
+			return e;
+		if (sig != SIGTRAP)
+			continue;
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+			return -errno;
+		if (regs.rip == entry + 1)
+			break;
+		sig = 0;
+	}
+	regs.rip = entry;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)word) ||
+	    ptrace(PTRACE_SETREGS, pid, NULL, &regs))
+		return -errno;
+	return 0;
+}
+
+pid_t launch__start(char *const argv[], char *err, size_t errlen)
+{
+	unsigned long entry = 0;
+	int pipefd[2], sig, e, exec_errno = 0;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		snprintf(err, errlen, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		e = -errno;
+		snprintf(err, errlen, "cannot run '%s': fork: %s", argv[0], strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return e;
+	}
+	if (pid == 0)
+		child(argv, pipefd[1]);
+	close(pipefd[1]);
+	e = wait_stop(pid, &sig);
+	if (read(pipefd[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno) && exec_errno) {
+		close(pipefd[0]);
+		waitpid(pid, NULL, 0);
+		snprintf(err, errlen, "cannot run '%s': %s", argv[0], strerror(exec_errno));
+		return -exec_errno;
+	}
+	close(pipefd[0]);
+	if (!e)
+		e = entry_point(pid, &entry);
+	if (!e)
+		e = run_to_entry(pid, entry);
+	if (e) {
+		snprintf(err, errlen, "'%s' did not reach its entry point: %s", argv[0],
+			 e == -ECHILD ? "it exited first (missing library?)" : strerror(-e));
+		launch__abort(pid);
+		return e;
+	}
+	return pid;
+}
+
+int launch__release(pid_t pid)
+{
+	return ptrace(PTRACE_DETACH, pid, NULL, NULL) ? -errno : 0;
+}
+
+void launch__abort(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
