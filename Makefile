@@ -108,7 +108,7 @@ $(EX_DIR)/omp_barriers_llvm: examples/omp_barriers.c examples/workload.h
 $(OUTPUT)/bench/probe_loop: bench/probe_loop.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -pthread $< -o $@
-FLOOR_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/procmaps.c user/bpf/uprobe_multi.c) \
+FLOOR_OBJS := $(call objs,user/resolve/elfsym.c user/bpf/uprobe_multi.c) \
 	      $(LIB_OBJS)
 $(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(FLOOR_OBJS)
 	$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< $(FLOOR_OBJS) $(LIBS) -o $@

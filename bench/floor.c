@@ -15,7 +15,7 @@
 #include "user/resolve/elfsym.h"
 #include "floor.skel.h"
 #include "lib/parse.h"
-#include "user/resolve/procmaps.h"
+#include "lib/proc.h"
 #include "user/bpf/uprobe_multi.h"
 
 static volatile sig_atomic_t stop;
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: floor -p PID [-s SYMBOL]\n");
 		return 2;
 	}
-	n = procmaps__files(pid, &files);
+	n = proc__mapped_files(pid, &files);
 	skel = load(1);
 	if (!skel)
 		skel = load(0);

@@ -26,12 +26,20 @@ void hmap_free(struct hmap *m)
 
 void hmap_free_values(struct hmap *m)
 {
-	size_t i;
+	const struct hmap_slot *s;
+	size_t pos = 0;
 
-	for (i = 0; i < m->cap; i++)
-		if (m->slots[i].val && m->slots[i].val != HMAP_TOMB)
-			free(m->slots[i].val);
+	while ((s = hmap_next(m, &pos)))
+		free(s->val);
 	hmap_free(m);
+}
+
+const struct hmap_slot *hmap_next(const struct hmap *m, size_t *pos)
+{
+	for (; *pos < m->cap; (*pos)++)
+		if (m->slots[*pos].val && m->slots[*pos].val != HMAP_TOMB)
+			return &m->slots[(*pos)++];
+	return NULL;
 }
 
 static struct hmap_slot *find(const struct hmap *m, uint64_t k1, uint64_t k2)

@@ -30,5 +30,10 @@ void *hmap_get(const struct hmap *m, uint64_t k1, uint64_t k2);
 /* Insert or replace. Returns 0 or -ENOMEM. */
 int hmap_put(struct hmap *m, uint64_t k1, uint64_t k2, void *val);
 void *hmap_del(struct hmap *m, uint64_t k1, uint64_t k2);
+/* Iteration: the live entry at or after slot *pos (start at 0), with *pos
+ * moved past it; NULL at the end. Entries may be deleted while iterating,
+ * not inserted (an insertion may rehash).
+ *   for (size_t pos = 0; (s = hmap_next(m, &pos));) use(s->k1, s->val); */
+const struct hmap_slot *hmap_next(const struct hmap *m, size_t *pos);
 
 #endif

@@ -34,4 +34,13 @@ struct sbt_counter_info {
 	__u32 flags;  /* SBT_CTRF_* */
 };
 
+/* The task name that THREAD_START, THREAD_EXIT and EXEC records carry in
+ * obj and site. */
+static inline void sbt_event_comm(const struct sbt_event *e, char comm[SBT_COMM_LEN])
+{
+	__builtin_memcpy(comm, &e->obj, 8);
+	__builtin_memcpy(comm + 8, &e->site, 8);
+	comm[SBT_COMM_LEN - 1] = 0;
+}
+
 #endif /* SBT_FORMAT_H */

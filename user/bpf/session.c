@@ -7,6 +7,7 @@
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 #include "lib/log.h"
+#include "lib/proc.h"
 #include "sbt.skel.h"
 #include "user/bpf/session.h"
 #include "user/bpf/uprobe_multi.h"
@@ -43,27 +44,12 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
-static unsigned long long effective_caps(void)
-{
-	unsigned long long caps = 0;
-	char line[256];
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
-			break;
-	fclose(f);
-	return caps;
-}
-
 int session__check_privileges(char *err, size_t errlen)
 {
-	unsigned long long caps = effective_caps();
+	struct proc_status st;
 	unsigned long long need = (1ULL << CAP_BPF_BIT) | (1ULL << CAP_PERFMON_BIT);
 
-	if (geteuid() == 0 || (caps & need) == need)
+	if (geteuid() == 0 || (!proc__status(0, &st) && (st.caps & need) == need))
 		return 0;
 	snprintf(err, errlen, "tracing needs root (or CAP_BPF and CAP_PERFMON); run it with sudo");
 	return -EPERM;

@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include "user/trace/env.h"
 
+/* Which command parses the options. */
+enum env_cmd { ENV_TRACE, ENV_RECORD, ENV_TOP };
+
 /* Parse argv of the tracing commands into env. Returns 0, or EXIT_USAGE after
  * printing what is wrong. `cmd` selects the command's options and help. */
 int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd);

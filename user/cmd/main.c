@@ -7,17 +7,17 @@
 
 static int do_record(int argc, char **argv)
 {
-	return cmd_trace(argc, argv, 1);
+	return cmd_trace(argc, argv, ENV_RECORD);
 }
 
 static int do_trace(int argc, char **argv)
 {
-	return cmd_trace(argc, argv, 0);
+	return cmd_trace(argc, argv, ENV_TRACE);
 }
 
 static int do_top(int argc, char **argv)
 {
-	return cmd_trace(argc, argv, 2);
+	return cmd_trace(argc, argv, ENV_TOP);
 }
 
 struct cmd {

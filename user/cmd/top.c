@@ -15,7 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "analyses/report.h"
-#include "user/trace/tracer.h"
+#include "lib/hmap.h"
+#include "user/cmd/top.h"
 
 #define MAX_ROWS   512
 #define KEEP_ENDED 10000000000ULL /* an exited job stays listed 10 s */
@@ -105,19 +106,16 @@ static void free_snap(struct job_snap *s)
 
 void top__free(struct top *tp)
 {
-	size_t i;
+	const struct hmap_slot *s;
+	size_t pos = 0;
 
 	if (!tp)
 		return;
 	if (tp->tty_out)
 		restore_terminal();
 	restore_on_exit = NULL;
-	for (i = 0; i < tp->snaps.cap; i++) {
-		struct job_snap *s = tp->snaps.slots[i].val;
-
-		if (s && s != HMAP_TOMB)
-			free_snap(s);
-	}
+	while ((s = hmap_next(&tp->snaps, &pos)))
+		free_snap(s->val);
 	hmap_free(&tp->snaps);
 	free(tp);
 }
@@ -170,7 +168,7 @@ static void worst_site(const struct job *job, char *buf, size_t n)
 }
 
 /* Interval figures of a job, and the snapshot moved to now. */
-static void measure(struct top *tp, struct tracer *t, const struct job *job, double dt,
+static void measure(struct top *tp, const struct tracer *t, const struct job *job, double dt,
 		    struct row *r)
 {
 	struct job_snap *s = snap_of(tp, job);
@@ -213,7 +211,7 @@ static void measure(struct top *tp, struct tracer *t, const struct job *job, dou
 		r->balance = (double)sum_c / ncomp / max_c;
 	if (dt > 0 && r->threads)
 		r->lock_pct = 100.0 * sync / (dt * 1e9 * r->threads);
-	r->drops = t->multi ? system__job_drops(t, job) : session__drops(t->session, NULL, 0);
+	r->drops = tracer__job_lost(t, job);
 	worst_site(job, r->site, sizeof(r->site));
 }
 
@@ -234,11 +232,9 @@ static double sort_value(const struct row *r, int key)
 	return r->threads;
 }
 
-static int sort_key;
-
-static int by_key(const void *a, const void *b)
+static int by_key(const void *a, const void *b, void *key)
 {
-	double x = sort_value(a, sort_key), y = sort_value(b, sort_key);
+	double x = sort_value(a, *(int *)key), y = sort_value(b, *(int *)key);
 	const struct row *ra = a, *rb = b;
 
 	if (x != y)
@@ -246,22 +242,26 @@ static int by_key(const void *a, const void *b)
 	return ra->job->pid < rb->job->pid ? -1 : ra->job->pid > rb->job->pid;
 }
 
+static void sort_rows(struct top *tp)
+{
+	qsort_r(tp->rows, tp->nrows, sizeof(tp->rows[0]), by_key, &tp->sort);
+}
+
 /* Rows of the jobs to show: those that synchronized, exited ones for a
  * while. */
-static void collect(struct top *tp, struct tracer *t, __u64 now, double dt)
+static void collect(struct top *tp, const struct tracer *t, __u64 now, double dt)
 {
 	size_t i;
 
 	tp->nrows = 0;
-	for (i = 0; i < jobs__count(t->jobs) && tp->nrows < MAX_ROWS; i++) {
-		const struct job *job = jobs__at(t->jobs, i);
+	for (i = 0; i < jobs__count(tracer__jobs(t)) && tp->nrows < MAX_ROWS; i++) {
+		const struct job *job = jobs__at(tracer__jobs(t), i);
 
 		if (!job__active(job) || (job->end_ns && now > job->end_ns + KEEP_ENDED))
 			continue;
 		measure(tp, t, job, dt, &tp->rows[tp->nrows++]);
 	}
-	sort_key = tp->sort;
-	qsort(tp->rows, tp->nrows, sizeof(tp->rows[0]), by_key);
+	sort_rows(tp);
 	if (tp->selected >= tp->nrows)
 		tp->selected = tp->nrows ? tp->nrows - 1 : 0;
 }
@@ -294,7 +294,7 @@ static void row_text(const struct row *r, struct row_text *x)
  *   pid threads phase phases_per_s wait_pct balance lock_pct drops state site command
  *   ...one line per job...
  *   (empty line) */
-static void print_plain(struct top *tp, struct tracer *t)
+static void print_plain(struct top *tp, const struct tracer *t)
 {
 	struct timespec now;
 	int i;
@@ -302,7 +302,7 @@ static void print_plain(struct top *tp, struct tracer *t)
 	clock_gettime(CLOCK_REALTIME, &now);
 	printf("# time=%lld.%03ld jobs=%d lost=%llu\n", (long long)now.tv_sec,
 	       now.tv_nsec / 1000000, tp->nrows,
-	       (unsigned long long)session__drops(t->session, NULL, 0));
+	       (unsigned long long)tracer__lost(t));
 	printf("pid\tthreads\tphase\tphases_per_s\twait_pct\tbalance\tlock_pct\tdrops\tstate\tsite"
 	       "\tcommand\n");
 	for (i = 0; i < tp->nrows; i++) {
@@ -345,12 +345,12 @@ static void line(int cols, int inverse, const char *fmt, ...)
 	printf("%s%s\033[K%s\n", inverse ? "\033[7m" : "", buf, inverse ? "\033[0m" : "");
 }
 
-static void draw_jobs(struct top *tp, struct tracer *t, int rows, int cols)
+static void draw_jobs(struct top *tp, const struct tracer *t, int rows, int cols)
 {
 	int i;
 
 	line(cols, 0, "sbt-bpf top - %d jobs, %llu records lost, sort: %s, every %.1f s", tp->nrows,
-	     (unsigned long long)session__drops(t->session, NULL, 0), sort_names[tp->sort],
+	     (unsigned long long)tracer__lost(t), sort_names[tp->sort],
 	     tp->interval_ms / 1000.0);
 	line(cols, 0, "keys: up/down select  Enter threads  s sort (w r b l p t)  q quit");
 	line(cols, 1, "%7s %4s %8s %8s %6s %5s %6s %6s  %-32s %s", "PID", "THR", "PHASE", "PH/S",
@@ -369,7 +369,7 @@ static void draw_jobs(struct top *tp, struct tracer *t, int rows, int cols)
 		line(cols, 0, "(no process has synchronized at a barrier yet)");
 }
 
-static void draw_threads(struct top *tp, struct tracer *t, int rows, int cols)
+static void draw_threads(struct top *tp, const struct tracer *t, int rows, int cols)
 {
 	const struct job *job = tp->drill;
 	size_t i;
@@ -382,7 +382,7 @@ static void draw_threads(struct top *tp, struct tracer *t, int rows, int cols)
 	     "COMPUTE ms", "BARRIER ms", "WAIT%", "LOCK ms", "STATE");
 	for (i = 0; i < phases__nthreads(job->ph) && shown < rows - 4; i++, shown++) {
 		const struct ph_thread *th = phases__thread(job->ph, i);
-		const char *comm = names__comm(t->names, th->tid);
+		const char *comm = names__comm(tracer__names(t), th->tid);
 		__u64 busy = th->compute_ns + th->wait_ns;
 		char pct[32];
 
@@ -394,7 +394,7 @@ static void draw_threads(struct top *tp, struct tracer *t, int rows, int cols)
 	}
 }
 
-static void draw(struct top *tp, struct tracer *t)
+static void draw(struct top *tp, const struct tracer *t)
 {
 	int rows, cols;
 
@@ -477,7 +477,7 @@ static int read_keys(struct top *tp)
 	return 0;
 }
 
-int top__tick(struct top *tp, struct tracer *t, __u64 now)
+int top__tick(struct top *tp, const struct tracer *t, __u64 now)
 {
 	double dt = tp->last_ns ? (now - tp->last_ns) / 1e9 : 0;
 
@@ -485,8 +485,7 @@ int top__tick(struct top *tp, struct tracer *t, __u64 now)
 		return 1;
 	if (tp->last_ns && now - tp->last_ns < (__u64)tp->interval_ms * 1000000ULL) {
 		if (tp->dirty && tp->tty_out) {
-			sort_key = tp->sort;
-			qsort(tp->rows, tp->nrows, sizeof(tp->rows[0]), by_key);
+			sort_rows(tp);
 			draw(tp, t);
 		}
 		tp->dirty = 0;

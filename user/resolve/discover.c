@@ -8,7 +8,7 @@
 #include <sys/sysmacros.h>
 #include "user/resolve/discover.h"
 #include "lib/log.h"
-#include "user/resolve/procmaps.h"
+#include "lib/proc.h"
 
 #define LOADER_SYMBOL "_dl_debug_state"
 
@@ -157,7 +157,7 @@ static int useful(const struct discover_file *f)
 int discover__pid(struct discover *d, pid_t pid, int *idx, int max)
 {
 	struct mapped_file *files = NULL;
-	int n = procmaps__files(pid, &files), i, k, found = 0;
+	int n = proc__mapped_files(pid, &files), i, k, found = 0;
 
 	if (n < 0)
 		return n;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "user/resolve/elfsym.h"
 #include "user/resolve/probes.h"
-#include "user/resolve/procmaps.h"
+#include "lib/proc.h"
 
 struct known_func {
 	const char *symbol;
@@ -368,18 +368,6 @@ static int add_user_probe(struct probe_table *t, const struct user_probe *up,
 	return n < 0 ? n : 0;
 }
 
-static int exe_inode(pid_t pid, uint64_t *ino)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if (stat(path, &st))
-		return -errno;
-	*ino = st.st_ino;
-	return 0;
-}
-
 int probes__init(struct probe_table *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -401,13 +389,13 @@ int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up
 
 	if ((rc = probes__init(t)))
 		return rc;
-	n = procmaps__files(pid, &files);
+	n = proc__mapped_files(pid, &files);
 	if (n < 0) {
 		snprintf(err, errlen, "process %d: %s", (int)pid,
 			 n == -ESRCH ? "no such process" : strerror(-n));
 		return n;
 	}
-	exe_inode(pid, &exe);
+	proc__exe_inode(pid, &exe);
 	for (i = 0; i < n && !rc; i++)
 		if (files[i].executable)
 			rc = scan_file(t, &files[i], files[i].inode == exe, used, classes);

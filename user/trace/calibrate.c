@@ -13,6 +13,8 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/clock.h"
+#include "lib/proc.h"
 #include "user/trace/calibrate.h"
 #include "user/bpf/counters.h"
 #include "lib/log.h"
@@ -103,10 +105,7 @@ static struct group futex_group = {.name = "futex", .run = run_futex, .symbols =
 
 static double now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+	return (double)clock_ns(CLOCK_MONOTONIC);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -266,24 +265,9 @@ static int probed_pass(int pass, char *err, size_t errlen)
 static void identity(struct calibration *c)
 {
 	struct utsname u;
-	char line[256];
-	FILE *f;
 
 	snprintf(c->kernel, sizeof(c->kernel), "%s", uname(&u) ? "?" : u.release);
-	snprintf(c->cpu, sizeof(c->cpu), "?");
-	f = fopen("/proc/cpuinfo", "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (!strncmp(line, "model name", 10) && colon) {
-			snprintf(c->cpu, sizeof(c->cpu), "%.*s", (int)strcspn(colon + 2, "\n"),
-				 colon + 2);
-			break;
-		}
-	}
-	fclose(f);
+	proc__cpu_model(c->cpu, sizeof(c->cpu));
 }
 
 static void add_alpha(struct calibration *c, const char *symbol, double entry, double exit, int cls)

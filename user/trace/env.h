@@ -25,9 +25,6 @@ struct env_filter {
 	int ncgroup;
 };
 
-/* Which command parses the options. */
-enum env_cmd { ENV_TRACE, ENV_RECORD, ENV_TOP };
-
 struct env {
 	int record;		  /* `record` subcommand: write a trace, stay quiet */
 	int top;		  /* `top` subcommand: live table of the jobs */

@@ -10,6 +10,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "lib/proc.h"
 #include "user/trace/launch.h"
 
 #if !defined(__x86_64__)
@@ -39,27 +40,6 @@ static int wait_stop(pid_t pid, int *sig)
 		return -ECHILD;
 	*sig = WSTOPSIG(status);
 	return 0;
-}
-
-static int entry_point(pid_t pid, unsigned long *entry)
-{
-	char path[64];
-	Elf64_auxv_t aux;
-	int fd, rc = -ENOENT;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (read(fd, &aux, sizeof(aux)) == sizeof(aux) && aux.a_type != AT_NULL) {
-		if (aux.a_type == AT_ENTRY) {
-			*entry = aux.a_un.a_val;
-			rc = 0;
-			break;
-		}
-	}
-	close(fd);
-	return rc;
 }
 
 /* Plant int3 at the entry point, run to it, restore the instruction and the
@@ -127,7 +107,7 @@ pid_t launch__start(char *const argv[], char *err, size_t errlen)
 	}
 	close(pipefd[0]);
 	if (!e)
-		e = entry_point(pid, &entry);
+		e = proc__entry_point(pid, &entry);
 	if (!e)
 		e = run_to_entry(pid, entry);
 	if (e) {

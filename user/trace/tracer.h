@@ -1,107 +1,45 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The state of a tracing command (live, record, top), shared by the files
- * that implement it: cmd_trace.c (set-up, drain loop, finish), system.c
- * (several processes: -p lists and system-wide -a) and top.c (the live
- * table).
+ * A tracing session (live tracing, `record`, `top`): open it for the
+ * options in env (targets found, probes attached, jobs started), run the
+ * drain loop until the targets are gone, --duration passes, a signal
+ * arrives or the caller's tick says stop, then finish (detach, drain the
+ * rest, every job's report, the trace file). Presenters (top) read what a
+ * running session knows through the accessors at the end.
  */
 #ifndef SBT_TRACER_H
 #define SBT_TRACER_H
 
-#include <stdio.h>
-#include <sys/types.h>
-#include <time.h>
-#include "user/trace/calibrate.h"
-#include "user/bpf/counters.h"
-#include "user/resolve/discover.h"
-#include "user/trace/env.h"
-#include "lib/hmap.h"
 #include "analyses/jobs.h"
 #include "analyses/names.h"
-#include "user/resolve/probes.h"
-#include "user/bpf/session.h"
-#include "lib/tracefile.h"
+#include "user/trace/env.h"
 
-struct top;
+struct tracer;
 
-/* A thread created before its process became a job (system-wide mode). */
-struct pending_thread {
-	__u32 pid;
-	__u64 start_ns;
-	char comm[SBT_COMM_LEN];
-};
+/* Everything up to the moment the targets run: privileges, counters,
+ * probe costs, the target, the BPF session, the jobs. env must outlive the
+ * tracer. EXIT_* code; *out is set on success and always to be freed with
+ * tracer__free(). */
+int tracer__open(const struct env *env, struct tracer **out);
+/* Called after every drain with the time; returns 1 to stop. */
+typedef int (*tracer_tick_fn)(void *ctx, const struct tracer *t, __u64 now_ns);
+/* Let a launched command run, then drain records until the session ends.
+ * EXIT_* code. */
+int tracer__run(struct tracer *t, tracer_tick_fn tick, void *ctx);
+/* Detach, drain what is left, end every job (their reports), write the
+ * trace file. EXIT_* code. */
+int tracer__finish(struct tracer *t);
+void tracer__free(struct tracer *t);
 
-struct tracer {
-	struct env env;
-	int multi;		   /* several processes: -a or several -p */
-	pid_t pid;		   /* the one process of single mode */
-	int launched;		   /* -- CMD */
-	char command[1024];	   /* single mode; "-a" or the pid list otherwise */
-	struct probe_table probes; /* single mode */
-	struct discover disc;	   /* multi mode */
-	/* SBT_MAX_PROBES entries each, indexed by probe id: they do not move
-	 * when probes are found later */
-	struct sbt_probe_info *infos;
-	__u64 *alpha_enter, *alpha_exit;
-	__u64 alpha_counters; /* per counter record */
-	struct calibration cal;
-	int cal_ok;
-	struct session *session;
-	struct names *names;
-	struct jobs *jobs;
-	struct counter_set counters;
-	struct tf_writer *writer;
-	FILE *null_out; /* reports nobody reads (record, top) */
-	__u64 start_ns;
-	__s64 realtime_offset_ns;
-	int target_gone;
-	int child_status;
-	int running; /* jobs of -p that have not exited */
-	/* system-wide: processes that are not jobs (yet), and their threads */
-	struct hmap procs;   /* pid -> struct proc_note */
-	struct hmap pending; /* tid -> struct pending_thread */
-	int rescans;	     /* procs with a rescan due */
-	struct top *top;
-	/* status line */
-	int tty;
-	int status_shown;
-	__u64 status_ns, status_events;
-};
-
-/* cmd_trace.c */
-__u64 mono_ns(clockid_t clk);
-void read_cmdline(pid_t pid, char *buf, size_t n);
-/* The task name of a THREAD_START, THREAD_EXIT or EXEC record. */
-void event_comm(const struct sbt_event *e, char comm[SBT_COMM_LEN]);
-/* The thread group (process) of a task; -1 when it does not exist. */
-int proc_tgid(pid_t pid);
-void tracer__name_thread(struct tracer *t, __u32 pid, __u32 tid);
-/* Fill infos and probe costs of probe ids [first, first + n). */
-void tracer__set_probes(struct tracer *t, const struct probe *p, int first, int n);
-/* Threads of the job's process in /proc: phase 0 starts at start_of(tid),
- * or the job's start. */
-void tracer__add_threads(struct tracer *t, struct job *job);
-
-/* system.c: several processes */
-/* Set up -p PID,PID... or -a: discovery, attachment, jobs. EXIT_* code. */
-int system__attach(struct tracer *t);
-/* Records about processes rather than jobs (exec, loader, threads of
- * processes not traced yet); starts jobs at their first barrier. Returns 1
- * when the record was consumed. */
-int system__record(struct tracer *t, const struct sbt_event *e);
-/* After a drain: probe files that processes mapped since. */
-void system__rescan(struct tracer *t);
-/* A job's process exited: its report, and the filter entry goes. */
-void system__job_exited(struct tracer *t, struct job *job);
-/* Lost records of a job. */
-__u64 system__job_drops(struct tracer *t, const struct job *job);
-void system__free(struct tracer *t);
-
-/* top.c: the live table */
-struct top *top__new(int interval_ms);
-/* Called after every drain: redraws when the interval has passed, reads
- * keys. Returns 1 when the user asked to quit. */
-int top__tick(struct top *tp, struct tracer *t, __u64 now_ns);
-void top__free(struct top *tp);
+/* What a running session knows. */
+const struct jobs *tracer__jobs(const struct tracer *t);
+const struct names *tracer__names(const struct tracer *t);
+/* Records lost: all of them, and those of one job. */
+__u64 tracer__lost(const struct tracer *t);
+__u64 tracer__job_lost(const struct tracer *t, const struct job *job);
+/* Records analysed and phases completed, over every job. */
+__u64 tracer__events(const struct tracer *t, __u64 *phases);
+/* Several processes are traced (-p PID,PID..., -a). */
+int tracer__several(const struct tracer *t);
 
 #endif

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "lib/proc.h"
+
+static FILE *open_proc(const char *fmt, pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), fmt, (int)pid, (int)tid);
+	return fopen(path, "re");
+}
+
+int proc__status(pid_t pid, struct proc_status *st)
+{
+	FILE *f = pid ? open_proc("/proc/%d/status", pid, 0) : fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned int uid;
+
+	memset(st, 0, sizeof(*st));
+	st->tgid = -1;
+	if (!f)
+		return errno == ENOENT ? -ENOENT : -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "State: %c", &st->state) == 1 ||
+		    sscanf(line, "Tgid: %d", &st->tgid) == 1 ||
+		    sscanf(line, "CapEff: %llx", &st->caps) == 1)
+			continue;
+		if (sscanf(line, "Uid: %u", &uid) == 1)
+			st->uid = uid;
+	}
+	fclose(f);
+	return 0;
+}
+
+pid_t proc__tgid(pid_t pid)
+{
+	struct proc_status st;
+
+	return proc__status(pid, &st) ? -1 : st.tgid;
+}
+
+int proc__gone(pid_t pid)
+{
+	struct proc_status st;
+
+	return proc__status(pid, &st) < 0 || st.state == 'Z';
+}
+
+void proc__cmdline(pid_t pid, char *buf, size_t n)
+{
+	FILE *f = open_proc("/proc/%d/cmdline", pid, 0);
+	size_t len = 0, i;
+
+	if (f) {
+		len = fread(buf, 1, n - 1, f);
+		fclose(f);
+	}
+	/* arguments are NUL-separated; a heading must stay on one line */
+	for (i = 0; i + 1 < len; i++)
+		if ((unsigned char)buf[i] < 0x20)
+			buf[i] = ' ';
+	buf[len] = 0;
+}
+
+/* The first line of f starting with prefix, without it and the newline. */
+static int read_line(FILE *f, const char *prefix, char *buf, size_t n)
+{
+	char line[4096];
+	int found = 0;
+
+	if (!f)
+		return -ENOENT;
+	while (!found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, prefix, strlen(prefix))) {
+			snprintf(buf, n, "%s", line + strlen(prefix));
+			buf[strcspn(buf, "\n")] = 0;
+			found = 1;
+		}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+int proc__comm(pid_t pid, pid_t tid, char *buf, size_t n)
+{
+	FILE *f = tid ? open_proc("/proc/%d/task/%d/comm", pid, tid)
+		      : open_proc("/proc/%d/comm", pid, 0);
+
+	buf[0] = 0;
+	return read_line(f, "", buf, n);
+}
+
+int proc__cgroup(pid_t pid, char *buf, size_t n)
+{
+	return read_line(open_proc("/proc/%d/cgroup", pid, 0), "0::", buf, n);
+}
+
+static int for_each_number(const char *path, int (*fn)(void *ctx, pid_t id), void *ctx)
+{
+	DIR *dir = opendir(path);
+	struct dirent *d;
+	int id, rc = 0;
+
+	if (!dir)
+		return 0;
+	while (!rc && (d = readdir(dir)))
+		if ((id = atoi(d->d_name)) > 0)
+			rc = fn(ctx, id);
+	closedir(dir);
+	return rc;
+}
+
+int proc__for_each_task(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	return for_each_number(path, fn, ctx);
+}
+
+int proc__for_each_pid(int (*fn)(void *ctx, pid_t pid), void *ctx)
+{
+	return for_each_number("/proc", fn, ctx);
+}
+
+/* ---- mapped files ----------------------------------------------------------- */
+
+static int find_file(const struct mapped_file *f, int n, uint64_t dev, uint64_t inode)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (f[i].dev == dev && f[i].inode == inode)
+			return i;
+	return -1;
+}
+
+/* Parse one maps line; returns 0 for a file-backed mapping. */
+static int parse_maps_line(const char *line, struct mapped_file *m)
+{
+	unsigned int major, minor;
+	char perms[8];
+	int pos = 0;
+	const char *path;
+
+	if (sscanf(line, "%*x-%*x %7s %*x %x:%x %" SCNu64 " %n", perms, &major, &minor, &m->inode,
+		   &pos) < 4 ||
+	    !pos)
+		return -EINVAL;
+	path = line + pos;
+	if (path[0] != '/' || !m->inode || strstr(path, " (deleted)"))
+		return -ENOENT;
+	snprintf(m->path, sizeof(m->path), "%.*s", (int)strcspn(path, "\n"), path);
+	m->dev = ((uint64_t)major << 32) | minor;
+	m->executable = perms[2] == 'x';
+	return 0;
+}
+
+static int add_file(struct mapped_file **files, int *n, int *cap, const struct mapped_file *m)
+{
+	if (*n == *cap) {
+		struct mapped_file *p = realloc(*files, (*cap ? *cap * 2 : 32) * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*files = p;
+		*cap = *cap ? *cap * 2 : 32;
+	}
+	(*files)[(*n)++] = *m;
+	return 0;
+}
+
+int proc__mapped_files(pid_t pid, struct mapped_file **out)
+{
+	FILE *f = open_proc("/proc/%d/maps", pid, 0);
+	struct mapped_file *files = NULL, m;
+	int n = 0, cap = 0, i;
+	char line[1024];
+
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (fgets(line, sizeof(line), f)) {
+		memset(&m, 0, sizeof(m));
+		if (parse_maps_line(line, &m))
+			continue;
+		i = find_file(files, n, m.dev, m.inode);
+		if (i >= 0) {
+			files[i].executable |= m.executable;
+			continue;
+		}
+		snprintf(m.open_path, sizeof(m.open_path), "/proc/%d/root%s", (int)pid, m.path);
+		if (add_file(&files, &n, &cap, &m)) {
+			fclose(f);
+			free(files);
+			return -ENOMEM;
+		}
+	}
+	fclose(f);
+	*out = files;
+	return n;
+}
+
+int proc__exe_inode(pid_t pid, uint64_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	*ino = st.st_ino;
+	return 0;
+}
+
+int proc__entry_point(pid_t pid, unsigned long *entry)
+{
+	char path[64];
+	Elf64_auxv_t aux;
+	int fd, rc = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (read(fd, &aux, sizeof(aux)) == sizeof(aux) && aux.a_type != AT_NULL)
+		if (aux.a_type == AT_ENTRY) {
+			*entry = aux.a_un.a_val;
+			rc = 0;
+			break;
+		}
+	close(fd);
+	return rc;
+}
+
+void proc__cpu_model(char *buf, size_t n)
+{
+	char model[256];
+	const char *v;
+
+	if (read_line(fopen("/proc/cpuinfo", "re"), "model name", model, sizeof(model)) ||
+	    !(v = strchr(model, ':'))) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	snprintf(buf, n, "%s", v + strspn(v, ": \t"));
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Live tracing (`sbt-bpf -p PID`, `sbt-bpf -- CMD`, `-a`), `sbt-bpf record`
+ * and `sbt-bpf top`: the options, then a tracing session (user/trace). */
+#include <stdio.h>
+#include "lib/log.h"
+#include "user/bpf/counters.h"
+#include "user/cmd/cmds.h"
+#include "user/cmd/env_args.h"
+#include "user/cmd/top.h"
+#include "user/trace/tracer.h"
+
+static int top_tick(void *ctx, const struct tracer *t, __u64 now_ns)
+{
+	return top__tick(ctx, t, now_ns);
+}
+
+/* The session, with top's table redrawn after each drain when asked. */
+static int run(const struct env *env, struct tracer *t)
+{
+	struct top *top = NULL;
+	int rc;
+
+	if (env->top && !(top = top__new(env->interval_ms)))
+		return EXIT_RUNTIME;
+	rc = tracer__run(t, top ? top_tick : NULL, top);
+	/* the terminal back before the reports print */
+	top__free(top);
+	return rc;
+}
+
+/* What `record` says of what it recorded. */
+static void print_recorded(const struct tracer *t)
+{
+	__u64 phases, events = tracer__events(t, &phases);
+	size_t njobs = jobs__count(tracer__jobs(t));
+
+	printf("recorded %llu events, %llu phases, %llu lost\n", (unsigned long long)events,
+	       (unsigned long long)phases, (unsigned long long)tracer__lost(t));
+	if (tracer__several(t))
+		printf("%zu process%s\n", njobs, njobs == 1 ? "" : "es");
+}
+
+int cmd_trace(int argc, char **argv, enum env_cmd cmd)
+{
+	struct tracer *t = NULL;
+	struct env env;
+	int rc;
+
+	rc = env__parse(&env, argc, argv, cmd);
+	if (rc)
+		return rc;
+	if (env.list_events) {
+		counters__list(stdout);
+		return EXIT_OK;
+	}
+	rc = tracer__open(&env, &t);
+	if (!rc)
+		rc = run(&env, t);
+	if (!rc) {
+		rc = tracer__finish(t);
+		if (env.record)
+			print_recorded(t);
+	}
+	tracer__free(t);
+	return rc;
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include "lib/proc.h"
+#include "user/resolve/symbolize.h"
+#include "user/trace/context.h"
+
+static void name_thread(struct trace_ctx *c, __u32 pid, __u32 tid)
+{
+	char comm[32];
+
+	if (names__comm(c->names, tid))
+		return;
+	if (proc__comm(pid, tid, comm, sizeof(comm)) || !comm[0])
+		snprintf(comm, sizeof(comm), "?");
+	names__set_comm(c->names, tid, comm);
+}
+
+struct add_threads {
+	struct trace_ctx *c;
+	struct job *job;
+	struct hmap *pending;
+};
+
+static int add_thread(void *ctx, pid_t tid)
+{
+	struct add_threads *a = ctx;
+	struct pending_thread *pt = a->pending ? hmap_del(a->pending, tid, 0) : NULL;
+	__u64 start = a->job->start_ns;
+
+	if (pt && pt->start_ns > start)
+		start = pt->start_ns;
+	phases__add_thread(a->job->ph, a->job->pid, tid, start);
+	if (pt && pt->comm[0])
+		names__set_comm(a->c->names, tid, pt->comm);
+	free(pt);
+	name_thread(a->c, a->job->pid, tid);
+	return 0;
+}
+
+struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns,
+				 const char *command, struct hmap *pending)
+{
+	struct job *job = jobs__start(c->jobs, pid, start_ns, command);
+	struct add_threads a = {c, job, pending};
+
+	if (!job)
+		return NULL;
+	job->user = symbolizer__new(pid);
+	proc__for_each_task(pid, add_thread, &a);
+	return job;
+}
+
+/* Probe kinds whose first argument is a synchronization object. */
+static int names_object(int kind)
+{
+	return kind == SBT_PK_BARRIER || kind >= SBT_PK_LOCK;
+}
+
+/* The global variable holding a barrier, lock, semaphore, condvar or futex
+ * word; "" (looked up, not found) for other memory, so that the lookup is
+ * not repeated. */
+static void name_object(struct trace_ctx *c, struct job *job, __u64 obj)
+{
+	char buf[SBT_SYMBOL_MAX * 2];
+
+	if (!obj || names__get(c->names, job->pid, obj))
+		return;
+	if (symbolizer__data(job->user, obj, buf, sizeof(buf)))
+		buf[0] = 0;
+	names__set(c->names, job->pid, obj, buf);
+}
+
+static void name_call(struct trace_ctx *c, struct job *job, const struct sbt_event *e)
+{
+	char buf[SBT_SYMBOL_MAX * 2];
+
+	if (e->type == SBT_EV_EXIT && !names__get(c->names, e->pid, e->site)) {
+		symbolizer__code(job->user, e->site, buf, sizeof(buf));
+		names__set(c->names, e->pid, e->site, buf);
+	}
+	if (e->type == SBT_EV_ENTER && names_object(c->costs.infos[e->probe].kind))
+		name_object(c, job, e->obj);
+}
+
+void trace_ctx__name_record(struct trace_ctx *c, struct job *job, const struct sbt_event *e)
+{
+	if ((e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT) && e->probe < SBT_MAX_PROBES)
+		name_call(c, job, e);
+	else if (e->type == SBT_EV_FUTEX_ENTER)
+		name_object(c, job, e->obj);
+	if (e->type == SBT_EV_THREAD_START || e->type == SBT_EV_THREAD_EXIT) {
+		char comm[SBT_COMM_LEN];
+
+		sbt_event_comm(e, comm);
+		if (comm[0])
+			names__set_comm(c->names, e->tid, comm);
+	} else {
+		name_thread(c, e->pid, e->tid);
+	}
+}

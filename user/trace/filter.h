@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* --filter of -a: which processes become jobs (by name, uid, cgroup). */
+#ifndef SBT_FILTER_H
+#define SBT_FILTER_H
+
+#include <sys/types.h>
+#include "user/trace/env.h"
+
+/* Whether process pid matches every key f gives (a key given several
+ * times matches any of its values). A process that cannot be read does
+ * not match a key that needs it. */
+int filter__accepts(const struct env_filter *f, pid_t pid);
+
+#endif

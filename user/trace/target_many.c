@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Several processes: `-p PID,PID...` and system-wide `-a`.
+ *
+ * -p: every file a process maps is read once (discover), and its probes
+ * are attached for each process that maps it, with that pid: other
+ * processes pay nothing.
+ *
+ * -a: probes go in once per file, for every process (pid -1): the
+ * runtimes installed on the machine, then every file running processes
+ * map. Processes started later map the same files, so they are covered
+ * from their first instruction; files that appear later (a new program,
+ * a dlopen, a copy inside a container) are found when the process execs
+ * or the dynamic loader reports new mappings. A process becomes a job at
+ * its first barrier (or parallel region), when --filter accepts it; only
+ * then do its futex calls and counters get recorded.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/proc.h"
+#include "user/resolve/discover.h"
+#include "user/resolve/symbolize.h"
+#include "user/trace/filter.h"
+#include "user/trace/target.h"
+
+struct target_many {
+	struct target base;
+	struct discover disc;
+	int running;	     /* jobs of -p that have not exited */
+	struct hmap procs;   /* processes that are not jobs (yet): pid -> struct proc_note */
+	struct hmap pending; /* their threads: tid -> struct pending_thread */
+	int rescans;	     /* procs with a rescan due */
+};
+
+/* What we know of a process that is not a job. */
+struct proc_note {
+	__u64 exec_ns;		 /* when it exec'd, if during the session */
+	int ignored;		 /* --filter rejected it (until it execs) */
+	int rescan;		 /* its mappings changed */
+	char comm[SBT_COMM_LEN]; /* from its exec: names a job whose /proc is gone */
+};
+
+static struct target_many *many_of(struct target *tg)
+{
+	return (struct target_many *)tg;
+}
+
+static struct proc_note *note_of(struct target_many *m, __u32 pid)
+{
+	struct proc_note *n = hmap_get(&m->procs, pid, 0);
+
+	if (n)
+		return n;
+	n = calloc(1, sizeof(*n));
+	if (n && hmap_put(&m->procs, pid, 0, n)) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+static void forget_proc(struct target_many *m, __u32 pid)
+{
+	free(hmap_del(&m->procs, pid, 0));
+}
+
+/* ---- attaching ------------------------------------------------------------- */
+
+/* Attach the files found since the last call, for every process. */
+static void attach_new_files(struct target_many *m)
+{
+	struct session *session = m->base.ctx->session;
+	struct discover *d = &m->disc;
+	char err[512];
+	int i;
+
+	for (i = 0; i < d->nfiles; i++) {
+		struct discover_file *f = &d->files[i];
+		const struct probe *p = &d->table.probes[f->first];
+
+		if (f->attached || (!f->n && !f->loader_offset))
+			continue;
+		f->attached = 1;
+		probe_costs__set(&m->base.ctx->costs, p, f->first, f->n);
+		if (f->n && session__attach_probes(session, p, f->n, -1, err, sizeof(err)))
+			log_warn("%s", err);
+		if (f->loader_offset &&
+		    session__attach_loader(session, f->open_path, f->loader_offset, -1))
+			log_warn("cannot watch the dynamic loader %s: %s (libraries loaded later "
+				 "are found when a process execs)",
+				 f->path, strerror(errno));
+	}
+}
+
+static int scan_pid(struct target_many *m, pid_t pid)
+{
+	int idx[64], n = discover__pid(&m->disc, pid, idx, 64);
+
+	if (n == -E2BIG)
+		log_warn("too many probes (limit %d): some files are not traced",
+			 SBT_MAX_PROBES - 1);
+	return n;
+}
+
+struct scan_all {
+	struct target_many *m;
+	int nproc;
+};
+
+static int scan_one(void *ctx, pid_t pid)
+{
+	struct scan_all *a = ctx;
+
+	if (pid != getpid())
+		a->nproc += scan_pid(a->m, pid) >= 0;
+	return 0;
+}
+
+/* -a: the --probe binaries and installed runtimes, then every running
+ * process's files. */
+static int attach_all(struct target_many *m)
+{
+	const struct env *env = m->base.ctx->env;
+	struct scan_all a = {m, 0};
+	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
+	int i;
+
+	discover__installed(&m->disc);
+	for (i = 0; i < env->nprobes; i++) {
+		const char *bin = env->probes[i].binary;
+
+		if (access(bin, F_OK))
+			log_warn("--probe: %s does not exist here: only files at that path in "
+				 "other mount namespaces will match",
+				 bin);
+		else if (discover__path(&m->disc, bin) < 0)
+			log_warn("--probe: nothing to probe in %s", bin);
+	}
+	proc__for_each_pid(scan_one, &a);
+	attach_new_files(m);
+	snprintf(m->base.ctx->command, sizeof(m->base.ctx->command), "-a (every process)");
+	fprintf(stderr,
+		"sbt-bpf: tracing every process: %d probes in %d files (%d processes read), "
+		"attached in %.1f ms; Ctrl-C to stop\n",
+		m->disc.table.n - 1, m->disc.nfiles, a.nproc,
+		(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+	if (!env->classes_given)
+		log_info("locks and futex calls are not traced with -a unless asked for "
+			 "(--trace all): they cost every process of the machine");
+	return 0;
+}
+
+static struct job *start_job(struct target_many *m, pid_t pid, __u64 start_ns,
+			     const char *fallback)
+{
+	struct trace_ctx *c = m->base.ctx;
+	char cmd[1024];
+
+	proc__cmdline(pid, cmd, sizeof(cmd));
+	if (session__add_target(c->session, pid))
+		log_warn("pid %d: cannot add it to the BPF filter: futex records missed", (int)pid);
+	return trace_ctx__start_job(c, pid, start_ns, cmd[0] ? cmd : fallback, &m->pending);
+}
+
+/* -p: one process of the list, attached with its pid. 1: traced, 0:
+ * skipped, or a negative errno. */
+static int attach_pid(struct target_many *m, pid_t pid)
+{
+	struct trace_ctx *c = m->base.ctx;
+	int idx[64], n, i;
+	char err[512];
+
+	n = discover__pid(&m->disc, pid, idx, 64);
+	if (n == -ESRCH || (n < 0 && kill(pid, 0))) {
+		log_err("no such process: %d", (int)pid);
+		return -ESRCH;
+	}
+	if (n == -E2BIG) {
+		log_err("too many probes (limit %d)", SBT_MAX_PROBES - 1);
+		return -E2BIG;
+	}
+	if (n <= 0) {
+		log_warn("process %d maps no file with a function sbt-bpf traces: skipped",
+			 (int)pid);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		const struct discover_file *f = &m->disc.files[idx[i]];
+		const struct probe *p = &m->disc.table.probes[f->first];
+
+		probe_costs__set(&c->costs, p, f->first, f->n);
+		if (session__attach_probes(c->session, p, f->n, pid, err, sizeof(err))) {
+			log_err("pid %d: %s", (int)pid, err);
+			return -EINVAL;
+		}
+	}
+	if (!start_job(m, pid, c->start_ns, "?"))
+		return -ENOMEM;
+	m->running++;
+	return 1;
+}
+
+static int attach_pids(struct target_many *m)
+{
+	struct trace_ctx *c = m->base.ctx;
+	const struct env *env = c->env;
+	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
+	pid_t pids[ENV_MAX_PIDS];
+	size_t len = 0;
+	int i, j, e;
+
+	for (i = 0; i < env->npids; i++) {
+		pid_t pid = proc__tgid(env->pids[i]);
+
+		/* a thread id names its process */
+		pids[i] = pid = pid > 0 ? pid : env->pids[i];
+		for (j = 0; j < i && pids[j] != pid; j++)
+			;
+		if (j < i)
+			continue; /* named twice, or two threads of one process */
+		e = attach_pid(m, pid);
+		if (e < 0)
+			return EXIT_RUNTIME;
+		if (e > 0 && len < sizeof(c->command))
+			len += snprintf(c->command + len, sizeof(c->command) - len, "%s%d",
+					len ? "," : "-p ", (int)pid);
+	}
+	if (!m->running) {
+		log_err("none of the processes calls a function sbt-bpf traces");
+		return EXIT_RUNTIME;
+	}
+	fprintf(stderr,
+		"sbt-bpf: tracing %d processes: %d probes in %d files, attached in %.1f ms; "
+		"Ctrl-C to stop\n",
+		m->running, m->disc.table.n - 1, m->disc.nfiles,
+		(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+	return 0;
+}
+
+/* Every job holds a temporary file and its symbolizer opens the job's
+ * libraries: take all the descriptors we may. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int many_prepare(struct target *tg)
+{
+	struct target_many *m = many_of(tg);
+	const struct env *env = tg->ctx->env;
+
+	raise_fd_limit();
+	if (discover__init(&m->disc, env->classes, env->probes, env->nprobes, env->all))
+		return EXIT_RUNTIME;
+	return 0;
+}
+
+static int many_attach(struct target *tg)
+{
+	/* running processes produce records while the probes go in */
+	tg->ctx->start_ns = clock_ns(CLOCK_MONOTONIC);
+	return tg->ctx->env->all ? attach_all(many_of(tg)) : attach_pids(many_of(tg));
+}
+
+/* ---- records ------------------------------------------------------------------- */
+
+static int starts_job(const struct target_many *m, const struct sbt_event *e)
+{
+	int kind;
+
+	if (e->type != SBT_EV_ENTER || e->probe >= SBT_MAX_PROBES)
+		return 0;
+	kind = m->base.ctx->costs.infos[e->probe].kind;
+	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER || kind == SBT_PK_REGION;
+}
+
+/* A process's first barrier: a job, if --filter accepts it. */
+static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
+{
+	struct proc_note *n = note_of(m, e->pid);
+	__u64 session_start = m->base.ctx->start_ns;
+	char comm[32];
+
+	if (!n || n->ignored)
+		return;
+	if (!filter__accepts(&m->base.ctx->env->filter, e->pid)) {
+		n->ignored = 1;
+		return;
+	}
+	snprintf(comm, sizeof(comm), "[%s]", n->comm[0] ? n->comm : "?");
+	if (start_job(m, e->pid, n->exec_ns > session_start ? n->exec_ns : session_start, comm))
+		forget_proc(m, e->pid);
+}
+
+static void thread_record(struct target_many *m, const struct sbt_event *e)
+{
+	struct pending_thread *pt;
+
+	if (e->type == SBT_EV_THREAD_EXIT) {
+		free(hmap_del(&m->pending, e->tid, 0));
+		if (e->probe) /* the last thread: the process is gone */
+			forget_proc(m, e->pid);
+		return;
+	}
+	pt = calloc(1, sizeof(*pt));
+	if (!pt)
+		return;
+	pt->pid = e->pid;
+	pt->start_ns = e->ts;
+	sbt_event_comm(e, pt->comm);
+	free(hmap_del(&m->pending, e->tid, 0)); /* a recycled tid */
+	if (hmap_put(&m->pending, e->tid, 0, pt))
+		free(pt);
+}
+
+static void want_rescan(struct target_many *m, __u32 pid)
+{
+	struct proc_note *n = note_of(m, pid);
+
+	if (n && !n->rescan) {
+		n->rescan = 1;
+		m->rescans++;
+	}
+}
+
+static void many_job_exited(struct target *tg, struct job *job);
+
+static void exec_record(struct target_many *m, struct job *job, const struct sbt_event *e)
+{
+	struct proc_note *n;
+
+	if (job) { /* a new program: the old one's job ends here */
+		job->end_ns = e->ts;
+		many_job_exited(&m->base, job);
+	}
+	n = note_of(m, e->pid);
+	if (n) {
+		n->exec_ns = e->ts;
+		n->ignored = 0;
+		sbt_event_comm(e, n->comm);
+	}
+	want_rescan(m, e->pid);
+}
+
+static int many_record(struct target *tg, const struct sbt_event *e)
+{
+	struct target_many *m = many_of(tg);
+	struct job *job = jobs__find(tg->ctx->jobs, e->pid);
+
+	switch (e->type) {
+	case SBT_EV_EXEC:
+		exec_record(m, job, e);
+		return 1;
+	case SBT_EV_MAPS:
+		want_rescan(m, e->pid);
+		return 1;
+	case SBT_EV_THREAD_START:
+	case SBT_EV_THREAD_EXIT:
+		if (job)
+			return 0;
+		thread_record(m, e);
+		return 1;
+	}
+	if (!job && tg->ctx->env->all && starts_job(m, e))
+		maybe_start_job(m, e);
+	return 0;
+}
+
+static void many_rescan(struct target *tg)
+{
+	struct target_many *m = many_of(tg);
+	const struct hmap_slot *s;
+	size_t pos = 0;
+
+	if (!m->rescans)
+		return;
+	while ((s = hmap_next(&m->procs, &pos))) {
+		struct proc_note *n = s->val;
+
+		if (n->rescan) {
+			n->rescan = 0;
+			scan_pid(m, (pid_t)s->k1);
+		}
+	}
+	m->rescans = 0;
+	attach_new_files(m);
+}
+
+static __u64 many_job_drops(const struct target *tg, const struct job *job)
+{
+	return job->ended ? job->drops : session__pid_drops(tg->ctx->session, job->pid);
+}
+
+static void many_job_exited(struct target *tg, struct job *job)
+{
+	struct target_many *m = many_of(tg);
+	struct session *session = tg->ctx->session;
+	struct report_drops d = {.total = session__pid_drops(session, job->pid)};
+
+	job->drops = d.total;
+	jobs__end(tg->ctx->jobs, job, &d);
+	session__remove_target(session, job->pid);
+	symbolizer__free(job->user);
+	job->user = NULL;
+	if (m->running > 0)
+		m->running--;
+}
+
+/* -a never ends by itself; -p PID,PID ends when all have exited. */
+static int many_gone(struct target *tg)
+{
+	return !tg->ctx->env->all && many_of(tg)->running == 0;
+}
+
+static int many_release(struct target *tg)
+{
+	return 0;
+}
+
+static void many_free(struct target *tg)
+{
+	struct target_many *m = many_of(tg);
+
+	hmap_free_values(&m->procs);
+	hmap_free_values(&m->pending);
+	discover__free(&m->disc);
+	free(m);
+}
+
+static const struct target_ops many_ops = {
+	.prepare = many_prepare,
+	.attach = many_attach,
+	.release = many_release,
+	.record = many_record,
+	.rescan = many_rescan,
+	.job_exited = many_job_exited,
+	.job_drops = many_job_drops,
+	.gone = many_gone,
+	.free = many_free,
+};
+
+struct target *target_many__new(struct trace_ctx *ctx)
+{
+	struct target_many *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->base = (struct target){.ops = &many_ops, .ctx = ctx, .several = 1};
+	hmap_init(&m->procs);
+	hmap_init(&m->pending);
+	return &m->base;
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One process: -p PID (running) or -- CMD (launched, held at its entry
+ * point until the probes are in). Its probes are resolved from its own
+ * mappings and attached with its pid, so that other processes mapping the
+ * same libraries pay nothing (doc/design.md §4).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/proc.h"
+#include "user/trace/launch.h"
+#include "user/trace/target.h"
+
+struct target_one {
+	struct target base;
+	struct probe_table probes;
+	int launched; /* -- CMD */
+	int released; /* the launched command runs */
+	int exited;   /* the exit of its last thread was seen */
+};
+
+static struct target_one *one_of(struct target *tg)
+{
+	return (struct target_one *)tg;
+}
+
+static void join_argv(char *const *argv, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (; *argv && len < n; argv++)
+		len += snprintf(buf + len, n - len, "%s%s", len ? " " : "", *argv);
+}
+
+static int start_process(struct target_one *o)
+{
+	struct trace_ctx *c = o->base.ctx;
+	char err[512] = "";
+	pid_t pid, tgid;
+
+	if (c->env->cmd) {
+		pid = launch__start(c->env->cmd, err, sizeof(err));
+		if (pid < 0) {
+			log_err("%s", err);
+			return EXIT_RUNTIME;
+		}
+		o->base.pid = pid;
+		o->launched = 1;
+		join_argv(c->env->cmd, c->command, sizeof(c->command));
+		return 0;
+	}
+	pid = c->env->pid;
+	if (kill(pid, 0) && errno == ESRCH) {
+		log_err("no such process: %d", (int)pid);
+		return EXIT_RUNTIME;
+	}
+	tgid = proc__tgid(pid);
+	if (tgid > 0 && tgid != pid) {
+		log_warn("%d is a thread of process %d: tracing the process", (int)pid, (int)tgid);
+		pid = tgid;
+	}
+	o->base.pid = pid;
+	proc__cmdline(pid, c->command, sizeof(c->command));
+	return 0;
+}
+
+static int resolve_probes(struct target_one *o)
+{
+	struct trace_ctx *c = o->base.ctx;
+	const struct env *env = c->env;
+	char err[1024], known[2048];
+
+	if (probes__resolve(o->base.pid, env->classes, env->probes, env->nprobes, &o->probes, err,
+			    sizeof(err))) {
+		log_err("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (!o->probes.used && !env->force) {
+		probes__known(env->classes, known, sizeof(known));
+		log_err("process %d (%s) calls none of the functions sbt-bpf traces.\n"
+			"  searched %d mapped objects for: %s\n"
+			"  declare the program's own barrier with --probe BINARY:SYMBOL:barrier "
+			"(or :team, :lock, ...), widen --trace, or use --force to trace anyway",
+			(int)o->base.pid, c->command, o->probes.files_searched, known);
+		return EXIT_RUNTIME;
+	}
+	if (o->probes.unprobeable)
+		log_warn("not traced: %s (the first instruction has a lock prefix, which uprobes "
+			 "cannot take)",
+			 o->probes.unprobeable_names);
+	probe_costs__set(&c->costs, o->probes.probes + 1, 1, o->probes.n - 1);
+	return 0;
+}
+
+static int one_prepare(struct target *tg)
+{
+	struct target_one *o = one_of(tg);
+	int rc = start_process(o);
+
+	return rc ? rc : resolve_probes(o);
+}
+
+static int one_attach(struct target *tg)
+{
+	struct target_one *o = one_of(tg);
+	struct trace_ctx *c = tg->ctx;
+	__u64 t0 = clock_ns(CLOCK_MONOTONIC), t1;
+	char err[512] = "";
+
+	if (session__add_target(c->session, tg->pid) ||
+	    session__attach(c->session, &o->probes, tg->pid, err, sizeof(err))) {
+		log_err("%s", err[0] ? err : "cannot add the target to the BPF filter");
+		return EXIT_RUNTIME;
+	}
+	t1 = clock_ns(CLOCK_MONOTONIC);
+	/* A running process produces records while the probes go in: its
+	 * session starts before them. A launched one runs only once released. */
+	c->start_ns = o->launched ? t1 : t0;
+	if (!trace_ctx__start_job(c, tg->pid, c->start_ns, c->command, NULL))
+		return EXIT_RUNTIME;
+	fprintf(stderr,
+		"sbt-bpf: tracing pid %d (%s): %d probes in %d objects, attached in %.1f ms; "
+		"Ctrl-C to stop\n",
+		(int)tg->pid, c->command, o->probes.n - 1, o->probes.files_searched,
+		(t1 - t0) / 1e6);
+	return 0;
+}
+
+static int one_release(struct target *tg)
+{
+	struct target_one *o = one_of(tg);
+
+	if (!o->launched)
+		return 0;
+	if (launch__release(tg->pid)) {
+		log_err("cannot start '%s': %s", tg->ctx->command, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	o->released = 1;
+	return 0;
+}
+
+static void one_job_exited(struct target *tg, struct job *job)
+{
+	one_of(tg)->exited = 1;
+}
+
+static __u64 one_job_drops(const struct target *tg, const struct job *job)
+{
+	return session__drops(tg->ctx->session, NULL, 0);
+}
+
+static int one_gone(struct target *tg)
+{
+	struct target_one *o = one_of(tg);
+	int status;
+
+	if (o->launched) /* our child: reap it */
+		return waitpid(tg->pid, &status, WNOHANG) == tg->pid;
+	return o->exited || proc__gone(tg->pid);
+}
+
+static void one_free(struct target *tg)
+{
+	struct target_one *o = one_of(tg);
+
+	if (o->launched && !o->released)
+		launch__abort(tg->pid);
+	probes__free(&o->probes);
+	free(o);
+}
+
+static const struct target_ops one_ops = {
+	.prepare = one_prepare,
+	.attach = one_attach,
+	.release = one_release,
+	.job_exited = one_job_exited,
+	.job_drops = one_job_drops,
+	.gone = one_gone,
+	.free = one_free,
+};
+
+struct target *target_one__new(struct trace_ctx *ctx)
+{
+	struct target_one *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->base = (struct target){.ops = &one_ops, .ctx = ctx};
+	return &o->base;
+}
