@@ -33,7 +33,7 @@ SKEL      := $(OUTPUT)/sbt.skel.h
 objs = $(patsubst %.c,$(OUTPUT)/%.o,$(1))
 # Layers, lowest first (doc/design.md): lib and analyses need neither root nor
 # the BPF skeleton, so `make unit` builds no BPF object.
-LIB_OBJS  := $(call objs,$(wildcard lib/*.c))
+LIB_OBJS  := $(call objs,$(wildcard lib/*.c lib/*/*.c))
 ANA_OBJS  := $(call objs,$(wildcard analyses/*.c))
 BPF_USER_OBJS := $(call objs,$(wildcard user/bpf/*.c))
 USER_OBJS := $(BPF_USER_OBJS) $(call objs,$(wildcard user/resolve/*.c user/trace/*.c user/cmd/*.c))

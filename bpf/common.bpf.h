@@ -56,10 +56,6 @@ SBT_GLOBAL struct {
  * process that becomes a job later has its threads' true start times.
  * Syscall and context-switch programs still filter on `targets`. */
 SBT_GLOBAL const volatile __u8 proc_all;
-/* Check `targets` in the uprobe programs. Off when every uprobe is attached
- * to one pid: the kernel filters those already, and the lookup costs ~40 ns
- * per hit. */
-SBT_GLOBAL const volatile __u8 uprobe_filter;
 /* Wake the consumer only when this much data waits (the watermark); below
  * it, the consumer drains on its timer. */
 SBT_GLOBAL const volatile __u64 wakeup_bytes;

@@ -25,3 +25,17 @@ load helpers
 		man -l "$T/root/usr/share/man/man8/sbt-bpf.8" 2>/dev/null | grep -q "SBT-BPF(8)"
 	fi
 }
+
+@test "--version: every command prints the release that trace files record" {
+	local want cmd
+	want="sbt-bpf $(sed -nE 's/^#define SBT_VERSION "(.*)"$/\1/p' "$ROOT/include/sbt/version.h")"
+	[ "$want" != "sbt-bpf " ]
+	for cmd in "" record report export calibrate top; do
+		run "$SBT" $cmd --version
+		[ "$status" -eq 0 ]
+		[ "$output" = "$want" ]
+	done
+	"$SBT" --help | grep -qE -- '-V, --version'
+	run "$SBT" help
+	[ "${lines[0]}" = "$want" ]
+}

@@ -55,4 +55,3 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 }
 
 const struct argp approx_argp = {.options = options, .parser = parse_opt};
-

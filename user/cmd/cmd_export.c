@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "user/cmd/approx_args.h"
 #include "user/cmd/cmds.h"
+#include "user/cmd/trace_file_args.h"
 #include "analyses/export.h"
 #include "lib/log.h"
 #include "lib/parse.h"
@@ -17,14 +17,13 @@
 #define FORMAT_JSON (-2) /* the report's JSON, not an exporter */
 
 struct export_env {
-	const char *path, *output;
+	struct trace_file_args file;
+	const char *output;
 	int format;
 	int width;
-	__u32 pid;
-	struct approx_opts approx;
 };
 
-enum { OPT_FORMAT = 1000, OPT_BOTH, OPT_WIDTH, OPT_PID };
+enum { OPT_FORMAT = 1000, OPT_BOTH, OPT_WIDTH };
 
 static const struct argp_option options[] = {
 	{"format", OPT_FORMAT, "FMT", 0, "chrome (default), csv, json, svg or otf2", 0},
@@ -34,10 +33,6 @@ static const struct argp_option options[] = {
 	 0},
 	{"both", OPT_BOTH, NULL, 0, "Measured and approximated views (the default)", 0},
 	{"width", OPT_WIDTH, "PX", 0, "SVG: pixels of the time axis (default 1600)", 0},
-	{"pid", OPT_PID, "PID", 0,
-	 "The process to export from a trace that holds several (record -a, -p PID,PID); "
-	 "required there",
-	 0},
 	{},
 };
 
@@ -54,7 +49,9 @@ static const char doc[] =
 	"  sbt-bpf export --format svg -o lu.svg lu.sbt\n"
 	"  sbt-bpf export --format json --model sm -o - lu.sbt\n"
 	"  sbt-bpf export --pid 4242 -o job.json all.sbt      # one process of record -a\n"
-	"  sbt-bpf export --format otf2 -o lu-otf2 lu.sbt && otf2-print lu-otf2/traces.otf2";
+	"  sbt-bpf export --format otf2 -o lu-otf2 lu.sbt && otf2-print lu-otf2/traces.otf2\n"
+	"\n"
+	"A trace of several processes needs --pid.";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
@@ -62,14 +59,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	uint64_t v;
 
 	switch (key) {
-	case OPT_PID: {
-		int pid;
-
-		if (parse_int(arg, 1, INT_MAX, &pid))
-			argp_error(st, "invalid value '%s' for --pid", arg);
-		env->pid = pid;
-		return 0;
-	}
 	case OPT_FORMAT:
 		env->format = strcmp(arg, "json") ? export_format__parse(arg) : FORMAT_JSON;
 		if (env->format == -1)
@@ -79,7 +68,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		env->output = arg;
 		return 0;
 	case OPT_BOTH:
-		env->approx.view = REPORT_BOTH;
+		env->file.approx.view = REPORT_BOTH;
 		return 0;
 	case OPT_WIDTH:
 		if (parse_u64(arg, 100, 100000, &v))
@@ -87,16 +76,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		env->width = (int)v;
 		return 0;
 	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &env->approx;
-		return 0;
-	case ARGP_KEY_ARG:
-		if (env->path)
-			argp_error(st, "one trace file at a time");
-		env->path = arg;
+		st->child_inputs[0] = &env->file;
 		return 0;
 	case ARGP_KEY_END:
-		if (!env->path)
-			argp_error(st, "missing trace FILE");
 		if (!env->output)
 			argp_error(st, "missing -o FILE ('-' for standard output)");
 		if (env->format == EXPORT_OTF2 && !strcmp(env->output, "-"))
@@ -139,7 +121,7 @@ static int run_exporter(struct replay *rp, const struct export_env *env, FILE *o
 	struct phases_config pc = replay__phases_config(rp);
 	struct export_thread *threads = thread_list(rp->m);
 	struct export_opts o = {.format = env->format,
-				.views = views_of(env->approx.view),
+				.views = views_of(env->file.approx.view),
 				.out = out,
 				.path = env->output,
 				.end_ns = rp->m->end_ns,
@@ -176,28 +158,22 @@ static int run_exporter(struct replay *rp, const struct export_env *env, FILE *o
 
 int cmd_export(int argc, char **argv)
 {
+	static const struct argp_child children[] = {{&trace_file_argp, 0, NULL, 0}, {}};
+	static const struct argp argp = {.options = options,
+					 .parser = parse_opt,
+					 .args_doc = "FILE",
+					 .doc = doc,
+					 .children = children};
 	struct export_env env = {.format = EXPORT_CHROME};
-	static const struct argp_child children[] = {
-		{&approx_argp, 0, "Approximation (probe cost removed):", 0}, {}};
-	struct argp argp = {.options = options,
-			    .parser = parse_opt,
-			    .args_doc = "FILE",
-			    .doc = doc,
-			    .children = children};
 	int to_stdout, rc;
 	struct replay rp;
 	FILE *out;
 
-	approx_opts__init(&env.approx);
-	argp_err_exit_status = EXIT_USAGE;
-	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
-		return EXIT_USAGE;
-	if (replay__open(&rp, env.path, &env.approx))
-		return EXIT_RUNTIME;
-	if (replay__select(&rp, env.pid, 1)) {
-		replay__close(&rp);
-		return EXIT_RUNTIME;
-	}
+	rc = trace_file_args__parse(&argp, argc, argv, &env, &env.file);
+	if (!rc)
+		rc = trace_file_args__open(&env.file, &rp, 1);
+	if (rc)
+		return rc;
 	/* OTF2 writes a directory of its own files */
 	to_stdout = env.format != EXPORT_OTF2 && !strcmp(env.output, "-");
 	out = env.format == EXPORT_OTF2 ? NULL : to_stdout ? stdout : fopen(env.output, "we");

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "user/cmd/approx_args.h"
 #include "user/cmd/cmds.h"
+#include "user/cmd/trace_file_args.h"
 #include "lib/log.h"
 #include "analyses/names.h"
 #include "lib/parse.h"
@@ -22,7 +22,7 @@
 #define REPORT_MAX_WATCH 32
 
 struct report_env {
-	const char *path;
+	struct trace_file_args file;
 	int json;
 	const char *watch[REPORT_MAX_WATCH];
 	int nwatch;
@@ -30,8 +30,6 @@ struct report_env {
 	uint64_t warn_ns;
 	uint64_t hang_ns;
 	int sort;
-	__u32 pid;
-	struct approx_opts approx;
 };
 
 enum {
@@ -41,7 +39,6 @@ enum {
 	OPT_WARN_TIME,
 	OPT_HANG_TIMEOUT,
 	OPT_SORT,
-	OPT_PID,
 };
 
 static const struct argp_option options[] = {
@@ -53,10 +50,6 @@ static const struct argp_option options[] = {
 	{"hang-timeout", OPT_HANG_TIMEOUT, "S", 0,
 	 "Report barriers with no release for S seconds of trace time (default 10, 0 = off)", 0},
 	{"sort", OPT_SORT, "KEY", 0, "Order of the lock table: wait (default), hold, count", 0},
-	{"pid", OPT_PID, "PID", 0,
-	 "Only process PID of a trace that holds several (record -a, -p PID,PID); default: a "
-	 "report per process",
-	 0},
 	{},
 };
 
@@ -68,7 +61,10 @@ static const char doc[] = "Analyse a .sbt trace file recorded by `sbt-bpf record
 			  "  sbt-bpf report --watch lu.c:320 lu.sbt\n"
 			  "  sbt-bpf report --approximated lu.sbt     # probe cost removed\n"
 			  "  sbt-bpf report --model sm --exit-order reverse lu.sbt\n"
-			  "  sbt-bpf report --pid 4242 all.sbt        # one process of record -a";
+			  "  sbt-bpf report --pid 4242 all.sbt        # one process of record -a\n"
+			  "\n"
+			  "A trace of several processes gets a report per process unless --pid "
+			  "selects one.";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
@@ -98,30 +94,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (parse_seconds_ns(arg, 86400ULL * 1000000000ULL, &env->hang_ns))
 			argp_error(st, "invalid value '%s' for --hang-timeout", arg);
 		return 0;
-	case OPT_PID: {
-		int pid;
-
-		if (parse_int(arg, 1, INT_MAX, &pid))
-			argp_error(st, "invalid value '%s' for --pid", arg);
-		env->pid = pid;
-		return 0;
-	}
 	case OPT_SORT:
 		env->sort = sync_sort__parse(arg);
 		if (env->sort < 0)
 			argp_error(st, "unknown --sort '%s' (wait, hold, count)", arg);
 		return 0;
 	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &env->approx;
-		return 0;
-	case ARGP_KEY_ARG:
-		if (env->path)
-			argp_error(st, "one trace file at a time");
-		env->path = arg;
-		return 0;
-	case ARGP_KEY_END:
-		if (!env->path)
-			argp_error(st, "missing trace FILE");
+		st->child_inputs[0] = &env->file;
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;
@@ -136,7 +115,7 @@ static int analyse(struct replay *rp, const struct report_env *env)
 				 .watch_all = env->watch_all,
 				 .warn_ns = env->warn_ns,
 				 .sort = env->sort,
-				 .view = env->approx.view,
+				 .view = env->file.approx.view,
 				 .out = stdout};
 
 	if (!env->json)
@@ -147,27 +126,21 @@ static int analyse(struct replay *rp, const struct report_env *env)
 
 int cmd_report(int argc, char **argv)
 {
+	static const struct argp_child children[] = {{&trace_file_argp, 0, NULL, 0}, {}};
+	static const struct argp argp = {.options = options,
+					 .parser = parse_opt,
+					 .args_doc = "FILE",
+					 .doc = doc,
+					 .children = children};
 	struct report_env env = {.warn_ns = 1000000000ULL, .hang_ns = 10000000000ULL};
-	static const struct argp_child children[] = {
-		{&approx_argp, 0, "Approximation (probe cost removed):", 0}, {}};
-	struct argp argp = {.options = options,
-			    .parser = parse_opt,
-			    .args_doc = "FILE",
-			    .doc = doc,
-			    .children = children};
 	struct replay rp;
 	int rc;
 
-	approx_opts__init(&env.approx);
-	argp_err_exit_status = EXIT_USAGE;
-	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
-		return EXIT_USAGE;
-	if (replay__open(&rp, env.path, &env.approx))
-		return EXIT_RUNTIME;
-	if (replay__select(&rp, env.pid, 0)) {
-		replay__close(&rp);
-		return EXIT_RUNTIME;
-	}
+	rc = trace_file_args__parse(&argp, argc, argv, &env, &env.file);
+	if (!rc)
+		rc = trace_file_args__open(&env.file, &rp, 0);
+	if (rc)
+		return rc;
 	rc = analyse(&rp, &env);
 	replay__close(&rp);
 	return rc;

@@ -2,8 +2,12 @@
 /* sbt-bpf: barrier phases of pthreads/OpenMP programs, with eBPF. */
 #include <stdio.h>
 #include <string.h>
-#include "user/cmd/cmds.h"
 #include "lib/log.h"
+#include "sbt/version.h"
+#include "user/cmd/cmds.h"
+
+/* argp adds --version (-V) to every command's options and help. */
+const char *argp_program_version = "sbt-bpf " SBT_VERSION;
 
 static int do_record(int argc, char **argv)
 {
@@ -38,12 +42,16 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "Usage: sbt-bpf [OPTION...] [-p PID[,PID...] | -a | -- COMMAND [ARG...]]\n"
-		   "       sbt-bpf COMMAND [OPTION...]\n\n"
-		   "Without a command: trace live (sbt-bpf --help for options).\nCommands:\n");
+	fprintf(f,
+		"%s\n"
+		"Usage: sbt-bpf [OPTION...] [-p PID[,PID...] | -a | -- COMMAND [ARG...]]\n"
+		"       sbt-bpf COMMAND [OPTION...]\n\n"
+		"Without a command: trace live (sbt-bpf --help for options).\nCommands:\n",
+		argp_program_version);
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\nExamples:\n"
+		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\nEvery command takes --help and --version.\n"
+		   "\nExamples:\n"
 		   "  sudo sbt-bpf -p 4242\n"
 		   "  sudo sbt-bpf -- ./lu -p8 -n2048\n"
 		   "  sudo sbt-bpf -a\n"

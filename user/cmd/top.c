@@ -301,8 +301,7 @@ static void print_plain(struct top *tp, const struct tracer *t)
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	printf("# time=%lld.%03ld jobs=%d lost=%llu\n", (long long)now.tv_sec,
-	       now.tv_nsec / 1000000, tp->nrows,
-	       (unsigned long long)tracer__lost(t));
+	       now.tv_nsec / 1000000, tp->nrows, (unsigned long long)tracer__lost(t));
 	printf("pid\tthreads\tphase\tphases_per_s\twait_pct\tbalance\tlock_pct\tdrops\tstate\tsite"
 	       "\tcommand\n");
 	for (i = 0; i < tp->nrows; i++) {
@@ -350,8 +349,7 @@ static void draw_jobs(struct top *tp, const struct tracer *t, int rows, int cols
 	int i;
 
 	line(cols, 0, "sbt-bpf top - %d jobs, %llu records lost, sort: %s, every %.1f s", tp->nrows,
-	     (unsigned long long)tracer__lost(t), sort_names[tp->sort],
-	     tp->interval_ms / 1000.0);
+	     (unsigned long long)tracer__lost(t), sort_names[tp->sort], tp->interval_ms / 1000.0);
 	line(cols, 0, "keys: up/down select  Enter threads  s sort (w r b l p t)  q quit");
 	line(cols, 1, "%7s %4s %8s %8s %6s %5s %6s %6s  %-32s %s", "PID", "THR", "PHASE", "PH/S",
 	     "WAIT%", "BAL", "LOCK%", "DROPS", "WORST SITE", "COMMAND");

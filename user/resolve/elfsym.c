@@ -16,7 +16,6 @@ struct sym {
 struct elfsym {
 	struct sym *syms;
 	size_t n, cap;
-	int dynamic;
 	unsigned char build_id[ELFSYM_BUILD_ID_MAX];
 	int build_id_len;
 };
@@ -134,7 +133,6 @@ static int load(struct elfsym *es, Elf *elf)
 			load_build_id(es, scn);
 		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
 			continue;
-		es->dynamic |= sh.sh_type == SHT_DYNSYM;
 		err = load_table(es, elf, scn, &sh);
 		if (err)
 			return err;
@@ -214,11 +212,6 @@ int elfsym__imports(const struct elfsym *es, const char *name)
 		if (!es->syms[i].defined && !strcmp(es->syms[i].name, name))
 			return 1;
 	return 0;
-}
-
-int elfsym__is_dynamic(const struct elfsym *es)
-{
-	return es->dynamic;
 }
 
 int elfsym__build_id(const struct elfsym *es, unsigned char *buf)

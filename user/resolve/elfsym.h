@@ -28,10 +28,6 @@ int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, i
  * calls the function through the dynamic linker. */
 int elfsym__imports(const struct elfsym *es, const char *name);
 
-/* Whether the file is an executable or shared object with a dynamic symbol
- * table (as opposed to a data file that happens to be mapped). */
-int elfsym__is_dynamic(const struct elfsym *es);
-
 /* The file's GNU build-id into buf (ELFSYM_BUILD_ID_MAX bytes); returns its
  * length, 0 when the file has none. */
 int elfsym__build_id(const struct elfsym *es, unsigned char *buf);

@@ -48,8 +48,7 @@ int probe_costs__init(struct probe_costs *pc, const struct env *env, int ncounte
 /* α of a probe: the calibrated cost of its function, else (a --probe
  * function) that of a calibrated function whose first instruction the
  * kernel handles the same way. */
-static void cost_of(const struct probe_costs *pc, const struct probe *p, __u64 *enter,
-		    __u64 *exit)
+static void cost_of(const struct probe_costs *pc, const struct probe *p, __u64 *enter, __u64 *exit)
 {
 	const struct alpha *a;
 

@@ -157,8 +157,7 @@ static int attach_all(struct target_many *m)
 	return 0;
 }
 
-static struct job *start_job(struct target_many *m, pid_t pid, __u64 start_ns,
-			     const char *fallback)
+static struct job *start_job(struct target_many *m, pid_t pid, __u64 start_ns, const char *fallback)
 {
 	struct trace_ctx *c = m->base.ctx;
 	char cmd[1024];

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include "sbt/version.h"
 #include "user/trace/trace_meta.h"
 
 static void fill_info(struct tf_meta *m, const struct trace_ctx *c, __u64 end_ns)

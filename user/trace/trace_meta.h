@@ -7,9 +7,6 @@
 #include "lib/tracefile.h"
 #include "user/trace/target.h"
 
-/* The session's version, in --version and in every trace file. */
-#define SBT_VERSION "0.1.0"
-
 /* Losses of the session, per CPU (ncpus entries). */
 struct trace_losses {
 	__u64 total;

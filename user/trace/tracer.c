@@ -238,8 +238,7 @@ int tracer__open(const struct env *env, struct tracer **out)
 		return EXIT_RUNTIME;
 	t->env = env;
 	t->ctx.env = env;
-	t->ctx.realtime_offset_ns =
-		(__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
+	t->ctx.realtime_offset_ns = (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
 	rc = set_up(t);
 	if (rc)
 		return rc;

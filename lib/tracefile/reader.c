@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The .sbt trace file writer and reader; the format is described in tracefile.h. */
-#define _FILE_OFFSET_BITS 64
+/* The .sbt reader: a hostile file is checked before anything is allocated
+ * (lib/tracefile.h); records are read in bounded chunks. */
+#include "lib/tracefile/common.h"
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,12 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "lib/tracefile.h"
 
-#define WBUF_SIZE (64 * 1024)
 #define RBUF_RECS 1024 /* records per read: 40 KiB */
-
-#define REC_SIZE ((__u64)sizeof(struct sbt_event))
 
 /* Smallest encoding of one entry of each table: fixed fields + empty strings. It bounds the
  * count a section of a given length can hold, so a corrupt count cannot make us allocate. */
@@ -27,463 +24,6 @@
 #define PAIR_MIN   (2 + 2)
 #define JOB_MIN	   (4 + 8 + 8 + 8 + 2)
 
-static const char *const section_names[] = {
-	[TF_SEC_INFO] = "INFO",	      [TF_SEC_PROBES] = "PROBES", [TF_SEC_SYMBOLS] = "SYMBOLS",
-	[TF_SEC_THREADS] = "THREADS", [TF_SEC_DROPS] = "DROPS",	  [TF_SEC_COUNTERS] = "COUNTERS",
-	[TF_SEC_ALPHA] = "ALPHA",     [TF_SEC_JOBS] = "JOBS",
-};
-
-#define NSECTIONS (sizeof(section_names) / sizeof(section_names[0]))
-
-/* Records are written as is on little-endian hosts; elsewhere they are swapped to the
- * little-endian file order. The swap is its own inverse, so it serves both directions. */
-static void event_to_le(struct sbt_event *e)
-{
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-	e->ts = htole64(e->ts);
-	e->obj = htole64(e->obj);
-	e->site = htole64(e->site);
-	e->pid = htole32(e->pid);
-	e->tid = htole32(e->tid);
-	e->type = htole16(e->type);
-	e->probe = htole16(e->probe);
-	e->lost = htole32(e->lost);
-#endif
-}
-
-/* Converts the multi-byte header fields between host and file order (an involution). */
-static void header_to_le(struct tf_header *h)
-{
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-	h->version = htole32(h->version);
-	h->header_size = htole32(h->header_size);
-	h->record_size = htole32(h->record_size);
-	h->flags = htole32(h->flags);
-	h->nrecords = htole64(h->nrecords);
-	h->meta_offset = htole64(h->meta_offset);
-	h->meta_size = htole64(h->meta_size);
-#endif
-}
-
-/* The provisional header (final == false) leaves nrecords and meta_offset 0: the "not
- * finalized" mark, which no finished trace has since its meta_offset is >= header_size. */
-static void header_init(struct tf_header *h, bool final, __u64 nrecords, __u64 meta_size)
-{
-	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, TF_MAGIC, sizeof(h->magic));
-	h->version = TF_VERSION;
-	h->header_size = sizeof(*h);
-	h->record_size = REC_SIZE;
-	if (final) {
-		h->nrecords = nrecords;
-		h->meta_offset = sizeof(*h) + nrecords * REC_SIZE;
-		h->meta_size = meta_size;
-	}
-	header_to_le(h);
-}
-
-/* write(2) until done: regular files may still return short counts (quota, signals). */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= n;
-		off += n;
-	}
-	return 0;
-}
-
-/* Reads up to len bytes at off; returns the count (short only at end of file) or -errno. */
-static ssize_t pread_all(int fd, void *buf, size_t len, off_t off)
-{
-	char *p = buf;
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, p + done, len - done, off + done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		done += n;
-	}
-	return done;
-}
-
-/* --- writer ------------------------------------------------------------------------------ */
-
-struct tf_writer {
-	int fd;
-	int err; /* first failure; sticky, so finish reports it */
-	__u64 nrecords;
-	size_t len; /* bytes pending in buf */
-	char buf[WBUF_SIZE];
-};
-
-struct tf_writer *tracefile__create(const char *path)
-{
-	struct tf_writer *w;
-	struct tf_header h;
-	int err;
-
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return NULL;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		err = errno;
-		free(w);
-		errno = err;
-		return NULL;
-	}
-	header_init(&h, false, 0, 0);
-	err = write_all(w->fd, &h, sizeof(h));
-	if (err) {
-		close(w->fd);
-		free(w);
-		errno = -err;
-		return NULL;
-	}
-	return w;
-}
-
-static int writer_flush(struct tf_writer *w)
-{
-	int err;
-
-	if (w->err || !w->len)
-		return w->err;
-	err = write_all(w->fd, w->buf, w->len);
-	w->len = 0;
-	if (err)
-		w->err = err;
-	return err;
-}
-
-int tracefile__write(struct tf_writer *w, const struct sbt_event *ev, size_t n)
-{
-	size_t i;
-
-	if (!w || (n && !ev))
-		return -EINVAL;
-	for (i = 0; i < n && !w->err; i++) {
-		struct sbt_event *slot;
-
-		if (w->len + REC_SIZE > sizeof(w->buf) && writer_flush(w))
-			break;
-		slot = (struct sbt_event *)(w->buf + w->len);
-		memcpy(slot, &ev[i], sizeof(*slot));
-		event_to_le(slot);
-		w->len += REC_SIZE;
-		w->nrecords++;
-	}
-	return w->err;
-}
-
-__u64 tracefile__records(const struct tf_writer *w)
-{
-	return w ? w->nrecords : 0;
-}
-
-/* A growable byte buffer for encoding the metadata; errors are sticky like the writer's. */
-struct mbuf {
-	__u8 *p;
-	size_t len, cap;
-	int err;
-};
-
-static void mb_put(struct mbuf *b, const void *v, size_t n)
-{
-	if (b->err || !n)
-		return;
-	if (n > b->cap - b->len) {
-		size_t cap = b->cap ? b->cap : 4096;
-		__u8 *p;
-
-		while (cap - b->len < n && cap <= SIZE_MAX / 2)
-			cap *= 2;
-		p = cap - b->len >= n ? realloc(b->p, cap) : NULL;
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, v, n);
-	b->len += n;
-}
-
-static void mb_u16(struct mbuf *b, __u16 v)
-{
-	v = htole16(v);
-	mb_put(b, &v, sizeof(v));
-}
-
-static void mb_u32(struct mbuf *b, __u32 v)
-{
-	v = htole32(v);
-	mb_put(b, &v, sizeof(v));
-}
-
-static void mb_u64(struct mbuf *b, __u64 v)
-{
-	v = htole64(v);
-	mb_put(b, &v, sizeof(v));
-}
-
-/* A string of at most max bytes; longer ones are cut at the 16-bit length limit. */
-static void mb_strn(struct mbuf *b, const char *s, size_t max)
-{
-	size_t n = s ? strnlen(s, max) : 0;
-
-	if (n > UINT16_MAX)
-		n = UINT16_MAX;
-	mb_u16(b, n);
-	mb_put(b, s, n);
-}
-
-static void mb_str(struct mbuf *b, const char *s)
-{
-	mb_strn(b, s, UINT16_MAX);
-}
-
-/* Starts a section; returns where its length goes, for mb_end(). */
-static size_t mb_begin(struct mbuf *b, __u32 tag)
-{
-	size_t at;
-
-	mb_u32(b, tag);
-	at = b->len;
-	mb_u32(b, 0);
-	return at;
-}
-
-static void mb_end(struct mbuf *b, size_t at)
-{
-	__u64 len = b->len - at - sizeof(__u32);
-	__u32 v;
-
-	if (b->err)
-		return;
-	if (len > UINT32_MAX) {
-		b->err = -EFBIG;
-		return;
-	}
-	v = htole32(len);
-	memcpy(b->p + at, &v, sizeof(v));
-}
-
-static void encode_info(struct mbuf *b, const struct tf_meta *m)
-{
-	const char *clock = m->clock ? m->clock : "CLOCK_MONOTONIC";
-	size_t at = mb_begin(b, TF_SEC_INFO);
-
-	mb_u64(b, m->start_ns);
-	mb_u64(b, m->end_ns);
-	mb_u64(b, (__u64)m->realtime_offset_ns);
-	mb_u32(b, 5);
-	mb_str(b, "kernel");
-	mb_str(b, m->kernel);
-	mb_str(b, "host");
-	mb_str(b, m->host);
-	mb_str(b, "command");
-	mb_str(b, m->command);
-	mb_str(b, "clock");
-	mb_str(b, clock);
-	mb_str(b, "sbt_version");
-	mb_str(b, m->sbt_version);
-	mb_end(b, at);
-}
-
-static void encode_probes(struct mbuf *b, const struct tf_meta *m)
-{
-	size_t at = mb_begin(b, TF_SEC_PROBES);
-	__u32 i;
-
-	mb_u32(b, m->probes ? m->nprobes : 0);
-	for (i = 0; m->probes && i < m->nprobes; i++) {
-		const struct sbt_probe_info *p = &m->probes[i];
-
-		mb_u16(b, p->id);
-		mb_u16(b, p->kind);
-		mb_u64(b, p->offset);
-		mb_strn(b, p->symbol, sizeof(p->symbol));
-		mb_strn(b, p->object, sizeof(p->object));
-	}
-	mb_end(b, at);
-}
-
-static void encode_symbols(struct mbuf *b, const struct tf_meta *m)
-{
-	size_t at = mb_begin(b, TF_SEC_SYMBOLS);
-	__u32 i;
-
-	mb_u32(b, m->symbols ? m->nsymbols : 0);
-	for (i = 0; m->symbols && i < m->nsymbols; i++) {
-		mb_u32(b, m->symbols[i].pid);
-		mb_u64(b, m->symbols[i].addr);
-		mb_str(b, m->symbols[i].name);
-	}
-	mb_end(b, at);
-}
-
-static void encode_threads(struct mbuf *b, const struct tf_meta *m)
-{
-	size_t at = mb_begin(b, TF_SEC_THREADS);
-	__u32 i;
-
-	mb_u32(b, m->threads ? m->nthreads : 0);
-	for (i = 0; m->threads && i < m->nthreads; i++) {
-		const struct tf_thread *t = &m->threads[i];
-
-		mb_u32(b, t->pid);
-		mb_u32(b, t->tid);
-		mb_u64(b, t->start_ns);
-		mb_u64(b, t->exit_ns);
-		mb_strn(b, t->comm, sizeof(t->comm));
-	}
-	mb_end(b, at);
-}
-
-static void encode_drops(struct mbuf *b, const struct tf_meta *m)
-{
-	size_t at = mb_begin(b, TF_SEC_DROPS);
-	__u32 i;
-
-	mb_u64(b, m->drops_total);
-	mb_u32(b, m->drops_per_cpu ? m->ncpus : 0);
-	for (i = 0; m->drops_per_cpu && i < m->ncpus; i++)
-		mb_u64(b, m->drops_per_cpu[i]);
-	mb_end(b, at);
-}
-
-static void encode_counters(struct mbuf *b, const struct tf_meta *m)
-{
-	size_t at = mb_begin(b, TF_SEC_COUNTERS);
-	__u32 i, n = m->ncounters < SBT_MAX_COUNTERS ? m->ncounters : SBT_MAX_COUNTERS;
-
-	mb_u32(b, n);
-	for (i = 0; i < n; i++) {
-		mb_u32(b, m->counters[i].type);
-		mb_u64(b, m->counters[i].config);
-		mb_u32(b, m->counters[i].flags);
-		mb_str(b, m->counters[i].name);
-	}
-	mb_end(b, at);
-}
-
-static void encode_alpha(struct mbuf *b, const struct tf_meta *m)
-{
-	size_t at = mb_begin(b, TF_SEC_ALPHA);
-	__u32 i, n = m->alpha_enter && m->alpha_exit ? m->nalpha : 0;
-
-	mb_u32(b, n);
-	for (i = 0; i < n; i++) {
-		mb_u64(b, m->alpha_enter[i]);
-		mb_u64(b, m->alpha_exit[i]);
-	}
-	/* added after the pairs: older readers stop before it */
-	mb_u64(b, m->alpha_counters);
-	mb_end(b, at);
-}
-
-static void encode_jobs(struct mbuf *b, const struct tf_meta *m)
-{
-	size_t at;
-	__u32 i;
-
-	if (!m->jobs)
-		return;
-	at = mb_begin(b, TF_SEC_JOBS);
-	mb_u32(b, m->njobs);
-	for (i = 0; i < m->njobs; i++) {
-		mb_u32(b, m->jobs[i].pid);
-		mb_u64(b, m->jobs[i].start_ns);
-		mb_u64(b, m->jobs[i].end_ns);
-		mb_u64(b, m->jobs[i].drops);
-		mb_str(b, m->jobs[i].command);
-	}
-	mb_end(b, at);
-}
-
-static int encode_meta(struct mbuf *b, const struct tf_meta *meta)
-{
-	static const struct tf_meta empty;
-	const struct tf_meta *m = meta ? meta : &empty;
-
-	encode_info(b, m);
-	encode_probes(b, m);
-	encode_symbols(b, m);
-	encode_threads(b, m);
-	encode_drops(b, m);
-	encode_counters(b, m);
-	encode_alpha(b, m);
-	encode_jobs(b, m);
-	/* a reader would refuse a larger block: fail now rather than write an unreadable trace */
-	if (!b->err && b->len > TF_META_MAX)
-		b->err = -EFBIG;
-	return b->err;
-}
-
-int tracefile__finish(struct tf_writer *w, const struct tf_meta *meta)
-{
-	struct mbuf b = {0};
-	struct tf_header h;
-	int err;
-
-	if (!w)
-		return -EINVAL;
-	err = writer_flush(w);
-	if (!err)
-		err = encode_meta(&b, meta);
-	if (!err)
-		err = write_all(w->fd, b.p, b.len);
-	/* the header goes last, so a failure anywhere above leaves the "not finalized" mark */
-	if (!err) {
-		header_init(&h, true, w->nrecords, b.len);
-		err = pwrite_all(w->fd, &h, sizeof(h), 0);
-	}
-	if (close(w->fd) && !err)
-		err = -errno;
-	free(b.p);
-	free(w);
-	return err;
-}
-
-/* --- reader ------------------------------------------------------------------------------ */
 
 struct tf_reader {
 	int fd;
@@ -673,45 +213,54 @@ static int parse_probe(const struct rctx *rc, struct cur *c, struct sbt_probe_in
 	return 0;
 }
 
+/* How a table section is bounded: the smallest encoding of an entry (what
+ * the section's bytes can hold caps the count before anything is
+ * allocated), the most entries a reader accepts, and the size of one in
+ * memory. */
+struct table_shape {
+	const char *what; /* "probes": for "corrupt metadata: N probes (at most M)" */
+	size_t min_bytes;
+	__u32 max;
+	size_t size;
+};
+
+/* A table section's count, checked, and a zeroed array for it in *arr
+ * (NULL when empty: an empty table reads as an absent one). */
+static int get_table(const struct rctx *rc, struct cur *c, int tag, const struct table_shape *t,
+		     void **arr, __u32 *n)
+{
+	if (!get_u32(c, n) || *n > c->left / t->min_bytes)
+		return overrun(rc, tf_section_names[tag]);
+	if (*n > t->max)
+		return fail(rc, EINVAL, "corrupt metadata: %u %s (at most %u)", *n, t->what, t->max);
+	if (!t->size || !*n)
+		return 0;
+	*arr = calloc(*n, t->size);
+	return *arr ? 0 : nomem(rc);
+}
+
 static int parse_probes(const struct rctx *rc, struct cur *c, struct tf_meta *m)
 {
+	static const struct table_shape shape = {"probes", PROBE_MIN, SBT_MAX_PROBES,
+						 sizeof(*m->probes)};
 	__u8 seen[SBT_MAX_PROBES] = {0};
-	__u32 n, i;
-	int err;
+	__u32 i;
+	int err = get_table(rc, c, TF_SEC_PROBES, &shape, (void **)&m->probes, &m->nprobes);
 
-	if (!get_u32(c, &n) || n > c->left / PROBE_MIN)
-		return overrun(rc, "PROBES");
-	if (n > SBT_MAX_PROBES)
-		return fail(rc, EINVAL, "corrupt metadata: %u probes (at most %d)", n,
-			    SBT_MAX_PROBES);
-	if (!n)
-		return 0;
-	m->probes = calloc(n, sizeof(*m->probes));
-	if (!m->probes)
-		return nomem(rc);
-	m->nprobes = n;
-	for (i = 0; i < n; i++) {
+	for (i = 0; !err && i < m->nprobes; i++)
 		err = parse_probe(rc, c, &m->probes[i], seen);
-		if (err)
-			return err;
-	}
-	return 0;
+	return err;
 }
 
 static int parse_symbols(const struct rctx *rc, struct cur *c, struct tf_meta *m)
 {
-	__u32 n, i;
-
-	if (!get_u32(c, &n) || n > c->left / SYMBOL_MIN)
-		return overrun(rc, "SYMBOLS");
-	if (!n)
-		return 0;
+	static const struct table_shape shape = {"symbols", SYMBOL_MIN, UINT32_MAX,
+						 sizeof(*m->symbols)};
 	/* calloc'ed names are NULL, so a failure half-way frees cleanly */
-	m->symbols = calloc(n, sizeof(*m->symbols));
-	if (!m->symbols)
-		return nomem(rc);
-	m->nsymbols = n;
-	for (i = 0; i < n; i++) {
+	int err = get_table(rc, c, TF_SEC_SYMBOLS, &shape, (void **)&m->symbols, &m->nsymbols);
+	__u32 i;
+
+	for (i = 0; !err && i < m->nsymbols; i++) {
 		struct tf_symbol *s = &m->symbols[i];
 		struct str name;
 
@@ -721,22 +270,17 @@ static int parse_symbols(const struct rctx *rc, struct cur *c, struct tf_meta *m
 		if (!s->name)
 			return nomem(rc);
 	}
-	return 0;
+	return err;
 }
 
 static int parse_threads(const struct rctx *rc, struct cur *c, struct tf_meta *m)
 {
-	__u32 n, i;
+	static const struct table_shape shape = {"threads", THREAD_MIN, UINT32_MAX,
+						 sizeof(*m->threads)};
+	int err = get_table(rc, c, TF_SEC_THREADS, &shape, (void **)&m->threads, &m->nthreads);
+	__u32 i;
 
-	if (!get_u32(c, &n) || n > c->left / THREAD_MIN)
-		return overrun(rc, "THREADS");
-	if (!n)
-		return 0;
-	m->threads = calloc(n, sizeof(*m->threads));
-	if (!m->threads)
-		return nomem(rc);
-	m->nthreads = n;
-	for (i = 0; i < n; i++) {
+	for (i = 0; !err && i < m->nthreads; i++) {
 		struct tf_thread *t = &m->threads[i];
 		struct str comm;
 
@@ -745,36 +289,32 @@ static int parse_threads(const struct rctx *rc, struct cur *c, struct tf_meta *m
 			return overrun(rc, "THREADS");
 		str_copy(t->comm, sizeof(t->comm), &comm);
 	}
-	return 0;
+	return err;
 }
 
 static int parse_drops(const struct rctx *rc, struct cur *c, struct tf_meta *m)
 {
-	__u32 n, i;
+	static const struct table_shape shape = {"CPUs", sizeof(__u64), UINT32_MAX,
+						 sizeof(__u64)};
+	__u32 i;
+	int err;
 
-	if (!get_u64(c, &m->drops_total) || !get_u32(c, &n) || n > c->left / sizeof(__u64))
+	if (!get_u64(c, &m->drops_total))
 		return overrun(rc, "DROPS");
-	if (!n)
-		return 0;
-	m->drops_per_cpu = calloc(n, sizeof(*m->drops_per_cpu));
-	if (!m->drops_per_cpu)
-		return nomem(rc);
-	m->ncpus = n;
-	for (i = 0; i < n; i++)
-		get_u64(c, &m->drops_per_cpu[i]); /* cannot fail: n was checked above */
-	return 0;
+	err = get_table(rc, c, TF_SEC_DROPS, &shape, (void **)&m->drops_per_cpu, &m->ncpus);
+	for (i = 0; !err && i < m->ncpus; i++)
+		get_u64(c, &m->drops_per_cpu[i]); /* cannot fail: the count was checked */
+	return err;
 }
 
 static int parse_counters(const struct rctx *rc, struct cur *c, struct tf_meta *m)
 {
-	__u32 n, i;
+	/* a fixed array in the meta: nothing to allocate */
+	static const struct table_shape shape = {"counters", 1, SBT_MAX_COUNTERS, 0};
+	__u32 i, n;
+	int err = get_table(rc, c, TF_SEC_COUNTERS, &shape, NULL, &n);
 
-	if (!get_u32(c, &n))
-		return overrun(rc, "COUNTERS");
-	if (n > SBT_MAX_COUNTERS)
-		return fail(rc, EINVAL, "corrupt metadata: %u counters (at most %d)", n,
-			    SBT_MAX_COUNTERS);
-	for (i = 0; i < n; i++) {
+	for (i = 0; !err && i < n; i++) {
 		struct sbt_counter_info *ci = &m->counters[i];
 		struct str name;
 
@@ -783,45 +323,41 @@ static int parse_counters(const struct rctx *rc, struct cur *c, struct tf_meta *
 			return overrun(rc, "COUNTERS");
 		str_copy(ci->name, sizeof(ci->name), &name);
 	}
-	m->ncounters = n;
-	return 0;
+	if (!err)
+		m->ncounters = n;
+	return err;
 }
 
 static int parse_alpha(const struct rctx *rc, struct cur *c, struct tf_meta *m)
 {
-	__u32 n, i;
+	static const struct table_shape shape = {"probe costs", 16, SBT_MAX_PROBES,
+						 sizeof(__u64)};
+	__u32 i;
+	int err = get_table(rc, c, TF_SEC_ALPHA, &shape, (void **)&m->alpha_enter, &m->nalpha);
 
-	if (!get_u32(c, &n) || n > c->left / 16)
-		return overrun(rc, "ALPHA");
-	if (n > SBT_MAX_PROBES)
-		return fail(rc, EINVAL, "corrupt metadata: %u probe costs (at most %d)", n,
-			    SBT_MAX_PROBES);
-	if (!n)
-		return 0;
-	m->alpha_enter = calloc(n, sizeof(__u64));
-	m->alpha_exit = calloc(n, sizeof(__u64));
-	if (!m->alpha_enter || !m->alpha_exit)
-		return nomem(rc);
-	m->nalpha = n;
-	for (i = 0; i < n; i++) {
-		get_u64(c, &m->alpha_enter[i]); /* cannot fail: n was checked above */
+	if (!err && m->nalpha) {
+		m->alpha_exit = calloc(m->nalpha, sizeof(__u64));
+		err = m->alpha_exit ? 0 : nomem(rc);
+	}
+	for (i = 0; !err && i < m->nalpha; i++) {
+		get_u64(c, &m->alpha_enter[i]); /* cannot fail: the count was checked */
 		get_u64(c, &m->alpha_exit[i]);
 	}
-	if (c->left >= 8) /* absent from traces of older versions */
+	if (!err && c->left >= 8) /* absent from traces of older versions */
 		get_u64(c, &m->alpha_counters);
-	return 0;
+	return err;
 }
 
 static int parse_jobs(const struct rctx *rc, struct cur *c, struct tf_meta *m)
 {
-	__u32 n, i;
+	static const struct table_shape shape = {"jobs", JOB_MIN, UINT32_MAX, sizeof(*m->jobs)};
+	__u32 i, n;
+	int err = get_table(rc, c, TF_SEC_JOBS, &shape, (void **)&m->jobs, &n);
 
-	if (!get_u32(c, &n) || n > c->left / JOB_MIN)
-		return overrun(rc, "JOBS");
-	m->jobs = calloc(n + 1, sizeof(*m->jobs));
-	if (!m->jobs)
-		return nomem(rc);
-	for (i = 0; i < n; i++) {
+	/* present but empty is not absent: absent means a trace of one job */
+	if (!err && !m->jobs && !(m->jobs = calloc(1, sizeof(*m->jobs))))
+		err = nomem(rc);
+	for (i = 0; !err && i < n; i++) {
 		struct tf_job *j = &m->jobs[i];
 		struct str cmd;
 
@@ -833,7 +369,7 @@ static int parse_jobs(const struct rctx *rc, struct cur *c, struct tf_meta *m)
 			return nomem(rc);
 		m->njobs++;
 	}
-	return 0;
+	return err;
 }
 
 static int parse_section(const struct rctx *rc, __u32 tag, struct cur *c, struct tf_meta *m)
@@ -862,7 +398,7 @@ static int parse_section(const struct rctx *rc, __u32 tag, struct cur *c, struct
 static int parse_meta(const struct rctx *rc, const __u8 *p, size_t size, struct tf_meta *m)
 {
 	struct cur c = {p, size};
-	bool seen[NSECTIONS] = {false};
+	bool seen[TF_NSECTIONS] = {false};
 
 	while (c.left) {
 		size_t off = size - c.left;
@@ -878,16 +414,16 @@ static int parse_meta(const struct rctx *rc, const __u8 *p, size_t size, struct 
 				rc, EINVAL,
 				"corrupt metadata: section %s of %u bytes overruns the metadata "
 				"block (%zu bytes left)",
-				tag < NSECTIONS && section_names[tag] ? section_names[tag] : "?",
+				tag < TF_NSECTIONS && tf_section_names[tag] ? tf_section_names[tag] : "?",
 				len, c.left);
 		sec = (struct cur){c.p, len};
 		take(&c, NULL, len);
-		if (tag >= NSECTIONS || !section_names[tag])
+		if (tag >= TF_NSECTIONS || !tf_section_names[tag])
 			continue;
 		/* a second copy would leak the first or silently override it */
 		if (seen[tag])
 			return fail(rc, EINVAL, "corrupt metadata: duplicate section %s",
-				    section_names[tag]);
+				    tf_section_names[tag]);
 		seen[tag] = true;
 		err = parse_section(rc, tag, &sec, m);
 		if (err)
@@ -919,7 +455,7 @@ static int check_header(const struct rctx *rc, int fd, __u64 size, struct tf_hea
 
 	if (size == 0)
 		return fail(rc, EINVAL, "empty file, not an sbt-bpf trace");
-	n = pread_all(fd, h, sizeof(*h), 0);
+	n = tf_pread_all(fd, h, sizeof(*h), 0);
 	if (n < 0)
 		return fail(rc, -n, "%s", strerror(-n));
 	if ((size_t)n < sizeof(h->magic) || memcmp(h->magic, TF_MAGIC, sizeof(h->magic)))
@@ -927,7 +463,7 @@ static int check_header(const struct rctx *rc, int fd, __u64 size, struct tf_hea
 	if ((size_t)n < sizeof(*h))
 		return fail(rc, EINVAL, "truncated: the file ends inside the header (%zd bytes)",
 			    n);
-	header_to_le(h);
+	tf_header_to_le(h);
 	if (h->version > TF_VERSION)
 		return fail(rc, EINVAL,
 			    "trace format version %u is newer than this sbt-bpf supports (%d); "
@@ -985,7 +521,7 @@ static int load_meta(const struct rctx *rc, struct tf_reader *r, const struct tf
 		p = malloc(h->meta_size);
 		if (!p)
 			return nomem(rc);
-		n = pread_all(r->fd, p, h->meta_size, h->meta_offset);
+		n = tf_pread_all(r->fd, p, h->meta_size, h->meta_offset);
 	}
 	if (n < 0)
 		err = fail(rc, -n, "reading the metadata: %s", strerror(-n));
@@ -1068,7 +604,7 @@ static int reader_fill(struct tf_reader *r)
 
 	if (!n)
 		return 0;
-	got = pread_all(r->fd, r->buf, n * REC_SIZE, r->data_off + r->next * REC_SIZE);
+	got = tf_pread_all(r->fd, r->buf, n * REC_SIZE, r->data_off + r->next * REC_SIZE);
 	if (got < 0)
 		return got;
 	/* the size was checked at open: a short read means the file shrank since */
@@ -1090,7 +626,7 @@ int tracefile__next(struct tf_reader *r, struct sbt_event *out)
 			return ret;
 	}
 	*out = r->buf[r->buf_i++];
-	event_to_le(out);
+	tf_event_to_le(out);
 	return 1;
 }
 
@@ -1104,27 +640,3 @@ void tracefile__close(struct tf_reader *r)
 	free(r);
 }
 
-void tf_meta_free(struct tf_meta *m)
-{
-	__u32 i;
-
-	if (!m)
-		return;
-	free(m->kernel);
-	free(m->host);
-	free(m->command);
-	free(m->clock);
-	free(m->sbt_version);
-	free(m->probes);
-	for (i = 0; m->symbols && i < m->nsymbols; i++)
-		free(m->symbols[i].name);
-	free(m->symbols);
-	free(m->threads);
-	free(m->drops_per_cpu);
-	free(m->alpha_enter);
-	free(m->alpha_exit);
-	for (i = 0; m->jobs && i < m->njobs; i++)
-		free(m->jobs[i].command);
-	free(m->jobs);
-	memset(m, 0, sizeof(*m));
-}

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The .sbt writer: records buffered to disk, then the metadata sections and
+ * the final header (lib/tracefile.h). */
+#include "lib/tracefile/common.h"
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WBUF_SIZE (64 * 1024)
+
+/* The provisional header (final == false) leaves nrecords and meta_offset 0: the "not
+ * finalized" mark, which no finished trace has since its meta_offset is >= header_size. */
+static void header_init(struct tf_header *h, bool final, __u64 nrecords, __u64 meta_size)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, TF_MAGIC, sizeof(h->magic));
+	h->version = TF_VERSION;
+	h->header_size = sizeof(*h);
+	h->record_size = REC_SIZE;
+	if (final) {
+		h->nrecords = nrecords;
+		h->meta_offset = sizeof(*h) + nrecords * REC_SIZE;
+		h->meta_size = meta_size;
+	}
+	tf_header_to_le(h);
+}
+
+struct tf_writer {
+	int fd;
+	int err; /* first failure; sticky, so finish reports it */
+	__u64 nrecords;
+	size_t len; /* bytes pending in buf */
+	char buf[WBUF_SIZE];
+};
+
+struct tf_writer *tracefile__create(const char *path)
+{
+	struct tf_writer *w;
+	struct tf_header h;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		err = errno;
+		free(w);
+		errno = err;
+		return NULL;
+	}
+	header_init(&h, false, 0, 0);
+	err = tf_write_all(w->fd, &h, sizeof(h));
+	if (err) {
+		close(w->fd);
+		free(w);
+		errno = -err;
+		return NULL;
+	}
+	return w;
+}
+
+static int writer_flush(struct tf_writer *w)
+{
+	int err;
+
+	if (w->err || !w->len)
+		return w->err;
+	err = tf_write_all(w->fd, w->buf, w->len);
+	w->len = 0;
+	if (err)
+		w->err = err;
+	return err;
+}
+
+int tracefile__write(struct tf_writer *w, const struct sbt_event *ev, size_t n)
+{
+	size_t i;
+
+	if (!w || (n && !ev))
+		return -EINVAL;
+	for (i = 0; i < n && !w->err; i++) {
+		struct sbt_event *slot;
+
+		if (w->len + REC_SIZE > sizeof(w->buf) && writer_flush(w))
+			break;
+		slot = (struct sbt_event *)(w->buf + w->len);
+		memcpy(slot, &ev[i], sizeof(*slot));
+		tf_event_to_le(slot);
+		w->len += REC_SIZE;
+		w->nrecords++;
+	}
+	return w->err;
+}
+
+__u64 tracefile__records(const struct tf_writer *w)
+{
+	return w ? w->nrecords : 0;
+}
+
+/* A growable byte buffer for encoding the metadata; errors are sticky like the writer's. */
+struct mbuf {
+	__u8 *p;
+	size_t len, cap;
+	int err;
+};
+
+static void mb_put(struct mbuf *b, const void *v, size_t n)
+{
+	if (b->err || !n)
+		return;
+	if (n > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 4096;
+		__u8 *p;
+
+		while (cap - b->len < n && cap <= SIZE_MAX / 2)
+			cap *= 2;
+		p = cap - b->len >= n ? realloc(b->p, cap) : NULL;
+		if (!p) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+}
+
+static void mb_u16(struct mbuf *b, __u16 v)
+{
+	v = htole16(v);
+	mb_put(b, &v, sizeof(v));
+}
+
+static void mb_u32(struct mbuf *b, __u32 v)
+{
+	v = htole32(v);
+	mb_put(b, &v, sizeof(v));
+}
+
+static void mb_u64(struct mbuf *b, __u64 v)
+{
+	v = htole64(v);
+	mb_put(b, &v, sizeof(v));
+}
+
+/* A string of at most max bytes; longer ones are cut at the 16-bit length limit. */
+static void mb_strn(struct mbuf *b, const char *s, size_t max)
+{
+	size_t n = s ? strnlen(s, max) : 0;
+
+	if (n > UINT16_MAX)
+		n = UINT16_MAX;
+	mb_u16(b, n);
+	mb_put(b, s, n);
+}
+
+static void mb_str(struct mbuf *b, const char *s)
+{
+	mb_strn(b, s, UINT16_MAX);
+}
+
+/* Starts a section; returns where its length goes, for mb_end(). */
+static size_t mb_begin(struct mbuf *b, __u32 tag)
+{
+	size_t at;
+
+	mb_u32(b, tag);
+	at = b->len;
+	mb_u32(b, 0);
+	return at;
+}
+
+static void mb_end(struct mbuf *b, size_t at)
+{
+	__u64 len = b->len - at - sizeof(__u32);
+	__u32 v;
+
+	if (b->err)
+		return;
+	if (len > UINT32_MAX) {
+		b->err = -EFBIG;
+		return;
+	}
+	v = htole32(len);
+	memcpy(b->p + at, &v, sizeof(v));
+}
+
+static void encode_info(struct mbuf *b, const struct tf_meta *m)
+{
+	const char *clock = m->clock ? m->clock : "CLOCK_MONOTONIC";
+	size_t at = mb_begin(b, TF_SEC_INFO);
+
+	mb_u64(b, m->start_ns);
+	mb_u64(b, m->end_ns);
+	mb_u64(b, (__u64)m->realtime_offset_ns);
+	mb_u32(b, 5);
+	mb_str(b, "kernel");
+	mb_str(b, m->kernel);
+	mb_str(b, "host");
+	mb_str(b, m->host);
+	mb_str(b, "command");
+	mb_str(b, m->command);
+	mb_str(b, "clock");
+	mb_str(b, clock);
+	mb_str(b, "sbt_version");
+	mb_str(b, m->sbt_version);
+	mb_end(b, at);
+}
+
+static void encode_probes(struct mbuf *b, const struct tf_meta *m)
+{
+	size_t at = mb_begin(b, TF_SEC_PROBES);
+	__u32 i;
+
+	mb_u32(b, m->probes ? m->nprobes : 0);
+	for (i = 0; m->probes && i < m->nprobes; i++) {
+		const struct sbt_probe_info *p = &m->probes[i];
+
+		mb_u16(b, p->id);
+		mb_u16(b, p->kind);
+		mb_u64(b, p->offset);
+		mb_strn(b, p->symbol, sizeof(p->symbol));
+		mb_strn(b, p->object, sizeof(p->object));
+	}
+	mb_end(b, at);
+}
+
+static void encode_symbols(struct mbuf *b, const struct tf_meta *m)
+{
+	size_t at = mb_begin(b, TF_SEC_SYMBOLS);
+	__u32 i;
+
+	mb_u32(b, m->symbols ? m->nsymbols : 0);
+	for (i = 0; m->symbols && i < m->nsymbols; i++) {
+		mb_u32(b, m->symbols[i].pid);
+		mb_u64(b, m->symbols[i].addr);
+		mb_str(b, m->symbols[i].name);
+	}
+	mb_end(b, at);
+}
+
+static void encode_threads(struct mbuf *b, const struct tf_meta *m)
+{
+	size_t at = mb_begin(b, TF_SEC_THREADS);
+	__u32 i;
+
+	mb_u32(b, m->threads ? m->nthreads : 0);
+	for (i = 0; m->threads && i < m->nthreads; i++) {
+		const struct tf_thread *t = &m->threads[i];
+
+		mb_u32(b, t->pid);
+		mb_u32(b, t->tid);
+		mb_u64(b, t->start_ns);
+		mb_u64(b, t->exit_ns);
+		mb_strn(b, t->comm, sizeof(t->comm));
+	}
+	mb_end(b, at);
+}
+
+static void encode_drops(struct mbuf *b, const struct tf_meta *m)
+{
+	size_t at = mb_begin(b, TF_SEC_DROPS);
+	__u32 i;
+
+	mb_u64(b, m->drops_total);
+	mb_u32(b, m->drops_per_cpu ? m->ncpus : 0);
+	for (i = 0; m->drops_per_cpu && i < m->ncpus; i++)
+		mb_u64(b, m->drops_per_cpu[i]);
+	mb_end(b, at);
+}
+
+static void encode_counters(struct mbuf *b, const struct tf_meta *m)
+{
+	size_t at = mb_begin(b, TF_SEC_COUNTERS);
+	__u32 i, n = m->ncounters < SBT_MAX_COUNTERS ? m->ncounters : SBT_MAX_COUNTERS;
+
+	mb_u32(b, n);
+	for (i = 0; i < n; i++) {
+		mb_u32(b, m->counters[i].type);
+		mb_u64(b, m->counters[i].config);
+		mb_u32(b, m->counters[i].flags);
+		mb_str(b, m->counters[i].name);
+	}
+	mb_end(b, at);
+}
+
+static void encode_alpha(struct mbuf *b, const struct tf_meta *m)
+{
+	size_t at = mb_begin(b, TF_SEC_ALPHA);
+	__u32 i, n = m->alpha_enter && m->alpha_exit ? m->nalpha : 0;
+
+	mb_u32(b, n);
+	for (i = 0; i < n; i++) {
+		mb_u64(b, m->alpha_enter[i]);
+		mb_u64(b, m->alpha_exit[i]);
+	}
+	/* added after the pairs: older readers stop before it */
+	mb_u64(b, m->alpha_counters);
+	mb_end(b, at);
+}
+
+static void encode_jobs(struct mbuf *b, const struct tf_meta *m)
+{
+	size_t at;
+	__u32 i;
+
+	if (!m->jobs)
+		return;
+	at = mb_begin(b, TF_SEC_JOBS);
+	mb_u32(b, m->njobs);
+	for (i = 0; i < m->njobs; i++) {
+		mb_u32(b, m->jobs[i].pid);
+		mb_u64(b, m->jobs[i].start_ns);
+		mb_u64(b, m->jobs[i].end_ns);
+		mb_u64(b, m->jobs[i].drops);
+		mb_str(b, m->jobs[i].command);
+	}
+	mb_end(b, at);
+}
+
+static int encode_meta(struct mbuf *b, const struct tf_meta *meta)
+{
+	static const struct tf_meta empty;
+	const struct tf_meta *m = meta ? meta : &empty;
+
+	encode_info(b, m);
+	encode_probes(b, m);
+	encode_symbols(b, m);
+	encode_threads(b, m);
+	encode_drops(b, m);
+	encode_counters(b, m);
+	encode_alpha(b, m);
+	encode_jobs(b, m);
+	/* a reader would refuse a larger block: fail now rather than write an unreadable trace */
+	if (!b->err && b->len > TF_META_MAX)
+		b->err = -EFBIG;
+	return b->err;
+}
+
+int tracefile__finish(struct tf_writer *w, const struct tf_meta *meta)
+{
+	struct mbuf b = {0};
+	struct tf_header h;
+	int err;
+
+	if (!w)
+		return -EINVAL;
+	err = writer_flush(w);
+	if (!err)
+		err = encode_meta(&b, meta);
+	if (!err)
+		err = tf_write_all(w->fd, b.p, b.len);
+	/* the header goes last, so a failure anywhere above leaves the "not finalized" mark */
+	if (!err) {
+		header_init(&h, true, w->nrecords, b.len);
+		err = tf_pwrite_all(w->fd, &h, sizeof(h), 0);
+	}
+	if (close(w->fd) && !err)
+		err = -errno;
+	free(b.p);
+	free(w);
+	return err;
+}
+
