@@ -121,14 +121,17 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -DGOLDEN_DIR='"$(CURDIR)/tests/unit/golden"' $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
 
+# The layering of doc/design.md, checked on the includes (no build needed).
+LINT      := tests/lint/check_layers.py
+
 unit: $(UNIT_BINS)
-	@SBT_SUITES=unit tests/run-all.sh $(UNIT_BINS)
+	@SBT_SUITES=unit tests/run-all.sh $(UNIT_BINS) $(LINT)
 
 e2e: all
 	@SBT_SUITES=e2e tests/run-all.sh
 
 test: all $(UNIT_BINS)
-	@tests/run-all.sh $(UNIT_BINS)
+	@tests/run-all.sh $(UNIT_BINS) $(LINT)
 
 check: deps-test
 	@$(MAKE) --no-print-directory test
