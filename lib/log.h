@@ -14,7 +14,7 @@ void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Exit codes (DESIGN §7). */
+/* Exit codes (doc/design.md §7). */
 #define EXIT_OK	     0
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE   2

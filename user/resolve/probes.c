@@ -17,7 +17,7 @@ struct known_func {
 	const char *runtime;
 };
 
-/* DESIGN §4. The libgomp entry points other than GOMP_barrier end with the
+/* doc/design.md §4. The libgomp entry points other than GOMP_barrier end with the
  * team barrier of a worksharing construct; they name no barrier object.
  * Timed variants are blocking acquires/waits whose ETIMEDOUT is counted. */
 static const struct known_func known[] = {

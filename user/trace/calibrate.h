@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * α, the cost of one probe hit, measured on this machine per probed
- * function (DESIGN §5.4: it depends on the probed instruction, by up to 8×).
+ * function (doc/design.md §5.4: it depends on the probed instruction, by up to 8×).
  * The real functions are called in-process on private objects, with the
  * probes attached to our own pid and without; entry and return probes are
  * told apart by a pass with entry probes only. Results are cached per kernel
