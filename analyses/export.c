@@ -42,7 +42,7 @@ struct exporter *exporter__new(const struct export_opts *o, const struct report_
 	x->src = *src;
 	x->ops = formats[o->format].ops;
 	/* without probe costs there is no approximated view */
-	if (!src->alpha_enter || !src->alpha_exit)
+	if (!src->phases.alpha_enter || !src->phases.alpha_exit)
 		x->o.views &= ~EXPORT_APPROXIMATED;
 	if (!x->o.views)
 		x->o.views = EXPORT_MEASURED;
@@ -107,7 +107,7 @@ const struct phases_ops exporter_phases_ops = {.episode = on_episode, .call = on
 
 const char *export__symbol(const struct exporter *x, __u16 probe)
 {
-	return probe < x->src.nprobes ? x->src.probes[probe].symbol : "?";
+	return probe < x->src.phases.nprobes ? x->src.phases.probes[probe].symbol : "?";
 }
 
 void export__site(const struct exporter *x, const struct ph_episode *ep, char *buf, size_t n)

@@ -88,7 +88,7 @@ void report__site_where(const struct report *r, __u32 pid, __u64 call_site, char
 
 static const char *probe_symbol(const struct report *r, __u16 probe)
 {
-	return probe < r->src.nprobes ? r->src.probes[probe].symbol : "?";
+	return probe < r->src.phases.nprobes ? r->src.phases.probes[probe].symbol : "?";
 }
 
 void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe, char *buf,
@@ -116,7 +116,7 @@ static double sec(__u64 ns)
 
 static __u64 rel(const struct report *r, __u64 ts)
 {
-	return ts > r->src.start_ns ? ts - r->src.start_ns : 0;
+	return ts > r->src.phases.start_ns ? ts - r->src.phases.start_ns : 0;
 }
 
 static void wall_clock(const struct report *r, __u64 ts, char *buf, size_t n)
@@ -168,7 +168,7 @@ static int line_allowed(struct report *r, __u64 ts)
 /* The probe costs are known: approximated values are reported. */
 static int approx(const struct report *r)
 {
-	return r->src.alpha_enter && r->src.alpha_exit;
+	return r->src.phases.alpha_enter && r->src.phases.alpha_exit;
 }
 
 /* The view of outputs that show one: the approximated one only on request. */
@@ -245,7 +245,7 @@ static void print_watch_block(struct report *r, const struct ph_episode *ep, con
 	fprintf(r->o.out, "    Order of arrival:\n");
 	fprintf(r->o.out, "    %10s %12s %12s %12s %12s %12s %12s  %-15s", "thread", "inter ms",
 		"from start", "compute ms", "wait ms", "blocked ms", "lock/sem ms", "real time");
-	for (k = 0; k < r->src.ncounters; k++)
+	for (k = 0; k < r->src.phases.ncounters; k++)
 		fprintf(r->o.out, " %16s", r->src.counters[k].name);
 	fputc('\n', r->o.out);
 	for (i = 0; i < ep->n; i++) {
@@ -257,7 +257,7 @@ static void print_watch_block(struct report *r, const struct ph_episode *ep, con
 			a->tid, ms(t.arrive - prev.arrive), sec(rel(r, t.arrive)),
 			ms(t.arrive - t.start), ms(t.depart ? t.depart - t.arrive : 0),
 			ms(a->blocked_ns), ms(a->sync_wait_ns), clock);
-		for (k = 0; k < r->src.ncounters; k++) {
+		for (k = 0; k < r->src.phases.ncounters; k++) {
 			if (a->ctr_valid)
 				fprintf(r->o.out, " %15" PRIu64 "%s", (uint64_t)a->ctr[k],
 					a->ctr_scaled ? "~" : " ");
@@ -308,7 +308,7 @@ static int counter_index(const struct report *r, const char *name)
 {
 	int k;
 
-	for (k = 0; k < r->src.ncounters; k++)
+	for (k = 0; k < r->src.phases.ncounters; k++)
 		if (!strcmp(r->src.counters[k].name, name) ||
 		    (!strcmp(name, "cycles") && !strcmp(r->src.counters[k].name, "cpu-cycles")))
 			return k;
@@ -321,7 +321,7 @@ static void json_counter_values(struct json *j, const struct report *r, const __
 	int k;
 
 	json_obj_begin(j);
-	for (k = 0; k < r->src.ncounters; k++)
+	for (k = 0; k < r->src.phases.ncounters; k++)
 		json_ku64(j, r->src.counters[k].name, v[k]);
 	json_obj_end(j);
 }
@@ -334,7 +334,7 @@ static void json_phase_counters(struct json *j, const struct report *r, const st
 
 	json_key(j, "counters");
 	json_obj_begin(j);
-	for (k = 0; k < r->src.ncounters; k++) {
+	for (k = 0; k < r->src.phases.ncounters; k++) {
 		__u64 sum = 0, min = UINT64_MAX, max = 0;
 
 		for (i = n = 0; i < ep->n; i++) {
@@ -419,7 +419,7 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 	json_ku64(j, "object", ep->object);
 	json_episode_times(j, r, &m);
 	json_ku64(j, "lost", ep->lost);
-	if (r->src.ncounters)
+	if (r->src.phases.ncounters)
 		json_phase_counters(j, r, ep);
 	if (approx(r)) {
 		json_key(j, "approximated");
@@ -447,7 +447,7 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 			json_arrival_times(j, r, a, PH_APPROXIMATED, &am);
 			json_obj_end(j);
 		}
-		if (r->src.ncounters) {
+		if (r->src.phases.ncounters) {
 			json_key(j, "counters");
 			if (a->ctr_valid)
 				json_counter_values(j, r, a->ctr);
@@ -568,7 +568,7 @@ void report__begin(struct report *r)
 	json_ku64(j, "schema", 1);
 	json_key(j, "counters");
 	json_arr_begin(j);
-	for (k = 0; k < r->src.ncounters; k++) {
+	for (k = 0; k < r->src.phases.ncounters; k++) {
 		const struct sbt_counter_info *c = &r->src.counters[k];
 
 		json_obj_begin(j);
@@ -635,10 +635,10 @@ static void text_sites(struct report *r)
 
 static struct sync_report sync_view(const struct report *r)
 {
-	struct sync_report sr = {.sync = r->src.sync,
+	struct sync_report sr = {.sync = r->src.phases.sync,
 				 .names = r->src.names,
-				 .probes = r->src.probes,
-				 .nprobes = r->src.nprobes,
+				 .probes = r->src.phases.probes,
+				 .nprobes = r->src.phases.nprobes,
 				 .sort = r->o.sort,
 				 .max_rows = 20};
 
@@ -682,10 +682,10 @@ static void text_counters(struct report *r)
 	size_t i, n = phases__nthreads(r->ph);
 	int k;
 
-	if (!r->src.ncounters)
+	if (!r->src.phases.ncounters)
 		return;
 	fprintf(r->o.out, "Counters per thread (sum of its phase windows):\n    %10s", "tid");
-	for (k = 0; k < r->src.ncounters; k++)
+	for (k = 0; k < r->src.phases.ncounters; k++)
 		fprintf(r->o.out, " %18s%s", r->src.counters[k].name,
 			r->src.counters[k].flags & SBT_CTRF_FALLBACK ? "*" : " ");
 	fputc('\n', r->o.out);
@@ -695,11 +695,11 @@ static void text_counters(struct report *r)
 		if (!t->episodes)
 			continue;
 		fprintf(r->o.out, "    %10u", t->tid);
-		for (k = 0; k < r->src.ncounters; k++)
+		for (k = 0; k < r->src.phases.ncounters; k++)
 			fprintf(r->o.out, " %18" PRIu64 " ", (uint64_t)t->ctr_total[k]);
 		fputc('\n', r->o.out);
 	}
-	for (k = 0; k < r->src.ncounters; k++)
+	for (k = 0; k < r->src.phases.ncounters; k++)
 		if (r->src.counters[k].flags & SBT_CTRF_FALLBACK) {
 			fprintf(r->o.out, "    * counted instead of unavailable hardware events\n");
 			break;
@@ -756,9 +756,9 @@ static __u64 traced_ns(const struct report *r)
 
 static const char *model_name(const struct report *r)
 {
-	switch (r->src.model) {
+	switch (r->src.phases.model) {
 	case PH_MODEL_SM:
-		return r->src.exit_order == PH_EXIT_REVERSE
+		return r->src.phases.exit_order == PH_EXIT_REVERSE
 			       ? "sarukkai-malony, reverse arrival order"
 			       : "sarukkai-malony, measured exit order";
 	case PH_MODEL_TIME:
@@ -888,7 +888,7 @@ static void json_sites(struct report *r)
 			json_ku64(j, "phase_ns", s->phase_a_sum);
 			json_obj_end(j);
 		}
-		if (r->src.ncounters) {
+		if (r->src.phases.ncounters) {
 			json_key(j, "counters");
 			json_counter_values(j, r, s->ctr);
 		}
@@ -934,7 +934,7 @@ static void json_threads(struct report *r)
 			json_ku64(j, "wait_ns", t->wait_a_ns);
 			json_obj_end(j);
 		}
-		if (r->src.ncounters) {
+		if (r->src.phases.ncounters) {
 			json_key(j, "counters");
 			json_counter_values(j, r, t->ctr_total);
 		}
@@ -1028,22 +1028,23 @@ static void json_end(struct report *r, const struct report_drops *d)
 		json_kstr(j, "model", model_name(r));
 		json_ku64(j, "probe_overhead_ns", ovh);
 		json_ku64(j, "clamped_events", phases__clamped(r->ph));
-		json_ku64(j, "counter_record_ns", r->src.alpha_counters);
+		json_ku64(j, "counter_record_ns", r->src.phases.alpha_counters);
 		json_violations(r);
 		json_obj_end(j);
 		json_key(j, "calibration");
 		json_arr_begin(j);
-		for (k = 0; k < r->src.nprobes; k++) {
+		for (k = 0; k < r->src.phases.nprobes; k++) {
 			/* id 0: the futex records' syscall tracepoints */
-			if (!k && !r->src.alpha_enter[0] && !r->src.alpha_exit[0])
+			if (!k && !r->src.phases.alpha_enter[0] && !r->src.phases.alpha_exit[0])
 				continue;
-			if (k && !r->src.probes[k].kind)
+			if (k && !r->src.phases.probes[k].kind)
 				continue; /* an id not in use */
 			json_obj_begin(j);
 			json_ku64(j, "probe", k);
-			json_kstr(j, "symbol", k ? r->src.probes[k].symbol : "[futex-tracepoints]");
-			json_ku64(j, "entry_ns", r->src.alpha_enter[k]);
-			json_ku64(j, "exit_ns", r->src.alpha_exit[k]);
+			json_kstr(j, "symbol",
+				  k ? r->src.phases.probes[k].symbol : "[futex-tracepoints]");
+			json_ku64(j, "entry_ns", r->src.phases.alpha_enter[k]);
+			json_ku64(j, "exit_ns", r->src.phases.alpha_exit[k]);
 			json_obj_end(j);
 		}
 		json_arr_end(j);

@@ -37,21 +37,17 @@ struct report_opts {
 	void *hook_ctx;
 };
 
-/* Where names and times come from (a live session or a trace file). */
+/* The analysis reported on, and where names and times come from (a live
+ * session or a trace file). */
 struct report_src {
-	const struct sbt_probe_info *probes;
-	int nprobes;
+	/* probes, session start, sync, counters, probe costs and model: the
+	 * report reads the configuration its phase analysis runs with */
+	struct phases_config phases;
 	const struct names *names;
-	__u64 start_ns;		  /* session start, CLOCK_MONOTONIC */
 	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	const char *command;
 	const char *kernel;
-	const struct sync *sync; /* locks, semaphores, condvars, futex; may be NULL */
 	const struct sbt_counter_info *counters; /* -e events, in record order */
-	int ncounters;
-	const __u64 *alpha_enter, *alpha_exit; /* probe cost per hit by probe id; may be NULL */
-	__u64 alpha_counters;		       /* cost of one counter record */
-	int model, exit_order;		       /* enum ph_model, enum ph_exit_order */
 };
 
 struct report_drops {
