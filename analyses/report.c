@@ -74,22 +74,28 @@ void report__site_where(const struct report *r, __u32 pid, __u64 call_site, char
 	names__site(r->src.names, pid, call_site, buf, n);
 }
 
-const char *report__symbol(const struct report *r, __u16 probe)
+const char *report_src__symbol(const struct report_src *s, __u16 probe)
 {
-	return probe < r->src.phases.nprobes ? r->src.phases.probes[probe].symbol : "?";
+	return probe < s->phases.nprobes ? s->phases.probes[probe].symbol : "?";
+}
+
+void report_src__object(const struct report_src *s, __u32 pid, __u64 object, __u16 probe, char *buf,
+			size_t n)
+{
+	names__object(s->names, pid, object, report_src__symbol(s, probe), buf, n);
+}
+
+const char *report_src__comm(const struct report_src *s, __u32 tid, const char *unknown)
+{
+	const char *c = s->names ? names__comm(s->names, tid) : NULL;
+
+	return c ? c : unknown;
 }
 
 void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe, char *buf,
 			  size_t n)
 {
-	names__object(r->src.names, pid, object, report__symbol(r, probe), buf, n);
-}
-
-const char *report__comm(const struct report *r, __u32 tid)
-{
-	const char *c = r->src.names ? names__comm(r->src.names, tid) : NULL;
-
-	return c ? c : "?";
+	report_src__object(&r->src, pid, object, probe, buf, n);
 }
 
 /* ---- the phase analysis's callbacks ----------------------------------------------- */

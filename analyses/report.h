@@ -50,6 +50,14 @@ struct report_src {
 	const struct sbt_counter_info *counters; /* -e events, in record order */
 };
 
+/* Names from a source: a probe's symbol ("?" for an unknown id); an object,
+ * by its symbol or else its probe's symbol and address; a thread's command
+ * (unknown when there is none). */
+const char *report_src__symbol(const struct report_src *s, __u16 probe);
+void report_src__object(const struct report_src *s, __u32 pid, __u64 object, __u16 probe, char *buf,
+			size_t n);
+const char *report_src__comm(const struct report_src *s, __u32 tid, const char *unknown);
+
 struct report_drops {
 	__u64 total;
 	const __u64 *per_cpu;

@@ -68,8 +68,16 @@ static inline double sec(__u64 ns)
 }
 
 void report__before_output(struct report *r);
-const char *report__symbol(const struct report *r, __u16 probe);
-const char *report__comm(const struct report *r, __u32 tid);
+static inline const char *report__symbol(const struct report *r, __u16 probe)
+{
+	return report_src__symbol(&r->src, probe);
+}
+
+static inline const char *report__comm(const struct report *r, __u32 tid)
+{
+	return report_src__comm(&r->src, tid, "?");
+}
+
 /* Time since the session start. */
 __u64 report__rel(const struct report *r, __u64 ts);
 /* The probe costs are known: approximated values are reported. */
