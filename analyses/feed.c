@@ -246,7 +246,7 @@ static void charge(struct phases *p, struct ph_thread *t, const struct sbt_event
 	case SBT_EV_EXIT:
 		if (approx__enabled(p))
 			approx__time(p, t, e->ts); /* after a departure re-based it */
-		/* fall through */
+						   /* fall through */
 	case SBT_EV_ENTER:
 		approx__pay(p, t, e->type, e->probe);
 		break;
