@@ -37,14 +37,7 @@ struct obj_state *approx__obj(struct phases *p, __u64 pid, __u64 obj)
 {
 	struct obj_state *o = hmap_get(&p->objects, pid, obj);
 
-	if (o)
-		return o;
-	o = calloc(1, sizeof(*o));
-	if (!o || hmap_put(&p->objects, pid, obj, o)) {
-		free(o);
-		return NULL;
-	}
-	return o;
+	return o ? o : hmap_put_new(&p->objects, pid, obj, sizeof(*o));
 }
 
 /* The run ends at its last measured event: its approximation is the

@@ -139,11 +139,9 @@ static struct ph_episode *open_episode(struct phases *p, __u32 pid, __u64 object
 		return ep;
 	if (ph_reserve((void **)&p->inflight, &p->cap_inflight, p->ninflight + 1, sizeof(ep)))
 		return NULL;
-	ep = calloc(1, sizeof(*ep));
-	if (!ep || hmap_put(&p->open, pid, object, ep)) {
-		free(ep);
+	ep = hmap_put_new(&p->open, pid, object, sizeof(*ep));
+	if (!ep)
 		return NULL;
-	}
 	ep->pid = pid;
 	ep->object = object;
 	ep->probe = probe;

@@ -239,13 +239,8 @@ static void note_hold(struct exporter *x, const struct ph_call *c)
 	struct chrome *s = state(x);
 	struct hold *h = hmap_get(&s->holds, c->tid, c->obj);
 
-	if (!h) {
-		h = calloc(1, sizeof(*h));
-		if (!h || hmap_put(&s->holds, c->tid, c->obj, h)) {
-			free(h);
-			return;
-		}
-	}
+	if (!h && !(h = hmap_put_new(&s->holds, c->tid, c->obj, sizeof(*h))))
+		return;
 	h->t[0] = c->exit_ns;
 	h->t[1] = c->exit_a;
 }

@@ -244,9 +244,10 @@ static void charge(struct phases *p, struct ph_thread *t, const struct sbt_event
 {
 	switch (e->type) {
 	case SBT_EV_EXIT:
+		/* after a departure re-based it */
 		if (approx__enabled(p))
-			approx__time(p, t, e->ts); /* after a departure re-based it */
-						   /* fall through */
+			approx__time(p, t, e->ts);
+		/* fall through */
 	case SBT_EV_ENTER:
 		approx__pay(p, t, e->type, e->probe);
 		break;

@@ -15,11 +15,9 @@ struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid)
 		return t;
 	if (ph_reserve((void **)&p->thread_list, &p->cap_threads, p->nthreads + 1, sizeof(t)))
 		return NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t || hmap_put(&p->threads, tid, 0, t)) {
-		free(t);
+	t = hmap_put_new(&p->threads, tid, 0, sizeof(*t));
+	if (!t)
 		return NULL;
-	}
 	t->pid = pid;
 	t->tid = tid;
 	/* A thread first seen after the session started began no later than
