@@ -98,18 +98,24 @@ void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16
 	report_src__object(&r->src, pid, object, probe, buf, n);
 }
 
+void report__name_barrier(const struct report *r, __u32 pid, __u64 call_site, __u64 object,
+			  __u16 probe, struct barrier_names *bn)
+{
+	report__site_where(r, pid, call_site, bn->where, sizeof(bn->where));
+	report__barrier_name(r, pid, object, probe, bn->name, sizeof(bn->name));
+}
+
 /* ---- the phase analysis's callbacks ----------------------------------------------- */
 
 static void on_episode(void *ctx, const struct ph_episode *ep)
 {
 	struct report *r = ctx;
-	char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
+	struct barrier_names bn;
 
 	if (!ep->n)
 		return;
-	report__site_where(r, ep->pid, ph_lowest_site(ep), where, sizeof(where));
-	report__barrier_name(r, ep->pid, ep->object, ep->probe, name, sizeof(name));
-	r->ops->episode(r, ep, where, name);
+	report__name_barrier(r, ep->pid, ph_lowest_site(ep), ep->object, ep->probe, &bn);
+	r->ops->episode(r, ep, bn.where, bn.name);
 }
 
 static __u32 *copy_tids(const __u32 *src, int n)

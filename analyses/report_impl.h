@@ -78,6 +78,12 @@ static inline const char *report__comm(const struct report *r, __u32 tid)
 	return report_src__comm(&r->src, tid, "?");
 }
 
+/* How the reports name a barrier: where it is called, and what it is. */
+struct barrier_names {
+	char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
+};
+void report__name_barrier(const struct report *r, __u32 pid, __u64 call_site, __u64 object,
+			  __u16 probe, struct barrier_names *bn);
 /* Time since the session start. */
 __u64 report__rel(const struct report *r, __u64 ts);
 /* The probe costs are known: approximated values are reported. */

@@ -22,11 +22,16 @@ static int counter_index(const struct report *r, const char *name)
 	return -1;
 }
 
-/* {name: value, ...} of counter values v */
-static void json_counter_values(struct json *j, const struct report *r, const __u64 *v)
+/* "counters": {name: value, ...} of counter values v; null without them */
+static void json_kcounters(struct json *j, const struct report *r, const __u64 *v)
 {
 	int k;
 
+	json_key(j, "counters");
+	if (!v) {
+		json_null(j);
+		return;
+	}
 	json_obj_begin(j);
 	for (k = 0; k < r->src.phases.ncounters; k++)
 		json_ku64(j, r->src.counters[k].name, v[k]);
@@ -132,11 +137,8 @@ static void json_arrival(struct report *r, const struct ph_arrival *a,
 		json_obj_end(j);
 	}
 	if (r->src.phases.ncounters) {
-		json_key(j, "counters");
-		if (a->ctr_valid)
-			json_counter_values(j, r, a->ctr);
-		else
-			json_null(j); /* the window began before counting did */
+		/* no values: the window began before counting did */
+		json_kcounters(j, r, a->ctr_valid ? a->ctr : NULL);
 		json_key(j, "counters_estimated");
 		json_u64(j, a->ctr_scaled);
 	}
@@ -313,18 +315,17 @@ static void json_regions(struct report *r)
 
 static void json_site(struct report *r, const struct ph_site *s)
 {
-	char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
 	struct json *j = &r->json;
+	struct barrier_names bn;
 	__u32 k;
 
-	report__site_where(r, s->pid, s->call_site, where, sizeof(where));
-	report__barrier_name(r, s->pid, s->object, s->probe, name, sizeof(name));
+	report__name_barrier(r, s->pid, s->call_site, s->object, s->probe, &bn);
 	json_obj_begin(j);
 	json_ku64(j, "id", s->id);
 	json_ku64(j, "pid", s->pid);
 	json_kstr(j, "symbol", report__symbol(r, s->probe));
-	json_kstr(j, "call_site", where);
-	json_kstr(j, "name", name);
+	json_kstr(j, "call_site", bn.where);
+	json_kstr(j, "name", bn.name);
 	json_ku64(j, "object", s->object);
 	json_ku64(j, "episodes", s->episodes);
 	json_ku64(j, "barrier_ns", s->barrier_sum);
@@ -339,10 +340,8 @@ static void json_site(struct report *r, const struct ph_site *s)
 		json_ku64(j, "phase_ns", s->phase_a_sum);
 		json_obj_end(j);
 	}
-	if (r->src.phases.ncounters) {
-		json_key(j, "counters");
-		json_counter_values(j, r, s->ctr);
-	}
+	if (r->src.phases.ncounters)
+		json_kcounters(j, r, s->ctr);
 	json_key(j, "threads");
 	json_arr_begin(j);
 	for (k = 0; k < s->nidle; k++) {
@@ -376,10 +375,8 @@ static void json_thread(struct report *r, const struct ph_thread *t, const struc
 		json_ku64(j, "wait_ns", t->wait_a_ns);
 		json_obj_end(j);
 	}
-	if (r->src.phases.ncounters) {
-		json_key(j, "counters");
-		json_counter_values(j, r, t->ctr_total);
-	}
+	if (r->src.phases.ncounters)
+		json_kcounters(j, r, t->ctr_total);
 	json_obj_end(j);
 }
 
@@ -396,15 +393,14 @@ static void json_tids(struct json *j, const char *key, const __u32 *tids, int n)
 
 static void json_hang(struct report *r, const struct hang_note *h)
 {
-	char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
 	struct json *j = &r->json;
+	struct barrier_names bn;
 
-	report__site_where(r, h->pid, h->call_site, where, sizeof(where));
-	report__barrier_name(r, h->pid, h->object, h->probe, name, sizeof(name));
+	report__name_barrier(r, h->pid, h->call_site, h->object, h->probe, &bn);
 	json_obj_begin(j);
 	json_ku64(j, "pid", h->pid);
-	json_kstr(j, "call_site", where);
-	json_kstr(j, "name", name);
+	json_kstr(j, "call_site", bn.where);
+	json_kstr(j, "name", bn.name);
 	json_ku64(j, "since_ns", report__rel(r, h->since_ns));
 	json_key(j, "at_end");
 	json_u64(j, h->at_end);

@@ -189,24 +189,29 @@ static void text_episode(struct report *r, const struct ph_episode *ep, const ch
 		print_watch_block(r, ep, where, name);
 }
 
-static void text_hang(struct report *r, const struct hang_note *h)
+/* " tid (comm)" of each thread. */
+static void print_tids(struct report *r, const __u32 *tids, int n)
 {
-	char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
 	int i;
 
-	report__site_where(r, h->pid, h->call_site, where, sizeof(where));
-	report__barrier_name(r, h->pid, h->object, h->probe, name, sizeof(name));
+	for (i = 0; i < n; i++)
+		fprintf(r->o.out, " %u (%s)", tids[i], report__comm(r, tids[i]));
+}
+
+static void text_hang(struct report *r, const struct hang_note *h)
+{
+	struct barrier_names bn;
+
+	report__name_barrier(r, h->pid, h->call_site, h->object, h->probe, &bn);
 	fprintf(r->o.out,
 		"SBT %s: %s \"%s\" (pid %u): %d thread%s waiting since %.3f s, %d missing\n",
-		h->at_end ? "UNRELEASED BARRIER at end of trace" : "HANG", where, name, h->pid,
-		h->nwaiting, h->nwaiting == 1 ? "" : "s", sec(report__rel(r, h->since_ns)),
+		h->at_end ? "UNRELEASED BARRIER at end of trace" : "HANG", bn.where, bn.name,
+		h->pid, h->nwaiting, h->nwaiting == 1 ? "" : "s", sec(report__rel(r, h->since_ns)),
 		h->nmissing);
 	fprintf(r->o.out, "    waiting:");
-	for (i = 0; i < h->nwaiting; i++)
-		fprintf(r->o.out, " %u (%s)", h->waiting[i], report__comm(r, h->waiting[i]));
+	print_tids(r, h->waiting, h->nwaiting);
 	fprintf(r->o.out, "\n    missing:");
-	for (i = 0; i < h->nmissing; i++)
-		fprintf(r->o.out, " %u (%s)", h->missing[i], report__comm(r, h->missing[i]));
+	print_tids(r, h->missing, h->nmissing);
 	fprintf(r->o.out, "%s\n", h->nmissing ? "" : " (none known)");
 	fflush(r->o.out);
 }
@@ -215,13 +220,12 @@ static void text_hang(struct report *r, const struct hang_note *h)
 
 static void text_site(struct report *r, const struct ph_site *s)
 {
-	char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
+	struct barrier_names bn;
 	__u32 k;
 
-	report__site_where(r, s->pid, s->call_site, where, sizeof(where));
-	report__barrier_name(r, s->pid, s->object, s->probe, name, sizeof(name));
-	fprintf(r->o.out, "Loop barrier %s \"%s\" (pid %u): %" PRIu64 " episodes\n", where, name,
-		s->pid, (uint64_t)s->episodes);
+	report__name_barrier(r, s->pid, s->call_site, s->object, s->probe, &bn);
+	fprintf(r->o.out, "Loop barrier %s \"%s\" (pid %u): %" PRIu64 " episodes\n", bn.where,
+		bn.name, s->pid, (uint64_t)s->episodes);
 	fprintf(r->o.out,
 		"    barrier time: total %.3f ms, min %.3f, mean %.3f, max %.3f, sd %.3f ms\n",
 		ms(s->barrier_sum), ms(s->barrier_min), ms(s->barrier_sum / s->episodes),
