@@ -14,13 +14,24 @@
 #include "analyses/phases_impl.h"
 #include "analyses/sync.h"
 
+static int is_barrier(int kind)
+{
+	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER;
+}
+
+/* Waits that take time out of a thread's compute phase. */
+static int is_sync_wait(int kind)
+{
+	return kind == SBT_PK_LOCK || kind == SBT_PK_SEM_WAIT || kind == SBT_PK_COND_WAIT;
+}
+
 /* Number of barrier calls on the thread's stack below depth d. */
 static int barrier_depth(const struct phases *p, const struct ph_thread *t, int d)
 {
 	int i, n = 0;
 
 	for (i = 0; i < d && i < STACK_MAX; i++)
-		n += ph_is_barrier(p->cfg.probes[t->stack[i].probe].kind);
+		n += is_barrier(p->cfg.probes[t->stack[i].probe].kind);
 	return n;
 }
 
@@ -47,7 +58,7 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	int d;
 	__u64 ta;
 
-	if (ph_is_barrier(kind))
+	if (is_barrier(kind))
 		unwind_lost_return(p, t, e->probe);
 	d = t->depth;
 	if (d < STACK_MAX) {
@@ -66,7 +77,7 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		sync__release(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts, ta);
 	/* Only the outermost barrier call counts: a user-declared barrier that
 	 * wraps pthread_barrier_wait is one episode, not two. */
-	if (ph_is_barrier(kind) && barrier_depth(p, t, d) == 0)
+	if (is_barrier(kind) && barrier_depth(p, t, d) == 0)
 		episodes__arrive(p, t, e, kind == SBT_PK_BARRIER ? e->obj : 0);
 }
 
@@ -141,11 +152,11 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		t->stack[d - 1].blocked_ns += t->stack[d].blocked_ns;
 		t->stack[d - 1].futex_waits += t->stack[d].futex_waits;
 	}
-	if (ph_is_sync_wait(kind))
+	if (is_sync_wait(kind))
 		t->sync_wait_ns += e->ts - t->stack[d].ts;
 	if (kind == SBT_PK_REGION) {
 		regions__done(p, e, e->ts - t->stack[d].ts);
-	} else if (ph_is_barrier(kind)) {
+	} else if (is_barrier(kind)) {
 		if (barrier_depth(p, t, d) == 0)
 			episodes__settle(p, t, e->ts, (__s64)e->obj, e->site,
 					 t->stack[d].blocked_ns);

@@ -82,20 +82,9 @@ static inline __u64 max_u64(__u64 a, __u64 b)
 	return a > b ? a : b;
 }
 
-static inline int ph_is_barrier(int kind)
-{
-	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER;
-}
-
 static inline int ph_is_release(int kind)
 {
 	return kind == SBT_PK_UNLOCK || kind == SBT_PK_SEM_POST || kind == SBT_PK_COND_SIGNAL;
-}
-
-/* Waits that take time out of a thread's compute phase. */
-static inline int ph_is_sync_wait(int kind)
-{
-	return kind == SBT_PK_LOCK || kind == SBT_PK_SEM_WAIT || kind == SBT_PK_COND_WAIT;
 }
 
 /* phases.c: grow *arr (of *cap elements of size sz) to hold at least n. */

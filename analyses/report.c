@@ -92,17 +92,11 @@ const char *report_src__comm(const struct report_src *s, __u32 tid, const char *
 	return c ? c : unknown;
 }
 
-void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe, char *buf,
-			  size_t n)
-{
-	report_src__object(&r->src, pid, object, probe, buf, n);
-}
-
 void report__name_barrier(const struct report *r, __u32 pid, __u64 call_site, __u64 object,
 			  __u16 probe, struct barrier_names *bn)
 {
 	report__site_where(r, pid, call_site, bn->where, sizeof(bn->where));
-	report__barrier_name(r, pid, object, probe, bn->name, sizeof(bn->name));
+	report_src__object(&r->src, pid, object, probe, bn->name, sizeof(bn->name));
 }
 
 /* ---- the phase analysis's callbacks ----------------------------------------------- */

@@ -79,9 +79,7 @@ void report__at_end(struct report *r);
 /* Summary: sites, threads, hangs, drops; closes the JSON document. */
 void report__end(struct report *r, const struct report_drops *d);
 
-/* Names used by the reports, exposed for other outputs. */
+/* Where a call site is, as the reports name it (top names sites too). */
 void report__site_where(const struct report *r, __u32 pid, __u64 call_site, char *buf, size_t n);
-void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe, char *buf,
-			  size_t n);
 
 #endif
