@@ -90,7 +90,8 @@ static inline int ph_is_release(int kind)
 /* phases.c: grow *arr (of *cap elements of size sz) to hold at least n. */
 int ph_reserve(void **arr, size_t *cap, size_t n, size_t sz);
 
-/* threads.c */
+/* threads.c: thread tid, added on first sight (NULL: no memory); its
+ * THREAD_START (a recycled id starts afresh) and THREAD_EXIT records. */
 struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid);
 void threads__start(struct phases *p, struct ph_thread *t, __u64 ts);
 void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts);

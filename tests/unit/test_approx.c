@@ -5,6 +5,25 @@
  * ones. */
 #include "phases_fixture.h"
 
+/* A phase analysis approximating with the probe costs a_enter, a_exit
+ * under model and exit order, its episodes copied into c. */
+static struct phases *approx_phases(struct collected *c, const __u64 *a_enter, const __u64 *a_exit,
+				    int model, int order)
+{
+	struct phases_config cfg = {.probes = probes,
+				    .nprobes = NPROBES,
+				    .start_ns = START,
+				    .alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .model = model,
+				    .exit_order = order};
+	struct phases_ops ops = {.episode = on_episode};
+
+	memset(c, 0, sizeof(*c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	return phases__new(&cfg, &ops, c);
+}
+
 /*
  * Malony-Reed barrier approximation with calibrated costs: barrier probe
  * entry 100, return 50; region probe entry 300, return 200. Thread 1 pays a
@@ -16,19 +35,10 @@ TEST(approximation_barrier_malony_reed)
 {
 	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100, [P_REGION] = 300};
 	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50, [P_REGION] = 200};
-	struct phases_config cfg = {.probes = probes,
-				    .nprobes = NPROBES,
-				    .start_ns = START,
-				    .alpha_enter = a_enter,
-				    .alpha_exit = a_exit};
-	struct phases_ops ops = {.episode = on_episode};
 	struct collected c;
-	struct phases *p;
+	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_MR, PH_EXIT_RANK);
 	struct ph_episode_times m;
 
-	memset(&c, 0, sizeof(c));
-	memset(pending_depth, 0, sizeof(pending_depth));
-	p = phases__new(&cfg, &ops, &c);
 	enter(p, P_REGION, 1, 1100, 0, SITE_B);
 	leave(p, P_REGION, 1, 1400, 0);
 	enter(p, P_PBW, 2, 2800, OBJ_X, SITE_A); /* t_a = 1000 + 1800 = 2800 */
@@ -79,19 +89,8 @@ static struct phases *two_barrier_episodes(struct collected *c, int model, int o
 {
 	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
 	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50};
-	struct phases_config cfg = {.probes = probes,
-				    .nprobes = NPROBES,
-				    .start_ns = START,
-				    .alpha_enter = a_enter,
-				    .alpha_exit = a_exit,
-				    .model = model,
-				    .exit_order = order};
-	struct phases_ops ops = {.episode = on_episode};
-	struct phases *p;
+	struct phases *p = approx_phases(c, a_enter, a_exit, model, order);
 
-	memset(c, 0, sizeof(*c));
-	memset(pending_depth, 0, sizeof(pending_depth));
-	p = phases__new(&cfg, &ops, c);
 	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
 	enter(p, P_PBW, 2, 2500, OBJ_X, SITE_A);
 	enter(p, P_PBW, 3, 3000, OBJ_X, SITE_A);
@@ -166,20 +165,12 @@ TEST(barrier_exits_sarukkai_malony_never_later_than_measured)
 {
 	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
 	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50};
-	struct phases_config cfg = {.probes = probes,
-				    .nprobes = NPROBES,
-				    .start_ns = START,
-				    .alpha_enter = a_enter,
-				    .alpha_exit = a_exit,
-				    .model = PH_MODEL_SM};
-	struct phases_ops ops = {.episode = on_episode};
 	struct collected c;
 	struct phases *p;
+	int order;
 
-	for (cfg.exit_order = PH_EXIT_RANK; cfg.exit_order <= PH_EXIT_REVERSE; cfg.exit_order++) {
-		memset(&c, 0, sizeof(c));
-		memset(pending_depth, 0, sizeof(pending_depth));
-		p = phases__new(&cfg, &ops, &c);
+	for (order = PH_EXIT_RANK; order <= PH_EXIT_REVERSE; order++) {
+		p = approx_phases(&c, a_enter, a_exit, PH_MODEL_SM, order);
 		enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
 		enter(p, P_PBW, 2, 2500, OBJ_X, SITE_A);
 		leave(p, P_PBW, 1, 2600, 0);
@@ -207,19 +198,9 @@ TEST(time_based_model_ignores_barriers)
 {
 	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
 	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50};
-	struct phases_config cfg = {.probes = probes,
-				    .nprobes = NPROBES,
-				    .start_ns = START,
-				    .alpha_enter = a_enter,
-				    .alpha_exit = a_exit,
-				    .model = PH_MODEL_TIME};
-	struct phases_ops ops = {.episode = on_episode};
 	struct collected c;
-	struct phases *p;
+	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_TIME, PH_EXIT_RANK);
 
-	memset(&c, 0, sizeof(c));
-	memset(pending_depth, 0, sizeof(pending_depth));
-	p = phases__new(&cfg, &ops, &c);
 	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
 	enter(p, P_PBW, 2, 3000, OBJ_X, SITE_A);
 	leave(p, P_PBW, 2, 3100, 0);
@@ -275,18 +256,9 @@ TEST(fork_and_join_rebase_the_threads)
 {
 	static const __u64 a_enter[NPROBES] = {[P_REGION] = 300};
 	static const __u64 a_exit[NPROBES] = {[P_REGION] = 200};
-	struct phases_config cfg = {.probes = probes,
-				    .nprobes = NPROBES,
-				    .start_ns = START,
-				    .alpha_enter = a_enter,
-				    .alpha_exit = a_exit};
-	struct phases_ops ops = {.episode = on_episode};
 	struct collected c;
-	struct phases *p;
+	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_MR, PH_EXIT_RANK);
 
-	memset(&c, 0, sizeof(c));
-	memset(pending_depth, 0, sizeof(pending_depth));
-	p = phases__new(&cfg, &ops, &c);
 	enter(p, P_REGION, PID, 1500, 0, SITE_A);
 	leave(p, P_REGION, PID, 2500, 0);
 	feed(p, SBT_EV_THREAD_START, 0, 2, 3000, 0, 0);
