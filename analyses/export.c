@@ -42,7 +42,7 @@ struct exporter *exporter__new(const struct export_opts *o, const struct report_
 	x->src = *src;
 	x->ops = formats[o->format].ops;
 	/* without probe costs there is no approximated view */
-	if (!src->alpha_enter || !src->alpha_exit)
+	if (!src->phases.alpha_enter || !src->phases.alpha_exit)
 		x->o.views &= ~EXPORT_APPROXIMATED;
 	if (!x->o.views)
 		x->o.views = EXPORT_MEASURED;
@@ -107,7 +107,7 @@ const struct phases_ops exporter_phases_ops = {.episode = on_episode, .call = on
 
 const char *export__symbol(const struct exporter *x, __u16 probe)
 {
-	return probe < x->src.nprobes ? x->src.probes[probe].symbol : "?";
+	return report_src__symbol(&x->src, probe);
 }
 
 void export__site(const struct exporter *x, const struct ph_episode *ep, char *buf, size_t n)
@@ -118,12 +118,10 @@ void export__site(const struct exporter *x, const struct ph_episode *ep, char *b
 void export__object(const struct exporter *x, __u32 pid, __u64 obj, __u16 probe, char *buf,
 		    size_t n)
 {
-	names__object(x->src.names, pid, obj, export__symbol(x, probe), buf, n);
+	report_src__object(&x->src, pid, obj, probe, buf, n);
 }
 
 const char *export__comm(const struct exporter *x, __u32 tid)
 {
-	const char *c = x->src.names ? names__comm(x->src.names, tid) : NULL;
-
-	return c ? c : "";
+	return report_src__comm(&x->src, tid, "");
 }

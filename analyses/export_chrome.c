@@ -81,7 +81,7 @@ static void event(struct exporter *x, const char *ph, const char *name, const ch
 		json_kstr(j, "cat", cat);
 	json_ku64(j, "pid", view_id(pid, view));
 	json_ku64(j, "tid", view_id(tid, view));
-	json_kfixed3(j, "ts", (int64_t)(ts - x->src.start_ns));
+	json_kfixed3(j, "ts", (int64_t)(ts - x->src.phases.start_ns));
 }
 
 static void metadata(struct exporter *x, const char *what, int view, __u32 pid, __u32 tid,
@@ -89,7 +89,7 @@ static void metadata(struct exporter *x, const char *what, int view, __u32 pid, 
 {
 	struct json *j = &state(x)->j;
 
-	event(x, "M", what, NULL, view, pid, tid, x->src.start_ns);
+	event(x, "M", what, NULL, view, pid, tid, x->src.phases.start_ns);
 	json_key(j, "args");
 	json_obj_begin(j);
 	json_kstr(j, "name", name);
@@ -160,7 +160,7 @@ static void counters(struct exporter *x, const struct ph_episode *ep, const stru
 	char name[NAME_LEN];
 	int k;
 
-	for (k = 0; a->ctr_valid && k < x->src.ncounters; k++) {
+	for (k = 0; a->ctr_valid && k < x->src.phases.ncounters; k++) {
 		snprintf(name, sizeof(name), "%s (tid %u)", x->src.counters[k].name, a->tid);
 		event(x, "C", name, "counters", PH_MEASURED, ep->pid, a->tid, a->arrive_ns);
 		json_key(j, "args");
@@ -204,7 +204,7 @@ static void episode(struct exporter *x, const struct ph_episode *ep)
 		episode_view(x, ep, PH_MEASURED, barrier);
 	if (x->o.views & EXPORT_APPROXIMATED)
 		episode_view(x, ep, PH_APPROXIMATED, barrier);
-	for (i = 0; i < ep->n && x->src.ncounters; i++)
+	for (i = 0; i < ep->n && x->src.phases.ncounters; i++)
 		counters(x, ep, &ep->arr[i]);
 }
 
@@ -239,13 +239,8 @@ static void note_hold(struct exporter *x, const struct ph_call *c)
 	struct chrome *s = state(x);
 	struct hold *h = hmap_get(&s->holds, c->tid, c->obj);
 
-	if (!h) {
-		h = calloc(1, sizeof(*h));
-		if (!h || hmap_put(&s->holds, c->tid, c->obj, h)) {
-			free(h);
-			return;
-		}
-	}
+	if (!h && !(h = hmap_put_new(&s->holds, c->tid, c->obj, sizeof(*h))))
+		return;
 	h->t[0] = c->exit_ns;
 	h->t[1] = c->exit_a;
 }
@@ -301,16 +296,16 @@ static void other_data(struct exporter *x, const struct phases *p, const struct 
 	json_kstr(j, "kernel", x->src.kernel ? x->src.kernel : "");
 	json_ku64(j, "records_lost", d ? d->total : 0);
 	json_ku64(j, "phases", phases__completed(p));
-	if (x->src.alpha_enter) {
+	if (x->src.phases.alpha_enter) {
 		json_key(j, "calibration");
 		json_arr_begin(j);
-		for (k = 1; k < x->src.nprobes; k++) {
-			if (!x->src.probes[k].kind)
+		for (k = 1; k < x->src.phases.nprobes; k++) {
+			if (!x->src.phases.probes[k].kind)
 				continue; /* an id not in use */
 			json_obj_begin(j);
-			json_kstr(j, "symbol", x->src.probes[k].symbol);
-			json_ku64(j, "entry_ns", x->src.alpha_enter[k]);
-			json_ku64(j, "exit_ns", x->src.alpha_exit[k]);
+			json_kstr(j, "symbol", x->src.phases.probes[k].symbol);
+			json_ku64(j, "entry_ns", x->src.phases.alpha_enter[k]);
+			json_ku64(j, "exit_ns", x->src.phases.alpha_exit[k]);
 			json_obj_end(j);
 		}
 		json_arr_end(j);

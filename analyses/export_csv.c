@@ -31,7 +31,7 @@ static void begin(struct exporter *x)
 	      "wait_ns,late_wait_ns,blocked_ns,sync_wait_ns,useful_ns,probe_overhead_ns,"
 	      "a_start_ns,a_arrive_ns,a_depart_ns,a_compute_ns,a_wait_ns,a_late_wait_ns",
 	      f);
-	for (k = 0; k < x->src.ncounters; k++) {
+	for (k = 0; k < x->src.phases.ncounters; k++) {
 		fputc(',', f);
 		field(f, x->src.counters[k].name);
 	}
@@ -40,7 +40,7 @@ static void begin(struct exporter *x)
 
 static __u64 rel(const struct exporter *x, __u64 ts)
 {
-	return ts > x->src.start_ns ? ts - x->src.start_ns : 0;
+	return ts > x->src.phases.start_ns ? ts - x->src.phases.start_ns : 0;
 }
 
 /* start, arrive, depart (empty when unseen), compute, wait, late wait */
@@ -89,7 +89,7 @@ static void episode(struct exporter *x, const struct ph_episode *ep)
 			times(x, a, PH_APPROXIMATED, &am);
 		else
 			fputs(",,,,,,", f);
-		for (k = 0; k < x->src.ncounters; k++) {
+		for (k = 0; k < x->src.phases.ncounters; k++) {
 			fputc(',', f);
 			if (a->ctr_valid)
 				fprintf(f, "%" PRIu64, (uint64_t)a->ctr[k]);

@@ -206,8 +206,8 @@ static struct location *location(struct exporter *x, int view, __u32 pid, __u32 
 /* OTF2 wants each location's times in order and within the trace. */
 static __u64 stamp(struct exporter *x, struct location *l, __u64 ts)
 {
-	if (ts < x->src.start_ns)
-		ts = x->src.start_ns;
+	if (ts < x->src.phases.start_ns)
+		ts = x->src.phases.start_ns;
 	if (ts < l->last_ts)
 		ts = l->last_ts;
 	l->last_ts = ts;
@@ -237,7 +237,7 @@ static __u32 lock_id(struct exporter *x, __u32 pid, __u64 addr)
 
 static int kind_of(const struct exporter *x, __u16 probe)
 {
-	return probe < x->src.nprobes ? x->src.probes[probe].kind : 0;
+	return probe < x->src.phases.nprobes ? x->src.phases.probes[probe].kind : 0;
 }
 
 static void enter(struct exporter *x, struct location *l, const struct sbt_event *e, __u64 ts)
@@ -288,7 +288,7 @@ static void metric(struct exporter *x, struct location *l, const struct sbt_even
 	__u32 k0 = SBT_CTR_INDEX(e->probe), j;
 	__u64 v[2] = {e->obj, e->site};
 
-	for (j = 0; j < 2 && k0 + j < (__u32)x->src.ncounters; j++) {
+	for (j = 0; j < 2 && k0 + j < (__u32)x->src.phases.ncounters; j++) {
 		OTF2_Type type = OTF2_TYPE_UINT64;
 		OTF2_MetricValue value = {.unsigned_int = v[j]};
 
@@ -370,8 +370,8 @@ static void def_regions(struct exporter *x, struct defs *d)
 
 	OTF2_GlobalDefWriter_WriteRegion(d->w, 0, none, none, none, OTF2_REGION_ROLE_UNKNOWN,
 					 OTF2_PARADIGM_UNKNOWN, OTF2_REGION_FLAG_NONE, none, 0, 0);
-	for (k = 1; k < x->src.nprobes; k++) {
-		const struct sbt_probe_info *p = &x->src.probes[k];
+	for (k = 1; k < x->src.phases.nprobes; k++) {
+		const struct sbt_probe_info *p = &x->src.phases.probes[k];
 		int omp = !strncmp(p->symbol, "GOMP_", 5) || !strncmp(p->symbol, "__kmpc_", 7);
 		OTF2_StringRef name = string(d, p->symbol[0] ? p->symbol : "?");
 
@@ -386,7 +386,7 @@ static void def_metrics(struct exporter *x, struct defs *d)
 {
 	int k;
 
-	for (k = 0; k < x->src.ncounters; k++) {
+	for (k = 0; k < x->src.phases.ncounters; k++) {
 		OTF2_MetricMemberRef m = k;
 
 		OTF2_GlobalDefWriter_WriteMetricMember(
@@ -435,7 +435,7 @@ static void def_locations(struct exporter *x, struct defs *d)
 static void end(struct exporter *x, const struct phases *p, const struct export_drops *dr)
 {
 	struct otf2 *o = state(x);
-	__u64 t1 = x->o.end_ns > x->src.start_ns ? x->o.end_ns : x->src.start_ns;
+	__u64 t1 = x->o.end_ns > x->src.phases.start_ns ? x->o.end_ns : x->src.phases.start_ns;
 	struct defs d = {0};
 	size_t i;
 
@@ -462,8 +462,9 @@ static void end(struct exporter *x, const struct phases *p, const struct export_
 			OTF2_Archive_GetDefWriter(o->archive, location_ref(o->loc_list[i])));
 	OTF2_Archive_CloseDefFiles(o->archive);
 	d.w = OTF2_Archive_GetGlobalDefWriter(o->archive);
-	OTF2_GlobalDefWriter_WriteClockProperties(d.w, 1000000000, x->src.start_ns,
-						  t1 - x->src.start_ns, OTF2_UNDEFINED_TIMESTAMP);
+	OTF2_GlobalDefWriter_WriteClockProperties(d.w, 1000000000, x->src.phases.start_ns,
+						  t1 - x->src.phases.start_ns,
+						  OTF2_UNDEFINED_TIMESTAMP);
 	OTF2_GlobalDefWriter_WriteSystemTreeNode(d.w, 0, string(&d, "machine"), string(&d, "node"),
 						 OTF2_UNDEFINED_SYSTEM_TREE_NODE);
 	def_regions(x, &d);

@@ -95,7 +95,7 @@ static int init(struct exporter *x, char *err, size_t errlen)
 		return -1;
 	}
 	s->width = x->o.width > 0 ? x->o.width : DEFAULT_W;
-	s->t0 = x->src.start_ns;
+	s->t0 = x->src.phases.start_ns;
 	s->t1 = x->o.end_ns > s->t0 ? x->o.end_ns : s->t0 + 1;
 	hmap_init(&s->rows);
 	x->state = s;

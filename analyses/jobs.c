@@ -75,7 +75,6 @@ static int job_open(struct jobs *j, struct job *job)
 {
 	struct report_opts ro = j->c.ro;
 	struct report_src src = j->c.src;
-	struct phases_config pc = j->c.pc;
 
 	job->out = j->c.separate ? tmpfile() : j->c.ro.out;
 	if (!job->out)
@@ -86,12 +85,12 @@ static int job_open(struct jobs *j, struct job *job)
 		ro.episode_lines = 0; /* lines of several jobs would interleave */
 		ro.before_output = NULL;
 	}
-	src.start_ns = pc.start_ns = job->start_ns;
+	src.phases.start_ns = job->start_ns;
 	src.command = job->command;
-	job->sync = sync__new(src.probes, src.nprobes);
-	src.sync = pc.sync = job->sync;
+	job->sync = sync__new(src.phases.probes, src.phases.nprobes);
+	src.phases.sync = job->sync;
 	job->report = job->sync ? report__new(&ro, &src) : NULL;
-	job->ph = job->report ? phases__new(&pc, &report_phases_ops, job->report) : NULL;
+	job->ph = job->report ? phases__new(&src.phases, &report_phases_ops, job->report) : NULL;
 	if (!job->ph)
 		return -ENOMEM;
 	report__attach(job->report, job->ph);

@@ -35,8 +35,9 @@ struct job {
 
 struct jobs_config {
 	struct report_opts ro; /* template: out is where every report ends up */
-	struct report_src src; /* template: start_ns and command come from the job */
-	struct phases_config pc;
+	/* template of the report and, in src.phases, of the analysis: start,
+	 * sync and command come from the job */
+	struct report_src src;
 	int separate;  /* several jobs: reports in temporary files, with headings */
 	int show_idle; /* print jobs without barrier activity too */
 };

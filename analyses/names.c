@@ -68,11 +68,9 @@ int names__set(struct names *n, __u32 pid, __u64 addr, const char *str)
 		n->list = l;
 		n->cap = cap;
 	}
-	nm = malloc(sizeof(*nm));
-	if (!nm || hmap_put(&n->addrs, pid, addr, nm)) {
-		free(nm);
+	nm = hmap_put_new(&n->addrs, pid, addr, sizeof(*nm));
+	if (!nm)
 		goto oom;
-	}
 	*nm = (struct name){pid, addr, copy};
 	n->list[n->n++] = nm;
 	return 0;

@@ -33,8 +33,6 @@ struct ph_arrival {
 	__u64 overhead_ns; /* probe cost removed from its compute window */
 };
 
-enum ph_state { PH_OPEN, PH_RELEASING };
-
 struct ph_episode {
 	__u64 index; /* phase number, in completion order from 0 */
 	__u32 pid;
@@ -50,7 +48,7 @@ struct ph_episode {
 	__u64 tm_exit_f, ta_exit_f; /* first measured exit, and its approximation */
 	__u32 exits_approximated;
 	__u32 serial; /* pthread_barrier_wait returns of SERIAL_THREAD (-1) */
-	int state;
+	int state;    /* internal: open, or released and waiting for departures */
 	int hang_reported;
 };
 

@@ -139,21 +139,12 @@ struct phases_config replay__phases_config(const struct replay *r)
 
 struct report_src replay__report_src(const struct replay *r)
 {
-	return (struct report_src){.probes = r->infos,
-				   .nprobes = r->nprobes,
+	return (struct report_src){.phases = replay__phases_config(r),
 				   .names = r->names,
-				   .start_ns = r->job ? r->job->start_ns : r->m->start_ns,
 				   .realtime_offset_ns = r->m->realtime_offset_ns,
 				   .command = r->job ? r->job->command : r->m->command,
 				   .kernel = r->m->kernel,
-				   .sync = r->sync,
-				   .counters = r->m->counters,
-				   .ncounters = r->m->ncounters,
-				   .alpha_enter = r->alpha_ok ? r->m->alpha_enter : NULL,
-				   .alpha_exit = r->alpha_ok ? r->m->alpha_exit : NULL,
-				   .alpha_counters = r->m->alpha_counters,
-				   .model = r->approx.model,
-				   .exit_order = r->approx.exit_order};
+				   .counters = r->m->counters};
 }
 
 int replay__run(struct replay *r, struct phases *ph, __u64 hang_ns,
@@ -237,11 +228,8 @@ static void job_drops(void *ctx, const struct job *job, struct report_drops *d)
 /* A report per process of the trace. */
 static int report_jobs(struct replay *rp, const struct report_opts *ro, __u64 hang_ns)
 {
-	struct jobs_config c = {.ro = *ro,
-				.src = replay__report_src(rp),
-				.pc = replay__phases_config(rp),
-				.separate = 1,
-				.show_idle = 1};
+	struct jobs_config c = {
+		.ro = *ro, .src = replay__report_src(rp), .separate = 1, .show_idle = 1};
 	struct jobs *js = jobs__new(&c);
 	char *used = calloc(rp->m->njobs + 1, 1);
 	struct sbt_event e;
@@ -278,7 +266,6 @@ int replay__report(struct replay *rp, const struct report_opts *ro, __u64 hang_n
 {
 	const struct tf_meta *m = rp->m;
 	struct report_src src = replay__report_src(rp);
-	struct phases_config pc = replay__phases_config(rp);
 	struct report_drops drops = {
 		.total = m->drops_total, .per_cpu = m->drops_per_cpu, .ncpus = m->ncpus};
 	struct report *r;
@@ -290,7 +277,7 @@ int replay__report(struct replay *rp, const struct report_opts *ro, __u64 hang_n
 	if (rp->pid && m->njobs > 1) /* one process of several: its own losses */
 		drops = (struct report_drops){.total = rp->job->drops};
 	r = report__new(ro, &src);
-	ph = r ? phases__new(&pc, &report_phases_ops, r) : NULL;
+	ph = r ? phases__new(&src.phases, &report_phases_ops, r) : NULL;
 
 	if (ph) {
 		report__attach(r, ph);

@@ -37,7 +37,7 @@ void replay__close(struct replay *r);
 /* Select process pid (0: none). With need_one, a trace holding several
  * processes needs one selected. 0, or -EINVAL after logging why. */
 int replay__select(struct replay *r, __u32 pid, int need_one);
-/* The phase analysis's configuration and the reports' sources for it. */
+/* The phase analysis's configuration, and the reports' sources (holding it). */
 struct phases_config replay__phases_config(const struct replay *r);
 struct report_src replay__report_src(const struct replay *r);
 /* Every record through ph (threads of the file declared first; hangs in

@@ -37,22 +37,26 @@ struct report_opts {
 	void *hook_ctx;
 };
 
-/* Where names and times come from (a live session or a trace file). */
+/* The analysis reported on, and where names and times come from (a live
+ * session or a trace file). */
 struct report_src {
-	const struct sbt_probe_info *probes;
-	int nprobes;
+	/* probes, session start, sync, counters, probe costs and model: the
+	 * report reads the configuration its phase analysis runs with */
+	struct phases_config phases;
 	const struct names *names;
-	__u64 start_ns;		  /* session start, CLOCK_MONOTONIC */
 	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	const char *command;
 	const char *kernel;
-	const struct sync *sync; /* locks, semaphores, condvars, futex; may be NULL */
 	const struct sbt_counter_info *counters; /* -e events, in record order */
-	int ncounters;
-	const __u64 *alpha_enter, *alpha_exit; /* probe cost per hit by probe id; may be NULL */
-	__u64 alpha_counters;		       /* cost of one counter record */
-	int model, exit_order;		       /* enum ph_model, enum ph_exit_order */
 };
+
+/* Names from a source: a probe's symbol ("?" for an unknown id); an object,
+ * by its symbol or else its probe's symbol and address; a thread's command
+ * (unknown when there is none). */
+const char *report_src__symbol(const struct report_src *s, __u16 probe);
+void report_src__object(const struct report_src *s, __u32 pid, __u64 object, __u16 probe, char *buf,
+			size_t n);
+const char *report_src__comm(const struct report_src *s, __u32 tid, const char *unknown);
 
 struct report_drops {
 	__u64 total;
@@ -75,9 +79,7 @@ void report__at_end(struct report *r);
 /* Summary: sites, threads, hangs, drops; closes the JSON document. */
 void report__end(struct report *r, const struct report_drops *d);
 
-/* Names used by the reports, exposed for other outputs. */
+/* Where a call site is, as the reports name it (top names sites too). */
 void report__site_where(const struct report *r, __u32 pid, __u64 call_site, char *buf, size_t n);
-void report__barrier_name(const struct report *r, __u32 pid, __u64 object, __u16 probe, char *buf,
-			  size_t n);
 
 #endif

@@ -115,11 +115,9 @@ static struct sync_obj *obj_get(struct sync *s, int kind, __u32 pid, __u64 addr,
 		s->list[kind] = l;
 		s->cap[kind] = cap;
 	}
-	o = calloc(1, sizeof(*o));
-	if (!o || hmap_put(&s->objs[kind], pid, addr, o)) {
-		free(o);
+	o = hmap_put_new(&s->objs[kind], pid, addr, sizeof(*o));
+	if (!o)
 		return NULL;
-	}
 	o->kind = kind;
 	o->pid = pid;
 	o->addr = addr;
@@ -190,13 +188,8 @@ static void hold_begin(struct sync *s, __u32 tid, __u64 lock, __u64 ts)
 {
 	__u64 *start = hmap_get(&s->holds, tid, lock);
 
-	if (!start) {
-		start = malloc(sizeof(*start));
-		if (!start || hmap_put(&s->holds, tid, lock, start)) {
-			free(start);
-			return;
-		}
-	}
+	if (!start && !(start = hmap_put_new(&s->holds, tid, lock, sizeof(*start))))
+		return;
 	*start = ts;
 }
 

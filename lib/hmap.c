@@ -114,6 +114,17 @@ int hmap_put(struct hmap *m, uint64_t k1, uint64_t k2, void *val)
 	return 0;
 }
 
+void *hmap_put_new(struct hmap *m, uint64_t k1, uint64_t k2, size_t size)
+{
+	void *val = calloc(1, size);
+
+	if (val && hmap_put(m, k1, k2, val)) {
+		free(val);
+		return NULL;
+	}
+	return val;
+}
+
 void *hmap_del(struct hmap *m, uint64_t k1, uint64_t k2)
 {
 	struct hmap_slot *s = find(m, k1, k2);

@@ -29,6 +29,9 @@ void hmap_free_values(struct hmap *m);
 void *hmap_get(const struct hmap *m, uint64_t k1, uint64_t k2);
 /* Insert or replace. Returns 0 or -ENOMEM. */
 int hmap_put(struct hmap *m, uint64_t k1, uint64_t k2, void *val);
+/* A new value of size zeroed bytes put at (k1, k2), which must hold none
+ * (the caller or hmap_free_values() frees it). NULL on no memory. */
+void *hmap_put_new(struct hmap *m, uint64_t k1, uint64_t k2, size_t size);
 void *hmap_del(struct hmap *m, uint64_t k1, uint64_t k2);
 /* Iteration: the live entry at or after slot *pos (start at 0), with *pos
  * moved past it; NULL at the end. Entries may be deleted while iterating,

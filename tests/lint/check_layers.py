@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The architecture as a test (doc/design.md, "Layers"): every #include of the
-C sources goes down or sideways within its layer, never up, and no two
-modules (x.c + x.h) depend on each other, directly or through others.
+"""The architecture as a test (doc/design.md §3): every #include of the C
+sources goes down or sideways within its layer, never up, and no two modules
+(x.c + x.h, with x_impl.h) depend on each other, directly or through others.
 
 Prints one "ok"/"not ok" line per rule and a final "N passed, N failed"."""
 import os
@@ -55,7 +55,10 @@ def layer(path):
 
 
 def module(path):
-    return os.path.splitext(path)[0]
+    """x.c and x.h are module x; x_impl.h, the private header that the files
+    implementing x share, belongs to x too."""
+    m = os.path.splitext(path)[0]
+    return m[:-len("_impl")] if m.endswith("_impl") else m
 
 
 def main():

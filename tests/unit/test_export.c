@@ -74,21 +74,15 @@ static char *export_to_string(int format, int views, size_t *len)
 	static const struct export_thread threads[] = {{PID, 8, "worker"}, {PID, 9, "worker"}};
 	struct names *n = names__new();
 	struct sync *s = sync__new(probes, NPROBES);
-	struct report_src src = {.probes = probes,
-				 .nprobes = NPROBES,
+	struct report_src src = {.phases = {.probes = probes,
+					    .nprobes = NPROBES,
+					    .start_ns = START,
+					    .sync = s,
+					    .alpha_enter = a_in,
+					    .alpha_exit = a_out},
 				 .names = n,
-				 .start_ns = START,
 				 .command = "synthetic",
-				 .kernel = "test",
-				 .sync = s,
-				 .alpha_enter = a_in,
-				 .alpha_exit = a_out};
-	struct phases_config pc = {.probes = probes,
-				   .nprobes = NPROBES,
-				   .start_ns = START,
-				   .sync = s,
-				   .alpha_enter = a_in,
-				   .alpha_exit = a_out};
+				 .kernel = "test"};
 	struct export_opts o = {.format = format,
 				.views = views,
 				.end_ns = 9000,
@@ -107,7 +101,7 @@ static char *export_to_string(int format, int views, size_t *len)
 	names__set_comm(n, 9, "worker");
 	o.out = open_memstream(&buf, len);
 	x = exporter__new(&o, &src, err, sizeof(err));
-	p = phases__new(&pc, &exporter_phases_ops, x);
+	p = phases__new(&src.phases, &exporter_phases_ops, x);
 	exporter__begin(x);
 	feed_trace(p);
 	phases__finish(p);

@@ -48,8 +48,7 @@ static struct jobs *new_jobs(FILE *out, int json, struct names *names)
 {
 	struct jobs_config c = {
 		.ro = {.format = json ? REPORT_JSON : REPORT_TEXT, .out = out},
-		.src = {.probes = probes, .nprobes = NPROBES, .names = names},
-		.pc = {.probes = probes, .nprobes = NPROBES},
+		.src = {.phases = {.probes = probes, .nprobes = NPROBES}, .names = names},
 		.separate = 1,
 		.show_idle = 0,
 	};

@@ -43,12 +43,10 @@ static char *run_report(int format, int watch_all)
 				 .watch_all = watch_all,
 				 .warn_ns = 20 * MS,
 				 .out = f};
-	struct report_src src = {.probes = probes,
-				 .nprobes = NPROBES,
-				 .names = names,
-				 .start_ns = START,
-				 .command = "prog"};
-	struct phases_config pc = {.probes = probes, .nprobes = NPROBES, .start_ns = START};
+	struct report_src src = {
+		.phases = {.probes = probes, .nprobes = NPROBES, .start_ns = START},
+		.names = names,
+		.command = "prog"};
 	struct report *r;
 	struct phases *p;
 	struct report_drops d = {0};
@@ -56,7 +54,7 @@ static char *run_report(int format, int watch_all)
 	names__set(names, 7, 0x4000, "work (prog.c:12)");
 	names__set(names, 7, 0x9000, "bar");
 	r = report__new(&ro, &src);
-	p = phases__new(&pc, &report_phases_ops, r);
+	p = phases__new(&src.phases, &report_phases_ops, r);
 	report__attach(r, p);
 	report__begin(r);
 	feed(p, SBT_EV_ENTER, 1, START + 10 * MS, 0x9000, 0);

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The time-based approximation (DESIGN §5.4 models 1-2; Malony-Reed §3):
+ * each thread's approximated time is its measured time since its last
+ * perturbation boundary, less the probe cost it paid since then:
+ *
+ *	t_a(e) = base_a + (t_m(e) - base_m) - ovh
+ *
+ * Fork and join (Malony-Reed §3.2.2) and the synchronization models
+ * (approx_barrier.c, approx_handoff.c) move a thread's basis (rebase). Also
+ * here: the state the event-based models keep per object, and the
+ * violations and repairs they record.
+ */
+#include <stdlib.h>
+#include "analyses/phases_impl.h"
+
+int approx__enabled(const struct phases *p)
+{
+	return p->cfg.alpha_enter && p->cfg.alpha_exit;
+}
+
+int approx__event_based(const struct phases *p)
+{
+	return approx__enabled(p) && p->cfg.model != PH_MODEL_TIME;
+}
+
+void approx__violation(struct phases *p, int kind, __u32 pid, __u32 tid, __u64 object, __u64 ts,
+		       __u64 shift)
+{
+	p->violations[kind]++;
+	if (p->nviolation_list < PH_VIOLATIONS_KEPT)
+		p->violation_list[p->nviolation_list++] =
+			(struct ph_violation){kind, pid, tid, object, ts, shift};
+}
+
+struct obj_state *approx__obj(struct phases *p, __u64 pid, __u64 obj)
+{
+	struct obj_state *o = hmap_get(&p->objects, pid, obj);
+
+	return o ? o : hmap_put_new(&p->objects, pid, obj, sizeof(*o));
+}
+
+/* The run ends at its last measured event: its approximation is the
+ * approximated end (not the largest approximation seen, which may belong to
+ * a thread not yet re-based). */
+static void note_last(struct phases *p, __u64 tm, __u64 ta)
+{
+	if (tm >= p->ta_last_tm) {
+		p->ta_last_tm = tm;
+		p->ta_last = ta;
+	}
+}
+
+void approx__restart(struct ph_thread *t, __u64 tm, __u64 ta)
+{
+	t->base_m = tm;
+	t->base_a = ta;
+	t->ovh = 0;
+	t->ta_prev = ta;
+}
+
+__u64 approx__time_based(const struct ph_thread *t, __u64 tm)
+{
+	return t->base_a + sub0(sub0(tm, t->base_m), t->ovh);
+}
+
+__u64 approx__time(struct phases *p, struct ph_thread *t, __u64 tm)
+{
+	__u64 ta = approx__time_based(t, tm);
+
+	/* Two events closer than the probe cost charged between them (the
+	 * cost is charged whole at the next event, though part of it was
+	 * spent before the hit's timestamp): held at the previous event, the
+	 * rest is removed at the next ones. */
+	if (ta < t->ta_prev) {
+		p->clamped++;
+		ta = t->ta_prev;
+	}
+	t->ta_prev = ta;
+	note_last(p, tm, ta);
+	return ta;
+}
+
+void approx__rebase(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta)
+{
+	if (ta < t->ta_prev) {
+		approx__violation(p, PH_VIOL_ORDER, t->pid, t->tid, 0, tm, t->ta_prev - ta);
+		ta = t->ta_prev;
+	}
+	t->ta_prev = ta;
+	note_last(p, tm, ta);
+	t->base_m = tm;
+	t->base_a = ta;
+	t->ovh = 0;
+}
+
+/* Futex records (probe id 0) cost the syscall tracepoints' hits. */
+void approx__pay(struct phases *p, struct ph_thread *t, int type, __u16 probe)
+{
+	int entry = type == SBT_EV_ENTER || type == SBT_EV_FUTEX_ENTER;
+	const __u64 *a = entry ? p->cfg.alpha_enter : p->cfg.alpha_exit;
+
+	if (approx__enabled(p) && probe < p->cfg.nprobes) {
+		t->ovh += a[probe];
+		t->overhead_total += a[probe];
+	}
+}
+
+void approx__pay_counters(struct phases *p, struct ph_thread *t)
+{
+	if (approx__enabled(p)) {
+		t->ovh += p->cfg.alpha_counters;
+		t->overhead_total += p->cfg.alpha_counters;
+	}
+}
+
+/* Fork (Malony-Reed §3.2.2): a new thread takes its time basis from its
+ * creator's approximated time. The record does not name the creator: the
+ * process's main thread is taken to be it, and a thread of its own process
+ * starts at its measured time when there is none. */
+void approx__fork(struct phases *p, struct ph_thread *t, __u64 tm)
+{
+	struct ph_thread *main = hmap_get(&p->threads, t->pid, 0);
+	__u64 ta = tm;
+
+	if (approx__enabled(p) && main && main != t && !main->exit_ns)
+		ta = approx__time_based(main, tm);
+	approx__restart(t, tm, ta);
+	note_last(p, tm, ta);
+}
+
+/* Join (Malony-Reed §3.2.2): once the last worker of a process has exited,
+ * its main thread (which was joining them) continues from the worker exit
+ * with the greatest approximated time, if that is earlier than its own
+ * approximation. */
+static void join_workers(struct phases *p, struct ph_thread *w, __u64 ta_exit, __u64 tm_exit)
+{
+	struct ph_thread *main = hmap_get(&p->threads, w->pid, 0);
+	size_t i;
+
+	if (!main || main == w)
+		return;
+	if (ta_exit >= main->join_ta) {
+		main->join_ta = ta_exit;
+		main->join_tm = tm_exit;
+	}
+	for (i = 0; i < p->nthreads; i++) {
+		const struct ph_thread *o = p->thread_list[i];
+
+		if (o->pid == w->pid && o != main && !o->exit_ns)
+			return; /* a worker is still running */
+	}
+	/* no earlier than the main thread's latest event either */
+	if (main->join_ta < approx__time_based(main, main->join_tm))
+		approx__rebase(p, main, main->join_tm,
+			       main->join_ta > main->ta_prev ? main->join_ta : main->ta_prev);
+}
+
+void approx__join(struct phases *p, struct ph_thread *t, __u64 tm)
+{
+	if (approx__enabled(p))
+		join_workers(p, t, approx__time(p, t, tm), tm);
+}
+
+/* ---- what the approximation found --------------------------------------------- */
+
+__u64 phases__approx_last_ts(const struct phases *p)
+{
+	return p->ta_last;
+}
+
+__u64 phases__thread_approx(const struct phases *p, __u32 tid)
+{
+	const struct ph_thread *t = hmap_get(&p->threads, tid, 0);
+
+	return t && approx__enabled(p) ? t->ta_prev : 0;
+}
+
+__u64 phases__clamped(const struct phases *p)
+{
+	return p->clamped;
+}
+
+__u64 phases__violations(const struct phases *p, int kind)
+{
+	__u64 n = 0;
+	int k;
+
+	if (kind >= 0 && kind < PH_VIOL_NKINDS)
+		return p->violations[kind];
+	for (k = 0; k < PH_VIOL_NKINDS; k++)
+		n += p->violations[k];
+	return n;
+}
+
+size_t phases__violation_list(const struct ph_violation **first, const struct phases *p)
+{
+	*first = p->violation_list;
+	return p->nviolation_list;
+}
+
+const char *ph_violation_name(int kind)
+{
+	static const char *const names[PH_VIOL_NKINDS] = {
+		[PH_VIOL_SEM_CASE_C] = "semaphore_case_c",
+		[PH_VIOL_ORDER] = "thread_order",
+		[PH_VIOL_BARRIER] = "barrier_exit",
+	};
+
+	return kind >= 0 && kind < PH_VIOL_NKINDS ? names[kind] : "unknown";
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Hand-offs, event-based (DESIGN §5.4 models 5-7): a semaphore P that took
+ * a V's token (Malony-Reed §4.3.2, cases A, B and C), and, on the same
+ * principle, a lock acquired after an unlock, a condition wait ended by a
+ * signal, and a futex wait outside probed calls ended by a wake. No
+ * acquisition is approximated before the release it needed.
+ */
+#include "analyses/phases_impl.h"
+#include "analyses/sync.h"
+
+/* Futex words are keyed apart from the objects of the same address (a
+ * mutex's word is the mutex). */
+#define FUTEX_KEY(pid) ((__u64)(pid) | 1ULL << 32)
+
+static void note_release(struct phases *p, const struct sbt_event *e, __u64 ta)
+{
+	struct obj_state *o = approx__obj(p, e->pid, e->obj);
+
+	if (o) {
+		o->tm = e->ts;
+		o->ta = ta;
+		o->probe = e->probe;
+	}
+}
+
+/* Probe cost between a release's timestamp and the waiter's return
+ * timestamp: the rest of the release's entry hit (a single-stepped
+ * instruction costs most after the handler ran) and the start of the
+ * waiter's return hit. */
+static __u64 handoff_alpha(const struct phases *p, __u16 wait_probe, __u16 release_probe)
+{
+	return p->cfg.alpha_exit[wait_probe] + p->cfg.alpha_enter[release_probe];
+}
+
+/* A lock acquired after an unlock, a condition wait ended after a signal
+ * (our extension of Malony-Reed §4.3, DESIGN §5.4 model 6): the measured
+ * acquisition order is kept and no acquisition is approximated before the
+ * release it needed. If the thread waited for it in the measurement (the
+ * release came after its call began), it leaves at the approximated release
+ * plus the measured hand-off less probe cost, or at its approximated call
+ * entry if the lock was already free then (the uncontended path takes tens
+ * of ns, so no hand-off). If it did not wait but the release is now later
+ * than its call entry, it waits for it (case A). */
+static void acquired(struct phases *p, struct ph_thread *t, __u64 tm_s, __u64 ta_s,
+		     const struct sbt_event *e, __u16 wait_probe, const struct obj_state *r)
+{
+	__u64 ta_e = max_u64(approx__time_based(t, e->ts), ta_s), ta;
+
+	if (r->tm > e->ts)
+		return;
+	if (r->tm >= tm_s) {
+		ta = r->ta + sub0(e->ts - r->tm, handoff_alpha(p, wait_probe, r->probe));
+		ta = ta > ta_s ? ta : ta_s;
+	} else {
+		ta = r->ta > ta_s ? r->ta + (ta_e - ta_s) : ta_e;
+	}
+	approx__rebase(p, t, e->ts, ta);
+}
+
+/* A futex wait outside any probed call (a hand-made barrier or lock) ended
+ * by a wake (DESIGN §5.4 model 7): the same rule as a lock, the wake being
+ * the release; probe id 0 holds the syscall tracepoints' cost. */
+void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	const struct obj_state *r = hmap_get(&p->objects, FUTEX_KEY(e->pid), t->futex.uaddr);
+
+	if (r && r->tm)
+		acquired(p, t, t->futex.ts, t->futex.ta, e, 0, r);
+}
+
+/* A futex wake: the release a waiter's return may be re-timed on. */
+void approx_handoff__futex_wake(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	struct obj_state *o = approx__obj(p, FUTEX_KEY(e->pid), e->obj);
+
+	if (o) {
+		o->tm = e->ts;
+		o->ta = max_u64(approx__time_based(t, e->ts), t->ta_prev);
+		o->probe = 0;
+	}
+}
+
+/* A P that took V's token (Malony-Reed §4.3.2). P_s is the call's entry,
+ * P_e its return. Waited in the measurement (V after P_s): case B when the
+ * approximated V precedes P_s, t_a(P_e) = t_a(P_w) + t_m(P_e) - t_m(V) with
+ * P_w = P_s, else t_a(V) + t_m(P_e) - t_m(V), both less probe cost. No wait
+ * measured but V approximated after P_s: case A, P_p = V and the call's own
+ * time follows. Otherwise time-based. */
+static void sem_acquired(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
+			 const struct sync_post *v)
+{
+	__u64 ta_s = t->stack[d].ta, ta_e = max_u64(approx__time_based(t, e->ts), ta_s), ta;
+	struct obj_state *o;
+
+	if (v->ts > e->ts)
+		return;
+	if (v->ts >= t->stack[d].ts)
+		ta = (v->ta > ta_s ? v->ta : ta_s) +
+		     sub0(e->ts - v->ts, handoff_alpha(p, e->probe, v->probe));
+	else
+		ta = v->ta > ta_s ? v->ta + (ta_e - ta_s) : ta_e;
+	approx__rebase(p, t, e->ts, ta);
+	o = approx__obj(p, e->pid, t->stack[d].obj);
+	if (o) {
+		o->outstanding -= !!o->outstanding;
+		o->ta_last_p = ta;
+	}
+}
+
+/* A V (sem_post), at its entry. If every earlier V had been taken when it
+ * was measured, the last P to take one came before it; approximated before
+ * that P, two V's would be pending where the measurement had one (case C):
+ * logged, and the V moved just after that P. */
+static __u64 sem_posted(struct phases *p, struct ph_thread *t, const struct sbt_event *e, __u64 ta)
+{
+	struct obj_state *o = approx__obj(p, e->pid, e->obj);
+
+	if (!o)
+		return ta;
+	if (!o->outstanding && o->ta_last_p && ta <= o->ta_last_p) {
+		approx__violation(p, PH_VIOL_SEM_CASE_C, e->pid, e->tid, e->obj, e->ts,
+				  o->ta_last_p + 1 - ta);
+		ta = o->ta_last_p + 1;
+		approx__rebase(p, t, e->ts, ta);
+	}
+	o->outstanding++;
+	return ta;
+}
+
+__u64 approx_handoff__entry(struct phases *p, struct ph_thread *t, const struct sbt_event *e,
+			    int kind)
+{
+	__u64 ta = approx__enabled(p) ? t->ta_prev : 0; /* approximated by phases__feed() */
+
+	if (!approx__event_based(p))
+		return ta;
+	if (kind == SBT_PK_SEM_POST)
+		return sem_posted(p, t, e, ta);
+	/* an unlock or signal takes effect at its entry */
+	if (ph_is_release(kind))
+		note_release(p, e, ta);
+	return ta;
+}
+
+void approx_handoff__returned(struct phases *p, struct ph_thread *t, int d,
+			      const struct sbt_event *e, int kind, int paired,
+			      const struct sync_post *v)
+{
+	const struct obj_state *r;
+
+	if (!approx__event_based(p) || (int)(__s64)e->obj != 0 || d >= STACK_MAX)
+		return;
+	if (kind == SBT_PK_SEM_WAIT || kind == SBT_PK_SEM_TRYWAIT) {
+		if (paired)
+			sem_acquired(p, t, d, e, v);
+		return;
+	}
+	r = hmap_get(&p->objects, e->pid, t->stack[d].obj);
+	if (r && r->tm &&
+	    (kind == SBT_PK_LOCK || kind == SBT_PK_TRYLOCK || kind == SBT_PK_COND_WAIT))
+		acquired(p, t, t->stack[d].ts, t->stack[d].ta, e, e->probe, r);
+}

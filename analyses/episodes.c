@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Barrier episodes from enter/exit records (DESIGN §5.1).
+ *
+ * Grouping: arrivals at the same barrier key (pid + object, or pid + team for
+ * barriers that name no object) join the key's OPEN episode. The first
+ * departure releases it: later arrivals at the same key start a new episode,
+ * even if some threads of the released one have not been seen leaving yet
+ * (a fast thread can leave and arrive again before a slow one wakes up).
+ * An episode completes when each of its arrivals has departed, or is known
+ * never to (lost record, thread exited, end of trace): it is then handed to
+ * the episode callback and freed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "analyses/phases_impl.h"
+
+void episode__free(struct ph_episode *ep)
+{
+	if (ep) {
+		free(ep->arr);
+		free(ep);
+	}
+}
+
+static void inflight_remove(struct phases *p, struct ph_episode *ep)
+{
+	size_t i;
+
+	for (i = 0; i < p->ninflight; i++) {
+		if (p->inflight[i] == ep) {
+			p->inflight[i] = p->inflight[--p->ninflight];
+			return;
+		}
+	}
+}
+
+static int all_departed(const struct ph_episode *ep)
+{
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++)
+		if (!ep->arr[i].depart_ns)
+			return 0;
+	return 1;
+}
+
+/* pthread_barrier_wait tells one thread per episode it was the serial one;
+ * other barrier functions give no such check. */
+static int checks_serial(const struct phases *p, const struct ph_episode *ep)
+{
+	return !strcmp(p->cfg.probes[ep->probe].symbol, "pthread_barrier_wait") && !ep->lost;
+}
+
+static void complete(struct phases *p, struct ph_episode *ep)
+{
+	struct ph_site *s = sites__get(p, ep);
+
+	ep->index = p->completed++;
+	/* Two serial threads: two episodes were merged. None: only wrong when
+	 * every participant was seen, and not in the first episode of a
+	 * barrier, which may miss threads already waiting when we attached. */
+	if (checks_serial(p, ep) &&
+	    (ep->serial > 1 || (!ep->serial && all_departed(ep) && s && s->episodes > 0)))
+		p->grouping_errors++;
+	if (s) {
+		ep->site = s->id;
+		sites__account(s, ep);
+	}
+	approx_barrier__note_beta(p, ep);
+	if (ep->lost) {
+		if (p->lost_phases < LOST_PHASES_KEPT)
+			p->lost_first[p->lost_phases] = ep->index;
+		p->lost_phases++;
+	}
+	if (p->ops.episode)
+		p->ops.episode(p->ctx, ep);
+	inflight_remove(p, ep);
+	episode__free(ep);
+}
+
+/* A departure closes the thread's phase: its totals, and the start of the
+ * next one. */
+static void departed(struct phases *p, struct ph_thread *t, struct ph_episode *ep,
+		     const struct ph_arrival *a)
+{
+	t->ctr_target = CTR_DEPARTURE;
+	if (a->depart_ns > ep->last_depart)
+		ep->last_depart = a->depart_ns;
+	t->last_depart = a->depart_ns;
+	t->sync_mark = t->sync_wait_ns;
+	t->episodes++;
+	t->compute_ns += ph_compute_ns(a);
+	t->wait_ns += ph_wait_ns(a);
+	t->compute_a_ns += ph_compute_a(a);
+	t->wait_a_ns += ph_wait_a(a);
+}
+
+void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval,
+		      __u64 site, __u64 blocked_ns)
+{
+	struct ph_episode *ep = t->waiting;
+	struct ph_arrival *a;
+
+	if (!ep)
+		return;
+	t->waiting = NULL;
+	if (ep->state == PH_OPEN) {
+		ep->state = PH_RELEASING;
+		hmap_del(&p->open, ep->pid, ep->object);
+	}
+	a = &ep->arr[t->waiting_idx];
+	a->depart_ns = depart_ns;
+	a->retval = retval;
+	a->blocked_ns = blocked_ns;
+	ep->serial += depart_ns && (int)retval == -1; /* an int: upper bits are garbage */
+	ep->departed++;
+	if (site) {
+		a->site = site;
+		t->last_site = site;
+	}
+	if (depart_ns && approx__enabled(p)) {
+		a->ta_depart = approx_barrier__exit(p, t, ep, a, depart_ns,
+						    t->depth < STACK_MAX ? t->stack[t->depth].probe
+									 : ep->probe);
+		t->ta_depart = a->ta_depart;
+	}
+	if (depart_ns)
+		departed(p, t, ep, a);
+	if (ep->departed == ep->n)
+		complete(p, ep);
+}
+
+static struct ph_episode *open_episode(struct phases *p, __u32 pid, __u64 object, __u16 probe)
+{
+	struct ph_episode *ep = hmap_get(&p->open, pid, object);
+
+	if (ep)
+		return ep;
+	if (ph_reserve((void **)&p->inflight, &p->cap_inflight, p->ninflight + 1, sizeof(ep)))
+		return NULL;
+	ep = hmap_put_new(&p->open, pid, object, sizeof(*ep));
+	if (!ep)
+		return NULL;
+	ep->pid = pid;
+	ep->object = object;
+	ep->probe = probe;
+	ep->state = PH_OPEN;
+	p->inflight[p->ninflight++] = ep;
+	return ep;
+}
+
+/* Where thread t's phase began: its previous departure, else its start,
+ * no earlier than the session's, no later than this arrival at ts. */
+static __u64 phase_start(const struct phases *p, const struct ph_thread *t, __u64 ts)
+{
+	__u64 start = t->last_depart;
+
+	if (!start)
+		start = t->start_ns > p->cfg.start_ns ? t->start_ns : p->cfg.start_ns;
+	/* records taken while attaching can predate the session start */
+	return start > ts ? ts : start;
+}
+
+void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_event *e,
+		      __u64 object)
+{
+	struct ph_episode *ep;
+	struct ph_arrival *a;
+
+	/* Still waiting from an earlier arrival: its departure was lost. */
+	if (t->waiting)
+		episodes__settle(p, t, 0, 0, 0, 0);
+	ep = open_episode(p, e->pid, object, e->probe);
+	if (!ep || ph_reserve((void **)&ep->arr, &ep->cap, ep->n + 1, sizeof(*a)))
+		return;
+	a = &ep->arr[ep->n];
+	memset(a, 0, sizeof(*a));
+	a->tid = t->tid;
+	a->arrive_ns = e->ts;
+	a->site = t->last_site;
+	a->sync_wait_ns = t->sync_wait_ns - t->sync_mark;
+	a->start_ns = phase_start(p, t, e->ts);
+	if (approx__enabled(p)) {
+		a->ta_arrive = approx__time(p, t, e->ts);
+		a->ta_start = t->ta_depart ? t->ta_depart : a->start_ns;
+		a->overhead_ns = t->overhead_total - t->ovh_mark;
+		t->ovh_mark = t->overhead_total;
+	}
+	if (!ep->n || e->ts < ep->first_arrive)
+		ep->first_arrive = e->ts;
+	if (e->ts > ep->last_arrive)
+		ep->last_arrive = e->ts;
+	t->waiting = ep;
+	t->waiting_idx = ep->n++;
+	t->ctr_target = CTR_ARRIVAL;
+}
+
+void episodes__lost(struct phases *p, __u32 lost)
+{
+	size_t i;
+
+	p->lost += lost;
+	for (i = 0; i < p->ninflight; i++)
+		p->inflight[i]->lost += lost;
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * phases__feed(): one record into the barrier-phase analysis. A call's entry
+ * and return go through its thread's stack of probed calls: the outermost
+ * barrier call is an arrival and a departure (episodes.c), region frames
+ * are timed (regions.c), lock, semaphore and condvar calls go to the sync
+ * analysis and the hand-off models (approx_handoff.c). Futex records split
+ * the wait of the call they happen in; thread and counter records go to
+ * their modules. Every record is approximated before its handling, and its
+ * own probe cost charged after it (approx.c).
+ */
+#include <errno.h>
+#include <string.h>
+#include "analyses/phases_impl.h"
+#include "analyses/sync.h"
+
+static int is_barrier(int kind)
+{
+	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER;
+}
+
+/* Waits that take time out of a thread's compute phase. */
+static int is_sync_wait(int kind)
+{
+	return kind == SBT_PK_LOCK || kind == SBT_PK_SEM_WAIT || kind == SBT_PK_COND_WAIT;
+}
+
+/* Number of barrier calls on the thread's stack below depth d. */
+static int barrier_depth(const struct phases *p, const struct ph_thread *t, int d)
+{
+	int i, n = 0;
+
+	for (i = 0; i < d && i < STACK_MAX; i++)
+		n += is_barrier(p->cfg.probes[t->stack[i].probe].kind);
+	return n;
+}
+
+/* A barrier function does not call itself: the same probe still on the
+ * stack means its return record was lost. Unwind to it, and the thread's
+ * departure from that episode is unknown. */
+static void unwind_lost_return(struct phases *p, struct ph_thread *t, __u16 probe)
+{
+	int i;
+
+	for (i = 0; i < t->depth && i < STACK_MAX; i++)
+		if (t->stack[i].probe == probe)
+			break;
+	if (i < t->depth && i < STACK_MAX) {
+		t->depth = i;
+		if (t->waiting)
+			episodes__settle(p, t, 0, 0, 0, 0);
+	}
+}
+
+static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	int kind = p->cfg.probes[e->probe].kind;
+	int d;
+	__u64 ta;
+
+	if (is_barrier(kind))
+		unwind_lost_return(p, t, e->probe);
+	d = t->depth;
+	if (d < STACK_MAX) {
+		memset(&t->stack[d], 0, sizeof(t->stack[d]));
+		t->stack[d].probe = e->probe;
+		t->stack[d].ts = e->ts;
+		t->stack[d].obj = e->obj;
+		t->stack[d].arg2 = e->site;
+	}
+	t->depth++;
+	ta = approx_handoff__entry(p, t, e, kind);
+	if (d < STACK_MAX)
+		t->stack[d].ta = ta;
+	/* An unlock, post or signal takes effect at its entry. */
+	if (ph_is_release(kind) && p->cfg.sync)
+		sync__release(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts, ta);
+	/* Only the outermost barrier call counts: a user-declared barrier that
+	 * wraps pthread_barrier_wait is one episode, not two. */
+	if (is_barrier(kind) && barrier_depth(p, t, d) == 0)
+		episodes__arrive(p, t, e, kind == SBT_PK_BARRIER ? e->obj : 0);
+}
+
+/* A lock, semaphore or condvar call other than a release returned: to the
+ * sync analysis and the hand-off models. Returns 1 if it was a P paired
+ * with the V in *v. */
+static int call_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
+		     struct sync_post *v)
+{
+	struct sync_call c = {
+		.pid = e->pid,
+		.tid = e->tid,
+		.probe = e->probe,
+		.enter_ns = t->stack[d].ts,
+		.exit_ns = e->ts,
+		.obj = t->stack[d].obj,
+		.arg2 = t->stack[d].arg2,
+		.retval = (__s64)e->obj,
+		.site = e->site,
+		.blocked_ns = t->stack[d].blocked_ns,
+		.futex_waits = t->stack[d].futex_waits,
+	};
+	int paired = sync__call(p->cfg.sync, &c, v);
+
+	approx_handoff__returned(p, t, d, e, p->cfg.probes[e->probe].kind, paired, v);
+	return paired;
+}
+
+/* The completed call, to the call callback. */
+static void call_returned(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
+			  const struct sync_post *v)
+{
+	struct ph_call c = {
+		.pid = e->pid,
+		.tid = e->tid,
+		.probe = e->probe,
+		.kind = p->cfg.probes[e->probe].kind,
+		.retval = (__s64)e->obj,
+		.exit_ns = e->ts,
+	};
+
+	if (d < STACK_MAX) {
+		c.obj = t->stack[d].obj;
+		c.enter_ns = t->stack[d].ts;
+		c.enter_a = t->stack[d].ta;
+	}
+	if (approx__enabled(p))
+		c.exit_a = approx__time(p, t, e->ts);
+	if (v) {
+		c.v_tid = v->tid;
+		c.v_ns = v->ts;
+		c.v_a = v->ta;
+	}
+	p->ops.call(p->ctx, &c);
+}
+
+static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	int kind = p->cfg.probes[e->probe].kind;
+	int d;
+
+	/* Find the matching call; exits of calls entered before the session
+	 * (or whose entry was lost) have none and are ignored. */
+	for (d = t->depth - 1; d >= 0; d--)
+		if (d < STACK_MAX && t->stack[d].probe == e->probe)
+			break;
+	if (d < 0)
+		return;
+	t->depth = d;
+	/* the caller's wait includes the callee's blocked time */
+	if (d > 0 && d <= STACK_MAX) {
+		t->stack[d - 1].blocked_ns += t->stack[d].blocked_ns;
+		t->stack[d - 1].futex_waits += t->stack[d].futex_waits;
+	}
+	if (is_sync_wait(kind))
+		t->sync_wait_ns += e->ts - t->stack[d].ts;
+	if (kind == SBT_PK_REGION) {
+		regions__done(p, e, e->ts - t->stack[d].ts);
+	} else if (is_barrier(kind)) {
+		if (barrier_depth(p, t, d) == 0)
+			episodes__settle(p, t, e->ts, (__s64)e->obj, e->site,
+					 t->stack[d].blocked_ns);
+	} else {
+		struct sync_post v = {0};
+		int paired = !ph_is_release(kind) && p->cfg.sync && call_done(p, t, d, e, &v);
+
+		if (p->ops.call)
+			call_returned(p, t, d, e, paired ? &v : NULL);
+	}
+}
+
+static void on_futex_enter(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	t->futex.active = 1;
+	t->futex.op = (__u32)e->site;
+	t->futex.uaddr = e->obj;
+	t->futex.ts = e->ts;
+	t->futex.ta = t->ta_prev;
+	if (approx__event_based(p) && sync__futex_is_wake(t->futex.op))
+		approx_handoff__futex_wake(p, t, e);
+}
+
+/* A futex wait splits the wait of the innermost probed call into spinning
+ * and blocked time; outside any probed call it is a wait of its own. An
+ * immediate -EAGAIN (the value had changed) did not block. */
+static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	__s64 ret = (__s64)e->obj;
+	__u64 d = e->ts - t->futex.ts;
+	int top = t->depth - 1;
+
+	if (!t->futex.active)
+		return;
+	t->futex.active = 0;
+	if (sync__futex_is_wait(t->futex.op)) {
+		if (ret == -EAGAIN)
+			return;
+		if (top >= 0 && top < STACK_MAX) {
+			t->stack[top].blocked_ns += d;
+			t->stack[top].futex_waits++;
+		}
+		if (p->cfg.sync)
+			sync__futex_wait(p->cfg.sync, e->pid, e->tid, t->futex.uaddr, t->futex.ts,
+					 e->ts, top >= 0);
+		if (top < 0 && !ret && approx__event_based(p))
+			approx_handoff__futex_woken(p, t, e);
+	} else if (sync__futex_is_wake(t->futex.op) && p->cfg.sync) {
+		sync__futex_wake(p->cfg.sync, e->pid, t->futex.uaddr, ret);
+	}
+}
+
+static int is_call(const struct sbt_event *e)
+{
+	return e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT;
+}
+
+/* An unknown type, or a call record of an unknown probe id. */
+static int bad_record(const struct phases *p, const struct sbt_event *e)
+{
+	if (is_call(e) && (e->probe >= p->cfg.nprobes || !p->cfg.probes[e->probe].kind))
+		return 1;
+	return e->type < SBT_EV_ENTER || e->type > SBT_EV_COUNTERS;
+}
+
+static void dispatch(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	switch (e->type) {
+	case SBT_EV_ENTER:
+		on_call(p, t, e);
+		break;
+	case SBT_EV_EXIT:
+		on_return(p, t, e);
+		break;
+	case SBT_EV_COUNTERS:
+		phase_counters__record(p, t, e);
+		break;
+	case SBT_EV_THREAD_START:
+		threads__start(p, t, e->ts);
+		break;
+	case SBT_EV_THREAD_EXIT:
+		threads__exit(p, t, e->ts);
+		break;
+	case SBT_EV_FUTEX_ENTER:
+		on_futex_enter(p, t, e);
+		break;
+	case SBT_EV_FUTEX_EXIT:
+		on_futex_exit(p, t, e);
+		break;
+	}
+}
+
+/* The record's own probe hit (or counter read) costs its thread's later
+ * events. Returns re-timed by the models are approximated again first. */
+static void charge(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	switch (e->type) {
+	case SBT_EV_EXIT:
+		/* after a departure re-based it */
+		if (approx__enabled(p))
+			approx__time(p, t, e->ts);
+		/* fall through */
+	case SBT_EV_ENTER:
+		approx__pay(p, t, e->type, e->probe);
+		break;
+	case SBT_EV_FUTEX_EXIT:
+		/* a return from a wait may have been re-timed on its wake */
+		if (approx__enabled(p) && t->depth == 0)
+			approx__time(p, t, e->ts);
+		/* fall through */
+	case SBT_EV_FUTEX_ENTER:
+		approx__pay(p, t, e->type, 0);
+		break;
+	case SBT_EV_COUNTERS:
+		approx__pay_counters(p, t);
+		break;
+	}
+}
+
+int phases__feed(struct phases *p, const struct sbt_event *e)
+{
+	struct ph_thread *t;
+
+	p->events++;
+	if (!p->first_ts || e->ts < p->first_ts)
+		p->first_ts = e->ts;
+	if (e->ts > p->last_ts)
+		p->last_ts = e->ts;
+	if (e->lost)
+		episodes__lost(p, e->lost);
+	if (bad_record(p, e)) {
+		p->bad++;
+		return -EINVAL;
+	}
+	t = threads__get(p, e->pid, e->tid);
+	if (!t)
+		return -ENOMEM;
+	if (is_call(e))
+		t->ctr_target = CTR_NONE; /* set again by an arrival or a departure */
+	/* futex records inside a probed call are part of that call: they get
+	 * no approximated time of their own (the call's return may move
+	 * before them) */
+	if (approx__enabled(p) && e->type != SBT_EV_EXIT && e->type != SBT_EV_FUTEX_EXIT &&
+	    !(e->type == SBT_EV_FUTEX_ENTER && t->depth > 0))
+		approx__time(p, t, e->ts);
+	dispatch(p, t, e);
+	charge(p, t, e);
+	return 0;
+}

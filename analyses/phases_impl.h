@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Inside the barrier-phase analysis (analyses/phases.h): the state its
+ * modules share, and what one module calls in another. Private to them.
+ *
+ *   phases.c          the object: lifecycle, accessors, episode metrics
+ *   feed.c            phases__feed(): a record through its thread's call stack
+ *   threads.c         the thread table: first sight, start, exit, a recycled id
+ *   episodes.c        arrivals grouped into episodes; settle, complete
+ *   sites.c           loop-barrier sites, idle time per thread
+ *   hangs.c           hangs, missing threads, the end of the trace
+ *   phase_counters.c  counter deltas of the compute windows
+ *   regions.c         parallel region frames
+ *   approx.c          the time-based approximation (Malony-Reed §3)
+ *   approx_barrier.c  barrier exits (Malony-Reed §4.2, Sarukkai-Malony §3.2)
+ *   approx_handoff.c  lock, semaphore, condvar and futex hand-offs (Malony-Reed §4.3)
+ */
+#ifndef SBT_PHASES_IMPL_H
+#define SBT_PHASES_IMPL_H
+
+#include "lib/hmap.h"
+#include "analyses/phases.h"
+
+#define LOST_PHASES_KEPT 16
+
+#define STACK_MAX 8 /* entries of ph_thread.stack */
+
+/* ph_episode.state */
+enum ph_state { PH_OPEN, PH_RELEASING };
+
+/* Where a thread's next COUNTERS record belongs. */
+enum { CTR_NONE, CTR_ARRIVAL, CTR_DEPARTURE };
+
+struct phases {
+	struct phases_config cfg;
+	struct phases_ops ops;
+	void *ctx;
+
+	struct hmap threads; /* tid -> struct ph_thread */
+	struct ph_thread **thread_list;
+	size_t nthreads, cap_threads;
+
+	struct hmap open;	      /* (pid, object key) -> OPEN episode */
+	struct hmap objects;	      /* (pid, object) -> struct obj_state */
+	struct ph_episode **inflight; /* OPEN and RELEASING episodes */
+	size_t ninflight, cap_inflight;
+
+	struct ph_site *sites;
+	size_t nsites, cap_sites;
+
+	struct ph_region_stats regions;
+	__u64 completed, events, bad, lost, grouping_errors;
+	__u64 first_ts, last_ts;
+	__u64 lost_phases, lost_first[LOST_PHASES_KEPT];
+	__u64 ta_last, ta_last_tm; /* approximated and measured time of the last event */
+	__u64 violations[PH_VIOL_NKINDS];
+	__u64 clamped; /* events held at their thread's previous approximation */
+	struct ph_violation violation_list[PH_VIOLATIONS_KEPT];
+	size_t nviolation_list;
+};
+
+/* Per synchronization object state of the approximation. */
+struct obj_state {
+	/* locks, condvars: the latest release (unlock, signal) */
+	__u64 tm, ta;
+	__u16 probe;
+	/* barriers: measured exit spacing of the last complete episode + 1
+	 * (0: none yet) */
+	__u64 beta1;
+	/* semaphores: V's not yet taken by a P (measured), and the
+	 * approximated time of the latest P that took one */
+	__u64 outstanding, ta_last_p;
+};
+
+static inline __u64 sub0(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+static inline __u64 max_u64(__u64 a, __u64 b)
+{
+	return a > b ? a : b;
+}
+
+static inline int ph_is_release(int kind)
+{
+	return kind == SBT_PK_UNLOCK || kind == SBT_PK_SEM_POST || kind == SBT_PK_COND_SIGNAL;
+}
+
+/* phases.c: grow *arr (of *cap elements of size sz) to hold at least n. */
+int ph_reserve(void **arr, size_t *cap, size_t n, size_t sz);
+
+/* threads.c: thread tid, added on first sight (NULL: no memory); its
+ * THREAD_START (a recycled id starts afresh) and THREAD_EXIT records. */
+struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid);
+void threads__start(struct phases *p, struct ph_thread *t, __u64 ts);
+void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts);
+
+/* episodes.c: thread t arrives at a barrier (object 0: its team's). */
+void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_event *e,
+		      __u64 object);
+/* Thread t's arrival in its episode is settled: departed at depart_ns, or
+ * never (depart_ns == 0). Completes the episode when it was the last. */
+void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval,
+		      __u64 site, __u64 blocked_ns);
+/* Records lost: every episode in flight is marked. */
+void episodes__lost(struct phases *p, __u32 lost);
+void episode__free(struct ph_episode *ep);
+
+/* sites.c: the site of a completed episode (NULL: no memory), and its
+ * aggregates with the episode added. */
+struct ph_site *sites__get(struct phases *p, const struct ph_episode *ep);
+void sites__account(struct ph_site *s, const struct ph_episode *ep);
+
+/* phase_counters.c: a COUNTERS record of thread t. */
+void phase_counters__record(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+
+/* regions.c: a parallel region frame of ns returned (record e). */
+void regions__done(struct phases *p, const struct sbt_event *e, __u64 ns);
+
+/* approx.c: the probe costs are known (phases__new() got them). */
+int approx__enabled(const struct phases *p);
+/* Synchronization re-times events (the time-based model alone does not). */
+int approx__event_based(const struct phases *p);
+/* The time-based approximation of thread t's event at tm, unchecked. */
+__u64 approx__time_based(const struct ph_thread *t, __u64 tm);
+/* The approximated time of thread t's event at tm: its latest. */
+__u64 approx__time(struct phases *p, struct ph_thread *t, __u64 tm);
+/* A synchronization event moved thread t's approximation to ta at tm. */
+void approx__rebase(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta);
+/* Thread t's approximation starts afresh at ta, measured tm. */
+void approx__restart(struct ph_thread *t, __u64 tm, __u64 ta);
+/* The cost of this record's probe hit (type, probe id) or counter read
+ * counts against thread t's later events. */
+void approx__pay(struct phases *p, struct ph_thread *t, int type, __u16 probe);
+void approx__pay_counters(struct phases *p, struct ph_thread *t);
+void approx__violation(struct phases *p, int kind, __u32 pid, __u32 tid, __u64 object, __u64 ts,
+		       __u64 shift);
+/* The state of object (pid, obj), created on first use; NULL: no memory. */
+struct obj_state *approx__obj(struct phases *p, __u64 pid, __u64 obj);
+/* Thread t was created at tm (fork), or exited at tm (join). */
+void approx__fork(struct phases *p, struct ph_thread *t, __u64 tm);
+void approx__join(struct phases *p, struct ph_thread *t, __u64 tm);
+
+/* approx_barrier.c: approximated departure at tm of thread t, arrival a of
+ * episode ep, through the return of probe. */
+__u64 approx_barrier__exit(struct phases *p, struct ph_thread *t, struct ph_episode *ep,
+			   struct ph_arrival *a, __u64 tm, __u16 probe);
+/* A completed episode: its measured exit spacing, for the next one. */
+void approx_barrier__note_beta(struct phases *p, const struct ph_episode *ep);
+
+struct sync_post;
+/* approx_handoff.c: the approximated time of a call's entry (record e, of
+ * probe kind kind): a release takes effect there. */
+__u64 approx_handoff__entry(struct phases *p, struct ph_thread *t, const struct sbt_event *e,
+			    int kind);
+/* Call d of thread t returned (record e, of probe kind kind); paired: a P
+ * that took the V in *v. */
+void approx_handoff__returned(struct phases *p, struct ph_thread *t, int d,
+			      const struct sbt_event *e, int kind, int paired,
+			      const struct sync_post *v);
+/* Futex wake (record e: entry), and the return of a wait outside probed
+ * calls. */
+void approx_handoff__futex_wake(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+
+#endif /* SBT_PHASES_IMPL_H */

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Inside the reports (analyses/report.h): report.c is the core (lifecycle,
+ * names, the phase callbacks, views and figures both formats show);
+ * report_text.c and report_json.c each write one format, behind a table of
+ * what the format does at each step. Private to them.
+ */
+#ifndef SBT_REPORT_IMPL_H
+#define SBT_REPORT_IMPL_H
+
+#include "lib/json.h"
+#include "analyses/report.h"
+#include "analyses/sync_report.h"
+
+#define NAME_MAX_LEN 256
+
+/* A hang, kept for the summary (JSON writes them at the end). */
+struct hang_note {
+	__u32 pid;
+	__u64 object;
+	__u16 probe;
+	__u64 call_site;
+	__u64 since_ns;
+	int at_end;
+	__u32 *waiting, *missing;
+	int nwaiting, nmissing;
+};
+
+struct report;
+
+/* What one output format writes; NULL: nothing at that step. */
+struct report_format_ops {
+	/* the start of the document */
+	void (*begin)(struct report *r);
+	/* a completed episode (with participants), named where "name" */
+	void (*episode)(struct report *r, const struct ph_episode *ep, const char *where,
+			const char *name);
+	/* a hang, as it is found */
+	void (*hang)(struct report *r, const struct hang_note *h);
+	/* the summary; closes the document */
+	void (*end)(struct report *r, const struct report_drops *d);
+};
+
+extern const struct report_format_ops report_text_ops, report_json_ops;
+
+struct report {
+	struct report_opts o;
+	struct report_src src;
+	const struct report_format_ops *ops;
+	const struct phases *ph;
+	struct json json;
+	struct hang_note *hangs;
+	int nhangs;
+	int at_end;
+	/* text: episode-line rate limit, per second of trace time */
+	__u64 window_start, window_lines, suppressed;
+	__u64 table_rows; /* text: rows of the phase table so far */
+};
+
+static inline double ms(__u64 ns)
+{
+	return ns / 1e6;
+}
+
+static inline double sec(__u64 ns)
+{
+	return ns / 1e9;
+}
+
+void report__before_output(struct report *r);
+static inline const char *report__symbol(const struct report *r, __u16 probe)
+{
+	return report_src__symbol(&r->src, probe);
+}
+
+static inline const char *report__comm(const struct report *r, __u32 tid)
+{
+	return report_src__comm(&r->src, tid, "?");
+}
+
+/* How the reports name a barrier: where it is called, and what it is. */
+struct barrier_names {
+	char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
+};
+void report__name_barrier(const struct report *r, __u32 pid, __u64 call_site, __u64 object,
+			  __u16 probe, struct barrier_names *bn);
+/* Time since the session start. */
+__u64 report__rel(const struct report *r, __u64 ts);
+/* The probe costs are known: approximated values are reported. */
+int report__approx(const struct report *r);
+/* The view of outputs that show one: the approximated one only on request. */
+int report__single_view(const struct report *r);
+/* Both views side by side. */
+int report__both_views(const struct report *r);
+/* The traced run, first to last event: measured, approximated. */
+__u64 report__traced_ns(const struct report *r);
+__u64 report__traced_a_ns(const struct report *r);
+const char *report__model_name(const struct report *r);
+/* Standard deviation of a site's barrier times. */
+double report__barrier_sd(const struct ph_site *s);
+/* The lock, semaphore, condvar and futex tables' view of the report. */
+struct sync_report report__sync_view(const struct report *r);
+/* Records lost: as the source counted them, or as the analysis saw them. */
+__u64 report__drops_total(const struct report *r, const struct report_drops *d);
+
+#endif /* SBT_REPORT_IMPL_H */

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The report as text (DESIGN §5.1, §6): SBT-style episode lines, a phase
+ * table, watch blocks with the order of arrival, hang reports as they are
+ * found, and the summary (loop-barrier sites, threads, counters, locks,
+ * losses).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "analyses/report_impl.h"
+
+#define PHASE_TABLE_MAX 1000
+
+/* ---- episodes ---------------------------------------------------------------- */
+
+static int watched(const struct report *r, const char *where, const char *name, __u16 probe)
+{
+	int i;
+
+	if (r->o.watch_all)
+		return 1;
+	for (i = 0; i < r->o.nwatch; i++)
+		if (strstr(where, r->o.watch[i]) || strstr(name, r->o.watch[i]) ||
+		    !strcmp(report__symbol(r, probe), r->o.watch[i]))
+			return 1;
+	return 0;
+}
+
+static int line_allowed(struct report *r, __u64 ts)
+{
+	if (!r->o.max_lines_per_s)
+		return 1;
+	if (ts >= r->window_start + 1000000000ULL) {
+		r->window_start = ts;
+		r->window_lines = 0;
+	}
+	if (r->window_lines < r->o.max_lines_per_s) {
+		r->window_lines++;
+		return 1;
+	}
+	r->suppressed++;
+	return 0;
+}
+
+static void print_episode_line(struct report *r, const struct ph_episode *ep, const char *where,
+			       const char *name)
+{
+	struct ph_episode_times m;
+	__u64 b;
+	int warn;
+
+	ph_episode_times(ep, report__single_view(r), &m);
+	b = m.barrier_ns;
+	warn = r->o.warn_ns && b > r->o.warn_ns;
+
+	if (!warn && !line_allowed(r, ep->last_arrive))
+		return;
+	report__before_output(r);
+	fprintf(r->o.out, "%s%s \"%s\" (barrier: %.3f ms", warn ? "SBT WARNING: " : "", where, name,
+		ms(b));
+	if (warn)
+		fprintf(r->o.out, " > %.0f ms", ms(r->o.warn_ns));
+	fprintf(r->o.out, ", phase %" PRIu64 ": %.3f s, from start: %.3f s)%s\n",
+		(uint64_t)ep->index, sec(m.phase_ns), sec(report__rel(r, m.last_arrive)),
+		ep->lost ? " [records lost]" : "");
+}
+
+static void print_table_row(struct report *r, const struct ph_episode *ep, const char *where,
+			    const char *name)
+{
+	struct ph_episode_times m, a;
+	int both = report__both_views(r);
+
+	if (r->table_rows++ >= PHASE_TABLE_MAX)
+		return;
+	report__before_output(r);
+	if (r->table_rows == 1) {
+		fprintf(r->o.out, "%7s %4s %12s %12s", "phase", "thr", "phase ms", "barrier ms");
+		if (both)
+			fprintf(r->o.out, " %12s %12s", "~phase ms", "~barrier ms");
+		fprintf(r->o.out, " %12s %6s %10s  %s\n", "imbal ms", "LB", "critical", "site");
+	}
+	ph_episode_times(ep, report__single_view(r), &m);
+	ph_episode_times(ep, PH_APPROXIMATED, &a);
+	fprintf(r->o.out, "%7" PRIu64 " %4u %12.3f %12.3f", (uint64_t)ep->index, ep->n,
+		ms(m.phase_ns), ms(m.barrier_ns));
+	if (both)
+		fprintf(r->o.out, " %12.3f %12.3f", ms(a.phase_ns), ms(a.barrier_ns));
+	fprintf(r->o.out, " %12.3f %6.2f %10u  %s \"%s\"%s\n", ms(m.imbalance_ns), m.lb,
+		m.critical_tid, where, name, ep->lost ? " [records lost]" : "");
+}
+
+static void wall_clock(const struct report *r, __u64 ts, char *buf, size_t n)
+{
+	__s64 real = (__s64)ts + r->src.realtime_offset_ns;
+	time_t secs = real / 1000000000LL;
+	struct tm tm;
+
+	if (!localtime_r(&secs, &tm)) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	strftime(buf, n, "%H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), n - strlen(buf), ".%06lld",
+		 (long long)(real % 1000000000LL) / 1000);
+}
+
+/* Arrival order in a view (the context: enum ph_view). */
+static int by_arrival(const void *a, const void *b, void *view)
+{
+	__u64 x = ph_times(a, *(int *)view).arrive, y = ph_times(b, *(int *)view).arrive;
+
+	return x < y ? -1 : x > y;
+}
+
+static void print_watch_head(struct report *r, const struct ph_episode *ep, const char *where,
+			     const char *name, int view)
+{
+	struct ph_episode_times m;
+	int k;
+
+	ph_episode_times(ep, view, &m);
+	fprintf(r->o.out, "SBT barrier watch at %s \"%s\", phase %" PRIu64 "%s\n", where, name,
+		(uint64_t)ep->index, view == PH_APPROXIMATED ? " (approximated)" : "");
+	fprintf(r->o.out, "    Barrier time:  %.3f ms\n", ms(m.barrier_ns));
+	fprintf(r->o.out, "    Phase time:    %.3f s\n", sec(m.phase_ns));
+	fprintf(r->o.out, "    Total time:    %.3f s\n", sec(report__rel(r, m.last_arrive)));
+	fprintf(r->o.out, "    Imbalance:     %.3f ms lost (LB %.2f), critical thread %u\n",
+		ms(m.imbalance_ns), m.lb, m.critical_tid);
+	fprintf(r->o.out, "    Order of arrival:\n");
+	fprintf(r->o.out, "    %10s %12s %12s %12s %12s %12s %12s  %-15s", "thread", "inter ms",
+		"from start", "compute ms", "wait ms", "blocked ms", "lock/sem ms", "real time");
+	for (k = 0; k < r->src.phases.ncounters; k++)
+		fprintf(r->o.out, " %16s", r->src.counters[k].name);
+	fputc('\n', r->o.out);
+}
+
+/* Arrival a, after prev in the order of arrival. */
+static void print_watch_row(struct report *r, const struct ph_arrival *a,
+			    const struct ph_arrival *prev, int view)
+{
+	struct ph_times t = ph_times(a, view), p = ph_times(prev, view);
+	char clock[32];
+	int k;
+
+	wall_clock(r, t.arrive, clock, sizeof(clock));
+	fprintf(r->o.out, "    %10u %12.3f %11.6fs %12.3f %12.3f %12.3f %12.3f  %-15s", a->tid,
+		ms(t.arrive - p.arrive), sec(report__rel(r, t.arrive)), ms(t.arrive - t.start),
+		ms(t.depart ? t.depart - t.arrive : 0), ms(a->blocked_ns), ms(a->sync_wait_ns),
+		clock);
+	for (k = 0; k < r->src.phases.ncounters; k++) {
+		if (a->ctr_valid)
+			fprintf(r->o.out, " %15" PRIu64 "%s", (uint64_t)a->ctr[k],
+				a->ctr_scaled ? "~" : " ");
+		else
+			fprintf(r->o.out, " %16s", "-");
+	}
+	fputc('\n', r->o.out);
+}
+
+static void print_watch_block(struct report *r, const struct ph_episode *ep, const char *where,
+			      const char *name)
+{
+	struct ph_arrival *order = malloc(ep->n * sizeof(*order));
+	int view = report__single_view(r);
+	__u32 i;
+
+	if (!order)
+		return;
+	report__before_output(r);
+	memcpy(order, ep->arr, ep->n * sizeof(*order));
+	qsort_r(order, ep->n, sizeof(*order), by_arrival, &view);
+	print_watch_head(r, ep, where, name, view);
+	for (i = 0; i < ep->n; i++)
+		print_watch_row(r, &order[i], &order[i ? i - 1 : 0], view);
+	free(order);
+}
+
+static void text_episode(struct report *r, const struct ph_episode *ep, const char *where,
+			 const char *name)
+{
+	if (r->o.episode_lines)
+		print_episode_line(r, ep, where, name);
+	if (r->o.phase_table)
+		print_table_row(r, ep, where, name);
+	if (watched(r, where, name, ep->probe))
+		print_watch_block(r, ep, where, name);
+}
+
+/* " tid (comm)" of each thread. */
+static void print_tids(struct report *r, const __u32 *tids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fprintf(r->o.out, " %u (%s)", tids[i], report__comm(r, tids[i]));
+}
+
+static void text_hang(struct report *r, const struct hang_note *h)
+{
+	struct barrier_names bn;
+
+	report__name_barrier(r, h->pid, h->call_site, h->object, h->probe, &bn);
+	fprintf(r->o.out,
+		"SBT %s: %s \"%s\" (pid %u): %d thread%s waiting since %.3f s, %d missing\n",
+		h->at_end ? "UNRELEASED BARRIER at end of trace" : "HANG", bn.where, bn.name,
+		h->pid, h->nwaiting, h->nwaiting == 1 ? "" : "s", sec(report__rel(r, h->since_ns)),
+		h->nmissing);
+	fprintf(r->o.out, "    waiting:");
+	print_tids(r, h->waiting, h->nwaiting);
+	fprintf(r->o.out, "\n    missing:");
+	print_tids(r, h->missing, h->nmissing);
+	fprintf(r->o.out, "%s\n", h->nmissing ? "" : " (none known)");
+	fflush(r->o.out);
+}
+
+/* ---- summary ------------------------------------------------------------------- */
+
+static void text_site(struct report *r, const struct ph_site *s)
+{
+	struct barrier_names bn;
+	__u32 k;
+
+	report__name_barrier(r, s->pid, s->call_site, s->object, s->probe, &bn);
+	fprintf(r->o.out, "Loop barrier %s \"%s\" (pid %u): %" PRIu64 " episodes\n", bn.where,
+		bn.name, s->pid, (uint64_t)s->episodes);
+	fprintf(r->o.out,
+		"    barrier time: total %.3f ms, min %.3f, mean %.3f, max %.3f, sd %.3f ms\n",
+		ms(s->barrier_sum), ms(s->barrier_min), ms(s->barrier_sum / s->episodes),
+		ms(s->barrier_max), report__barrier_sd(s) / 1e6);
+	fprintf(r->o.out, "    phase time:   total %.3f s, min %.3f, mean %.3f, max %.3f ms\n",
+		sec(s->phase_sum), ms(s->phase_min), ms(s->phase_sum / s->episodes),
+		ms(s->phase_max));
+	if (report__approx(r) && r->o.view != REPORT_MEASURED_ONLY)
+		fprintf(r->o.out,
+			"    approximated: barrier total %.3f ms, mean %.3f; phase total %.3f s, "
+			"mean %.3f ms\n",
+			ms(s->barrier_a_sum), ms(s->barrier_a_sum / s->episodes),
+			sec(s->phase_a_sum), ms(s->phase_a_sum / s->episodes));
+	fprintf(r->o.out, "    %10s %10s %14s\n", "thread", "episodes", "idle ms");
+	for (k = 0; k < s->nidle; k++)
+		fprintf(r->o.out, "    %10u %10" PRIu64 " %14.3f\n", s->idle[k].tid,
+			(uint64_t)s->idle[k].episodes, ms(s->idle[k].idle_ns));
+}
+
+static void text_threads(struct report *r)
+{
+	struct sync_report sr = report__sync_view(r);
+	int only_a = report__single_view(r) == PH_APPROXIMATED, both = report__both_views(r);
+	size_t i, n = phases__nthreads(r->ph);
+
+	fprintf(r->o.out, "Threads%s:\n    %10s %10s %-16s %10s %14s %14s %14s",
+		only_a ? " (approximated)" : "", "pid", "tid", "comm", "episodes", "compute ms",
+		"barrier ms", "lock/sem ms");
+	if (both)
+		fprintf(r->o.out, " %14s %14s", "~compute ms", "~barrier ms");
+	if (report__approx(r))
+		fprintf(r->o.out, " %14s", "probe cost ms");
+	fputc('\n', r->o.out);
+	for (i = 0; i < n; i++) {
+		const struct ph_thread *t = phases__thread(r->ph, i);
+
+		fprintf(r->o.out, "    %10u %10u %-16s %10" PRIu64 " %14.3f %14.3f %14.3f", t->pid,
+			t->tid, report__comm(r, t->tid), (uint64_t)t->episodes,
+			ms(only_a ? t->compute_a_ns : t->compute_ns),
+			ms(only_a ? t->wait_a_ns : t->wait_ns),
+			ms(sync_report__thread_wait(&sr, t->tid)));
+		if (both)
+			fprintf(r->o.out, " %14.3f %14.3f", ms(t->compute_a_ns), ms(t->wait_a_ns));
+		if (report__approx(r))
+			fprintf(r->o.out, " %14.3f", ms(t->overhead_total));
+		fputc('\n', r->o.out);
+	}
+}
+
+static void text_counters(struct report *r)
+{
+	const struct sbt_counter_info *c = r->src.counters;
+	size_t i, n = phases__nthreads(r->ph);
+	int k;
+
+	if (!r->src.phases.ncounters)
+		return;
+	fprintf(r->o.out, "Counters per thread (sum of its phase windows):\n    %10s", "tid");
+	for (k = 0; k < r->src.phases.ncounters; k++)
+		fprintf(r->o.out, " %18s%s", c[k].name, c[k].flags & SBT_CTRF_FALLBACK ? "*" : " ");
+	fputc('\n', r->o.out);
+	for (i = 0; i < n; i++) {
+		const struct ph_thread *t = phases__thread(r->ph, i);
+
+		if (!t->episodes)
+			continue;
+		fprintf(r->o.out, "    %10u", t->tid);
+		for (k = 0; k < r->src.phases.ncounters; k++)
+			fprintf(r->o.out, " %18" PRIu64 " ", (uint64_t)t->ctr_total[k]);
+		fputc('\n', r->o.out);
+	}
+	for (k = 0; k < r->src.phases.ncounters; k++)
+		if (c[k].flags & SBT_CTRF_FALLBACK) {
+			fprintf(r->o.out, "    * counted instead of unavailable hardware events\n");
+			break;
+		}
+}
+
+static void text_drops(struct report *r, const struct report_drops *d)
+{
+	__u64 first[8], total = report__drops_total(r, d), affected;
+	int i;
+
+	if (!total) {
+		fprintf(r->o.out, "No records lost.\n");
+		return;
+	}
+	affected = phases__lost_phases(r->ph, first, 8);
+	fprintf(r->o.out, "WARNING: %" PRIu64 " records lost (ring buffer full)", (uint64_t)total);
+	if (affected) {
+		fprintf(r->o.out, "; %" PRIu64 " phases affected:", (uint64_t)affected);
+		for (i = 0; i < 8 && (__u64)i < affected; i++)
+			fprintf(r->o.out, " %" PRIu64, (uint64_t)first[i]);
+		if (affected > 8)
+			fprintf(r->o.out, " ...");
+	}
+	fprintf(r->o.out, "; raise --buffer-size\n");
+}
+
+static void text_regions(struct report *r, const struct ph_region_stats *reg)
+{
+	char where[NAME_MAX_LEN];
+	__u32 i;
+
+	fprintf(r->o.out, "Parallel regions: %" PRIu64 ", %.3f s in total\n", (uint64_t)reg->count,
+		sec(reg->total_ns));
+	for (i = 0; i < reg->nsites; i++) {
+		const struct ph_region_site *rs = &reg->sites[i];
+
+		report__site_where(r, rs->pid, rs->site, where, sizeof(where));
+		fprintf(r->o.out,
+			"    %s \"%s\": %" PRIu64 " regions, total %.3f ms, min %.3f, mean %.3f, "
+			"max %.3f ms\n",
+			where, report__symbol(r, rs->probe), (uint64_t)rs->count, ms(rs->total_ns),
+			ms(rs->min_ns), ms(rs->total_ns / rs->count), ms(rs->max_ns));
+	}
+}
+
+static void text_approximation(struct report *r)
+{
+	__u64 traced = report__traced_ns(r), traced_a = report__traced_a_ns(r);
+	const struct ph_violation *v;
+	size_t i, n = phases__violation_list(&v, r->ph);
+
+	fprintf(r->o.out,
+		"Approximated (probe cost removed, model %s): %.3f s, %.1f %% of the measured "
+		"time was probe overhead\n",
+		report__model_name(r), sec(traced_a), 100.0 * (traced - traced_a) / traced);
+	if (!phases__violations(r->ph, -1))
+		return;
+	fprintf(r->o.out, "Approximation repairs: %" PRIu64 "\n",
+		(uint64_t)phases__violations(r->ph, -1));
+	for (i = 0; i < n; i++)
+		fprintf(r->o.out,
+			"    %-18s pid %u tid %u object 0x%" PRIx64 " at %.6f s: moved %.3f us\n",
+			ph_violation_name(v[i].kind), v[i].pid, v[i].tid, (uint64_t)v[i].object,
+			sec(report__rel(r, v[i].ts)), v[i].shift / 1e3);
+}
+
+/* Counts and notes before the sections. */
+static void text_headline(struct report *r)
+{
+	if (r->table_rows > PHASE_TABLE_MAX)
+		fprintf(r->o.out, "(%" PRIu64 " more phases not shown; use --format json)\n",
+			(uint64_t)(r->table_rows - PHASE_TABLE_MAX));
+	fprintf(r->o.out,
+		"\nSBT summary: %" PRIu64 " phases, %zu barrier site(s), %zu threads, "
+		"%" PRIu64 " events in %.3f s\n",
+		(uint64_t)phases__completed(r->ph), phases__nsites(r->ph), phases__nthreads(r->ph),
+		(uint64_t)phases__events(r->ph), sec(report__traced_ns(r)));
+	if (report__approx(r) && report__traced_ns(r))
+		text_approximation(r);
+	if (r->suppressed)
+		fprintf(r->o.out,
+			"(%" PRIu64 " episode lines not shown: more than %" PRIu64
+			" per second; the summary counts them)\n",
+			(uint64_t)r->suppressed, (uint64_t)r->o.max_lines_per_s);
+}
+
+static void text_end(struct report *r, const struct report_drops *d)
+{
+	const struct ph_region_stats *reg = phases__regions(r->ph);
+	struct sync_report sr = report__sync_view(r);
+	size_t i;
+
+	text_headline(r);
+	if (reg->count)
+		text_regions(r, reg);
+	for (i = 0; i < phases__nsites(r->ph); i++)
+		text_site(r, phases__site(r->ph, i));
+	text_threads(r);
+	text_counters(r);
+	sync_report__text(r->o.out, &sr);
+	if (phases__grouping_errors(r->ph))
+		fprintf(r->o.out,
+			"WARNING: %" PRIu64 " pthread_barrier_wait episodes without exactly one "
+			"serial thread: episodes may be mis-grouped\n",
+			(uint64_t)phases__grouping_errors(r->ph));
+	text_drops(r, d);
+}
+
+const struct report_format_ops report_text_ops = {
+	.episode = text_episode,
+	.hang = text_hang,
+	.end = text_end,
+};

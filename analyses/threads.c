@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The threads of the barrier-phase analysis (DESIGN §5.1): found on their
+ * first record or declared from /proc, started and exited by the thread
+ * records, and a thread id the kernel gives again after an exit.
+ */
+#include <stdlib.h>
+#include "analyses/phases_impl.h"
+
+struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid)
+{
+	struct ph_thread *t = hmap_get(&p->threads, tid, 0);
+
+	if (t)
+		return t;
+	if (ph_reserve((void **)&p->thread_list, &p->cap_threads, p->nthreads + 1, sizeof(t)))
+		return NULL;
+	t = hmap_put_new(&p->threads, tid, 0, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	/* A thread first seen after the session started began no later than
+	 * that; without a creation record, the session start is its best bound. */
+	t->start_ns = p->cfg.start_ns;
+	t->base_m = t->base_a = p->cfg.start_ns;
+	p->thread_list[p->nthreads++] = t;
+	return t;
+}
+
+void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns)
+{
+	struct ph_thread *t = threads__get(p, pid, tid);
+
+	if (t) {
+		t->start_ns = start_ns;
+		approx__restart(t, start_ns, start_ns);
+	}
+}
+
+/* A new thread with the id of one that exited: nothing of the old one's
+ * windows, calls or counters carries over (its totals stay merged under the
+ * id). */
+static void recycle(struct phases *p, struct ph_thread *t)
+{
+	if (t->waiting)
+		episodes__settle(p, t, 0, 0, 0, 0);
+	t->exit_ns = 0;
+	t->last_depart = 0;
+	t->last_site = 0;
+	t->depth = 0;
+	t->futex.active = 0;
+	t->sync_mark = t->sync_wait_ns;
+	t->ctr_depart_valid = 0;
+	t->ctr_target = CTR_NONE;
+	t->ta_depart = 0;
+	t->ovh_mark = t->overhead_total;
+}
+
+void threads__start(struct phases *p, struct ph_thread *t, __u64 ts)
+{
+	if (t->exit_ns)
+		recycle(p, t);
+	t->start_ns = ts;
+	approx__fork(p, t, ts);
+}
+
+void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts)
+{
+	t->exit_ns = ts;
+	t->depth = 0;
+	approx__join(p, t, ts);
+	/* A released thread that never returned: settle without departure.
+	 * A thread that dies inside an open barrier leaves it hanging. */
+	if (t->waiting && t->waiting->state == PH_RELEASING)
+		episodes__settle(p, t, 0, 0, 0, 0);
+}

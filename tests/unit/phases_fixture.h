@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The barrier streams of the phase-analysis tests (test_episodes.c,
+ * test_approx.c): a synthetic probe table, the completed episodes copied
+ * out of the callback, and calls fed with their call sites. */
+#ifndef SBT_TEST_PHASES_FIXTURE_H
+#define SBT_TEST_PHASES_FIXTURE_H
+
+#include <stdlib.h>
+#include "analyses/phases.h"
+#include "unit.h"
+
+/* Probe ids of the synthetic probe table. */
+enum { P_NONE, P_PBW, P_GOMP, P_USER, P_REGION, NPROBES };
+
+static const struct sbt_probe_info probes[NPROBES] = {
+	[P_PBW] = {.id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait"},
+	[P_GOMP] = {.id = P_GOMP, .kind = SBT_PK_TEAM_BARRIER, .symbol = "GOMP_barrier"},
+	[P_USER] = {.id = P_USER, .kind = SBT_PK_BARRIER, .symbol = "my_barrier"},
+	[P_REGION] = {.id = P_REGION, .kind = SBT_PK_REGION, .symbol = "GOMP_parallel"},
+};
+
+#define PID	100
+#define START	1000
+#define SITE_A	0x401000
+#define SITE_B	0x402000
+#define OBJ_X	0x7000
+#define OBJ_Y	0x8000
+#define MAX_EPS 64
+
+/* Completed episodes, copied out of the callback. */
+struct collected {
+	struct ph_episode ep[MAX_EPS];
+	struct ph_arrival arr[MAX_EPS][8];
+	int n;
+	__u32 hang_missing[8];
+	int nhang, nmissing;
+	__u64 hang_object;
+};
+
+static inline void on_episode(void *ctx, const struct ph_episode *ep)
+{
+	struct collected *c = ctx;
+
+	if (c->n >= MAX_EPS)
+		return;
+	c->ep[c->n] = *ep;
+	memcpy(c->arr[c->n], ep->arr, sizeof(*ep->arr) * (ep->n < 8 ? ep->n : 8));
+	c->ep[c->n].arr = c->arr[c->n];
+	c->n++;
+}
+
+static inline void on_hang(void *ctx, const struct ph_episode *ep, const __u32 *missing, int n)
+{
+	struct collected *c = ctx;
+	int i;
+
+	c->nhang++;
+	c->hang_object = ep->object;
+	c->nmissing = n;
+	for (i = 0; i < n && i < 8; i++)
+		c->hang_missing[i] = missing[i];
+}
+
+/* Call sites travel in exit records; the tests name them at entry, and the
+ * matching exit (innermost call of that thread) carries them. */
+static __u64 pending_site[64][8];
+static int pending_depth[64];
+
+static inline struct phases *new_phases(struct collected *c)
+{
+	struct phases_config cfg = {.probes = probes, .nprobes = NPROBES, .start_ns = START};
+	struct phases_ops ops = {.episode = on_episode, .hang = on_hang};
+
+	memset(c, 0, sizeof(*c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	return phases__new(&cfg, &ops, c);
+}
+
+static inline void feed(struct phases *p, __u16 type, __u16 probe, __u32 tid, __u64 ts, __u64 obj,
+			__u64 site)
+{
+	struct sbt_event e = {.ts = ts,
+			      .obj = obj,
+			      .site = site,
+			      .pid = PID,
+			      .tid = tid,
+			      .type = type,
+			      .probe = probe};
+
+	CHECK_EQ(phases__feed(p, &e), 0);
+}
+
+static inline void enter(struct phases *p, __u16 probe, __u32 tid, __u64 ts, __u64 obj, __u64 site)
+{
+	pending_site[tid % 64][pending_depth[tid % 64]++ % 8] = site;
+	feed(p, SBT_EV_ENTER, probe, tid, ts, obj, 0);
+}
+
+static inline void leave(struct phases *p, __u16 probe, __u32 tid, __u64 ts, __u64 ret)
+{
+	__u64 site = pending_site[tid % 64][--pending_depth[tid % 64] % 8];
+
+	feed(p, SBT_EV_EXIT, probe, tid, ts, ret, site);
+}
+
+static inline const struct ph_arrival *arrival_of(const struct ph_episode *ep, __u32 tid)
+{
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++)
+		if (ep->arr[i].tid == tid)
+			return &ep->arr[i];
+	return NULL;
+}
+
+#endif

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The approximation of barrier phases (probe cost removed): time-based,
+ * fork and join, barrier exits after Malony-Reed and Sarukkai-Malony, on
+ * synthetic event streams with exact values, and its invariants on random
+ * ones. */
+#include "phases_fixture.h"
+
+/* A phase analysis approximating with the probe costs a_enter, a_exit
+ * under model and exit order, its episodes copied into c. */
+static struct phases *approx_phases(struct collected *c, const __u64 *a_enter, const __u64 *a_exit,
+				    int model, int order)
+{
+	struct phases_config cfg = {.probes = probes,
+				    .nprobes = NPROBES,
+				    .start_ns = START,
+				    .alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .model = model,
+				    .exit_order = order};
+	struct phases_ops ops = {.episode = on_episode};
+
+	memset(c, 0, sizeof(*c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	return phases__new(&cfg, &ops, c);
+}
+
+/*
+ * Malony-Reed barrier approximation with calibrated costs: barrier probe
+ * entry 100, return 50; region probe entry 300, return 200. Thread 1 pays a
+ * region frame (500) before arriving last in the measurement, so in the
+ * approximation thread 2 is the last arriver while thread 2 is also the first
+ * measured exiter. Expected values worked out in the comments.
+ */
+TEST(approximation_barrier_malony_reed)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100, [P_REGION] = 300};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50, [P_REGION] = 200};
+	struct collected c;
+	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_MR, PH_EXIT_RANK);
+	struct ph_episode_times m;
+
+	enter(p, P_REGION, 1, 1100, 0, SITE_B);
+	leave(p, P_REGION, 1, 1400, 0);
+	enter(p, P_PBW, 2, 2800, OBJ_X, SITE_A); /* t_a = 1000 + 1800 = 2800 */
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A); /* t_a = 1000 + 2000 - 500 = 2500 */
+	leave(p, P_PBW, 2, 3100, 0);		 /* first exit: 2800 + (3100-3000-50) = 2850 */
+	leave(p, P_PBW, 1, 3150, 0);		 /* 2850 + max(0, 50 - 50) = 2850 */
+	enter(p, P_PBW, 1, 4000, OBJ_X, SITE_A); /* 2850 + 850 - 50 = 3650 */
+	enter(p, P_PBW, 2, 4100, OBJ_X, SITE_A); /* 2850 + 1000 - 50 = 3800 */
+	leave(p, P_PBW, 1, 4200, 0);		 /* 3800 + (4200-4100-50) = 3850 */
+	leave(p, P_PBW, 2, 4210, 0);		 /* 3850 + max(0, 10 - 50) = 3850 */
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_arrive, 2500);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_arrive, 2800);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->overhead_ns, 500);
+	CHECK_EQ(ph_compute_a(arrival_of(&c.ep[0], 1)), 1500);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 2850);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 2850);
+	CHECK_EQ(ph_wait_a(arrival_of(&c.ep[0], 1)), 350);
+	ph_episode_times(&c.ep[0], PH_APPROXIMATED, &m);
+	CHECK_EQ(m.barrier_ns, 300);
+	CHECK_EQ(m.phase_ns, 1800);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_arrive, 3650);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_arrive, 3800);
+	CHECK_EQ(ph_compute_a(arrival_of(&c.ep[1], 2)), 950);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 3850);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 3850);
+	ph_episode_times(&c.ep[1], PH_APPROXIMATED, &m);
+	CHECK_EQ(m.barrier_ns, 150);
+	CHECK_EQ(m.phase_ns, 950);
+	/* the approximated run ends at 3850, the measured one at 4210 */
+	CHECK_EQ(phases__approx_last_ts(p), 3850);
+	CHECK_EQ(phases__last_ts(p), 4210);
+	phases__free(p);
+}
+
+/*
+ * Two episodes of one barrier, three threads, barrier costs entry 100,
+ * return 50, under the given model. Episode 0 (no earlier spacing known)
+ * follows Malony-Reed: arrivals 2000, 2500, 3000 (thread 3 last), exits
+ * t3 3100 -> 3000 + 100 - 50 = 3050, t1 3200 -> 3100, t2 3300 -> 3200; its
+ * measured exit spacing beta = (3300 - 3100) / 2 = 100. Episode 1:
+ * arrivals t3 4500 -> 3050 + 1400 - 50 = 4400, t2 4800 -> 4650, t1 5000 ->
+ * 4850 (the last); measured exits t2 5100, t3 5200, t1 5300.
+ */
+static struct phases *two_barrier_episodes(struct collected *c, int model, int order)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50};
+	struct phases *p = approx_phases(c, a_enter, a_exit, model, order);
+
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 2500, OBJ_X, SITE_A);
+	enter(p, P_PBW, 3, 3000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 3, 3100, 0);
+	leave(p, P_PBW, 1, 3200, 0);
+	leave(p, P_PBW, 2, 3300, 0);
+	enter(p, P_PBW, 3, 4500, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 4800, OBJ_X, SITE_A);
+	enter(p, P_PBW, 1, 5000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 5100, 0);
+	leave(p, P_PBW, 3, 5200, 0);
+	leave(p, P_PBW, 1, 5300, 0);
+	phases__finish(p);
+	CHECK_EQ(c->n, 2);
+	CHECK_EQ(arrival_of(&c->ep[0], 3)->ta_depart, 3050);
+	CHECK_EQ(arrival_of(&c->ep[0], 1)->ta_depart, 3100);
+	CHECK_EQ(arrival_of(&c->ep[0], 2)->ta_depart, 3200);
+	CHECK_EQ(arrival_of(&c->ep[1], 3)->ta_arrive, 4400);
+	CHECK_EQ(arrival_of(&c->ep[1], 2)->ta_arrive, 4650);
+	CHECK_EQ(arrival_of(&c->ep[1], 1)->ta_arrive, 4850);
+	CHECK_EQ(phases__violations(p, -1), 0);
+	return p;
+}
+
+/* Malony-Reed on episode 1: first exit (t2) at 4850 + (5100 - 5000 - 50),
+ * the others keep the measured spacing less the return cost. */
+TEST(barrier_exits_malony_reed_second_episode)
+{
+	struct collected c;
+	struct phases *p = two_barrier_episodes(&c, PH_MODEL_MR, PH_EXIT_RANK);
+
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4900);
+	CHECK_EQ(arrival_of(&c.ep[1], 3)->ta_depart, 4900 + 100 - 50);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 4900 + 200 - 50);
+	phases__free(p);
+}
+
+/* Sarukkai-Malony, measured exit order: the k-th to leave at
+ * t_a(last arrival) + k beta, beta = 100 from episode 0. */
+TEST(barrier_exits_sarukkai_malony_rank)
+{
+	struct collected c;
+	struct phases *p = two_barrier_episodes(&c, PH_MODEL_SM, PH_EXIT_RANK);
+
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4850 + 100);
+	CHECK_EQ(arrival_of(&c.ep[1], 3)->ta_depart, 4850 + 200);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 4850 + 300);
+	phases__free(p);
+}
+
+/* Sarukkai-Malony, reverse arrival order: the i-th of P = 3 to arrive
+ * (approximated: t3, t2, t1) leaves at + (P - i + 1) beta. */
+TEST(barrier_exits_sarukkai_malony_reverse_arrival)
+{
+	struct collected c;
+	struct phases *p = two_barrier_episodes(&c, PH_MODEL_SM, PH_EXIT_REVERSE);
+
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 4850 + 100);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4850 + 200);
+	CHECK_EQ(arrival_of(&c.ep[1], 3)->ta_depart, 4850 + 300);
+	phases__free(p);
+}
+
+/* Sarukkai-Malony never moves an exit later than measured. Costs: barrier
+ * entry 100, return 50. Episode 0 follows Malony-Reed: arrivals t1 2000,
+ * t2 2500; exits t1 2600 -> 2500 + 100 - 50 = 2550, t2 4600 -> 2550 +
+ * 2000 - 50 = 4500; its slow exits give beta = 2000 (+ 1). Episode 1:
+ * arrivals t1 5000 -> 2550 + 2400 - 50 = 4900, t2 5100 -> 4500 + 500 - 50
+ * = 4950; exits at 4950 + k beta would pass the measured 5200 and 5300, in
+ * either exit order, and are held there. */
+TEST(barrier_exits_sarukkai_malony_never_later_than_measured)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50};
+	struct collected c;
+	struct phases *p;
+	int order;
+
+	for (order = PH_EXIT_RANK; order <= PH_EXIT_REVERSE; order++) {
+		p = approx_phases(&c, a_enter, a_exit, PH_MODEL_SM, order);
+		enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+		enter(p, P_PBW, 2, 2500, OBJ_X, SITE_A);
+		leave(p, P_PBW, 1, 2600, 0);
+		leave(p, P_PBW, 2, 4600, 0);
+		enter(p, P_PBW, 1, 5000, OBJ_X, SITE_A);
+		enter(p, P_PBW, 2, 5100, OBJ_X, SITE_A);
+		leave(p, P_PBW, 2, 5200, 0);
+		leave(p, P_PBW, 1, 5300, 0);
+		phases__finish(p);
+		CHECK_EQ(c.n, 2);
+		CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 2550);
+		CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 4500);
+		CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_arrive, 4900);
+		CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_arrive, 4950);
+		CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 5200);
+		CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 5300);
+		CHECK_EQ(phases__violations(p, -1), 0);
+		phases__free(p);
+	}
+}
+
+/* Time-based only: each thread keeps its measured times less its own
+ * probe cost; the barrier does not re-time anything. */
+TEST(time_based_model_ignores_barriers)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50};
+	struct collected c;
+	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_TIME, PH_EXIT_RANK);
+
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 3000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 3100, 0);
+	leave(p, P_PBW, 1, 3200, 0);
+	enter(p, P_PBW, 1, 4000, OBJ_X, SITE_A);
+	phases__finish(p);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 3100 - 100);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 3200 - 100);
+	CHECK_EQ(phases__approx_last_ts(p), 4000 - 150);
+	phases__free(p);
+}
+
+/* A counter record (-e) costs its thread alpha_counters like a probe hit:
+ * thread 1's record at 1500 moves its arrival at 2000 to 1000 + 1000 - 300. */
+TEST(counter_records_charged)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50};
+	struct phases_config cfg = {.probes = probes,
+				    .nprobes = NPROBES,
+				    .start_ns = START,
+				    .alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .alpha_counters = 300,
+				    .ncounters = 2};
+	struct phases_ops ops = {.episode = on_episode};
+	struct collected c;
+	struct phases *p;
+
+	memset(&c, 0, sizeof(c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	p = phases__new(&cfg, &ops, &c);
+	feed(p, SBT_EV_COUNTERS, 0, 1, 1500, 10, 20);
+	/* t_a = 1000 + 1000 - 300 (the counter record) */
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	feed(p, SBT_EV_COUNTERS, 0, 1, 2010, 11, 21);
+	leave(p, P_PBW, 1, 2500, 0);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_arrive, 1700);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->overhead_ns, 300);
+	phases__free(p);
+}
+
+/* Fork and join (Malony-Reed §3.2.2), region costs entry 300, return 200.
+ * The main thread (tid = pid) pays a region call (1500 -> 2500) before
+ * thread 2 starts at 3000: thread 2 takes the main thread's approximated
+ * time, 1000 + 2000 - 500 = 2500, as its basis. Thread 2 pays a region
+ * call of its own (3100 -> 3900) and exits at 4200, approximated 2500 +
+ * 1200 - 500 = 3200: the main thread, joining its last worker, continues
+ * from there rather than from its own 1000 + 3200 - 500 = 3700. */
+TEST(fork_and_join_rebase_the_threads)
+{
+	static const __u64 a_enter[NPROBES] = {[P_REGION] = 300};
+	static const __u64 a_exit[NPROBES] = {[P_REGION] = 200};
+	struct collected c;
+	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_MR, PH_EXIT_RANK);
+
+	enter(p, P_REGION, PID, 1500, 0, SITE_A);
+	leave(p, P_REGION, PID, 2500, 0);
+	feed(p, SBT_EV_THREAD_START, 0, 2, 3000, 0, 0);
+	CHECK_EQ(phases__thread_approx(p, 2), 2500);
+	enter(p, P_REGION, 2, 3100, 0, SITE_B);
+	leave(p, P_REGION, 2, 3900, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 2, 4200, 0, 0);
+	CHECK_EQ(phases__thread_approx(p, 2), 3200);
+	CHECK_EQ(phases__thread_approx(p, PID), 3200);
+	enter(p, P_REGION, PID, 4500, 0, SITE_A);
+	CHECK_EQ(phases__thread_approx(p, PID), 3200 + 300);
+	CHECK_EQ(phases__violations(p, -1), 0);
+	CHECK_EQ(phases__clamped(p), 0);
+	phases__finish(p);
+	phases__free(p);
+}
+
+/* Property test of the approximation on random traces (DESIGN §5.4
+ * invariants): per-thread order kept, no barrier exit before the
+ * approximated last arrival, approximated windows never longer than the
+ * measured ones, the approximated run never longer than the measured one. */
+struct prop {
+	int bad;
+	__u64 last_depart_a[8];
+};
+
+static void prop_episode(void *ctx, const struct ph_episode *ep)
+{
+	struct prop *pr = ctx;
+	__u64 max_a = 0;
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++)
+		if (ep->arr[i].ta_arrive > max_a)
+			max_a = ep->arr[i].ta_arrive;
+	for (i = 0; i < ep->n; i++) {
+		const struct ph_arrival *a = &ep->arr[i];
+		__u32 tid = a->tid % 8;
+
+		if (a->ta_start > a->ta_arrive || a->ta_depart < max_a ||
+		    ph_compute_a(a) > ph_compute_ns(a) || a->ta_arrive < pr->last_depart_a[tid])
+			pr->bad++;
+		pr->last_depart_a[tid] = a->ta_depart;
+	}
+}
+
+static __u64 rnd_state = 42;
+
+static __u64 rnd(__u64 n)
+{
+	rnd_state = rnd_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (rnd_state >> 33) % n;
+}
+
+TEST(approximation_invariants_on_random_traces)
+{
+	int round, bad = 0, longer = 0;
+
+	for (round = 0; round < 300; round++) {
+		__u64 a_in[NPROBES] = {[P_PBW] = rnd(2000), [P_REGION] = rnd(5000)};
+		__u64 a_out[NPROBES] = {[P_PBW] = rnd(1000), [P_REGION] = rnd(2000)};
+		struct phases_config cfg = {.probes = probes,
+					    .nprobes = NPROBES,
+					    .start_ns = START,
+					    .alpha_enter = a_in,
+					    .alpha_exit = a_out};
+		struct phases_ops ops = {.episode = prop_episode};
+		int nthr = 2 + rnd(5), neps = 1 + rnd(8), k, i, j;
+		__u64 now[8], last = 0, release;
+		struct prop pr;
+		struct phases *p;
+
+		memset(&pr, 0, sizeof(pr));
+		memset(pending_depth, 0, sizeof(pending_depth));
+		p = phases__new(&cfg, &ops, &pr);
+		for (i = 0; i < nthr; i++)
+			now[i] = START + rnd(1000);
+		for (k = 0; k < neps; k++) {
+			/* compute, with a few probed calls inside */
+			for (i = 0; i < nthr; i++) {
+				for (j = rnd(4); j > 0; j--) {
+					now[i] += 1 + rnd(3000);
+					enter(p, P_REGION, 1 + i, now[i], 0, SITE_B);
+					now[i] += 1 + rnd(1000);
+					leave(p, P_REGION, 1 + i, now[i], 0);
+				}
+				now[i] += 1 + rnd(20000);
+			}
+			/* arrivals in time order, then the releases */
+			for (release = 0, i = 0; i < nthr; i++)
+				release = now[i] > release ? now[i] : release;
+			for (j = 0; j < nthr; j++) {
+				int first = -1;
+
+				for (i = 0; i < nthr; i++)
+					if (now[i] && (first < 0 || now[i] < now[first]))
+						first = i;
+				enter(p, P_PBW, 1 + first, now[first], OBJ_X, SITE_A);
+				now[first] = 0;
+			}
+			for (i = 0; i < nthr; i++) {
+				now[i] = release + 1 + rnd(500);
+				leave(p, P_PBW, 1 + i, now[i], 0);
+				last = now[i] > last ? now[i] : last;
+			}
+		}
+		phases__finish(p);
+		bad += pr.bad;
+		longer += phases__approx_last_ts(p) > phases__last_ts(p);
+		phases__free(p);
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(longer, 0);
+}
