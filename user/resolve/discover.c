@@ -132,6 +132,9 @@ static int add_file(struct discover *d, const struct mapped_file *f)
 	elfsym__close(es);
 	if (n < 0)
 		return n;
+	/* what the table holds: functions that cannot take a uprobe and
+	 * aliases of one address were found but not added */
+	n = d->table.n - first;
 	df = realloc(d->files, (d->nfiles + 1) * sizeof(*df));
 	if (!df)
 		return -ENOMEM;

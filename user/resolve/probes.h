@@ -62,11 +62,14 @@ struct mapped_file;
 /* An empty table (entry 0 reserved). 0 or -ENOMEM. */
 int probes__init(struct probe_table *t);
 /* Add the known functions of the classes that es (file f) defines; returns
- * how many probes were added, or a negative errno (-E2BIG: table full). */
+ * how many were found (see probes__add_symbol()), or a negative errno
+ * (-E2BIG: table full). */
 int probes__add_known(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		      unsigned int classes);
-/* Add every version of function `symbol` in es (file f) as a `kind` probe;
- * returns how many, or a negative errno. */
+/* Add every version of function `symbol` in es (file f) as a `kind` probe.
+ * Returns how many versions were found, or a negative errno; the table may
+ * grow by fewer (a version whose first instruction cannot take a uprobe, an
+ * address already in the table): t->n says what was added. */
 int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		       const char *symbol, int kind);
 
