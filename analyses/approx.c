@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The time-based approximation (DESIGN §5.4 models 1-2; Malony-Reed §3):
+ * The time-based approximation (doc/design.md §5.4 models 1-2; Malony-Reed §3):
  * each thread's approximated time is its measured time since its last
  * perturbation boundary, less the probe cost it paid since then:
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Barrier exits, event-based (DESIGN §5.4 models 3-4): arrivals are
+ * Barrier exits, event-based (doc/design.md §5.4 models 3-4): arrivals are
  * approximated by the time-based rule (approx.c); no thread leaves before
  * the approximated last arrival. Exits follow Malony-Reed §4.2, or are
  * spaced by beta as in Sarukkai-Malony §3.2, in the measured exit order or

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Hand-offs, event-based (DESIGN §5.4 models 5-7): a semaphore P that took
+ * Hand-offs, event-based (doc/design.md §5.4 models 5-7): a semaphore P that took
  * a V's token (Malony-Reed §4.3.2, cases A, B and C), and, on the same
  * principle, a lock acquired after an unlock, a condition wait ended by a
  * signal, and a futex wait outside probed calls ended by a wake. No
@@ -34,7 +34,7 @@ static __u64 handoff_alpha(const struct phases *p, __u16 wait_probe, __u16 relea
 }
 
 /* A lock acquired after an unlock, a condition wait ended after a signal
- * (our extension of Malony-Reed §4.3, DESIGN §5.4 model 6): the measured
+ * (our extension of Malony-Reed §4.3, doc/design.md §5.4 model 6): the measured
  * acquisition order is kept and no acquisition is approximated before the
  * release it needed. If the thread waited for it in the measurement (the
  * release came after its call began), it leaves at the approximated release
@@ -59,7 +59,7 @@ static void acquired(struct phases *p, struct ph_thread *t, __u64 tm_s, __u64 ta
 }
 
 /* A futex wait outside any probed call (a hand-made barrier or lock) ended
- * by a wake (DESIGN §5.4 model 7): the same rule as a lock, the wake being
+ * by a wake (doc/design.md §5.4 model 7): the same rule as a lock, the wake being
  * the release; probe id 0 holds the syscall tracepoints' cost. */
 void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Barrier episodes from enter/exit records (DESIGN §5.1).
+ * Barrier episodes from enter/exit records (doc/design.md §5.1).
  *
  * Grouping: arrivals at the same barrier key (pid + object, or pid + team for
  * barriers that name no object) join the key's OPEN episode. The first

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Trace exports (DESIGN §6): Chrome/Perfetto trace-event JSON, CSV (a row
+ * Trace exports (doc/design.md §6): Chrome/Perfetto trace-event JSON, CSV (a row
  * per phase and thread), SVG timeline. Each plugs into the phase analysis
  * through its callbacks and writes as phases complete: memory does not grow
  * with the trace (the SVG keeps one cell per thread and pixel column).

@@ -7,7 +7,7 @@
  * ThreadReleaseLock for mutexes, Metric events for the counters (-e).
  * Events are written record by record, in each thread's own order, so the
  * per-location time order OTF2 requires holds (approximated times keep each
- * thread's order, DESIGN §5.4). Built against Debian's
+ * thread's order, doc/design.md §5.4). Built against Debian's
  * libopen-trace-format2-dev; without it the format says so.
  */
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Hangs (DESIGN §5.1): an episode with arrivals and no release for the
+ * Hangs (doc/design.md §5.1): an episode with arrivals and no release for the
  * timeout is reported once, with the threads it waits for; at the end of
  * the trace, released episodes are settled and those never released are
  * reported the same way.

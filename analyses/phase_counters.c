@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Counter deltas per phase (DESIGN §5.3): values at a thread's arrival less
+ * Counter deltas per phase (doc/design.md §5.3): values at a thread's arrival less
  * those at its previous departure give the deltas of its compute window
  * (barrier waiting excluded, as SBT counted); values at a departure open
  * the next window. A thread counted since its first run in the session has

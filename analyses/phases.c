@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The barrier-phase analysis as an object (DESIGN §5.1): its lifecycle,
+ * The barrier-phase analysis as an object (doc/design.md §5.1): its lifecycle,
  * what it exposes, and the metrics of an episode in either view. The work
  * is done by the modules listed in analyses/phases_impl.h.
  */
@@ -135,7 +135,7 @@ __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max)
 	return p->lost_phases;
 }
 
-/* ---- episode metrics (DESIGN §5.1) ------------------------------------------- */
+/* ---- episode metrics (doc/design.md §5.1) ------------------------------------------- */
 
 void ph_episode_times(const struct ph_episode *ep, int view, struct ph_episode_times *m)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Barrier phases (DESIGN §5.1): turns a stream of sbt_event records into
+ * Barrier phases (doc/design.md §5.1): turns a stream of sbt_event records into
  * barrier episodes, per-site loop-barrier aggregates and per-thread totals.
  *
  * Pure and streaming: no I/O, no libbpf. Events are fed in ring-buffer order
@@ -28,7 +28,7 @@ struct ph_arrival {
 	__u64 ctr[SBT_MAX_COUNTERS]; /* counter deltas of the compute window */
 	__u32 ctr_valid;	     /* the deltas are known */
 	__u32 ctr_scaled;	     /* multiplexed: the deltas are estimates */
-	/* approximated (probe cost removed, DESIGN §5.4) times */
+	/* approximated (probe cost removed, doc/design.md §5.4) times */
 	__u64 ta_start, ta_arrive, ta_depart;
 	__u64 overhead_ns; /* probe cost removed from its compute window */
 };
@@ -165,7 +165,7 @@ struct phases_ops {
 
 struct sync;
 
-/* Perturbation models (DESIGN §5.4). All remove each thread's own probe
+/* Perturbation models (doc/design.md §5.4). All remove each thread's own probe
  * cost (time-based, Malony-Reed §3); they differ at synchronization. */
 enum ph_model {
 	PH_MODEL_MR,   /* barrier exits re-based on the approximated last arrival
@@ -261,7 +261,7 @@ __u64 phases__thread_approx(const struct phases *p, __u32 tid);
 /* Phases affected by lost records: count and the first few indices. */
 __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);
 
-/* Metrics of one episode (DESIGN §5.1); see also ph_episode_times(). */
+/* Metrics of one episode (doc/design.md §5.1); see also ph_episode_times(). */
 static inline __u64 ph_barrier_ns(const struct ph_episode *ep)
 {
 	return ep->last_arrive - ep->first_arrive;
@@ -301,7 +301,7 @@ static inline struct ph_times ph_times(const struct ph_arrival *a, int view)
 					 a->depart_ns ? a->ta_depart : 0};
 	return (struct ph_times){a->start_ns, a->arrive_ns, a->depart_ns};
 }
-/* Episode metrics of a view (DESIGN §5.1). */
+/* Episode metrics of a view (doc/design.md §5.1). */
 struct ph_episode_times {
 	__u64 first_arrive, last_arrive;
 	__u64 start;	  /* phase start: the latest start of its threads */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The core of the reports (DESIGN §6): lifecycle, the phase analysis's
+ * The core of the reports (doc/design.md §6): lifecycle, the phase analysis's
  * callbacks handed to the format chosen (report_text.c, report_json.c), and
  * the names, views and figures both formats show.
  */

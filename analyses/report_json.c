@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The report as one JSON document (DESIGN §6; schema in README.md): the
+ * The report as one JSON document (doc/design.md §6; schema in README.md): the
  * counters and command, the phases as they complete (both views, counter
  * statistics across threads), then the summary: approximation, calibration,
  * regions, sites, threads, locks, hangs and losses.

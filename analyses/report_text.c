@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The report as text (DESIGN §5.1, §6): SBT-style episode lines, a phase
+ * The report as text (doc/design.md §5.1, §6): SBT-style episode lines, a phase
  * table, watch blocks with the order of arrival, hang reports as they are
  * found, and the summary (loop-barrier sites, threads, counters, locks,
  * losses).

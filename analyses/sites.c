@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Barrier sites (DESIGN §5.1): the episodes of one barrier object reached
+ * Barrier sites (doc/design.md §5.1): the episodes of one barrier object reached
  * from one call site, aggregated like an SBT loop barrier: count, barrier
  * and phase time (sum, min, max, sum of squares), approximated sums,
  * counter deltas, and each participant's accumulated idle time.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Locks, semaphores, condition variables and futexes (DESIGN §5.2): per
+ * Locks, semaphores, condition variables and futexes (doc/design.md §5.2): per
  * object counts, wait and hold times, per-thread and per-call-site shares.
  * Fed by the phase analysis with completed calls (it matches entries with
  * returns and splits waits with the futex records) and with futex waits.

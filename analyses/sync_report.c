@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The tables of locks, semaphores, condition variables and futex words
- * (DESIGN §5.2): their order, names and families, and each thread's wait,
+ * (doc/design.md §5.2): their order, names and families, and each thread's wait,
  * shared by the text and JSON writers.
  */
 #include <inttypes.h>

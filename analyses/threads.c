@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The threads of the barrier-phase analysis (DESIGN §5.1): found on their
+ * The threads of the barrier-phase analysis (doc/design.md §5.1): found on their
  * first record or declared from /proc, started and exited by the thread
  * records, and a thread id the kernel gives again after an exit.
  */

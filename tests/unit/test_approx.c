@@ -276,7 +276,7 @@ TEST(fork_and_join_rebase_the_threads)
 	phases__free(p);
 }
 
-/* Property test of the approximation on random traces (DESIGN §5.4
+/* Property test of the approximation on random traces (doc/design.md §5.4
  * invariants): per-thread order kept, no barrier exit before the
  * approximated last arrival, approximated windows never longer than the
  * measured ones, the approximated run never longer than the measured one. */

@@ -4,7 +4,7 @@
  * values, and their invariants on simulated random runs. */
 #include "sync_fixture.h"
 
-/* Mutex hand-off (DESIGN §5.4 model 6), with costs: lock entry 1000, lock
+/* Mutex hand-off (doc/design.md §5.4 model 6), with costs: lock entry 1000, lock
  * return 100, unlock entry 500, unlock return 50. Thread 1 takes the lock
  * at 1100 (t_a 1000: its entry hit is removed), releases it at 3000 (t_a
  * 3000 - 1000 - 100 = 1900). Thread 2 asked at 1500 (t_a 1500), blocked,
@@ -317,7 +317,7 @@ static int by_ts(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* The invariants of DESIGN §5.4 on 200 random runs with random probe
+/* The invariants of doc/design.md §5.4 on 200 random runs with random probe
  * costs: per-thread order kept, no lock acquisition before the previous
  * approximated release, no P before its V, the approximated run no longer
  * than the measured one. Semaphore case C is allowed (logged). */
