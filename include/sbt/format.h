@@ -43,4 +43,18 @@ static inline void sbt_event_comm(const struct sbt_event *e, char comm[SBT_COMM_
 	comm[SBT_COMM_LEN - 1] = 0;
 }
 
+/* A record as the BPF side makes it, for synthetic streams (unit tests,
+ * bench/gen_trace). */
+static inline struct sbt_event sbt_event_make(__u16 type, __u16 probe, __u32 pid, __u32 tid,
+					      __u64 ts, __u64 obj, __u64 site)
+{
+	return (struct sbt_event){.ts = ts,
+				  .obj = obj,
+				  .site = site,
+				  .pid = pid,
+				  .tid = tid,
+				  .type = type,
+				  .probe = probe};
+}
+
 #endif /* SBT_FORMAT_H */

@@ -142,13 +142,7 @@ static inline void teardown(void)
 
 static inline void ev(__u16 type, __u16 probe, __u32 tid, __u64 ts, __u64 obj, __u64 site)
 {
-	struct sbt_event e = {.ts = ts,
-			      .obj = obj,
-			      .site = site,
-			      .pid = PID,
-			      .tid = tid,
-			      .type = type,
-			      .probe = probe};
+	struct sbt_event e = sbt_event_make(type, probe, PID, tid, ts, obj, site);
 
 	CHECK_EQ(phases__feed(fx.ph, &e), 0);
 }

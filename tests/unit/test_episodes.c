@@ -369,13 +369,7 @@ TEST(serial_thread_checks_grouping)
 
 static void counters_rec(struct phases *p, __u32 tid, __u64 ts, __u16 flags, __u64 v0, __u64 v1)
 {
-	struct sbt_event e = {.ts = ts,
-			      .obj = v0,
-			      .site = v1,
-			      .pid = PID,
-			      .tid = tid,
-			      .type = SBT_EV_COUNTERS,
-			      .probe = flags};
+	struct sbt_event e = sbt_event_make(SBT_EV_COUNTERS, flags, PID, tid, ts, v0, v1);
 
 	CHECK_EQ(phases__feed(p, &e), 0);
 }

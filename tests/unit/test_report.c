@@ -19,13 +19,7 @@ static const struct sbt_probe_info probes[NPROBES] = {
 
 static void feed(struct phases *p, __u16 type, __u32 tid, __u64 ts, __u64 obj, __u64 site)
 {
-	struct sbt_event e = {.ts = ts,
-			      .obj = obj,
-			      .site = site,
-			      .pid = 7,
-			      .tid = tid,
-			      .type = type,
-			      .probe = P_PBW};
+	struct sbt_event e = sbt_event_make(type, P_PBW, 7, tid, ts, obj, site);
 
 	phases__feed(p, &e);
 }
