@@ -134,40 +134,55 @@ static FILE *report_out(struct tracer *t)
 	return t->null_out;
 }
 
-/* One analysis per process, and the trace file. */
+/* What the reports show, and where. */
+static struct report_opts report_opts(struct tracer *t)
+{
+	const struct env *env = t->env;
+
+	return (struct report_opts){.format = env->json ? REPORT_JSON : REPORT_TEXT,
+				    .episode_lines = !env->quiet && !env->record && !env->top,
+				    .watch = env->watch,
+				    .nwatch = env->nwatch,
+				    .watch_all = env->watch_all,
+				    .sort = env->sort,
+				    .view = env->approx.view,
+				    .warn_ns = env->warn_ns,
+				    .max_lines_per_s = env->max_lines,
+				    .out = report_out(t),
+				    .before_output = on_report_output,
+				    .hook_ctx = t};
+}
+
+/* What the analyses read: the probe table and costs, the model, names. */
+static struct report_src report_src(const struct tracer *t)
+{
+	const struct probe_costs *pc = &t->ctx.costs;
+
+	return (struct report_src){.phases = {.probes = pc->infos,
+					      .nprobes = SBT_MAX_PROBES,
+					      .ncounters = t->ctx.counters.n,
+					      .alpha_enter = pc->alpha_enter,
+					      .alpha_exit = pc->alpha_exit,
+					      .alpha_counters = pc->alpha_counters,
+					      .model = t->env->approx.model,
+					      .exit_order = t->env->approx.exit_order},
+				   .names = t->ctx.names,
+				   .realtime_offset_ns = t->ctx.realtime_offset_ns,
+				   .counters = t->ctx.counters.info};
+}
+
+/* One analysis per process (the names they share), and the trace file. */
 static int open_jobs(struct tracer *t)
 {
 	const struct env *env = t->env;
-	const struct probe_costs *pc = &t->ctx.costs;
 	struct jobs_config c;
 
 	t->ctx.names = names__new();
 	if (!t->ctx.names)
 		return EXIT_RUNTIME;
 	c = (struct jobs_config){
-		.ro = {.format = env->json ? REPORT_JSON : REPORT_TEXT,
-		       .episode_lines = !env->quiet && !env->record && !env->top,
-		       .watch = env->watch,
-		       .nwatch = env->nwatch,
-		       .watch_all = env->watch_all,
-		       .sort = env->sort,
-		       .view = env->approx.view,
-		       .warn_ns = env->warn_ns,
-		       .max_lines_per_s = env->max_lines,
-		       .out = report_out(t),
-		       .before_output = on_report_output,
-		       .hook_ctx = t},
-		.src = {.phases = {.probes = pc->infos,
-				   .nprobes = SBT_MAX_PROBES,
-				   .ncounters = t->ctx.counters.n,
-				   .alpha_enter = pc->alpha_enter,
-				   .alpha_exit = pc->alpha_exit,
-				   .alpha_counters = pc->alpha_counters,
-				   .model = env->approx.model,
-				   .exit_order = env->approx.exit_order},
-			.names = t->ctx.names,
-			.realtime_offset_ns = t->ctx.realtime_offset_ns,
-			.counters = t->ctx.counters.info},
+		.ro = report_opts(t),
+		.src = report_src(t),
 		/* several processes: a report each, printed whole */
 		.separate = t->tg->several && !env->record && !env->top,
 		.show_idle = !env->all,
