@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Helpers shared by the example workloads: timing, simulated work, strict
- * argument parsing, atomic line output and the SIGUSR1 start handshake.
- * Include after defining _GNU_SOURCE. */
+ * argument parsing, atomic line output, the SIGUSR1 start handshake, worker
+ * threads, and the windows a workload measures around its own
+ * synchronization calls. Include after defining _GNU_SOURCE. */
 #ifndef SBT_EXAMPLES_WORKLOAD_H
 #define SBT_EXAMPLES_WORKLOAD_H
 
 #include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,6 +138,237 @@ static inline void wait_for_start_signal(void)
 	emit("ready %d\n", (int)getpid());
 	while (sigwait(&set, &sig) || sig != SIGUSR1)
 		;
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+enum wl_opt_kind {
+	WL_NUM,	 /* unsigned long in [min, max], stored times scale */
+	WL_MODE, /* "spin" or "sleep", stored as int 1 / 0 */
+	WL_FLAG, /* no value; the int is set to 1 */
+};
+
+/* One option of a workload's command line; a table of them ends with {0}. */
+struct wl_opt {
+	char name;
+	enum wl_opt_kind kind;
+	unsigned long min, max, scale;
+	void *dst; /* unsigned long * for WL_NUM, int * otherwise */
+};
+
+#define OPT_NUM(c, var, lo, hi, sc)                                                                \
+	{                                                                                          \
+		(c), WL_NUM, (lo), (hi), (sc), &(var)                                              \
+	}
+#define OPT_MODE(c, var)                                                                           \
+	{                                                                                          \
+		(c), WL_MODE, 0, 0, 0, &(var)                                                      \
+	}
+#define OPT_FLAG(c, var)                                                                           \
+	{                                                                                          \
+		(c), WL_FLAG, 0, 0, 0, &(var)                                                      \
+	}
+
+typedef void (*wl_usage_fn)(FILE *f, const char *prog);
+
+/* getopt over the table, plus -h. Tests and scripts depend on the exit
+ * codes: -h prints the usage to stdout and exits 0; a bad option, a bad
+ * value or a stray operand prints it (or the value error) to stderr and
+ * exits 2. Returns the program name for messages. */
+static inline const char *parse_options(int argc, char **argv, const struct wl_opt *opts,
+					wl_usage_fn usage)
+{
+	const char *prog = prog_name(argv[0]);
+	char spec[64];
+	size_t n = 0;
+	const struct wl_opt *o;
+	int c;
+
+	for (o = opts; o->name && n + 3 < sizeof(spec); o++) {
+		spec[n++] = o->name;
+		if (o->kind != WL_FLAG)
+			spec[n++] = ':';
+	}
+	spec[n++] = 'h';
+	spec[n] = '\0';
+	while ((c = getopt(argc, argv, spec)) != -1) {
+		if (c == 'h') {
+			usage(stdout, prog);
+			exit(0);
+		}
+		for (o = opts; o->name && o->name != c; o++)
+			;
+		if (!o->name) {
+			usage(stderr, prog);
+			exit(2);
+		}
+		if (o->kind == WL_NUM)
+			*(unsigned long *)o->dst =
+				parse_ulong_arg(prog, c, optarg, o->min, o->max) * o->scale;
+		else if (o->kind == WL_MODE)
+			*(int *)o->dst = parse_mode_arg(prog, c, optarg);
+		else
+			*(int *)o->dst = 1;
+	}
+	if (optind != argc) {
+		usage(stderr, prog);
+		exit(2);
+	}
+	return prog;
+}
+
+/* ---- worker threads ----------------------------------------------------------- */
+
+struct team {
+	unsigned long n;
+	void (*fn)(unsigned int index);
+	struct team_member {
+		pthread_t thread;
+		struct team *team;
+		unsigned int index;
+	} member[];
+};
+
+static inline void *team_trampoline(void *arg)
+{
+	struct team_member *m = arg;
+
+	m->team->fn(m->index);
+	return NULL;
+}
+
+/* Starts fn(0) .. fn(n-1), each in a thread of its own. A workload that
+ * cannot start its threads measures nothing: it exits. */
+static inline struct team *team_start(unsigned long n, void (*fn)(unsigned int index))
+{
+	struct team *t = calloc(1, sizeof(*t) + n * sizeof(t->member[0]));
+	unsigned long i;
+	int err;
+
+	if (!t) {
+		perror("calloc");
+		exit(1);
+	}
+	t->n = n;
+	t->fn = fn;
+	for (i = 0; i < n; i++) {
+		t->member[i].team = t;
+		t->member[i].index = (unsigned int)i;
+		err = pthread_create(&t->member[i].thread, NULL, team_trampoline, &t->member[i]);
+		if (err) {
+			fprintf(stderr, "pthread_create: %s\n", strerror(err));
+			exit(1);
+		}
+	}
+	return t;
+}
+
+static inline void team_join(struct team *t)
+{
+	unsigned long i;
+
+	for (i = 0; i < t->n; i++)
+		pthread_join(t->member[i].thread, NULL);
+	free(t);
+}
+
+static inline void run_workers(unsigned long n, void (*fn)(unsigned int index))
+{
+	team_join(team_start(n, fn));
+}
+
+/* -W: the test's start handshake; returns the start of the measured run. */
+static inline uint64_t begin_run(int wait_start)
+{
+	if (wait_start)
+		wait_for_start_signal();
+	return now_ns();
+}
+
+static inline void end_run(uint64_t start)
+{
+	emit("total_ns %llu\n", (unsigned long long)(now_ns() - start));
+}
+
+/* ---- windows around a synchronization call --------------------------------- */
+
+/*
+ * The tests compare a tracer's timestamps of a call with the workload's own,
+ * taken just before the call and just after it returns: the same clock
+ * (CLOCK_MONOTONIC is what bpf_ktime_get_ns reads), so the probe's instants
+ * must lie inside the window and close to its edges. Close only holds if the
+ * thread kept its CPU: an involuntary switch in the window may put any delay
+ * between our timestamp and the probe's. So the window also records the
+ * thread's involuntary switches and its time on a run queue (schedstat), and
+ * its voluntary switches: a call that slept in the kernel.
+ */
+struct window {
+	uint64_t enter_ns, leave_ns; /* CLOCK_MONOTONIC, before the call, after its return */
+	long nvcsw, nivcsw;	     /* voluntary, involuntary context switches in the window */
+	uint64_t delay_ns;	     /* time spent runnable but not running in the window */
+};
+
+/* Per thread: /proc/thread-self names the thread that opens it. */
+static __thread int schedstat_fd = -1;
+
+/* The thread's time spent waiting on a run queue so far (0 without
+ * schedstats: then a preempted window is judged by its ordering only). */
+static inline uint64_t runqueue_wait_ns(void)
+{
+	char buf[96];
+	unsigned long long run, wait;
+	ssize_t n;
+
+	if (schedstat_fd < 0)
+		schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	n = schedstat_fd < 0 ? -1 : pread(schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? wait : 0;
+}
+
+static inline void switches(long *vol, long *invol)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	*vol = ru.ru_nvcsw;
+	*invol = ru.ru_nivcsw;
+}
+
+/* Counters first, clock last: what they cost stays outside the window. */
+static inline void window_open(struct window *w)
+{
+	switches(&w->nvcsw, &w->nivcsw);
+	w->delay_ns = runqueue_wait_ns();
+	w->enter_ns = now_ns();
+}
+
+static inline void window_close(struct window *w)
+{
+	long vol, invol;
+
+	w->leave_ns = now_ns();
+	switches(&vol, &invol);
+	w->nvcsw = vol - w->nvcsw;
+	w->nivcsw = invol - w->nivcsw;
+	w->delay_ns = runqueue_wait_ns() - w->delay_ns;
+}
+
+/* The fields of a window in a workload's output line. */
+#define WINDOW_FMT "arrive_ns %llu depart_ns %llu nvcsw %ld nivcsw %ld delay_ns %llu"
+#define WINDOW_ARGS(w)                                                                             \
+	(unsigned long long)(w).enter_ns, (unsigned long long)(w).leave_ns, (w).nvcsw, (w).nivcsw, \
+		(unsigned long long)(w).delay_ns
+
+/* The calling thread's CPU time: what a task-clock counter counts. */
+static inline uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 #endif
