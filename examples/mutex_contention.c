@@ -2,9 +2,10 @@
 /* Ground-truth mutex workload: THREADS workers each take one global mutex
  * (counter_lock) exactly ITERS times, spin CS_US us inside it and OUTSIDE_US us
  * outside. Each worker prints how long it waited for and held the lock, how
- * many of its lock calls slept, and how much its timestamps around the lock
- * and unlock calls could be off where it lost its CPU, so a tracer's
- * contention report can be checked against it. */
+ * many of its lock calls slept, and how long it waited for a CPU in the
+ * iterations where it was preempted (there its timestamps and a tracer's may
+ * be that much further apart), so a tracer's contention report can be
+ * checked against it. */
 #define _GNU_SOURCE
 #include "workload.h"
 
@@ -18,13 +19,14 @@ static int wait_start;
 static void worker_main(unsigned int index)
 {
 	pid_t tid = get_tid();
-	uint64_t wait_ns = 0, hold_ns = 0, bracket_ns = 0;
+	uint64_t wait_ns = 0, hold_ns = 0, delay_ns = 0, queued, queued0;
 	unsigned long k, slept = 0, preempted = 0;
 	long vol, invol, vol0, invol0;
 
 	switches(&vol0, &invol0);
+	queued0 = runqueue_wait_ns();
 	for (k = 0; k < niters; k++) {
-		uint64_t t0, t1, t2, t3;
+		uint64_t t0, t1, t2;
 
 		t0 = now_ns();
 		pthread_mutex_lock(&counter_lock);
@@ -34,27 +36,27 @@ static void worker_main(unsigned int index)
 		/* Hold time ends at the unlock call, matching what a tracer sees. */
 		t2 = now_ns();
 		pthread_mutex_unlock(&counter_lock);
-		t3 = now_ns();
 		hold_ns += t2 - t1;
 		wait_ns += t1 - t0;
 		/* Nothing else in an iteration can sleep: a voluntary switch is a
-		 * lock call that blocked. After an involuntary one, a tracer's
-		 * hold may begin anywhere in [t0, t1] and end in [t2, t3]. */
+		 * lock call that blocked. */
 		switches(&vol, &invol);
+		queued = runqueue_wait_ns();
 		slept += vol != vol0;
 		if (invol != invol0) {
 			preempted++;
-			bracket_ns += (t1 - t0) + (t3 - t2);
+			delay_ns += queued - queued0;
 		}
 		vol0 = vol;
 		invol0 = invol;
+		queued0 = queued;
 		work_for_ns(outside_ns, 1);
 	}
 	/* Printed after the loop so output never perturbs the contention. */
 	emit("thread %u tid %d acquisitions %lu lock_wait_ns %llu hold_ns %llu slept_locks %lu "
-	     "preempted %lu preempted_bracket_ns %llu\n",
+	     "preempted %lu preempted_delay_ns %llu\n",
 	     index, (int)tid, niters, (unsigned long long)wait_ns, (unsigned long long)hold_ns,
-	     slept, preempted, (unsigned long long)bracket_ns);
+	     slept, preempted, (unsigned long long)delay_ns);
 }
 
 static void usage(FILE *f, const char *prog)

@@ -277,11 +277,30 @@ static inline void run_workers(unsigned long n, void (*fn)(unsigned int index))
 	team_join(team_start(n, fn));
 }
 
-/* -W: the test's start handshake; returns the start of the measured run. */
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, for tests that relate our timestamps to
+ * a tool's wall-clock times; err_ns bounds how far off the pairing may be. */
+static inline void emit_clock_offset(void)
+{
+	struct timespec r;
+	uint64_t m0, m1;
+
+	m0 = now_ns();
+	clock_gettime(CLOCK_REALTIME, &r);
+	m1 = now_ns();
+	emit("realtime_offset_ns %lld err_ns %llu\n",
+	     (long long)((uint64_t)r.tv_sec * NSEC_PER_SEC + (uint64_t)r.tv_nsec - (m0 + m1) / 2),
+	     (unsigned long long)(m1 - m0 + 1) / 2 + 1);
+}
+
+/* -W: the tests' start handshake, then our clock's offset to the wall
+ * clock for the tests that read a tool's wall-clock times. Returns the
+ * start of the measured run. */
 static inline uint64_t begin_run(int wait_start)
 {
-	if (wait_start)
+	if (wait_start) {
 		wait_for_start_signal();
+		emit_clock_offset();
+	}
 	return now_ns();
 }
 
