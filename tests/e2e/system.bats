@@ -61,32 +61,43 @@ start_in_namespace() {
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit("custom_barrier.c:" not in json.dumps(r["sites"]))' "$T/c.json"
 }
 
+# wait_links PID PATH: until process PID (sbt-bpf) holds both a uprobe_multi
+# and a uretprobe_multi BPF link on the file PATH (its /proc fdinfo says).
+wait_links() {
+	local i f kinds
+	for ((i = 0; i < 200; i++)); do
+		kinds=$(for f in /proc/"$1"/fdinfo/*; do
+			grep -qx "path:	$2" "$f" 2>/dev/null && sed -n 's/^link_type:	//p' "$f"
+		done | sort -u | tr '\n' ' ')
+		[ "$kinds" = "uprobe_multi uretprobe_multi " ] && return 0
+		sleep 0.05
+	done
+	echo "no entry and return links on $2 in process $1 (found: $kinds)" >&2
+	return 1
+}
+
 @test "-a: a library loaded later (dlopen of a copy no process mapped) is probed" {
 	mkdir -p "$T/lib"
 	cp "$(ldd "$EX/omp_barriers_gomp" | awk '/libgomp/ {print $3}')" "$T/lib/libgomp-copy.so"
 	start_system "$T/sys.txt" -a
 	# one thread: each GOMP_barrier call is an episode of its own. sbt-bpf
-	# probes the copy after the loader reports it: the calls wait until the
-	# function's first bytes in memory differ from the file's (a breakpoint).
+	# probes the copy once the loader reports it, while the process runs
+	# on: the calls wait until its entry and return probes are both in.
 	/usr/bin/python3 -c '
-import ctypes, os, sys, time
-print("pid", os.getpid(), flush=True)
+import ctypes, os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
 g = ctypes.CDLL(sys.argv[1])
-addr = ctypes.cast(g.GOMP_barrier, ctypes.c_void_p).value
-base = min(int(l.split("-")[0], 16) for l in open("/proc/self/maps") if l.rstrip().endswith(sys.argv[1]))
-with open(sys.argv[1], "rb") as f:
-    f.seek(addr - base)
-    disk = f.read(4)
-for _ in range(1000):
-    if ctypes.string_at(addr, 4) != disk:
-        break
-    time.sleep(0.01)
-else:
-    sys.exit("GOMP_barrier of the copy never got its probe")
+print("loaded", os.getpid(), flush=True)
+signal.sigwait({signal.SIGUSR1})
 for _ in range(5):
     g.GOMP_barrier()
-' "$T/lib/libgomp-copy.so" >"$T/py.out"
-	P=$(awk '/^pid/ {print $2}' "$T/py.out")
+' "$T/lib/libgomp-copy.so" >"$T/py.out" 2>&1 &
+	P=$!
+	BG_PIDS+=("$P")
+	wait_for "$T/py.out" "^loaded $P$"
+	wait_links "$TR" "$T/lib/libgomp-copy.so"
+	kill -USR1 "$P"
+	wait_exit "$P" 10
 	wait_for "$T/sys.txt" "^=== pid $P: " 10
 	kill -INT "$TR"
 	wait_exit "$TR" 20
