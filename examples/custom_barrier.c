@@ -7,8 +7,6 @@
  * Being our own code, the barrier counts its futex calls exactly: each
  * worker prints them with the window around each barrier call. */
 #define _GNU_SOURCE
-#include <limits.h>
-#include <linux/futex.h>
 #include "workload.h"
 
 /* Busy-poll rounds before sleeping in the kernel: a few microseconds. */

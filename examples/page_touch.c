@@ -17,10 +17,8 @@ static unsigned long nthreads = 2, nphases = 3, npages = 256, nsleeps = 0, spin_
 static long page_size;
 static int wait_start;
 
-/* The thread's context switches and run-queue wait when its last barrier
- * call returned. */
-static __thread long switched;
-static __thread uint64_t queued;
+/* The thread's usage when its last barrier call returned. */
+static __thread struct usage last;
 
 /* Touch the stack, stdio and the window's counters this thread will use, so
  * that the measured phases have no first-touch faults of their own. */
@@ -32,23 +30,17 @@ static void warm_up(void)
 
 	for (i = 0; i < sizeof(stack); i += 256)
 		stack[i] = 1;
-	long vol, invol;
-
 	window_open(&w);
 	window_close(&w);
-	thread_cpu_ns();
 	emit("warm-up tid %d\n", (int)get_tid());
-	switches(&vol, &invol);
-	switched = vol + invol;
-	queued = runqueue_wait_ns();
+	usage_now(&last);
 }
 
 static void one_phase(unsigned int index, unsigned long k, pid_t tid)
 {
 	unsigned long i, touched = 0;
 	uint64_t t0 = now_ns(), cpu_arrive, cpu_depart;
-	uint64_t rqwait, rq_open;
-	long cswitch, at_open;
+	struct usage before, at_open;
 	struct window w;
 
 	if (k == 1 + index % nphases) {
@@ -63,22 +55,19 @@ static void one_phase(unsigned int index, unsigned long k, pid_t tid)
 	 * the barrier's entry comes after the first read, at its exit before
 	 * the second. */
 	window_open(&w);
-	/* window_open() left the absolute counts in the window */
-	at_open = w.nvcsw + w.nivcsw;
-	rq_open = w.delay_ns;
-	cswitch = at_open - switched;
-	rqwait = rq_open - queued;
+	at_open = w.u; /* window_open() left the totals there */
 	cpu_arrive = thread_cpu_ns();
 	pthread_barrier_wait(&page_barrier);
 	cpu_depart = thread_cpu_ns();
 	window_close(&w);
-	switched = at_open + w.nvcsw + w.nivcsw;
-	queued = rq_open + w.delay_ns;
+	/* since the previous barrier returned */
+	usage_diff(&before, &at_open, &last);
+	usage_now(&last);
 	emit("phase %lu thread %u tid %d pages %lu sleeps %lu compute_ns %llu " WINDOW_FMT
 	     " cpu_arrive_ns %llu cpu_depart_ns %llu cswitch %ld rqwait_ns %llu\n",
 	     k, index, (int)tid, touched, nsleeps, (unsigned long long)(w.enter_ns - t0),
 	     WINDOW_ARGS(w), (unsigned long long)cpu_arrive, (unsigned long long)cpu_depart,
-	     cswitch, (unsigned long long)rqwait);
+	     before.vol + before.invol, (unsigned long long)before.queued);
 }
 
 static void worker_main(unsigned int index)

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -222,6 +224,7 @@ static inline const char *parse_options(int argc, char **argv, const struct wl_o
 struct team {
 	unsigned long n;
 	void (*fn)(unsigned int index);
+	int go; /* the futex word the members wait on until all exist */
 	struct team_member {
 		pthread_t thread;
 		struct team *team;
@@ -233,12 +236,17 @@ static inline void *team_trampoline(void *arg)
 {
 	struct team_member *m = arg;
 
+	while (!__atomic_load_n(&m->team->go, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &m->team->go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 	m->team->fn(m->index);
 	return NULL;
 }
 
-/* Starts fn(0) .. fn(n-1), each in a thread of its own. A workload that
- * cannot start its threads measures nothing: it exits. */
+/* Starts fn(0) .. fn(n-1), each in a thread of its own, all at once when
+ * every thread exists: creating a thread maps its stack under the process's
+ * memory lock, where a running one would stall (a page fault, a probe hit)
+ * and seem to sleep in whatever call it was making. A workload that cannot
+ * start its threads measures nothing: it exits. */
 static inline struct team *team_start(unsigned long n, void (*fn)(unsigned int index))
 {
 	struct team *t = calloc(1, sizeof(*t) + n * sizeof(t->member[0]));
@@ -260,6 +268,8 @@ static inline struct team *team_start(unsigned long n, void (*fn)(unsigned int i
 			exit(1);
 		}
 	}
+	__atomic_store_n(&t->go, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &t->go, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 	return t;
 }
 
@@ -311,21 +321,14 @@ static inline void end_run(uint64_t start)
 
 /* ---- windows around a synchronization call --------------------------------- */
 
-/*
- * The tests compare a tracer's timestamps of a call with the workload's own,
- * taken just before the call and just after it returns: the same clock
- * (CLOCK_MONOTONIC is what bpf_ktime_get_ns reads), so the probe's instants
- * must lie inside the window and close to its edges. Close only holds if the
- * thread kept its CPU: an involuntary switch in the window may put any delay
- * between our timestamp and the probe's. So the window also records the
- * thread's involuntary switches and its time on a run queue (schedstat), and
- * its voluntary switches: a call that slept in the kernel.
- */
-struct window {
-	uint64_t enter_ns, leave_ns; /* CLOCK_MONOTONIC, before the call, after its return */
-	long nvcsw, nivcsw;	     /* voluntary, involuntary context switches in the window */
-	uint64_t delay_ns;	     /* time spent runnable but not running in the window */
-};
+/* The calling thread's CPU time: what a task-clock counter counts. */
+static inline uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
 
 /* Per thread: /proc/thread-self names the thread that opens it. */
 static __thread int schedstat_fd = -1;
@@ -347,47 +350,97 @@ static inline uint64_t runqueue_wait_ns(void)
 	return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? wait : 0;
 }
 
-static inline void switches(long *vol, long *invol)
+/* What the kernel tells a thread about its own scheduling: totals so far,
+ * or (usage_since) what happened in between. */
+struct usage {
+	long vol, invol; /* voluntary (it slept), involuntary (preempted) switches */
+	long majflt;	 /* page faults that waited for a read */
+	uint64_t queued; /* time runnable but waiting for a CPU */
+	uint64_t cpu;	 /* time on a CPU */
+};
+
+/* The switch and fault counts only: one system call. */
+static inline void usage_switches(struct usage *u)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_THREAD, &ru);
-	*vol = ru.ru_nvcsw;
-	*invol = ru.ru_nivcsw;
+	u->vol = ru.ru_nvcsw;
+	u->invol = ru.ru_nivcsw;
+	u->majflt = ru.ru_majflt;
 }
+
+static inline void usage_now(struct usage *u)
+{
+	u->queued = runqueue_wait_ns();
+	usage_switches(u);
+	u->cpu = thread_cpu_ns();
+}
+
+/* *d = what happened from *then to *now. */
+static inline void usage_diff(struct usage *d, const struct usage *now, const struct usage *then)
+{
+	d->vol = now->vol - then->vol;
+	d->invol = now->invol - then->invol;
+	d->majflt = now->majflt - then->majflt;
+	d->queued = now->queued - then->queued;
+	d->cpu = now->cpu - then->cpu;
+}
+
+/* A call slept in the kernel other than for a page read from disk: for a
+ * synchronization call, it waited for another thread (rarely, something
+ * else on its path sleeps, with a tracer's probes on it). */
+static inline int usage_slept(const struct usage *u)
+{
+	return u->vol > 0 && !u->majflt;
+}
+
+/* Of wall_ns with usage *u, how long the thread was off its CPU without
+ * having slept: waiting for a CPU, or the hypervisor's. A tracer's view of
+ * a call may be that much further from ours than the probes' own cost.
+ * After a sleep only the run-queue wait is known. */
+static inline uint64_t usage_unseen_ns(const struct usage *u, uint64_t wall_ns)
+{
+	if (!u->vol)
+		return wall_ns > u->cpu ? wall_ns - u->cpu : 0;
+	return u->invol ? u->queued : 0;
+}
+
+/*
+ * The tests compare a tracer's timestamps of a call with the workload's own,
+ * taken just before the call and just after it returns: the same clock
+ * (CLOCK_MONOTONIC is what bpf_ktime_get_ns reads), so the probe's instants
+ * must lie inside the window and close to its edges. Close only holds while
+ * the thread keeps its CPU. So the window also records what the thread
+ * could see of losing it there: involuntary switches and run-queue wait,
+ * and its CPU time, whose difference from the wall time is the time the
+ * hypervisor took when the thread did not sleep (it took 9 ms once).
+ */
+struct window {
+	uint64_t enter_ns, leave_ns; /* CLOCK_MONOTONIC, before the call, after its return */
+	struct usage u;		     /* what happened in the window */
+};
 
 /* Counters first, clock last: what they cost stays outside the window. */
 static inline void window_open(struct window *w)
 {
-	switches(&w->nvcsw, &w->nivcsw);
-	w->delay_ns = runqueue_wait_ns();
+	usage_now(&w->u);
 	w->enter_ns = now_ns();
 }
 
 static inline void window_close(struct window *w)
 {
-	long vol, invol;
+	struct usage now;
 
 	w->leave_ns = now_ns();
-	switches(&vol, &invol);
-	w->nvcsw = vol - w->nvcsw;
-	w->nivcsw = invol - w->nivcsw;
-	w->delay_ns = runqueue_wait_ns() - w->delay_ns;
+	usage_now(&now);
+	usage_diff(&w->u, &now, &w->u);
 }
 
 /* The fields of a window in a workload's output line. */
-#define WINDOW_FMT "arrive_ns %llu depart_ns %llu nvcsw %ld nivcsw %ld delay_ns %llu"
+#define WINDOW_FMT "arrive_ns %llu depart_ns %llu nvcsw %ld nivcsw %ld delay_ns %llu cpu_ns %llu"
 #define WINDOW_ARGS(w)                                                                             \
-	(unsigned long long)(w).enter_ns, (unsigned long long)(w).leave_ns, (w).nvcsw, (w).nivcsw, \
-		(unsigned long long)(w).delay_ns
-
-/* The calling thread's CPU time: what a task-clock counter counts. */
-static inline uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
+	(unsigned long long)(w).enter_ns, (unsigned long long)(w).leave_ns, (w).u.vol,             \
+		(w).u.invol, (unsigned long long)(w).u.queued, (unsigned long long)(w).u.cpu
 
 #endif

@@ -50,6 +50,14 @@ SLACK_NS = 200_000
 # at most the hit's calibrated cost when the caches are warm; a thread just
 # woken runs cold and pays several times that.
 COST_FACTOR = 4
+# A call that slept waited for another thread (a blocked P, a contended
+# lock), except for a rare sleep elsewhere on the call's path with its
+# probes (seen: an unlock of 121 us that slept with no futex call in it; in
+# about 1 run in 40 beside a CPU hog, once a run). So a few may be that.
+def spurious_sleeps(slept):
+    return 1 + slept // 10
+
+
 # A probe with no calibrated cost: the slowest hit measured on this VM.
 UNCALIBRATED_NS = 25_000
 # sbt-bpf reads a thread's counters at the sched_switch tracepoint, the
@@ -82,7 +90,7 @@ def ms(ns):
 # ---- what the workload measured -------------------------------------------------
 
 WINDOW = (r"arrive_ns (?P<enter>\d+) depart_ns (?P<leave>\d+) nvcsw (?P<nvcsw>\d+) "
-          r"nivcsw (?P<nivcsw>\d+) delay_ns (?P<delay>\d+)")
+          r"nivcsw (?P<nivcsw>\d+) delay_ns (?P<delay>\d+) cpu_ns (?P<cpu>\d+)")
 
 
 class Window:
@@ -92,9 +100,14 @@ class Window:
         self.tid = int(d["tid"])
         self.enter, self.leave = int(d["enter"]), int(d["leave"])
         self.nvcsw, self.nivcsw = int(d["nvcsw"]), int(d["nivcsw"])
-        # time it was runnable but not running: only known to bound the
-        # probe's distance from our timestamps when it was preempted
-        self.delay = int(d["delay"]) if self.nivcsw else 0
+        # time off its CPU that may lie between our timestamp and the
+        # probe's (workload.h usage_unseen_ns): all of it when the thread
+        # did not sleep (a wait for a CPU, or the hypervisor's), else the
+        # run-queue wait after a preemption
+        if not self.nvcsw:
+            self.unseen = max(0, self.leave - self.enter - int(d["cpu"]))
+        else:
+            self.unseen = int(d["delay"]) if self.nivcsw else 0
         self.extra = d
 
 
@@ -169,11 +182,11 @@ class Costs:
 
     def arrive_tol(self, w, symbol):
         """How far after w.enter the probe's entry time may lie."""
-        return SLACK_NS + COST_FACTOR * self.entry(symbol) + w.delay
+        return SLACK_NS + COST_FACTOR * self.entry(symbol) + w.unseen
 
     def depart_tol(self, w, symbol):
         """How far before w.leave the probe's exit time may lie."""
-        return SLACK_NS + COST_FACTOR * self.exit(symbol) + w.delay
+        return SLACK_NS + COST_FACTOR * self.exit(symbol) + w.unseen
 
 
 # ---- barrier phases ------------------------------------------------------------
@@ -208,7 +221,7 @@ def barrier_phases(r, wins, org, costs, key_of, phases):
             w = mine[tid]
             a, d = org + t["arrive_ns"], org + t["depart_ns"]
             judged += 1
-            preempted += w.nivcsw > 0
+            preempted += w.unseen > 0
             worst = max(worst, a - w.enter, w.leave - d)
             check(w.enter <= a <= d <= w.leave,
                   f"phase {k} tid {tid}: trace arrives {a - w.enter} ns after our arrival and "
@@ -245,7 +258,8 @@ def barrier_phases(r, wins, org, costs, key_of, phases):
         prev = {tid: (w, td[tid]) for tid, w in mine.items()}
         prev_start = (max(w.leave - td[w.tid] for w in mine.values()),
                       max(w.leave for w in mine.values()))
-    print(f"{judged} arrivals and departures compared, {preempted} in preempted windows, "
+    print(f"{judged} arrivals and departures compared, {preempted} in windows with time off the "
+          f"CPU unseen, "
           f"largest distance from the workload's own timestamps {worst / 1e3:.1f} us",
           file=sys.stderr)
 
@@ -372,14 +386,14 @@ def mutex(report, wl_out, threads, iters, futex_traced):
     """T threads x K lock/unlock pairs: exact counts. A hold in the trace runs
     from the lock's return probe to the unlock's entry probe, so it contains
     the workload's own hold and exceeds it by two probe gaps, plus the time
-    the thread waited for a CPU in the iterations where it was preempted. A
-    lock call in the trace lies inside the workload's timing of it and falls
-    short of it by the same. With futex calls traced, every lock call that
-    slept is a contended acquisition."""
+    the thread was off its CPU unseen (workload.h usage_unseen_ns). A lock
+    call in the trace lies inside the workload's timing of it and falls
+    short of it by the same. With futex calls traced, the lock calls that
+    slept are contended acquisitions (but for a rare sleep of the probes')."""
     r = load(report)
     rows = workload_lines(wl_out, r"^thread (?P<i>\d+) tid (?P<tid>\d+) acquisitions (?P<k>\d+) "
                                   r"lock_wait_ns (?P<w>\d+) hold_ns (?P<h>\d+) slept_locks "
-                                  r"(?P<s>\d+) preempted (?P<p>\d+) preempted_delay_ns (?P<b>\d+)")
+                                  r"(?P<s>\d+) unseen_ns (?P<u>\d+)")
     own = {int(x["tid"]): {k: int(v) for k, v in x.items()} for x in rows}
     check(len(own) == threads, f"{len(own)} worker lines, expected {threads}")
     locks = [l for l in r["locks"] if l["symbol"] == "counter_lock"]
@@ -400,7 +414,7 @@ def mutex(report, wl_out, threads, iters, futex_traced):
         if not o:
             continue
         check(t["count"] == o["k"], f"tid {t['tid']}: {t['count']} acquisitions, made {o['k']}")
-        allowed = o["k"] * 2 * gap + o["b"] + SLACK_NS
+        allowed = o["k"] * 2 * gap + o["u"] + SLACK_NS
         extra = t["hold_ns"] - o["h"]
         check(0 <= extra <= allowed,
               f"tid {t['tid']}: hold {ms(t['hold_ns'])}, own {ms(o['h'])}: "
@@ -410,7 +424,7 @@ def mutex(report, wl_out, threads, iters, futex_traced):
               f"tid {t['tid']}: lock wait {ms(t['wait_ns'])}, own {ms(o['w'])}: "
               f"{short} ns less, allowed 0..{allowed}")
     slept = sum(o["s"] for o in own.values()) if futex_traced else 0
-    check(slept <= lk["contended"] <= lk["acquisitions"],
+    check(slept - spurious_sleeps(slept) <= lk["contended"] <= lk["acquisitions"],
           f"contended {lk['contended']}, the workers slept in {slept} lock calls")
     check((lk["blocked_ns"] > 0) >= (slept > 0), "no blocked time split out of the lock wait")
     check(lk["wait_ns"] >= lk["blocked_ns"], "blocked time larger than the wait")
@@ -418,9 +432,11 @@ def mutex(report, wl_out, threads, iters, futex_traced):
 
 def sem(report, wl_out, items):
     """Single producer / single consumer: P = V = items on both semaphores,
-    FIFO pairing; each semaphore's waits lie inside the waiting thread's own
-    (and short of them by two probe gaps per call, or the whole call where
-    it was preempted); every wait that slept is a blocked P."""
+    FIFO pairing. Each semaphore has one taker, so a wait that found a token
+    cannot block and one that slept did (but for a rare sleep of the probes'
+    own): blocked P's lie between the two counts. Its waits lie inside the
+    taker's own and fall short of them by two probe gaps a call and the time
+    it was off its CPU unseen."""
     r = load(report)
     by = {s["symbol"]: s for s in r["semaphores"]}
     check(set(by) >= {"items", "slots"}, f"semaphores {list(by)}")
@@ -434,8 +450,8 @@ def sem(report, wl_out, items):
     check(sl["paired"] + sl["initial_tokens"] == items and sl["paired"] + sl["unconsumed_v"] == items,
           f"slots: paired {sl['paired']} initial {sl['initial_tokens']} left {sl['unconsumed_v']}")
     rows = workload_lines(wl_out, r"^thread (?P<role>\w+) tid \d+ sem_wait_ns (?P<w>\d+) "
-                                  r"slept_waits (?P<s>\d+) waits (?P<n>\d+) preempted (?P<p>\d+) "
-                                  r"preempted_wait_ns (?P<pw>\d+)")
+                                  r"slept_waits (?P<s>\d+) waits (?P<n>\d+) empty_waits (?P<e>\d+) "
+                                  r"unseen_ns (?P<u>\d+)")
     own = {x["role"]: {k: int(v) for k, v in x.items() if k != "role"} for x in rows}
     check(set(own) == {"producer", "consumer"}, f"workload lines {list(own)}")
     gap = COST_FACTOR * Costs(r).trap
@@ -445,10 +461,11 @@ def sem(report, wl_out, items):
             continue
         name = s["symbol"]
         check(s["p_blocked"] + s["p_nonblocked"] == s["p"], f"{name}: P_w + P_p != P")
-        check(o["s"] <= s["p_blocked"] <= s["p"],
-              f"{name}: {s['p_blocked']} blocked P's, the {role} slept in {o['s']} waits")
+        check(o["s"] - spurious_sleeps(o["s"]) <= s["p_blocked"] <= o["e"],
+              f"{name}: {s['p_blocked']} blocked P's; the {role} slept in {o['s']} waits, "
+              f"found no token in {o['e']}")
         short = o["w"] - s["wait_ns"]
-        allowed = (o["n"] - o["p"]) * 2 * gap + o["pw"] + SLACK_NS
+        allowed = o["n"] * 2 * gap + o["u"] + SLACK_NS
         check(0 <= short <= allowed, f"{name}: P waits {ms(s['wait_ns'])}, the {role}'s own "
               f"{ms(o['w'])}: {short} ns less, allowed 0..{allowed}")
         check(s["blocked_ns"] <= s["wait_ns"], f"{name}: blocked longer than it waited")
@@ -683,9 +700,9 @@ def top(top_txt, wl_out, pid, interval):
         prev = wins.get((k - 1, None, tid))
         if prev:
             c = w.enter - prev.leave
-            comp[(k, tid)] = (c - gap_d - prev.delay, c + gap_a + w.delay)
+            comp[(k, tid)] = (c - gap_d - prev.unseen, c + gap_a + w.unseen)
         d = w.leave - w.enter
-        wait[(k, tid)] = (d - gap_a - gap_d - w.delay, d)
+        wait[(k, tid)] = (d - gap_a - gap_d - w.unseen, d)
     off = re.search(r"^realtime_offset_ns (-?\d+) err_ns (\d+)$", open(wl_out).read(), re.M)
     offset, offset_err = int(off.group(1)), int(off.group(2))
 
