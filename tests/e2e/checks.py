@@ -124,7 +124,7 @@ def windows(path, part=False):
 # ---- what the trace's times count from ------------------------------------------
 
 def sbt_origins(path):
-    """(INFO start_ns, {pid: JOBS start_ns}) of a .sbt trace (user/tracefile.h)."""
+    """(INFO start_ns, [(pid, JOBS start_ns)]) of a .sbt trace (user/tracefile.h)."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:8] != b"SBTTRACE":
