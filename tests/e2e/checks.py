@@ -41,11 +41,14 @@ import sys
 
 failures = []
 
-# An interrupt or the hypervisor may hold a thread between our timestamp and
-# the probe's without a context switch the workload could count. Measured on
-# a 2-vCPU VM under `stress-ng --cpu 2`: at most ~30 us in 3900 samples; the
-# checks must still see a barrier time or an arrival 2 ms off.
-SLACK_NS = 200_000
+# What may hold a thread between our timestamp and the probe's where the
+# workload cannot see it: an interrupt; and, in a window where the thread
+# slept, the hypervisor or a kernel lock (in a window without a sleep its
+# unseen off-CPU time is measured). On the 2-vCPU VM beside `stress-ng --cpu
+# 2`: ~30 us at most in 3900 samples of `record`, 236 us once in a soak
+# (`record -a`, an arrival of a thread that then slept). The checks must
+# still see a barrier time or an arrival 2 ms off.
+SLACK_NS = 500_000
 # The part of a probe hit before (entry) or after (exit) the BPF timestamp is
 # at most the hit's calibrated cost when the caches are warm; a thread just
 # woken runs cold and pays several times that.
