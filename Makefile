@@ -49,7 +49,7 @@ EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) \
 	     $(EX_DIR)/omp_barriers_gomp $(EX_DIR)/omp_barriers_llvm
 BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/gen_trace
 
-.PHONY: all deps deps-test demo check test unit e2e bench install clean format
+.PHONY: all deps deps-test demo check check-soak test unit e2e bench install clean format
 
 all: $(OUTPUT)/sbt-bpf $(EXAMPLES) $(BENCH_BINS)
 
@@ -135,6 +135,10 @@ test: all $(UNIT_BINS)
 
 check: deps-test
 	@$(MAKE) --no-print-directory test
+
+check-soak: deps-test
+	@$(MAKE) --no-print-directory all
+	@tests/soak.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -5,8 +5,6 @@
  * condition variable, take items and sleep WORK_US each. Every worker prints
  * how many items it took and how many times it called pthread_cond_wait. */
 #define _GNU_SOURCE
-#include <getopt.h>
-#include <pthread.h>
 #include "workload.h"
 
 #define PUSH_GAP_NS (50 * 1000ULL)
@@ -24,14 +22,13 @@ static struct {
 } queue;
 
 struct worker {
-	pthread_t thread;
-	unsigned int index;
 	unsigned long items;
 	unsigned long cond_waits;
 };
 
-static unsigned long nitems = 300;
-static uint64_t work_ns = 200 * 1000;
+static struct worker *workers;
+static unsigned long nworkers = 3, nitems = 300, work_ns = 200 * 1000;
+static int wait_start;
 
 /* Returns 0 once the queue is drained and closed, else 1 with *item set. */
 static int take_item(struct worker *w, unsigned long *item)
@@ -51,18 +48,17 @@ static int take_item(struct worker *w, unsigned long *item)
 	return got;
 }
 
-static void *worker_main(void *arg)
+static void worker_main(unsigned int index)
 {
-	struct worker *w = arg;
+	struct worker *w = &workers[index];
 	unsigned long item;
 
 	while (take_item(w, &item)) {
 		w->items++;
 		work_for_ns(work_ns, 0);
 	}
-	emit("thread %u tid %d items %lu cond_waits %lu\n", w->index, (int)get_tid(), w->items,
+	emit("thread %u tid %d items %lu cond_waits %lu\n", index, (int)get_tid(), w->items,
 	     w->cond_waits);
-	return NULL;
 }
 
 /* Producer side, run by the main thread; returns the number of signals. */
@@ -103,65 +99,32 @@ static void usage(FILE *f, const char *prog)
 
 int main(int argc, char **argv)
 {
-	const char *prog = prog_name(argv[0]);
-	unsigned long nworkers = 3, i, processed = 0, signals;
-	struct worker *workers;
-	int opt, wait_start = 0, err;
+	const struct wl_opt opts[] = {
+		OPT_NUM('t', nworkers, 1, 256, 1),
+		OPT_NUM('n', nitems, 1, 10000000, 1),
+		OPT_NUM('w', work_ns, 0, 1000000, 1000),
+		OPT_FLAG('W', wait_start),
+		{0},
+	};
+	unsigned long i, processed = 0, signals;
+	struct team *team;
 	uint64_t start;
 
-	while ((opt = getopt(argc, argv, "t:n:w:Wh")) != -1) {
-		switch (opt) {
-		case 't':
-			nworkers = parse_ulong_arg(prog, opt, optarg, 1, 256);
-			break;
-		case 'n':
-			nitems = parse_ulong_arg(prog, opt, optarg, 1, 10000000);
-			break;
-		case 'w':
-			work_ns = parse_ulong_arg(prog, opt, optarg, 0, 1000000) * 1000;
-			break;
-		case 'W':
-			wait_start = 1;
-			break;
-		case 'h':
-			usage(stdout, prog);
-			return 0;
-		default:
-			usage(stderr, prog);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr, prog);
-		return 2;
-	}
-
+	parse_options(argc, argv, opts, usage);
 	workers = calloc(nworkers, sizeof(*workers));
 	queue.slot = calloc(nitems, sizeof(*queue.slot));
 	if (!workers || !queue.slot) {
 		perror("calloc");
 		return 1;
 	}
-	if (wait_start)
-		wait_for_start_signal();
-
-	start = now_ns();
-	for (i = 0; i < nworkers; i++) {
-		workers[i].index = i;
-		err = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
-		if (err) {
-			fprintf(stderr, "pthread_create: %s\n", strerror(err));
-			exit(1);
-		}
-	}
+	start = begin_run(wait_start);
+	team = team_start(nworkers, worker_main);
 	signals = push_all();
-	for (i = 0; i < nworkers; i++) {
-		pthread_join(workers[i].thread, NULL);
+	team_join(team);
+	for (i = 0; i < nworkers; i++)
 		processed += workers[i].items;
-	}
 	emit("pushed %lu processed %lu signals %lu broadcasts %d\n", nitems, processed, signals, 1);
-	emit("total_ns %llu\n", (unsigned long long)(now_ns() - start));
-
+	end_run(start);
 	free(queue.slot);
 	free(workers);
 	return 0;

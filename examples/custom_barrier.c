@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Ground-truth workload for a hand-rolled barrier with no exported symbol:
  * worker i sleeps (i+1)*D ms, then waits at a spin-then-futex barrier
- * (spin_futex_barrier), PHASES times. Worker THREADS-1 always arrives last,
- * so every other worker ends up in FUTEX_WAIT each phase. A tracer can only
- * find the barrier through .symtab, not through any library import. */
+ * (spin_futex_barrier), PHASES times. Worker THREADS-1 is meant to arrive
+ * last, so every other worker ends up in FUTEX_WAIT each phase. A tracer can
+ * only find the barrier through .symtab, not through any library import.
+ * Being our own code, the barrier counts its futex calls exactly: each
+ * worker prints them with the window around each barrier call. */
 #define _GNU_SOURCE
-#include <getopt.h>
-#include <limits.h>
-#include <linux/futex.h>
-#include <pthread.h>
 #include "workload.h"
 
 /* Busy-poll rounds before sleeping in the kernel: a few microseconds. */
@@ -33,13 +31,13 @@ struct cbarrier {
 /* Global so debug info can name the barrier in a trace. */
 struct cbarrier bar;
 
-struct worker {
-	pthread_t thread;
-	unsigned int index;
-};
+/* This thread's futex calls on the barrier in the current phase, as a tracer
+ * of futex syscalls counts them: waits that did not fail at once with EAGAIN
+ * (they blocked, or were interrupted), wakes, and the waiters those woke. */
+static __thread unsigned long futex_waits, futex_wakes, futex_woken;
 
-static unsigned long nphases = 5;
-static uint64_t unit_ns = 10 * NSEC_PER_MSEC;
+static unsigned long nthreads = 4, nphases = 5, unit_ns = 10 * NSEC_PER_MSEC;
+static int wait_start;
 
 static inline void cpu_relax(void)
 {
@@ -61,13 +59,17 @@ __attribute__((noinline)) NOCLONE static void spin_futex_barrier(struct cbarrier
 {
 	/* Read before arriving: the generation cannot advance until we do. */
 	int gen = __atomic_load_n(&b->generation, __ATOMIC_ACQUIRE);
+	long ret;
 	int i;
 
 	if (__atomic_add_fetch(&b->arrived, 1, __ATOMIC_ACQ_REL) == b->nthreads) {
 		/* Reset before the release store, so next-phase arrivals count from 0. */
 		__atomic_store_n(&b->arrived, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&b->generation, gen + 1, __ATOMIC_RELEASE);
-		syscall(SYS_futex, &b->generation, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		ret = syscall(SYS_futex, &b->generation, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL,
+			      0);
+		futex_wakes++;
+		futex_woken += ret > 0 ? (unsigned long)ret : 0;
 		return;
 	}
 	for (i = 0; i < SPIN_ROUNDS; i++) {
@@ -77,30 +79,35 @@ __attribute__((noinline)) NOCLONE static void spin_futex_barrier(struct cbarrier
 	}
 	/* FUTEX_WAIT returns at once if the word already moved on; loop on
 	 * spurious wakeups and EINTR. */
-	while (generation_is(b, gen))
-		syscall(SYS_futex, &b->generation, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+	while (generation_is(b, gen)) {
+		ret = syscall(SYS_futex, &b->generation, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+		futex_waits += !(ret && errno == EAGAIN);
+	}
 }
 
-static void *worker_main(void *arg)
+static void worker_main(unsigned int index)
 {
-	struct worker *w = arg;
 	pid_t tid = get_tid();
-	uint64_t work_ns = (w->index + 1) * unit_ns;
+	uint64_t work_ns = (index + 1) * unit_ns;
 	unsigned long k;
 
 	for (k = 0; k < nphases; k++) {
-		uint64_t t0, t1, t2;
+		struct window w;
+		uint64_t t0;
 
+		futex_waits = futex_wakes = futex_woken = 0;
 		t0 = now_ns();
 		work_for_ns(work_ns, 0);
-		t1 = now_ns();
+		window_open(&w);
 		spin_futex_barrier(&bar);
-		t2 = now_ns();
+		window_close(&w);
 		/* Printed after the barrier so it never delays an arrival. */
-		emit("phase %lu thread %u tid %d compute_ns %llu wait_ns %llu\n", k, w->index,
-		     (int)tid, (unsigned long long)(t1 - t0), (unsigned long long)(t2 - t1));
+		emit("phase %lu thread %u tid %d compute_ns %llu wait_ns %llu " WINDOW_FMT
+		     " futex_waits %lu futex_wakes %lu futex_woken %lu\n",
+		     k, index, (int)tid, (unsigned long long)(w.enter_ns - t0),
+		     (unsigned long long)(w.leave_ns - w.enter_ns), WINDOW_ARGS(w), futex_waits,
+		     futex_wakes, futex_woken);
 	}
-	return NULL;
 }
 
 static void usage(FILE *f, const char *prog)
@@ -121,61 +128,19 @@ static void usage(FILE *f, const char *prog)
 
 int main(int argc, char **argv)
 {
-	const char *prog = prog_name(argv[0]);
-	unsigned long nthreads = 4, i;
-	struct worker *workers;
-	int opt, wait_start = 0, err;
+	const struct wl_opt opts[] = {
+		OPT_NUM('t', nthreads, 1, 256, 1),
+		OPT_NUM('n', nphases, 1, 1000000, 1),
+		OPT_NUM('d', unit_ns, 0, 100000, NSEC_PER_MSEC),
+		OPT_FLAG('W', wait_start),
+		{0},
+	};
 	uint64_t start;
 
-	while ((opt = getopt(argc, argv, "t:n:d:Wh")) != -1) {
-		switch (opt) {
-		case 't':
-			nthreads = parse_ulong_arg(prog, opt, optarg, 1, 256);
-			break;
-		case 'n':
-			nphases = parse_ulong_arg(prog, opt, optarg, 1, 1000000);
-			break;
-		case 'd':
-			unit_ns = parse_ulong_arg(prog, opt, optarg, 0, 100000) * NSEC_PER_MSEC;
-			break;
-		case 'W':
-			wait_start = 1;
-			break;
-		case 'h':
-			usage(stdout, prog);
-			return 0;
-		default:
-			usage(stderr, prog);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr, prog);
-		return 2;
-	}
-
-	workers = calloc(nthreads, sizeof(*workers));
-	if (!workers) {
-		perror("calloc");
-		return 1;
-	}
+	parse_options(argc, argv, opts, usage);
 	bar.nthreads = (int)nthreads;
-	if (wait_start)
-		wait_for_start_signal();
-
-	start = now_ns();
-	for (i = 0; i < nthreads; i++) {
-		workers[i].index = i;
-		err = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
-		if (err) {
-			fprintf(stderr, "pthread_create: %s\n", strerror(err));
-			exit(1);
-		}
-	}
-	for (i = 0; i < nthreads; i++)
-		pthread_join(workers[i].thread, NULL);
-	emit("total_ns %llu\n", (unsigned long long)(now_ns() - start));
-
-	free(workers);
+	start = begin_run(wait_start);
+	run_workers(nthreads, worker_main);
+	end_run(start);
 	return 0;
 }

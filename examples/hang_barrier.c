@@ -3,21 +3,13 @@
  * worker but the last waits again at hang_barrier, while the last one (the
  * straggler) never arrives. Never exits on its own; tests kill it. */
 #define _GNU_SOURCE
-#include <getopt.h>
-#include <pthread.h>
 #include "workload.h"
 
 /* Global so debug info can name the barrier a hang report points at. */
 pthread_barrier_t hang_barrier;
 
-struct worker {
-	pthread_t thread;
-	unsigned int index;
-};
-
-static unsigned long nthreads = 3;
-static unsigned long good_phases = 2;
-static uint64_t unit_ns = 20 * NSEC_PER_MSEC;
+static unsigned long nthreads = 3, good_phases = 2, unit_ns = 20 * NSEC_PER_MSEC;
+static int wait_start;
 
 static void barrier_wait_checked(void)
 {
@@ -29,21 +21,20 @@ static void barrier_wait_checked(void)
 	}
 }
 
-static void *worker_main(void *arg)
+static void worker_main(unsigned int index)
 {
-	struct worker *w = arg;
 	pid_t tid = get_tid();
 	unsigned long k;
 
-	emit("thread %u tid %d\n", w->index, (int)tid);
+	emit("thread %u tid %d\n", index, (int)tid);
 	for (k = 0; k < good_phases; k++) {
 		work_for_ns(unit_ns, 0);
 		barrier_wait_checked();
 	}
-	if (w->index != nthreads - 1) {
+	if (index != nthreads - 1) {
 		/* Needs nthreads arrivals; only nthreads-1 ever come. */
 		barrier_wait_checked();
-		return NULL;
+		return;
 	}
 	emit("straggler tid %d\n", (int)tid);
 	for (;;)
@@ -68,61 +59,23 @@ static void usage(FILE *f, const char *prog)
 
 int main(int argc, char **argv)
 {
-	const char *prog = prog_name(argv[0]);
-	struct worker *workers;
-	int opt, wait_start = 0, err;
-	unsigned long i;
+	const struct wl_opt opts[] = {
+		OPT_NUM('t', nthreads, 2, 256, 1),
+		OPT_NUM('g', good_phases, 0, 1000000, 1),
+		OPT_NUM('d', unit_ns, 0, 100000, NSEC_PER_MSEC),
+		OPT_FLAG('W', wait_start),
+		{0},
+	};
+	int err;
 
-	while ((opt = getopt(argc, argv, "t:g:d:Wh")) != -1) {
-		switch (opt) {
-		case 't':
-			nthreads = parse_ulong_arg(prog, opt, optarg, 2, 256);
-			break;
-		case 'g':
-			good_phases = parse_ulong_arg(prog, opt, optarg, 0, 1000000);
-			break;
-		case 'd':
-			unit_ns = parse_ulong_arg(prog, opt, optarg, 0, 100000) * NSEC_PER_MSEC;
-			break;
-		case 'W':
-			wait_start = 1;
-			break;
-		case 'h':
-			usage(stdout, prog);
-			return 0;
-		default:
-			usage(stderr, prog);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr, prog);
-		return 2;
-	}
-
-	workers = calloc(nthreads, sizeof(*workers));
-	if (!workers) {
-		perror("calloc");
-		return 1;
-	}
+	parse_options(argc, argv, opts, usage);
 	err = pthread_barrier_init(&hang_barrier, NULL, nthreads);
 	if (err) {
 		fprintf(stderr, "pthread_barrier_init: %s\n", strerror(err));
 		return 1;
 	}
-	if (wait_start)
-		wait_for_start_signal();
-
-	for (i = 0; i < nthreads; i++) {
-		workers[i].index = i;
-		err = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
-		if (err) {
-			fprintf(stderr, "pthread_create: %s\n", strerror(err));
-			exit(1);
-		}
-	}
-	/* Blocks forever: the waiters never pass the barrier. */
-	for (i = 0; i < nthreads; i++)
-		pthread_join(workers[i].thread, NULL);
+	begin_run(wait_start);
+	/* Never returns: the waiters never pass the barrier. */
+	run_workers(nthreads, worker_main);
 	return 0;
 }

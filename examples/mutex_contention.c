@@ -1,51 +1,60 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Ground-truth mutex workload: THREADS workers each take one global mutex
  * (counter_lock) exactly ITERS times, spin CS_US us inside it and OUTSIDE_US us
- * outside. Each worker prints how long it waited for and held the lock, so a
- * tracer's contention report can be checked against it. */
+ * outside. Each worker prints how long it waited for and held the lock, how
+ * many of its lock calls slept, and how long it was off its CPU unseen
+ * (there its timestamps and a tracer's may be that much further apart), so
+ * a tracer's contention report can be checked against it. */
 #define _GNU_SOURCE
-#include <getopt.h>
-#include <pthread.h>
 #include "workload.h"
 
 /* Global so debug info can name the lock in a trace. */
 pthread_mutex_t counter_lock = PTHREAD_MUTEX_INITIALIZER;
 unsigned long counter;
+static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
 
-struct worker {
-	pthread_t thread;
-	unsigned int index;
-};
+static unsigned long nthreads = 4, niters = 1000, cs_ns = 20 * 1000, outside_ns;
+static int wait_start;
 
-static unsigned long niters = 1000;
-static uint64_t cs_ns = 20 * 1000;
-static uint64_t outside_ns;
-
-static void *worker_main(void *arg)
+static void worker_main(unsigned int index)
 {
-	struct worker *w = arg;
 	pid_t tid = get_tid();
-	uint64_t wait_ns = 0, hold_ns = 0;
-	unsigned long k;
+	uint64_t wait_ns = 0, hold_ns = 0, unseen_ns = 0;
+	struct usage u[4], d;
+	unsigned long k, slept = 0;
 
 	for (k = 0; k < niters; k++) {
-		uint64_t t0, t1;
+		uint64_t t0, t1, t2, t3;
 
+		usage_now(&u[0]);
 		t0 = now_ns();
 		pthread_mutex_lock(&counter_lock);
 		t1 = now_ns();
+		usage_now(&u[1]);
 		work_for_ns(cs_ns, 1);
 		counter++;
 		/* Hold time ends at the unlock call, matching what a tracer sees. */
-		hold_ns += now_ns() - t1;
+		usage_now(&u[2]);
+		t2 = now_ns();
 		pthread_mutex_unlock(&counter_lock);
+		t3 = now_ns();
+		usage_now(&u[3]);
+		hold_ns += t2 - t1;
 		wait_ns += t1 - t0;
+		/* A tracer's hold begins in the lock call and ends in the unlock
+		 * call: what we could not see there is how far it may be off. */
+		usage_diff(&d, &u[1], &u[0]);
+		slept += usage_slept(&d);
+		unseen_ns += usage_unseen_ns(&d, t1 - t0);
+		usage_diff(&d, &u[3], &u[2]);
+		unseen_ns += usage_unseen_ns(&d, t3 - t2);
 		work_for_ns(outside_ns, 1);
 	}
 	/* Printed after the loop so output never perturbs the contention. */
-	emit("thread %u tid %d acquisitions %lu lock_wait_ns %llu hold_ns %llu\n", w->index,
-	     (int)tid, niters, (unsigned long long)wait_ns, (unsigned long long)hold_ns);
-	return NULL;
+	emit("thread %u tid %d acquisitions %lu lock_wait_ns %llu hold_ns %llu slept_locks %lu "
+	     "unseen_ns %llu\n",
+	     index, (int)tid, niters, (unsigned long long)wait_ns, (unsigned long long)hold_ns,
+	     slept, (unsigned long long)unseen_ns);
 }
 
 static void usage(FILE *f, const char *prog)
@@ -66,65 +75,25 @@ static void usage(FILE *f, const char *prog)
 
 int main(int argc, char **argv)
 {
-	const char *prog = prog_name(argv[0]);
-	unsigned long nthreads = 4, i;
-	struct worker *workers;
-	int opt, wait_start = 0, err;
+	const struct wl_opt opts[] = {
+		OPT_NUM('t', nthreads, 1, 256, 1),
+		OPT_NUM('k', niters, 1, 10000000, 1),
+		OPT_NUM('c', cs_ns, 0, 1000000, 1000),
+		OPT_NUM('o', outside_ns, 0, 1000000, 1000),
+		OPT_FLAG('W', wait_start),
+		{0},
+	};
 	uint64_t start;
 
-	while ((opt = getopt(argc, argv, "t:k:c:o:Wh")) != -1) {
-		switch (opt) {
-		case 't':
-			nthreads = parse_ulong_arg(prog, opt, optarg, 1, 256);
-			break;
-		case 'k':
-			niters = parse_ulong_arg(prog, opt, optarg, 1, 10000000);
-			break;
-		case 'c':
-			cs_ns = parse_ulong_arg(prog, opt, optarg, 0, 1000000) * 1000;
-			break;
-		case 'o':
-			outside_ns = parse_ulong_arg(prog, opt, optarg, 0, 1000000) * 1000;
-			break;
-		case 'W':
-			wait_start = 1;
-			break;
-		case 'h':
-			usage(stdout, prog);
-			return 0;
-		default:
-			usage(stderr, prog);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr, prog);
-		return 2;
-	}
-
-	workers = calloc(nthreads, sizeof(*workers));
-	if (!workers) {
-		perror("calloc");
-		return 1;
-	}
-	if (wait_start)
-		wait_for_start_signal();
-
-	start = now_ns();
-	for (i = 0; i < nthreads; i++) {
-		workers[i].index = i;
-		err = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
-		if (err) {
-			fprintf(stderr, "pthread_create: %s\n", strerror(err));
-			exit(1);
-		}
-	}
-	for (i = 0; i < nthreads; i++)
-		pthread_join(workers[i].thread, NULL);
+	parse_options(argc, argv, opts, usage);
+	/* The probes' first hits in a process set up its uprobe areas under
+	 * the mm lock, where another thread's hit may sleep: done here. */
+	pthread_mutex_lock(&warm_lock);
+	pthread_mutex_unlock(&warm_lock);
+	start = begin_run(wait_start);
+	run_workers(nthreads, worker_main);
 	/* Joined threads are done, so reading the counter needs no lock. */
 	emit("counter %lu\n", counter);
-	emit("total_ns %llu\n", (unsigned long long)(now_ns() - start));
-
-	free(workers);
+	end_run(start);
 	return 0;
 }

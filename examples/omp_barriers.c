@@ -4,13 +4,11 @@
  * ending in an implicit barrier: 2*PHASES barrier episodes, with thread
  * nthreads-1 the late arriver of both. Thread count comes from OMP_NUM_THREADS. */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <omp.h>
 #include "workload.h"
 
-static unsigned long nphases = 3;
-static uint64_t unit_ns = 10 * NSEC_PER_MSEC;
-static int spin;
+static unsigned long nphases = 3, unit_ns = 10 * NSEC_PER_MSEC;
+static int spin, wait_start;
 
 /* Runs inside the parallel region; every thread executes all of it. */
 static void run_phases(int *team_size)
@@ -24,26 +22,33 @@ static void run_phases(int *team_size)
 		*team_size = n;
 	for (k = 0; k < nphases; k++) {
 		uint64_t t0, explicit_ns, loop_ns = 0;
+		struct window w;
 		int i;
 
 		t0 = now_ns();
 		work_for_ns((uint64_t)(t + 1) * unit_ns, spin);
-		explicit_ns = now_ns() - t0;
+		window_open(&w);
+		explicit_ns = w.enter_ns - t0;
 #pragma omp barrier
+		window_close(&w);
 		/* Printed after the barrier so it never delays an arrival. */
-		emit("phase %lu part explicit thread %d tid %d compute_ns %llu\n", k, t, (int)tid,
-		     (unsigned long long)explicit_ns);
+		emit("phase %lu part explicit thread %d tid %d compute_ns %llu " WINDOW_FMT "\n", k,
+		     t, (int)tid, (unsigned long long)explicit_ns, WINDOW_ARGS(w));
 
-		/* No nowait: the loop ends in the runtime's implicit barrier. */
+		/* No nowait: the loop ends in the runtime's implicit barrier, which
+		 * this thread enters after its last iteration. */
+		window_open(&w);
 #pragma omp for schedule(static)
 		for (i = 0; i < n; i++) {
 			uint64_t s = now_ns();
 
 			work_for_ns((uint64_t)(i + 1) * unit_ns, spin);
-			loop_ns += now_ns() - s;
+			window_open(&w);
+			loop_ns += w.enter_ns - s;
 		}
-		emit("phase %lu part loop thread %d tid %d compute_ns %llu\n", k, t, (int)tid,
-		     (unsigned long long)loop_ns);
+		window_close(&w);
+		emit("phase %lu part loop thread %d tid %d compute_ns %llu " WINDOW_FMT "\n", k, t,
+		     (int)tid, (unsigned long long)loop_ns, WINDOW_ARGS(w));
 	}
 }
 
@@ -65,45 +70,23 @@ static void usage(FILE *f, const char *prog)
 
 int main(int argc, char **argv)
 {
-	const char *prog = prog_name(argv[0]);
-	int opt, wait_start = 0, team_size = 0;
+	const struct wl_opt opts[] = {
+		OPT_NUM('n', nphases, 1, 1000000, 1),
+		OPT_NUM('d', unit_ns, 0, 100000, NSEC_PER_MSEC),
+		OPT_MODE('m', spin),
+		OPT_FLAG('W', wait_start),
+		{0},
+	};
+	int team_size = 0;
 	uint64_t start;
 
-	while ((opt = getopt(argc, argv, "n:d:m:Wh")) != -1) {
-		switch (opt) {
-		case 'n':
-			nphases = parse_ulong_arg(prog, opt, optarg, 1, 1000000);
-			break;
-		case 'd':
-			unit_ns = parse_ulong_arg(prog, opt, optarg, 0, 100000) * NSEC_PER_MSEC;
-			break;
-		case 'm':
-			spin = parse_mode_arg(prog, opt, optarg);
-			break;
-		case 'W':
-			wait_start = 1;
-			break;
-		case 'h':
-			usage(stdout, prog);
-			return 0;
-		default:
-			usage(stderr, prog);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr, prog);
-		return 2;
-	}
+	parse_options(argc, argv, opts, usage);
 	/* No OpenMP call has run yet, so the runtime has no threads to leak
 	 * an unblocked SIGUSR1 to. */
-	if (wait_start)
-		wait_for_start_signal();
-
-	start = now_ns();
+	start = begin_run(wait_start);
 #pragma omp parallel
 	run_phases(&team_size);
 	emit("threads %d\n", team_size);
-	emit("total_ns %llu\n", (unsigned long long)(now_ns() - start));
+	end_run(start);
 	return 0;
 }

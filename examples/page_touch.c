@@ -3,66 +3,82 @@
  * worker t touches exactly PAGES fresh pages in phase 1 + (t % PHASES) and
  * none in the others (so page-faults per phase x thread is known); in every
  * phase each worker sleeps SLEEPS times (so context switches are at least
- * that) and spins SPIN_MS ms (so task-clock is known). */
+ * that) and spins SPIN_MS ms. Each worker prints the window around its
+ * barrier calls, its own CPU time at both edges (what a task-clock counter
+ * counts), and its context switches and run-queue wait in between. */
 #define _GNU_SOURCE
-#include <getopt.h>
-#include <pthread.h>
 #include <sys/mman.h>
 #include "workload.h"
 
 pthread_barrier_t page_barrier;
 
-struct worker {
-	pthread_t thread;
-	unsigned int index;
-	char *pages; /* PAGES fresh pages, mapped but never touched before */
-};
-
-static unsigned long nphases = 3, npages = 256, nsleeps = 0, spin_ms = 10;
+static char **pages; /* per worker: PAGES fresh pages, mapped but never touched before */
+static unsigned long nthreads = 2, nphases = 3, npages = 256, nsleeps = 0, spin_ms = 10;
 static long page_size;
+static int wait_start;
 
-/* Touch the stack and stdio this thread will use, so that the measured
- * phases have no first-touch faults of their own. */
+/* The thread's usage when its last barrier call returned. */
+static __thread struct usage last;
+
+/* Touch the stack, stdio and the window's counters this thread will use, so
+ * that the measured phases have no first-touch faults of their own. */
 static void warm_up(void)
 {
 	volatile char stack[64 * 1024];
+	struct window w;
 	size_t i;
 
 	for (i = 0; i < sizeof(stack); i += 256)
 		stack[i] = 1;
+	window_open(&w);
+	window_close(&w);
 	emit("warm-up tid %d\n", (int)get_tid());
+	usage_now(&last);
 }
 
-static void one_phase(struct worker *w, unsigned long k, pid_t tid)
+static void one_phase(unsigned int index, unsigned long k, pid_t tid)
 {
 	unsigned long i, touched = 0;
-	uint64_t t0 = now_ns(), t1;
+	uint64_t t0 = now_ns(), cpu_arrive, cpu_depart;
+	struct usage before, at_open;
+	struct window w;
 
-	if (k == 1 + w->index % nphases) {
+	if (k == 1 + index % nphases) {
 		for (i = 0; i < npages; i++)
-			w->pages[i * page_size] = 1;
+			pages[index][i * page_size] = 1;
 		touched = npages;
 	}
 	for (i = 0; i < nsleeps; i++)
 		work_for_ns(NSEC_PER_MSEC, 0);
 	work_for_ns(spin_ms * NSEC_PER_MSEC, 1);
-	t1 = now_ns();
+	/* The CPU clock is read inside the window: a tracer's counter read at
+	 * the barrier's entry comes after the first read, at its exit before
+	 * the second. */
+	window_open(&w);
+	at_open = w.u; /* window_open() left the totals there */
+	cpu_arrive = thread_cpu_ns();
 	pthread_barrier_wait(&page_barrier);
-	emit("phase %lu thread %u tid %d pages %lu sleeps %lu compute_ns %llu\n", k, w->index,
-	     (int)tid, touched, nsleeps, (unsigned long long)(t1 - t0));
+	cpu_depart = thread_cpu_ns();
+	window_close(&w);
+	/* since the previous barrier returned */
+	usage_diff(&before, &at_open, &last);
+	usage_now(&last);
+	emit("phase %lu thread %u tid %d pages %lu sleeps %lu compute_ns %llu " WINDOW_FMT
+	     " cpu_arrive_ns %llu cpu_depart_ns %llu cswitch %ld rqwait_ns %llu\n",
+	     k, index, (int)tid, touched, nsleeps, (unsigned long long)(w.enter_ns - t0),
+	     WINDOW_ARGS(w), (unsigned long long)cpu_arrive, (unsigned long long)cpu_depart,
+	     before.vol + before.invol, (unsigned long long)before.queued);
 }
 
-static void *worker_main(void *arg)
+static void worker_main(unsigned int index)
 {
-	struct worker *w = arg;
 	pid_t tid = get_tid();
 	unsigned long k;
 
 	warm_up();
 	pthread_barrier_wait(&page_barrier); /* phase 0: the warm-up */
 	for (k = 1; k <= nphases; k++)
-		one_phase(w, k, tid);
-	return NULL;
+		one_phase(index, k, tid);
 }
 
 static void usage(FILE *f, const char *prog)
@@ -78,65 +94,35 @@ static void usage(FILE *f, const char *prog)
 
 int main(int argc, char **argv)
 {
-	const char *prog = prog_name(argv[0]);
-	unsigned long nthreads = 2, i;
-	struct worker *w;
-	int opt, wait_start = 0;
+	const struct wl_opt opts[] = {
+		OPT_NUM('t', nthreads, 1, 64, 1),
+		OPT_NUM('n', nphases, 1, 1000, 1),
+		OPT_NUM('k', npages, 0, 1 << 20, 1),
+		OPT_NUM('s', nsleeps, 0, 10000, 1),
+		OPT_NUM('c', spin_ms, 0, 100000, 1),
+		OPT_FLAG('W', wait_start),
+		{0},
+	};
+	unsigned long i;
 
-	while ((opt = getopt(argc, argv, "t:n:k:s:c:Wh")) != -1) {
-		switch (opt) {
-		case 't':
-			nthreads = parse_ulong_arg(prog, opt, optarg, 1, 64);
-			break;
-		case 'n':
-			nphases = parse_ulong_arg(prog, opt, optarg, 1, 1000);
-			break;
-		case 'k':
-			npages = parse_ulong_arg(prog, opt, optarg, 0, 1 << 20);
-			break;
-		case 's':
-			nsleeps = parse_ulong_arg(prog, opt, optarg, 0, 10000);
-			break;
-		case 'c':
-			spin_ms = parse_ulong_arg(prog, opt, optarg, 0, 100000);
-			break;
-		case 'W':
-			wait_start = 1;
-			break;
-		case 'h':
-			usage(stdout, prog);
-			return 0;
-		default:
-			usage(stderr, prog);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr, prog);
-		return 2;
-	}
+	parse_options(argc, argv, opts, usage);
 	page_size = sysconf(_SC_PAGESIZE);
-	w = calloc(nthreads, sizeof(*w));
-	if (!w)
+	pages = calloc(nthreads, sizeof(*pages));
+	if (!pages)
 		return 1;
 	for (i = 0; i < nthreads; i++) {
-		w[i].index = i;
-		w[i].pages = mmap(NULL, npages * page_size + 1, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (w[i].pages == MAP_FAILED) {
+		pages[i] = mmap(NULL, npages * page_size + 1, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (pages[i] == MAP_FAILED) {
 			perror("mmap");
 			return 1;
 		}
 		/* one fault per page: no transparent huge pages */
-		madvise(w[i].pages, npages * page_size + 1, MADV_NOHUGEPAGE);
+		madvise(pages[i], npages * page_size + 1, MADV_NOHUGEPAGE);
 	}
 	pthread_barrier_init(&page_barrier, NULL, nthreads);
-	if (wait_start)
-		wait_for_start_signal();
-	for (i = 0; i < nthreads; i++)
-		pthread_create(&w[i].thread, NULL, worker_main, &w[i]);
-	for (i = 0; i < nthreads; i++)
-		pthread_join(w[i].thread, NULL);
+	begin_run(wait_start);
+	run_workers(nthreads, worker_main);
 	emit("page_size %ld\n", page_size);
 	return 0;
 }

@@ -2,60 +2,65 @@
 /* Ground-truth semaphore workload: one producer and one consumer pass ITEMS
  * items through a bounded ring of QUEUE_CAP slots guarded only by two unnamed
  * POSIX semaphores (slots free, items ready). Each thread prints how long it
- * spent in sem_wait and how many of those waits likely blocked. */
+ * spent in sem_wait, how many of its waits found the semaphore empty (only
+ * those can block: each semaphore has one taker) and how many slept in the
+ * kernel, and how long it was off its CPU unseen in its waits (there a
+ * tracer's view of a call may differ from ours by as much). */
 #define _GNU_SOURCE
-#include <getopt.h>
-#include <pthread.h>
 #include <semaphore.h>
 #include "workload.h"
 
 #define QUEUE_CAP 4
-/* A sem_wait slower than this almost certainly slept in the kernel. */
-#define BLOCKED_NS (50 * 1000ULL)
 
 /* Global so debug info can name the semaphores in a trace. */
 sem_t items;
 sem_t slots;
+static sem_t warm;
 
 /* Single producer, single consumer: each index has one writer, and the
  * semaphores' post/wait pairs order the slot accesses between the threads. */
 static unsigned long ring[QUEUE_CAP];
 
 struct role {
-	pthread_t thread;
 	const char *name;
-	void *(*fn)(void *);
-	uint64_t wait_ns;
-	unsigned long blocked;
-	unsigned long done;
+	void (*fn)(struct role *r);
+	unsigned long waits, empty, slept, done;
+	uint64_t wait_ns, unseen_ns;
 };
 
-static unsigned long nitems = 200;
-static uint64_t produce_ns = 100 * 1000;
-static uint64_t consume_ns = 50 * 1000;
+static unsigned long nitems = 200, produce_ns = 100 * 1000, consume_ns = 50 * 1000;
+static int wait_start;
 
 /* sem_wait with the caller's time inside it accounted. */
 static void timed_sem_wait(struct role *r, sem_t *sem)
 {
-	uint64_t t0 = now_ns(), dt;
+	struct window w;
+	int tokens;
 
+	/* The caller is the semaphore's only taker: tokens now are still
+	 * there when its sem_wait looks. */
+	sem_getvalue(sem, &tokens);
+	window_open(&w);
 	while (sem_wait(sem) && errno == EINTR)
 		;
-	dt = now_ns() - t0;
-	r->wait_ns += dt;
-	if (dt > BLOCKED_NS)
-		r->blocked++;
+	window_close(&w);
+	r->waits++;
+	r->empty += tokens == 0;
+	r->wait_ns += w.leave_ns - w.enter_ns;
+	r->slept += usage_slept(&w.u);
+	r->unseen_ns += usage_unseen_ns(&w.u, w.leave_ns - w.enter_ns);
 }
 
 static void report(struct role *r, pid_t tid)
 {
-	emit("thread %s tid %d sem_wait_ns %llu blocked_waits %lu\n", r->name, (int)tid,
-	     (unsigned long long)r->wait_ns, r->blocked);
+	emit("thread %s tid %d sem_wait_ns %llu slept_waits %lu waits %lu empty_waits %lu "
+	     "unseen_ns %llu\n",
+	     r->name, (int)tid, (unsigned long long)r->wait_ns, r->slept, r->waits, r->empty,
+	     (unsigned long long)r->unseen_ns);
 }
 
-static void *producer_main(void *arg)
+static void producer_main(struct role *r)
 {
-	struct role *r = arg;
 	unsigned long k;
 
 	for (k = 0; k < nitems; k++) {
@@ -66,12 +71,10 @@ static void *producer_main(void *arg)
 		r->done++;
 	}
 	report(r, get_tid());
-	return NULL;
 }
 
-static void *consumer_main(void *arg)
+static void consumer_main(struct role *r)
 {
-	struct role *r = arg;
 	unsigned long k;
 
 	for (k = 0; k < nitems; k++) {
@@ -88,7 +91,16 @@ static void *consumer_main(void *arg)
 		work_for_ns(consume_ns, 0);
 	}
 	report(r, get_tid());
-	return NULL;
+}
+
+static struct role roles[2] = {
+	{.name = "producer", .fn = producer_main},
+	{.name = "consumer", .fn = consumer_main},
+};
+
+static void role_main(unsigned int index)
+{
+	roles[index].fn(&roles[index]);
 }
 
 static void usage(FILE *f, const char *prog)
@@ -108,61 +120,28 @@ static void usage(FILE *f, const char *prog)
 
 int main(int argc, char **argv)
 {
-	const char *prog = prog_name(argv[0]);
-	struct role roles[2] = {
-		{.name = "producer", .fn = producer_main},
-		{.name = "consumer", .fn = consumer_main},
+	const struct wl_opt opts[] = {
+		OPT_NUM('n', nitems, 1, 10000000, 1),
+		OPT_NUM('p', produce_ns, 0, 1000000, 1000),
+		OPT_NUM('c', consume_ns, 0, 1000000, 1000),
+		OPT_FLAG('W', wait_start),
+		{0},
 	};
-	int opt, wait_start = 0, err, i;
 	uint64_t start;
 
-	while ((opt = getopt(argc, argv, "n:p:c:Wh")) != -1) {
-		switch (opt) {
-		case 'n':
-			nitems = parse_ulong_arg(prog, opt, optarg, 1, 10000000);
-			break;
-		case 'p':
-			produce_ns = parse_ulong_arg(prog, opt, optarg, 0, 1000000) * 1000;
-			break;
-		case 'c':
-			consume_ns = parse_ulong_arg(prog, opt, optarg, 0, 1000000) * 1000;
-			break;
-		case 'W':
-			wait_start = 1;
-			break;
-		case 'h':
-			usage(stdout, prog);
-			return 0;
-		default:
-			usage(stderr, prog);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr, prog);
-		return 2;
-	}
-
-	if (sem_init(&items, 0, 0) || sem_init(&slots, 0, QUEUE_CAP)) {
+	parse_options(argc, argv, opts, usage);
+	if (sem_init(&items, 0, 0) || sem_init(&slots, 0, QUEUE_CAP) || sem_init(&warm, 0, 1)) {
 		perror("sem_init");
 		return 1;
 	}
-	if (wait_start)
-		wait_for_start_signal();
-
-	start = now_ns();
-	for (i = 0; i < 2; i++) {
-		err = pthread_create(&roles[i].thread, NULL, roles[i].fn, &roles[i]);
-		if (err) {
-			fprintf(stderr, "pthread_create: %s\n", strerror(err));
-			exit(1);
-		}
-	}
-	for (i = 0; i < 2; i++)
-		pthread_join(roles[i].thread, NULL);
+	/* The probes' first hits in a process set up its uprobe areas under
+	 * the mm lock, where another thread's hit may sleep: done here. */
+	sem_wait(&warm);
+	sem_post(&warm);
+	start = begin_run(wait_start);
+	run_workers(2, role_main);
 	emit("produced %lu consumed %lu\n", roles[0].done, roles[1].done);
-	emit("total_ns %llu\n", (unsigned long long)(now_ns() - start));
-
+	end_run(start);
 	sem_destroy(&items);
 	sem_destroy(&slots);
 	return 0;

@@ -4,13 +4,11 @@
  * then waits at the barrier. Probing step() (--probe BINARY:step:region)
  * raises the measured overhead at will; the workload times itself. */
 #define _GNU_SOURCE
-#include <getopt.h>
-#include <pthread.h>
 #include "workload.h"
 
 pthread_barrier_t step_barrier;
 
-static unsigned long nphases = 5, ksteps = 100, step_us = 20;
+static unsigned long nthreads = 2, nphases = 5, ksteps = 100, step_us = 20;
 
 /* Not inlined: it is the function a benchmark probes. */
 __attribute__((noinline)) void step(void)
@@ -19,76 +17,49 @@ __attribute__((noinline)) void step(void)
 	__asm__ volatile("" ::: "memory");
 }
 
-struct worker {
-	pthread_t thread;
-	unsigned int index;
-};
-
-static void *worker_main(void *arg)
+static void worker_main(unsigned int index)
 {
-	struct worker *w = arg;
-	unsigned long k, j, calls = ksteps * (w->index + 1);
+	unsigned long k, j, calls = ksteps * (index + 1);
 	pid_t tid = get_tid();
 
 	for (k = 0; k < nphases; k++) {
-		uint64_t t0 = now_ns(), t1;
+		uint64_t t0 = now_ns();
+		struct window w;
 
 		for (j = 0; j < calls; j++)
 			step();
-		t1 = now_ns();
+		window_open(&w);
 		pthread_barrier_wait(&step_barrier);
-		emit("phase %lu thread %u tid %d compute_ns %llu\n", k, w->index, (int)tid,
-		     (unsigned long long)(t1 - t0));
+		window_close(&w);
+		emit("phase %lu thread %u tid %d compute_ns %llu " WINDOW_FMT "\n", k, index,
+		     (int)tid, (unsigned long long)(w.enter_ns - t0), WINDOW_ARGS(w));
 	}
-	return NULL;
+}
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [-t THREADS] [-n PHASES] [-k STEPS] [-s STEP_US]\n"
+		"Worker i calls step() STEPS*(i+1) times per phase, each spinning STEP_US us.\n"
+		"Example: %s -t 2 -n 5 -k 100 -s 20\n",
+		prog, prog);
 }
 
 int main(int argc, char **argv)
 {
-	const char *prog = prog_name(argv[0]);
-	unsigned long nthreads = 2, i;
-	struct worker *w;
-	uint64_t t0;
-	int opt;
+	const struct wl_opt opts[] = {
+		OPT_NUM('t', nthreads, 1, 64, 1),
+		OPT_NUM('n', nphases, 1, 100000, 1),
+		OPT_NUM('k', ksteps, 0, 10000000, 1),
+		OPT_NUM('s', step_us, 0, 1000000, 1),
+		{0},
+	};
+	uint64_t start;
 
-	while ((opt = getopt(argc, argv, "t:n:k:s:h")) != -1) {
-		switch (opt) {
-		case 't':
-			nthreads = parse_ulong_arg(prog, opt, optarg, 1, 64);
-			break;
-		case 'n':
-			nphases = parse_ulong_arg(prog, opt, optarg, 1, 100000);
-			break;
-		case 'k':
-			ksteps = parse_ulong_arg(prog, opt, optarg, 0, 10000000);
-			break;
-		case 's':
-			step_us = parse_ulong_arg(prog, opt, optarg, 0, 1000000);
-			break;
-		case 'h':
-			printf("Usage: %s [-t THREADS] [-n PHASES] [-k STEPS] [-s STEP_US]\n"
-			       "Worker i calls step() STEPS*(i+1) times per phase, each spinning "
-			       "STEP_US us.\nExample: %s -t 2 -n 5 -k 100 -s 20\n",
-			       prog, prog);
-			return 0;
-		default:
-			fprintf(stderr,
-				"Usage: %s [-t THREADS] [-n PHASES] [-k STEPS] [-s STEP_US]\n",
-				prog);
-			return 2;
-		}
-	}
-	w = calloc(nthreads, sizeof(*w));
-	if (!w)
-		return 1;
+	parse_options(argc, argv, opts, usage);
 	pthread_barrier_init(&step_barrier, NULL, nthreads);
-	t0 = now_ns();
-	for (i = 0; i < nthreads; i++) {
-		w[i].index = i;
-		pthread_create(&w[i].thread, NULL, worker_main, &w[i]);
-	}
-	for (i = 0; i < nthreads; i++)
-		pthread_join(w[i].thread, NULL);
-	emit("total_ns %llu\n", (unsigned long long)(now_ns() - t0));
+	start = begin_run(0);
+	run_workers(nthreads, worker_main);
+	end_run(start);
 	return 0;
 }

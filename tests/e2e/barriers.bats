@@ -7,7 +7,7 @@ load helpers
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json "$T/b.sbt" >"$T/b.json"
-	$CHECK imbalance "$T/b.json" "$T/wl.out" 4 6 20
+	$CHECK imbalance "$T/b.json" "$T/wl.out" "$T/b.sbt" 6
 }
 
 @test "attach: -p on a running process, threads created after attach" {
@@ -18,7 +18,7 @@ load helpers
 	wait_exit "$TR" 20
 	grep -q "wrote $T/a.sbt" "$T/sbt.out.err"
 	"$SBT" report --format json "$T/a.sbt" >"$T/a.json"
-	$CHECK imbalance "$T/a.json" "$T/wl.out" 3 5 20
+	$CHECK imbalance "$T/a.json" "$T/wl.out" "$T/a.sbt" 5
 }
 
 @test "live: one SBT line per episode with barrier and phase times" {
@@ -26,40 +26,44 @@ load helpers
 	[ "$status" -eq 0 ]
 	lines=$(grep -cE '^worker_main \(barrier_imbalance.c:[0-9]+\) "phase_barrier" \(barrier: [0-9.]+ ms, phase [0-9]+: [0-9.]+ s, from start: [0-9.]+ s\)$' <<<"$output")
 	[ "$lines" -eq 4 ]
-	# barrier time ~30 ms (thread 1 computes 60 ms, thread 0 30 ms), phase ~60 ms
-	for k in 0 1 2 3; do
-		line=$(grep -E "phase $k: " <<<"$output" | grep phase_barrier)
-		b=$(sed -E 's/.*barrier: ([0-9.]+) ms.*/\1/' <<<"$line")
-		ph=$(sed -E 's/.*phase [0-9]+: ([0-9.]+) s.*/\1/' <<<"$line")
-		awk -v b="$b" -v p="$ph" 'BEGIN { exit !(b > 27 && b < 35 && p > 0.058 && p < 0.068) }'
-	done
+	# each line's barrier and phase time against the workers' own arrivals
+	echo "$output" >"$T/out"
+	$CHECK live "$T/out" 4
 	grep -q "Loop barrier worker_main" <<<"$output"
 	grep -q "No records lost." <<<"$output"
 }
 
 @test "live: --watch prints arrival order, --warn-time warns" {
-	run "$SBT" --watch phase_barrier --warn-time 15 -- "$EX/barrier_imbalance" -t 3 -n 3 -d 10 -m sleep
+	# barriers of ~40 ms: well above the limit unless the machine is very busy
+	run "$SBT" --watch phase_barrier --warn-time 15 -- "$EX/barrier_imbalance" -t 3 -n 3 -d 20 -m sleep
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'Order of arrival' <<<"$output")" -eq 3 ]
-	[ "$(grep -c '^SBT WARNING: .*(barrier: [0-9.]* ms > 15 ms' <<<"$output")" -eq 3 ]
-	# the watched block lists the three workers, the last one computing ~30 ms
-	grep -A5 'Order of arrival' <<<"$output" | grep -qE '^ +[0-9]+ +[0-9.]+ +[0-9.]+s +(29|30|31)\.[0-9]+ '
+	[ "$(grep -c '^SBT WARNING: ' <<<"$output")" -eq \
+		"$(grep -c '^SBT WARNING: .*(barrier: [0-9.]* ms > 15 ms, phase [0-9]: ' <<<"$output")" ]
+	# the blocks list the workers in their order of arrival with their own
+	# compute and wait times; a warning exactly for the phases over 15 ms
+	echo "$output" >"$T/out"
+	$CHECK watch "$T/out" 3 15
 }
 
+# OMP_WAIT_POLICY=passive (and KMP_USE_YIELD=0 for libomp): waiting threads
+# sleep. Three threads spinning or yielding on two CPUs are preempted in
+# nearly every barrier call, and a preempted call's times can only be
+# checked loosely against the workload's own.
 @test "libgomp: explicit and loop barriers of an OpenMP program (gcc)" {
-	run env OMP_NUM_THREADS=3 "$SBT" record -o "$T/g.sbt" -- "$EX/omp_barriers_gomp" -n 3 -d 15
+	run env OMP_WAIT_POLICY=passive OMP_NUM_THREADS=3 "$SBT" record -o "$T/g.sbt" -- "$EX/omp_barriers_gomp" -n 3 -d 15
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json "$T/g.sbt" >"$T/g.json"
-	$CHECK omp "$T/g.json" "$T/wl.out" 3 15
+	$CHECK omp "$T/g.json" "$T/wl.out" "$T/g.sbt" 3
 }
 
 @test "libomp: explicit and loop barriers of an OpenMP program (clang)" {
-	run env OMP_NUM_THREADS=3 "$SBT" record -o "$T/l.sbt" -- "$EX/omp_barriers_llvm" -n 3 -d 15
+	run env OMP_WAIT_POLICY=passive KMP_USE_YIELD=0 OMP_NUM_THREADS=3 "$SBT" record -o "$T/l.sbt" -- "$EX/omp_barriers_llvm" -n 3 -d 15
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json "$T/l.sbt" >"$T/l.json"
-	$CHECK omp "$T/l.json" "$T/wl.out" 3 15
+	$CHECK omp "$T/l.json" "$T/wl.out" "$T/l.sbt" 3
 }
 
 @test "hang: a barrier that never releases names the missing thread" {
@@ -79,32 +83,30 @@ load helpers
 		-- "$EX/hang_barrier" -t 3 -g 3
 	wait_for "$T/sbt.out" "^SBT HANG" 15
 	[ "$(grep -c '"barrier_wait_checked" (barrier:' "$T/sbt.out")" -eq 3 ]
-	! grep -q '"hang_barrier" (barrier:' "$T/sbt.out"
+	refute_grep -q '"hang_barrier" (barrier:' "$T/sbt.out"
 }
 
 @test "Ctrl-C detaches, prints the summary and leaves the target running" {
 	start_workload "$T/wl.out" "$EX/barrier_imbalance" -t 2 -n 100000 -d 5 -m sleep -W
 	kill -USR1 "$WL"
 	start_tracer "$T/sbt.out" -q -p "$WL"
-	sleep 1
+	# five more phases (two lines each) while traced
+	wait_lines "$T/wl.out" '^phase' $(($(grep -c '^phase' "$T/wl.out") + 10)) 20
 	kill -INT "$TR"
 	wait_exit "$TR" 20
-	grep -q "^SBT summary: " "$T/sbt.out"
+	grep -qE "^SBT summary: [1-9][0-9]* phases" "$T/sbt.out"
 	# the target goes on synchronizing after we left
 	kill -0 "$WL"
-	n1=$(grep -c '^phase' "$T/wl.out")
-	sleep 0.5
-	n2=$(grep -c '^phase' "$T/wl.out")
-	[ "$n2" -gt "$n1" ]
-	! grep -q 'Z (zombie)\|T (stopped)' /proc/"$WL"/status
+	wait_lines "$T/wl.out" '^phase' $(($(grep -c '^phase' "$T/wl.out") + 4)) 20
+	refute_grep -q 'Z (zombie)\|T (stopped)' /proc/"$WL"/status
 }
 
 @test "per-function uprobes (kernels without multi-uprobe links) give the same phases" {
-	run env SBT_BPF_NO_UPROBE_MULTI=1 OMP_NUM_THREADS=3 "$SBT" record -v -o "$T/f.sbt" \
+	run env SBT_BPF_NO_UPROBE_MULTI=1 OMP_WAIT_POLICY=passive OMP_NUM_THREADS=3 "$SBT" record -v -o "$T/f.sbt" \
 		-- "$EX/omp_barriers_gomp" -n 2 -d 15
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"multi-uprobe links unavailable"*"one link per function"* ]]
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json "$T/f.sbt" >"$T/f.json"
-	$CHECK omp "$T/f.json" "$T/wl.out" 2 15
+	$CHECK omp "$T/f.json" "$T/wl.out" "$T/f.sbt" 2
 }

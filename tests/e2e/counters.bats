@@ -11,12 +11,12 @@ load helpers
 	$CHECK pages "$T/p.json" "$T/wl.out" 3 3 400 3
 }
 
-@test "a spinning thread's task-clock matches its compute time within 5%" {
+@test "a thread's task-clock per phase is its own CPU time between the barrier calls" {
 	run "$SBT" record -e task-clock -o "$T/t.sbt" -- "$EX/page_touch" -t 1 -n 4 -k 0 -c 20
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json "$T/t.sbt" >"$T/t.json"
-	$CHECK taskclock "$T/t.json" "$T/wl.out"
+	$CHECK taskclock "$T/t.json" "$T/wl.out" "$T/t.sbt"
 }
 
 @test "attach: threads created after attach get correct counts" {
@@ -39,8 +39,9 @@ assert r["counters"][0]["name"] == "cycles"
 assert all(t["counters"]["cycles"] > 0 for p in r["phases"][1:] for t in p["threads"])'
 		return
 	fi
-	run "$SBT" record -e cycles -o "$T/c.sbt" -- "$EX/page_touch" -t 1 -n 2 -k 10 -c 5
+	run "$SBT" record -e cycles -o "$T/c.sbt" -- "$EX/page_touch" -t 1 -n 3 -k 10 -c 5
 	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
 	[ "$(grep -c 'cycles: not supported on this machine' <<<"$output")" -eq 1 ]
 	[[ "$output" == *"counting the software events task-clock, page-faults, context-switches, cpu-migrations instead"* ]]
 	"$SBT" report --format json "$T/c.sbt" | python3 -c '
@@ -48,8 +49,10 @@ import json, sys
 r = json.load(sys.stdin)
 names = [c["name"] for c in r["counters"]]
 assert names == ["task-clock", "page-faults", "context-switches", "cpu-migrations"], names
-assert all(c["fallback"] == 1 for c in r["counters"])
-assert all(t["counters"]["task-clock"] > 4e6 for p in r["phases"][1:] for t in p["threads"])'
+assert all(c["fallback"] == 1 for c in r["counters"])'
+	# the fallback task-clock counts, per phase, the CPU time the thread used
+	"$SBT" report --format json "$T/c.sbt" >"$T/c.json"
+	$CHECK taskclock "$T/c.json" "$T/wl.out" "$T/c.sbt"
 	"$SBT" report "$T/c.sbt" | grep -q 'counted instead of unavailable hardware events'
 }
 

@@ -4,9 +4,13 @@
 load helpers
 
 @test "man page: every option of every subcommand is documented" {
-	local cmd opt missing=""
+	local cmd opt help missing=""
 	for cmd in "" record report export calibrate top; do
-		for opt in $("$SBT" $cmd --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+		# an assignment fails the test when --help fails; a loop over an
+		# empty list would not
+		help=$("$SBT" $cmd --help)
+		[[ "$help" == *--* ]]
+		for opt in $(grep -oE -- '--[a-z][a-z-]+' <<<"$help" | sort -u); do
 			case $opt in --help | --usage) continue ;; esac
 			# groff escapes every dash: \-\-buffer\-size
 			grep -qF -- "${opt//-/\\-}" "$ROOT/doc/sbt-bpf.8" || missing="$missing $cmd:$opt"

@@ -18,6 +18,7 @@ teardown() {
 	[ -n "${T:-}" ] && BG_PIDS+=($(cat "$T"/* 2>/dev/null | sed -nE 's/^sbt-bpf: tracing pid ([0-9]+) .*/\1/p'))
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+	if [ -n "${TMUX_SESSION:-}" ]; then tmux kill-session -t "$TMUX_SESSION" 2>/dev/null || true; fi
 	[ -n "${T:-}" ] && rm -rf "$T"
 }
 
@@ -31,6 +32,27 @@ wait_for() {
 	echo "timed out waiting for /$2/ in $1:" >&2
 	cat "$1" >&2 || true
 	return 1
+}
+
+# wait_lines FILE REGEX N [SECONDS]: until FILE has at least N lines matching
+# REGEX (a workload that goes on, by its own output).
+wait_lines() {
+	local i n=$(( ${4:-10} * 20 ))
+	for ((i = 0; i < n; i++)); do
+		[ "$(grep -cE "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
+		sleep 0.05
+	done
+	echo "timed out waiting for $3 lines /$2/ in $1 (has $(grep -cE "$2" "$1"))" >&2
+	return 1
+}
+
+# refute_grep GREP-ARGS...: grep finds nothing (status 1). Unlike "! grep",
+# which bats does not count in the middle of a test, this fails the test
+# when grep matches, and when grep itself fails (status 2).
+refute_grep() {
+	local rc=0
+	grep "$@" || rc=$?
+	[ "$rc" -eq 1 ]
 }
 
 # bg OUTFILE CMD...: run CMD in the background (stdout+stderr to OUTFILE);

@@ -2,13 +2,17 @@
 # Locks, semaphores, condition variables and futexes of real workloads.
 load helpers
 
-@test "mutex: exact acquisition count, hold time of the known critical section" {
-	run "$SBT" record --trace all -o "$T/m.sbt" -- "$EX/mutex_contention" -t 4 -k 300 -c 20
+# SCHED_FIFO (sbt-bpf and the workers it starts): four threads spinning in
+# a critical section on two CPUs otherwise preempt each other inside their
+# lock and unlock calls (at every wake-up), and a call's times can only be
+# compared with the worker's own as closely as the worker kept its CPU.
+@test "mutex: exact acquisition count, hold and wait times against the workers' own" {
+	run chrt -f 10 "$SBT" record --trace all -o "$T/m.sbt" -- "$EX/mutex_contention" -t 4 -k 300 -c 20
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"
 	grep -q '^counter 1200$' "$T/wl.out"
 	"$SBT" report --format json "$T/m.sbt" >"$T/m.json"
-	$CHECK mutex "$T/m.json" "$T/wl.out" 4 300 20
+	$CHECK mutex "$T/m.json" "$T/wl.out" 4 300 futex
 }
 
 @test "mutex: the live summary has the lock table, sortable" {
@@ -19,10 +23,10 @@ load helpers
 	# locks are not traced by default (the most frequent calls)
 	run "$SBT" --force -- "$EX/mutex_contention" -t 2 -k 100 -c 10
 	[ "$status" -eq 0 ]
-	! grep -qE '^Locks \(' <<<"$output"
+	refute_grep -qE '^Locks \(' <<<"$output"
 }
 
-@test "semaphores: P = V = items, FIFO pairing, blocked P's split out" {
+@test "semaphores: P = V = items, FIFO pairing, waits and blocked P's against the threads' own" {
 	run "$SBT" record -o "$T/s.sbt" -- "$EX/sem_pipeline" -n 150 -p 100 -c 50
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"
@@ -43,7 +47,7 @@ load helpers
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json "$T/f.sbt" >"$T/f.json"
-	$CHECK futex "$T/f.json" "$T/wl.out" 3 4
+	$CHECK futex "$T/f.json" "$T/wl.out"
 	"$SBT" report "$T/f.sbt" | grep -qE '^Futex waits \([0-9]+\):'
 }
 
@@ -53,19 +57,9 @@ load helpers
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json "$T/p.sbt" >"$T/p.json"
-	$CHECK phases "$T/p.json" 4
-	# the late thread of every phase is the last worker; its barrier blocked nobody's
-	# futex wait but the early threads' waits are mostly blocked time
-	python3 - "$T/p.json" "$T/wl.out" <<'PY'
-import json, re, sys
-r = json.load(open(sys.argv[1]))
-tids = dict(re.findall(r"phase \d+ thread (\d+) tid (\d+)", open(sys.argv[2]).read()))
-last = int(tids["2"])
-for p in r["phases"]:
-    assert p["critical_tid"] == last, (p["index"], p["critical_tid"], last)
-    early = [t for t in p["threads"] if t["tid"] != last]
-    assert all(t["blocked_ns"] > 0.5 * t["wait_ns"] for t in early), early
-PY
+	# phases, late threads and times against the workers' own windows; blocked
+	# time exactly in the arrivals where the barrier's own futex wait blocked
+	$CHECK custom "$T/p.json" "$T/wl.out" "$T/p.sbt" 4
 }
 
 @test "bad --trace class is a usage error" {
