@@ -57,6 +57,7 @@ void approx__restart(struct ph_thread *t, __u64 tm, __u64 ta)
 	t->base_a = ta;
 	t->ovh = 0;
 	t->ta_prev = ta;
+	t->tm_prev = tm;
 }
 
 __u64 approx__time_based(const struct ph_thread *t, __u64 tm)
@@ -77,17 +78,23 @@ __u64 approx__time(struct phases *p, struct ph_thread *t, __u64 tm)
 		ta = t->ta_prev;
 	}
 	t->ta_prev = ta;
+	t->tm_prev = tm;
 	note_last(p, tm, ta);
 	return ta;
 }
 
 void approx__rebase(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta)
 {
+	/* A basis earlier than the thread's latest event would count the time
+	 * between them twice (approximated t_a > measured t_m after it). */
+	if (tm < t->tm_prev)
+		tm = t->tm_prev;
 	if (ta < t->ta_prev) {
 		approx__violation(p, PH_VIOL_ORDER, t->pid, t->tid, 0, tm, t->ta_prev - ta);
 		ta = t->ta_prev;
 	}
 	t->ta_prev = ta;
+	t->tm_prev = tm;
 	note_last(p, tm, ta);
 	t->base_m = tm;
 	t->base_a = ta;
@@ -132,18 +139,19 @@ void approx__fork(struct phases *p, struct ph_thread *t, __u64 tm)
 /* Join (Malony-Reed §3.2.2): once the last worker of a process has exited,
  * its main thread (which was joining them) continues from the worker exit
  * with the greatest approximated time, if that is earlier than its own
- * approximation. */
+ * approximation. It resumes, in the measurement, at the latest worker exit:
+ * not at the exit whose approximation is the greatest, which may precede the
+ * main thread's own later events. */
 static void join_workers(struct phases *p, struct ph_thread *w, __u64 ta_exit, __u64 tm_exit)
 {
 	struct ph_thread *main = hmap_get(&p->threads, w->pid, 0);
+	__u64 tm, ta;
 	size_t i;
 
 	if (!main || main == w)
 		return;
-	if (ta_exit >= main->join_ta) {
-		main->join_ta = ta_exit;
-		main->join_tm = tm_exit;
-	}
+	main->join_ta = max_u64(main->join_ta, ta_exit);
+	main->join_tm = max_u64(main->join_tm, tm_exit);
 	for (i = 0; i < p->nthreads; i++) {
 		const struct ph_thread *o = p->thread_list[i];
 
@@ -151,9 +159,10 @@ static void join_workers(struct phases *p, struct ph_thread *w, __u64 ta_exit, _
 			return; /* a worker is still running */
 	}
 	/* no earlier than the main thread's latest event either */
-	if (main->join_ta < approx__time_based(main, main->join_tm))
-		approx__rebase(p, main, main->join_tm,
-			       main->join_ta > main->ta_prev ? main->join_ta : main->ta_prev);
+	tm = max_u64(main->join_tm, main->tm_prev);
+	ta = max_u64(main->join_ta, main->ta_prev);
+	if (ta < approx__time_based(main, tm))
+		approx__rebase(p, main, tm, ta);
 }
 
 void approx__join(struct phases *p, struct ph_thread *t, __u64 tm)

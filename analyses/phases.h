@@ -112,10 +112,12 @@ struct ph_thread {
 	 * is the probe cost since the last perturbation boundary (a barrier
 	 * exit re-bases the thread) */
 	__u64 base_m, base_a, ovh;
-	__u64 ta_prev;		/* its latest approximated time (order check) */
-	__u64 ta_depart;	/* approximated start of its next phase */
-	__u64 ovh_mark;		/* ovh at its last departure */
-	__u64 join_tm, join_ta; /* main thread: latest approximated worker exit */
+	__u64 ta_prev;	 /* its latest approximated time (order check) */
+	__u64 tm_prev;	 /* the measured time of that event */
+	__u64 ta_depart; /* approximated start of its next phase */
+	__u64 ovh_mark;	 /* ovh at its last departure */
+	/* main thread: the greatest approximated worker exit, the latest measured one */
+	__u64 join_ta, join_tm;
 	__u64 overhead_total;
 	struct ph_episode *waiting;
 	__u32 waiting_idx;

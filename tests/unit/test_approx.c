@@ -276,12 +276,58 @@ TEST(fork_and_join_rebase_the_threads)
 	phases__free(p);
 }
 
+/* Join after the main thread's own events (region costs entry 300, return
+ * 200). The main thread starts at 1000; workers 2 and 3 start at 2000 and 2100 (approximated
+ * alike). Worker 2 pays one region call and exits first, at 4000: 2000 + 2000 - 500 = 3500, the
+ * greatest worker approximation. The main thread enters a region at 5000 (5000; it owes 300 from
+ * then). Worker 3 pays 12 region calls (6000) and exits last, at 9000: 2100 + 6900 - 6000 = 3000.
+ * The main thread resumes, measured, at 9000, approximated at max(3500, 5000) = 5000 (its own 1000
+ * + 8000 - 300 = 8700 held the wait for worker 3's probes); its region return at 9500 is 5000 + 500
+ * = 5500. Re-based at worker 2's exit (4000) instead, it would count 4000..5000 twice: 10500, after
+ * 9500. */
+TEST(join_resumes_at_the_last_worker_exit)
+{
+	static const __u64 a_enter[NPROBES] = {[P_REGION] = 300};
+	static const __u64 a_exit[NPROBES] = {[P_REGION] = 200};
+	struct collected c;
+	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_MR, PH_EXIT_RANK);
+	__u64 ts = 2200;
+	int i;
+
+	feed(p, SBT_EV_THREAD_START, 0, PID, 1000, 0, 0);
+	feed(p, SBT_EV_THREAD_START, 0, 2, 2000, 0, 0);
+	feed(p, SBT_EV_THREAD_START, 0, 3, 2100, 0, 0);
+	enter(p, P_REGION, 2, 2200, 0, SITE_B);
+	leave(p, P_REGION, 2, 3200, 0);
+	for (i = 0; i < 12; i++, ts += 500) {
+		enter(p, P_REGION, 3, ts, 0, SITE_B);
+		leave(p, P_REGION, 3, ts + 250, 0);
+	}
+	feed(p, SBT_EV_THREAD_EXIT, 0, 2, 4000, 0, 0);
+	CHECK_EQ(phases__thread_approx(p, 2), 3500);
+	enter(p, P_REGION, PID, 5000, 0, SITE_A);
+	CHECK_EQ(phases__thread_approx(p, PID), 5000);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 3, 9000, 0, 0);
+	CHECK_EQ(phases__thread_approx(p, 3), 3000);
+	CHECK_EQ(phases__thread_approx(p, PID), 5000);
+	leave(p, P_REGION, PID, 9500, 0);
+	CHECK_EQ(phases__thread_approx(p, PID), 5500);
+	CHECK_EQ(phases__approx_last_ts(p), 5500);
+	CHECK_EQ(phases__last_ts(p), 9500);
+	CHECK_EQ(phases__violations(p, -1), 0);
+	phases__finish(p);
+	phases__free(p);
+}
+
 /* Property test of the approximation on random traces (doc/design.md §5.4
- * invariants): per-thread order kept, no barrier exit before the
- * approximated last arrival, approximated windows never longer than the
- * measured ones, the approximated run never longer than the measured one. */
+ * invariants), every model and exit order, workers exiting in random order
+ * around a call of the main thread: per-thread order kept, no barrier exit
+ * before the approximated last arrival (event-based models), approximated
+ * windows never longer than the measured ones, the approximated run never
+ * longer than the measured one. */
 struct prop {
 	int bad;
+	int event_based; /* a barrier model: no exit before the last arrival */
 	__u64 last_depart_a[8];
 };
 
@@ -298,7 +344,7 @@ static void prop_episode(void *ctx, const struct ph_episode *ep)
 		const struct ph_arrival *a = &ep->arr[i];
 		__u32 tid = a->tid % 8;
 
-		if (a->ta_start > a->ta_arrive || a->ta_depart < max_a ||
+		if (a->ta_start > a->ta_arrive || (pr->event_based && a->ta_depart < max_a) ||
 		    ph_compute_a(a) > ph_compute_ns(a) || a->ta_arrive < pr->last_depart_a[tid])
 			pr->bad++;
 		pr->last_depart_a[tid] = a->ta_depart;
@@ -313,29 +359,63 @@ static __u64 rnd(__u64 n)
 	return (rnd_state >> 33) % n;
 }
 
+static const int models[] = {PH_MODEL_MR, PH_MODEL_SM, PH_MODEL_TIME};
+
+/* Threads exit in time order, the main thread's region call (entered at
+ * main_at) among them; it returns after the last: the join. */
+static void exit_workers(struct phases *p, int nthr, const __u64 *last_ev, __u64 main_at)
+{
+	__u64 ex[8], end = main_at;
+	int i, n, next;
+
+	for (i = 0; i < nthr; i++) {
+		ex[i] = last_ev[i] + 1 + rnd(5000);
+		end = ex[i] > end ? ex[i] : end;
+	}
+	for (n = 0; n <= nthr; n++) {
+		for (next = -1, i = 0; i < nthr; i++)
+			if (ex[i] && (next < 0 || ex[i] < ex[next]))
+				next = i;
+		if (main_at && (next < 0 || main_at <= ex[next])) {
+			enter(p, P_REGION, PID, main_at, 0, SITE_A);
+			main_at = 0;
+		} else if (next >= 0) {
+			feed(p, SBT_EV_THREAD_EXIT, 0, 1 + next, ex[next], 0, 0);
+			ex[next] = 0;
+		}
+	}
+	leave(p, P_REGION, PID, end + 1 + rnd(1000), 0);
+}
+
 TEST(approximation_invariants_on_random_traces)
 {
 	int round, bad = 0, longer = 0;
 
-	for (round = 0; round < 300; round++) {
+	for (round = 0; round < 600; round++) {
 		__u64 a_in[NPROBES] = {[P_PBW] = rnd(2000), [P_REGION] = rnd(5000)};
 		__u64 a_out[NPROBES] = {[P_PBW] = rnd(1000), [P_REGION] = rnd(2000)};
 		struct phases_config cfg = {.probes = probes,
 					    .nprobes = NPROBES,
 					    .start_ns = START,
 					    .alpha_enter = a_in,
-					    .alpha_exit = a_out};
+					    .alpha_exit = a_out,
+					    .model = models[rnd(3)],
+					    .exit_order = rnd(2) ? PH_EXIT_RANK : PH_EXIT_REVERSE};
 		struct phases_ops ops = {.episode = prop_episode};
 		int nthr = 2 + rnd(5), neps = 1 + rnd(8), k, i, j;
-		__u64 now[8], last = 0, release;
+		__u64 now[8], last_ev[8], last = 0, release;
 		struct prop pr;
 		struct phases *p;
 
 		memset(&pr, 0, sizeof(pr));
+		pr.event_based = cfg.model != PH_MODEL_TIME;
 		memset(pending_depth, 0, sizeof(pending_depth));
 		p = phases__new(&cfg, &ops, &pr);
-		for (i = 0; i < nthr; i++)
-			now[i] = START + rnd(1000);
+		feed(p, SBT_EV_THREAD_START, 0, PID, START, 0, 0);
+		for (i = 0; i < nthr; i++) {
+			feed(p, SBT_EV_THREAD_START, 0, 1 + i, START + 1 + i, 0, 0);
+			now[i] = START + 1 + i + rnd(1000);
+		}
 		for (k = 0; k < neps; k++) {
 			/* compute, with a few probed calls inside */
 			for (i = 0; i < nthr; i++) {
@@ -365,6 +445,8 @@ TEST(approximation_invariants_on_random_traces)
 				last = now[i] > last ? now[i] : last;
 			}
 		}
+		memcpy(last_ev, now, sizeof(now));
+		exit_workers(p, nthr, last_ev, last + 1 + rnd(5000));
 		phases__finish(p);
 		bad += pr.bad;
 		longer += phases__approx_last_ts(p) > phases__last_ts(p);
