@@ -121,6 +121,24 @@ for _ in range(5):
 	grep -q "^SBT summary: 6 phases" "$T/sys.txt"
 }
 
+# Lock probes are resolved per file, several processes sharing libc: each
+# process's table holds its own lock calls, every one of them.
+@test "-p A,B --trace lock: each process's own locks, exact acquisitions" {
+	start_workload "$T/m.out" "$EX/mutex_contention" -t 2 -k 150 -c 10 -W
+	A=$WL
+	start_workload "$T/b.out" "$EX/barrier_imbalance" -t 2 -n 3 -d 5 -m sleep -W
+	B=$WL
+	start_system "$T/sys.txt" -p "$A,$B" --trace lock
+	release "$A" "$B"
+	wait_exit "$TR" 20
+	grep -q '^counter 300$' "$T/m.out"
+	sed -n "/^=== pid $A: /,/^=== pid /p" "$T/sys.txt" >"$T/a.txt"
+	sed -n "/^=== pid $B: /,\$p" "$T/sys.txt" | sed "/^=== pid $A: /,\$d" >"$T/b.txt"
+	grep -qE '^counter_lock +mutex +300 ' "$T/a.txt"
+	grep -q '^SBT summary' "$T/b.txt"
+	refute_grep -q counter_lock "$T/b.txt"
+}
+
 @test "record -a: one trace, a section per process; report and export select --pid" {
 	start_system "$T/rec.out" record -a -o "$T/all.sbt"
 	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 3 -n 4 -d 10 -m sleep -W
