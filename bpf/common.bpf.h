@@ -126,6 +126,11 @@ struct thread_ctr {
 	__u64 start[SBT_MAX_COUNTERS]; /* counter values when its current interval began */
 	__u32 running;
 	__u32 flags; /* SBT_CTR_* */
+	/* Bumped by every switch of the thread. A probe reading its values
+	 * runs preemptible (on one CPU): when a switch came in between, the
+	 * values it read mix two intervals, and it reads them again. */
+	__u32 seq;
+	__u32 pad;
 };
 
 SBT_GLOBAL struct {

@@ -27,6 +27,7 @@ static __always_inline void switch_out(__u32 tid, __u32 cpu)
 		if (k < ncounters)
 			c->acc[k] += ctr_read(k, cpu, &c->flags) - c->start[k];
 	c->running = 0;
+	c->seq++;
 }
 
 static __always_inline void switch_in(__u32 tid, __u32 cpu)
@@ -48,6 +49,7 @@ static __always_inline void switch_in(__u32 tid, __u32 cpu)
 		if (k < ncounters)
 			c->start[k] = ctr_read(k, cpu, &c->flags);
 	c->running = 1;
+	c->seq++;
 }
 
 /* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next, ...) */

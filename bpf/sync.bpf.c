@@ -8,6 +8,34 @@
 #include "common.bpf.h"
 #include <bpf/bpf_tracing.h>
 
+/* Tries at a consistent read: a retry needs a context switch inside the
+ * read (a few hundred ns), so a second one is already rare. */
+#define CTR_READ_TRIES 4
+
+/* The thread's counter values now, into v; its flags. A context switch in
+ * the middle (the probe is preemptible) changes acc, start and running
+ * under the reader, which would lose or count twice a whole run interval:
+ * read again until no switch came in between (doc/design.md §4, Counters). */
+static __always_inline __u32 read_thread_ctrs(struct thread_ctr *c, __u32 cpu, __u64 *v)
+{
+	__u32 seq, flags = 0, try, k;
+
+	for (try = 0; try < CTR_READ_TRIES; try++) {
+		seq = *(volatile __u32 *)&c->seq;
+		barrier();
+		flags = c->flags;
+#pragma unroll
+		for (k = 0; k < SBT_MAX_COUNTERS; k++)
+			if (k < ncounters)
+				v[k] = c->acc[k] +
+				       (c->running ? ctr_read(k, cpu, &flags) - c->start[k] : 0);
+		barrier();
+		if (*(volatile __u32 *)&c->seq == seq)
+			break;
+	}
+	return flags;
+}
+
 /* The thread's counter values now, two per record, right after its barrier
  * ENTER or EXIT record. A thread not seen switching in since the session
  * began starts counting here (its counts are not complete: no flag). */
@@ -28,12 +56,7 @@ static __always_inline void emit_counters(__u32 pid, __u32 tid)
 			if (k < ncounters)
 				c->start[k] = ctr_read(k, cpu, &c->flags);
 	}
-	flags = c->flags;
-#pragma unroll
-	for (k = 0; k < SBT_MAX_COUNTERS; k++)
-		if (k < ncounters)
-			v[k] = c->acc[k] +
-			       (c->running ? ctr_read(k, cpu, &flags) - c->start[k] : 0);
+	flags = read_thread_ctrs(c, cpu, v);
 	sbt_emit(SBT_EV_COUNTERS, 0 | flags, pid, tid, v[0], v[1]);
 	if (ncounters > 2)
 		sbt_emit(SBT_EV_COUNTERS, 2 | flags, pid, tid, v[2], v[3]);
