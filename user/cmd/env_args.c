@@ -8,23 +8,17 @@
 #include <string.h>
 #include "user/cmd/env_args.h"
 #include "user/cmd/approx_args.h"
+#include "user/cmd/view_args.h"
 #include "lib/log.h"
 #include "lib/parse.h"
-#include "analyses/sync_report.h"
 
 enum {
-	OPT_WATCH = 1000,
-	OPT_WATCH_ALL,
-	OPT_WARN_TIME,
-	OPT_HANG_TIMEOUT,
-	OPT_PROBE,
+	OPT_PROBE = 1000,
 	OPT_BUFFER,
 	OPT_DRAIN,
 	OPT_MAX_LINES,
-	OPT_FORMAT,
 	OPT_FORCE,
 	OPT_TRACE,
-	OPT_SORT,
 	OPT_LIST_EVENTS,
 	OPT_ALPHA,
 	OPT_FILTER,
@@ -99,18 +93,9 @@ static const struct argp_option options[] = {
 	 "match (repeatable; every key given must match)",
 	 0},
 	{"output", 'o', "FILE", 0, "Write a .sbt trace file", 0},
-	{"watch", OPT_WATCH, "SITE", 0,
-	 "Detailed block (arrival order, inter-arrival, wall-clock) for barriers whose call "
-	 "site, name or function contains SITE (repeatable)",
-	 1},
-	{"watch-all", OPT_WATCH_ALL, NULL, 0, "Detailed block for every barrier", 1},
-	{"warn-time", OPT_WARN_TIME, "MS", 0, "Warn when a barrier takes longer (default 1000)", 1},
-	{"hang-timeout", OPT_HANG_TIMEOUT, "S", 0,
-	 "Report a barrier with arrivals and no release for S seconds (default 10, 0 = off)", 1},
 	{"quiet", 'q', NULL, 0, "No line per barrier episode; summary only", 1},
 	{"max-lines", OPT_MAX_LINES, "N", 0,
 	 "At most N episode lines per second of trace (default 50, 0 = no limit)", 1},
-	{"format", OPT_FORMAT, "FMT", 0, "Summary format: text (default) or json", 1},
 	{"probe", OPT_PROBE, "BINARY:SYMBOL:KIND", 0,
 	 "Also probe SYMBOL in BINARY as a KIND (see below); repeatable", 2},
 	{"trace", OPT_TRACE, "LIST", 0,
@@ -118,7 +103,6 @@ static const struct argp_option options[] = {
 	 "lock probes are the most frequent calls, so the most perturbing; with -a, futex is "
 	 "off too: it costs every syscall of the machine)",
 	 2},
-	{"sort", OPT_SORT, "KEY", 0, "Order of the lock tables: wait (default), hold, count", 1},
 	{"force", OPT_FORCE, NULL, 0, "Trace even if the target uses no traced function", 2},
 	{"events", 'e', "EVENT,...", 0,
 	 "Per-phase counter deltas (at most 4): cycles, instructions, cache-misses, "
@@ -300,13 +284,6 @@ static int parse_value(struct env *env, int key, const char *arg, struct argp_st
 			e = -ERANGE;
 		env->interval_ms = v / 1000000;
 		return e ? bad_value(st, "--interval (0.1 s or more)", arg, e) : 0;
-	case OPT_WARN_TIME:
-		e = parse_u64(arg, 0, 86400000ULL, &v);
-		env->warn_ns = v * 1000000ULL;
-		return e ? bad_value(st, "--warn-time", arg, e) : 0;
-	case OPT_HANG_TIMEOUT:
-		e = parse_seconds_ns(arg, 86400ULL * 1000000000ULL, &env->hang_ns);
-		return e ? bad_value(st, "--hang-timeout", arg, e) : 0;
 	case 'd':
 		e = parse_seconds_ns(arg, 86400ULL * 365 * 1000000000ULL, &env->duration_ns);
 		return e ? bad_value(st, "--duration", arg, e) : 0;
@@ -345,21 +322,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "%s", err);
 		return 0;
 	}
-	case OPT_WATCH:
-		if (env->nwatch >= ENV_MAX_WATCH)
-			argp_error(st, "too many --watch (limit %d)", ENV_MAX_WATCH);
-		env->watch[env->nwatch++] = arg;
-		return 0;
-	case OPT_WATCH_ALL:
-		env->watch_all = 1;
-		return 0;
 	case 'q':
 		env->quiet = 1;
-		return 0;
-	case OPT_FORMAT:
-		if (strcmp(arg, "text") && strcmp(arg, "json"))
-			argp_error(st, "unknown --format '%s' (text or json)", arg);
-		env->json = !strcmp(arg, "json");
 		return 0;
 	case OPT_PROBE:
 		return parse_probe(env, arg, st);
@@ -382,17 +346,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		env->classes_given = 1;
 		return 0;
 	}
-	case OPT_SORT:
-		env->sort = sync_sort__parse(arg);
-		if (env->sort < 0)
-			argp_error(st, "unknown --sort '%s' (wait, hold, count)", arg);
-		return 0;
 	case 'v':
 		log_set_level(log_get_level() + 1);
 		return 0;
 	case ARGP_KEY_INIT:
-		if (!env->top) /* top has no approximation options */
-			st->child_inputs[0] = &env->approx;
+		if (!env->top) { /* top has no report options */
+			st->child_inputs[0] = &env->view;
+			st->child_inputs[1] = &env->approx;
+		}
 		return 0;
 	case ARGP_KEY_ARG:
 		return ARGP_ERR_UNKNOWN; /* hand the rest to ARGP_KEY_ARGS */
@@ -433,7 +394,7 @@ static int check_env(struct env *env, struct argp_state *st)
 	{
 		if (env->record && !env->output)
 			argp_error(st, "record needs -o FILE");
-		if (env->record && env->json)
+		if (env->record && env->view.json)
 			argp_error(
 				st,
 				"record writes a trace; use `sbt-bpf report --format json FILE`");
@@ -459,7 +420,9 @@ static const struct argp_option *top_options(void)
 int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd)
 {
 	static const struct argp_child children[] = {
-		{&approx_argp, 0, "Approximation (probe cost removed):", 4}, {}};
+		{&view_argp, 0, "Reports:", 3},
+		{&approx_argp, 0, "Approximation (probe cost removed):", 4},
+		{}};
 	struct argp argp = {
 		.children = cmd == ENV_TOP ? NULL : children,
 		.options = cmd == ENV_TOP ? top_options() : options,
@@ -475,13 +438,12 @@ int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd)
 	env->record = cmd == ENV_RECORD;
 	env->top = cmd == ENV_TOP;
 	env->interval_ms = 1000;
-	env->warn_ns = 1000ULL * 1000000ULL;
-	env->hang_ns = 10ULL * 1000000000ULL;
 	env->buffer_bytes = 16ULL << 20;
 	env->drain_ms = 20;
 	env->max_lines = 50;
 	env->classes = SBT_TRACE_DEFAULT;
 	env->alpha_enter = env->alpha_exit = -1;
+	view_opts__init(&env->view);
 	approx_opts__init(&env->approx);
 	/* argp exits with EXIT_USAGE (argp_err_exit_status) on usage errors */
 	argp_err_exit_status = EXIT_USAGE;

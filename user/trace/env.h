@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "analyses/approx_opts.h"
+#include "analyses/view_opts.h"
 #include "user/resolve/probes.h"
 
-#define ENV_MAX_WATCH  32
 #define ENV_MAX_PROBES 64
 #define ENV_MAX_PIDS   256
 #define ENV_MAX_FILTER 16
@@ -31,29 +31,23 @@ struct env {
 	pid_t pid;		  /* -p, the first one */
 	pid_t pids[ENV_MAX_PIDS]; /* -p PID[,PID...], repeatable */
 	int npids;
-	int all;		  /* -a: every process on the machine */
-	struct env_filter filter; /* --filter */
-	int interval_ms;	  /* top: refresh period */
-	char **cmd;		  /* -- CMD ARGS... (NULL-terminated) */
-	const char *output;	  /* -o */
-	const char *watch[ENV_MAX_WATCH];
-	int nwatch;
-	int watch_all;
-	uint64_t warn_ns;		 /* --warn-time, ms on the command line */
-	uint64_t hang_ns;		 /* --hang-timeout, s on the command line; 0 = off */
+	int all;			 /* -a: every process on the machine */
+	struct env_filter filter;	 /* --filter */
+	int interval_ms;		 /* top: refresh period */
+	char **cmd;			 /* -- CMD ARGS... (NULL-terminated) */
+	const char *output;		 /* -o */
 	uint64_t duration_ns;		 /* --duration; 0 = until the target exits */
 	uint64_t buffer_bytes;		 /* --buffer-size */
 	int drain_ms;			 /* --drain-interval */
 	uint64_t max_lines;		 /* --max-lines: episode lines per second */
 	int quiet;			 /* -q: no episode lines */
-	int json;			 /* --format json: summary as JSON */
 	int force;			 /* attach even if no traced function is used */
 	unsigned int classes;		 /* --trace: SBT_TRACE_* bits */
 	int classes_given;		 /* --trace was given */
-	int sort;			 /* --sort: enum sync_sort */
 	const char *events;		 /* -e: counter events */
 	int list_events;		 /* --list-events */
 	int64_t alpha_enter, alpha_exit; /* --alpha override, ns; -1: calibrated */
+	struct view_opts view;		 /* --format, --watch, --warn-time, ... */
 	struct approx_opts approx;	 /* --model, --exit-order, --approximated */
 	struct user_probe probes[ENV_MAX_PROBES];
 	int nprobes;

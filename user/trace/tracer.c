@@ -139,14 +139,14 @@ static struct report_opts report_opts(struct tracer *t)
 {
 	const struct env *env = t->env;
 
-	return (struct report_opts){.format = env->json ? REPORT_JSON : REPORT_TEXT,
+	return (struct report_opts){.format = env->view.json ? REPORT_JSON : REPORT_TEXT,
 				    .episode_lines = !env->quiet && !env->record && !env->top,
-				    .watch = env->watch,
-				    .nwatch = env->nwatch,
-				    .watch_all = env->watch_all,
-				    .sort = env->sort,
+				    .watch = env->view.watch,
+				    .nwatch = env->view.nwatch,
+				    .watch_all = env->view.watch_all,
+				    .sort = env->view.sort,
 				    .view = env->approx.view,
-				    .warn_ns = env->warn_ns,
+				    .warn_ns = env->view.warn_ns,
 				    .max_lines_per_s = env->max_lines,
 				    .out = report_out(t),
 				    .before_output = on_report_output,
@@ -287,7 +287,7 @@ static void check_hangs(struct tracer *t, __u64 now)
 		struct job *job = jobs__at(t->ctx.jobs, i);
 
 		if (!job->ended)
-			phases__check_hangs(job->ph, now, t->env->hang_ns);
+			phases__check_hangs(job->ph, now, t->env->view.hang_ns);
 	}
 }
 
@@ -300,7 +300,7 @@ int tracer__run(struct tracer *t, tracer_tick_fn tick, void *ctx)
 
 	if (rc)
 		return rc;
-	t->tty = isatty(STDERR_FILENO) && !env->json && !env->top;
+	t->tty = isatty(STDERR_FILENO) && !env->view.json && !env->top;
 	t->status_ns = t->ctx.start_ns;
 	while (!stop_requested) {
 		session__drain(t->ctx.session, env->drain_ms, on_event, t);
@@ -308,7 +308,7 @@ int tracer__run(struct tracer *t, tracer_tick_fn tick, void *ctx)
 		if (tg->ops->rescan)
 			tg->ops->rescan(tg);
 		now = clock_ns(CLOCK_MONOTONIC);
-		if (env->hang_ns && !env->top)
+		if (env->view.hang_ns && !env->top)
 			check_hangs(t, now);
 		show_status(t, now);
 		if (tick && tick(ctx, t, now))
