@@ -353,7 +353,8 @@ static void text_approximation(struct report *r)
 	fprintf(r->o.out,
 		"Approximated (probe cost removed, model %s): %.3f s, %.1f %% of the measured "
 		"time was probe overhead\n",
-		report__model_name(r), sec(traced_a), 100.0 * (traced - traced_a) / traced);
+		report__model_name(r), sec(traced_a),
+		traced ? 100.0 * ((double)traced - (double)traced_a) / (double)traced : 0.0);
 	if (!phases__violations(r->ph, -1))
 		return;
 	fprintf(r->o.out, "Approximation repairs: %" PRIu64 "\n",
