@@ -3,9 +3,12 @@
 load helpers
 
 @test "record then report: text and JSON agree with the live run" {
-	run "$SBT" record -o "$T/r.sbt" -- "$EX/barrier_imbalance" -t 3 -n 7 -d 5 -m sleep
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"recorded "*" events, 7 phases, 0 lost"* ]]
+	"$SBT" record -o "$T/r.sbt" -- "$EX/barrier_imbalance" -t 3 -n 7 -d 5 -m sleep \
+		>"$T/wl.out" 2>"$T/sbt.err"
+	grep -q "^sbt-bpf: recorded [0-9]* events, 7 phases, 0 lost$" "$T/sbt.err"
+	# the command's stdout is its own: its lines only
+	refute_grep -v -E '^(phase|total_ns) ' "$T/wl.out"
+	grep -q '^total_ns ' "$T/wl.out"
 	run "$SBT" report "$T/r.sbt"
 	[ "$status" -eq 0 ]
 	[ "$(grep -cE '^ +[0-9]+ +3 +[0-9.]+ +[0-9.]+ .*"phase_barrier"$' <<<"$output")" -eq 7 ]
@@ -30,4 +33,19 @@ assert s["symbol"] == "pthread_barrier_wait"
 assert "barrier_imbalance.c:" in s["call_site"], s["call_site"]
 assert all("idle_ns" in t for t in s["threads"])
 ' "$T/r.json"
+}
+
+@test "a launched command that fails or is killed: said on stderr, and sbt-bpf exits as it did" {
+	run "$SBT" --force -q -- sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"the command exited with status 3"* ]]
+	run "$SBT" record --force -o "$T/k.sbt" -- sh -c 'kill -SEGV $$'
+	[ "$status" -eq $((128 + 11)) ]
+	[[ "$output" == *"the command was killed by SIGSEGV"* ]]
+	# the trace is complete all the same
+	run "$SBT" report "$T/k.sbt"
+	[ "$status" -eq 0 ]
+	run "$SBT" --force -q -- sh -c 'exit 0'
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"the command"* ]]
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Live tracing (`sbt-bpf -p PID`, `sbt-bpf -- CMD`, `-a`), `sbt-bpf record`
  * and `sbt-bpf top`: the options, then a tracing session (user/trace). */
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
 #include "lib/log.h"
 #include "user/bpf/counters.h"
 #include "user/cmd/cmds.h"
@@ -28,16 +31,45 @@ static int run(const struct env *env, struct tracer *t)
 	return rc;
 }
 
-/* What `record` says of what it recorded. */
+/* What `record` says of what it recorded: on stderr, the target's stdout is
+ * its own. */
 static void print_recorded(const struct tracer *t)
 {
 	__u64 phases, events = tracer__events(t, &phases);
 	size_t njobs = jobs__count(tracer__jobs(t));
 
-	printf("recorded %llu events, %llu phases, %llu lost\n", (unsigned long long)events,
-	       (unsigned long long)phases, (unsigned long long)tracer__lost(t));
+	fprintf(stderr, "sbt-bpf: recorded %llu events, %llu phases, %llu lost",
+		(unsigned long long)events, (unsigned long long)phases,
+		(unsigned long long)tracer__lost(t));
 	if (tracer__several(t))
-		printf("%zu process%s\n", njobs, njobs == 1 ? "" : "es");
+		fprintf(stderr, ", %zu process%s", njobs, njobs == 1 ? "" : "es");
+	fputc('\n', stderr);
+}
+
+/* A launched command that failed or was killed: say so, and exit as it did
+ * (a shell's convention, as time(1) and strace do): 128 + signal, or its
+ * status. 0 when it succeeded or is not ours. */
+static int command_status(const struct tracer *t)
+{
+	int ws;
+
+	if (!tracer__target_ended(t, &ws))
+		return EXIT_OK;
+	if (WIFSIGNALED(ws)) {
+		const char *name = sigabbrev_np(WTERMSIG(ws));
+
+		if (name)
+			log_warn("the command was killed by SIG%s%s", name,
+				 WCOREDUMP(ws) ? " (core dumped)" : "");
+		else
+			log_warn("the command was killed by signal %d", WTERMSIG(ws));
+		return 128 + WTERMSIG(ws);
+	}
+	if (WIFEXITED(ws) && WEXITSTATUS(ws)) {
+		log_warn("the command exited with status %d", WEXITSTATUS(ws));
+		return WEXITSTATUS(ws);
+	}
+	return EXIT_OK;
 }
 
 int cmd_trace(int argc, char **argv, enum env_cmd cmd)
@@ -60,6 +92,8 @@ int cmd_trace(int argc, char **argv, enum env_cmd cmd)
 		rc = tracer__finish(t);
 		if (env.record)
 			print_recorded(t);
+		if (!rc)
+			rc = command_status(t);
 	}
 	tracer__free(t);
 	return rc;

@@ -32,6 +32,9 @@ struct target_ops {
 	__u64 (*job_drops)(const struct target *tg, const struct job *job);
 	/* Nothing is left to trace. */
 	int (*gone)(struct target *tg);
+	/* 1 and the wait status (waitpid) of a launched command that ended;
+	 * 0 while it runs or when it is not ours to wait for. Optional. */
+	int (*ended)(const struct target *tg, int *wstatus);
 	void (*free)(struct target *tg);
 };
 

@@ -23,6 +23,8 @@ struct target_one {
 	int launched; /* -- CMD */
 	int released; /* the launched command runs */
 	int exited;   /* the exit of its last thread was seen */
+	int reaped;   /* the launched command was waited for: wstatus holds its end */
+	int wstatus;
 };
 
 static struct target_one *one_of(struct target *tg)
@@ -160,11 +162,21 @@ static __u64 one_job_drops(const struct target *tg, const struct job *job)
 static int one_gone(struct target *tg)
 {
 	struct target_one *o = one_of(tg);
-	int status;
 
-	if (o->launched) /* our child: reap it */
-		return waitpid(tg->pid, &status, WNOHANG) == tg->pid;
+	if (o->launched && !o->reaped) /* our child: reap it, keep how it ended */
+		o->reaped = waitpid(tg->pid, &o->wstatus, WNOHANG) == tg->pid;
+	if (o->launched)
+		return o->reaped;
 	return o->exited || proc__gone(tg->pid);
+}
+
+static int one_ended(const struct target *tg, int *wstatus)
+{
+	const struct target_one *o = (const struct target_one *)tg;
+
+	if (o->reaped)
+		*wstatus = o->wstatus;
+	return o->reaped;
 }
 
 static void one_free(struct target *tg)
@@ -184,6 +196,7 @@ static const struct target_ops one_ops = {
 	.job_exited = one_job_exited,
 	.job_drops = one_job_drops,
 	.gone = one_gone,
+	.ended = one_ended,
 	.free = one_free,
 };
 

@@ -451,3 +451,8 @@ int tracer__several(const struct tracer *t)
 {
 	return t->tg->several;
 }
+
+int tracer__target_ended(const struct tracer *t, int *wstatus)
+{
+	return t->tg && t->tg->ops->ended && t->tg->ops->ended(t->tg, wstatus);
+}

@@ -41,5 +41,8 @@ __u64 tracer__job_lost(const struct tracer *t, const struct job *job);
 __u64 tracer__events(const struct tracer *t, __u64 *phases);
 /* Several processes are traced (-p PID,PID..., -a). */
 int tracer__several(const struct tracer *t);
+/* 1 and the wait status of the launched command (-- CMD) once it ended;
+ * 0 otherwise (still running, or attached with -p / -a). */
+int tracer__target_ended(const struct tracer *t, int *wstatus);
 
 #endif
