@@ -2,8 +2,9 @@
 /*
  * Hangs (doc/design.md §5.1): an episode with arrivals and no release for the
  * timeout is reported once, with the threads it waits for; at the end of
- * the trace, released episodes are settled and those never released are
- * reported the same way.
+ * the trace, released episodes are settled, and one never released is
+ * reported the same way if it had waited the timeout by the last record:
+ * an episode open only because tracing stopped is cut, not hung.
  */
 #include <stdlib.h>
 #include "analyses/phases_impl.h"
@@ -84,6 +85,7 @@ void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns)
 {
 	size_t i;
 
+	p->hang_timeout_ns = timeout_ns;
 	for (i = 0; i < p->ninflight; i++) {
 		struct ph_episode *ep = p->inflight[i];
 
@@ -105,7 +107,6 @@ void phases__finish(struct phases *p)
 		if (t->waiting && t->waiting->state == PH_RELEASING)
 			episodes__settle(p, t, 0, 0, 0, 0);
 	}
-	for (i = 0; i < p->ninflight; i++)
-		if (!p->inflight[i]->hang_reported)
-			report_hang(p, p->inflight[i]);
+	if (p->hang_timeout_ns)
+		phases__check_hangs(p, p->last_ts, p->hang_timeout_ns);
 }

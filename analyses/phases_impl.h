@@ -44,6 +44,7 @@ struct phases {
 	struct hmap objects;	      /* (pid, object) -> struct obj_state */
 	struct ph_episode **inflight; /* OPEN and RELEASING episodes */
 	size_t ninflight, cap_inflight;
+	__u64 hang_timeout_ns; /* of the latest phases__check_hangs(); 0: hangs not checked */
 
 	struct ph_site *sites;
 	size_t nsites, cap_sites;

@@ -21,6 +21,19 @@ load helpers
 	$CHECK imbalance "$T/a.json" "$T/wl.out" "$T/a.sbt" 5
 }
 
+# Tracing stops (-d) while threads wait at a barrier that releases every
+# few milliseconds: that episode was cut, not left unreleased.
+@test "-d: a barrier open when tracing stops is no unreleased-barrier alarm" {
+	start_workload "$T/wl.out" "$EX/barrier_imbalance" -t 3 -n 500 -d 5 -m sleep -W
+	kill -USR1 "$WL"
+	wait_for "$T/wl.out" "^phase 2 "
+	start_tracer "$T/sbt.out" -q -d 1 -p "$WL"
+	wait_exit "$TR" 20
+	grep -q "^SBT summary: [1-9][0-9]* phases" "$T/sbt.out"
+	refute_grep -q "UNRELEASED" "$T/sbt.out"
+	refute_grep -q "HANG" "$T/sbt.out"
+}
+
 @test "live: one SBT line per episode with barrier and phase times" {
 	run "$SBT" -- "$EX/barrier_imbalance" -t 2 -n 4 -d 30 -m sleep
 	[ "$status" -eq 0 ]

@@ -249,6 +249,42 @@ TEST(late_thread_phase_zero)
 	phases__free(p);
 }
 
+/* An episode open only because tracing stopped is cut, not hung. Threads 1
+ * and 2 arrive at 5000 and 5100; thread 3 is still computing when the trace
+ * ends. Hang timeout 1000: with the last record at 5900 the episode is not
+ * reported at finish; with one at 6200 (another thread's record) it is, as
+ * the periodic check would have. With hangs not checked (timeout 0, "off"),
+ * never. */
+static int hangs_at_finish(__u64 timeout, __u64 last_record)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	int n;
+
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 2001, OBJ_X, SITE_A);
+	enter(p, P_PBW, 3, 2002, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 2010, 0);
+	leave(p, P_PBW, 2, 2010, 0);
+	leave(p, P_PBW, 3, 2010, 0);
+	enter(p, P_PBW, 1, 5000, OBJ_X, SITE_A);
+	if (timeout)
+		phases__check_hangs(p, 5050, timeout);
+	enter(p, P_PBW, 2, 5100, OBJ_X, SITE_A);
+	feed(p, SBT_EV_THREAD_START, 0, 4, last_record, 1, 0);
+	phases__finish(p);
+	n = c.nhang;
+	phases__free(p);
+	return n;
+}
+
+TEST(open_at_end_is_cut_not_hung)
+{
+	CHECK_EQ(hangs_at_finish(1000, 5900), 0);
+	CHECK_EQ(hangs_at_finish(1000, 6200), 1);
+	CHECK_EQ(hangs_at_finish(0, 9000), 0);
+}
+
 /* Hang: after two good episodes thread 3 never arrives. The hang report names
  * it as missing; it fires once, and only after the timeout. */
 TEST(hang_names_missing_thread)
