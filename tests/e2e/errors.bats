@@ -59,6 +59,20 @@ load helpers
 	[ "$status" -eq 2 ]
 }
 
+@test "misspelled and misplaced commands; errors name the whole command" {
+	run "$SBT" recrod -o x.sbt -- /bin/true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown command 'recrod'; did you mean 'record'?"* ]]
+	run "$SBT" -q record -o "$T/x.sbt" -- /bin/true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'record' is a command: it goes first (sbt-bpf record [OPTION...])"* ]]
+	[ ! -e "$T/x.sbt" ]
+	run "$SBT" report --bogus x.sbt
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"sbt-bpf report: unrecognized option '--bogus'"* ]]
+	[[ "$output" == *"Try \`sbt-bpf report --help'"* ]]
+}
+
 @test "corrupt and truncated trace files are rejected clearly" {
 	run "$SBT" record -o "$T/ok.sbt" -- "$EX/barrier_imbalance" -t 2 -n 2 -d 1 -m sleep
 	[ "$status" -eq 0 ]

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* sbt-bpf: barrier phases of pthreads/OpenMP programs, with eBPF. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "lib/log.h"
@@ -37,6 +38,7 @@ static const struct cmd cmds[] = {
 	{"calibrate", cmd_calibrate, "measure the cost of a probe hit on this machine"},
 	{"export", cmd_export, "export a .sbt trace: Chrome/Perfetto JSON, CSV, JSON, SVG"},
 };
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
 static void usage(FILE *f)
 {
@@ -48,7 +50,7 @@ static void usage(FILE *f)
 		"       sbt-bpf COMMAND [OPTION...]\n\n"
 		"Without a command: trace live (sbt-bpf --help for options).\nCommands:\n",
 		argp_program_version);
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < NCMDS; i++)
 		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f, "\nEvery command takes --help and --version.\n"
 		   "\nExamples:\n"
@@ -60,9 +62,92 @@ static void usage(FILE *f)
 		   "  sbt-bpf report --format json lu.sbt\n");
 }
 
-int main(int argc, char **argv)
+static const struct cmd *find_cmd(const char *name)
 {
 	size_t i;
+
+	for (i = 0; i < NCMDS; i++)
+		if (!strcmp(name, cmds[i].name))
+			return &cmds[i];
+	return NULL;
+}
+
+/* Edit distance of a and b (short words), for did-you-mean. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, prev, cur, up;
+	size_t row[32];
+
+	if (la >= 32 || lb >= 32)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			up = row[j];
+			cur = prev + (a[i - 1] != b[j - 1]);
+			cur = up + 1 < cur ? up + 1 : cur;
+			cur = row[j - 1] + 1 < cur ? row[j - 1] + 1 : cur;
+			row[j] = cur;
+			prev = up;
+		}
+	}
+	return row[lb];
+}
+
+static int unknown_cmd(const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < NCMDS; i++)
+		if (distance(word, cmds[i].name) <= 2) {
+			log_err("unknown command '%s'; did you mean '%s'?", word, cmds[i].name);
+			return EXIT_USAGE;
+		}
+	log_err("unknown command '%s' (a command to trace goes after --)", word);
+	usage(stderr);
+	return EXIT_USAGE;
+}
+
+/* `sbt-bpf -q record ...`: a command word after flags that take no value
+ * (before --) would otherwise become the program to trace. */
+static int misplaced_cmd(int argc, char **argv)
+{
+	static const char *const flags[] = {
+		"-q",	 "-v",	    "-a",	   "--quiet",	     "--verbose",
+		"--all", "--force", "--watch-all", "--approximated", "--measured"};
+	int i;
+	size_t k;
+
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!find_cmd(argv[i]))
+			continue;
+		for (k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+			if (!strcmp(argv[i - 1], flags[k])) {
+				log_err("'%s' is a command: it goes first (sbt-bpf %s [OPTION...])",
+					argv[i], argv[i]);
+				return 1;
+			}
+	}
+	return 0;
+}
+
+/* Runs c with its name as the program's in argp's messages ("sbt-bpf
+ * report: ..."). */
+static int run_cmd(const struct cmd *c, int argc, char **argv)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "sbt-bpf %s", c->name);
+	argv[0] = name;
+	return c->fn(argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -72,13 +157,12 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
-	if (argv[1][0] != '-') {
-		log_err("unknown command '%s' (a command to trace goes after --)", argv[1]);
-		usage(stderr);
+	c = find_cmd(argv[1]);
+	if (c)
+		return run_cmd(c, argc - 1, argv + 1);
+	if (argv[1][0] != '-')
+		return unknown_cmd(argv[1]);
+	if (misplaced_cmd(argc, argv))
 		return EXIT_USAGE;
-	}
 	return do_trace(argc, argv);
 }
