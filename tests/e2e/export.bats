@@ -104,6 +104,12 @@ PY
 	run "$SBT" export --format otf2 -o - "$T/m.sbt"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"-o DIR"* ]]
+	# an existing archive is refused before the OTF2 library fails over it
+	run "$SBT" export --format otf2 -o "$T/otf" "$T/m.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$T/otf exists: otf2 writes a new archive directory"* ]]
+	[[ "$output" != *"[OTF2]"* ]]
+	otf2-print "$T/otf/traces.otf2" >/dev/null
 }
 
 @test "export: 10 million records with bounded memory" {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "user/cmd/cmds.h"
 #include "user/cmd/trace_file_args.h"
 #include "analyses/export.h"
@@ -83,6 +84,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "missing -o FILE ('-' for standard output)");
 		if (env->format == EXPORT_OTF2 && !strcmp(env->output, "-"))
 			argp_error(st, "otf2 writes an archive directory: give -o DIR");
+		/* the OTF2 library would fail half-way over an existing archive */
+		if (env->format == EXPORT_OTF2 && !access(env->output, F_OK))
+			argp_error(st,
+				   "%s exists: otf2 writes a new archive directory (remove it, "
+				   "or give another -o DIR)",
+				   env->output);
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;
