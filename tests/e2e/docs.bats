@@ -43,3 +43,12 @@ load helpers
 	run "$SBT" help
 	[ "${lines[0]}" = "$want" ]
 }
+
+@test "--help: what an option refers to (see below) is there in every command" {
+	local cmd help
+	for cmd in "" record top; do
+		help=$("$SBT" $cmd --help)
+		[[ "$help" == *"--probe"* ]]
+		[[ "$help" == *"Probe kinds for --probe: barrier"* ]]
+	done
+}

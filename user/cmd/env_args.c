@@ -25,6 +25,13 @@ enum {
 	OPT_INTERVAL,
 };
 
+/* The text --probe's help refers to ("see below"), after each command's help. */
+#define PROBE_KINDS                                                                                \
+	"Probe kinds for --probe: barrier (the first argument identifies the barrier), team "      \
+	"(every thread of the process takes part; no argument), region (parallel region frame), "  \
+	"lock, trylock, unlock (first argument = the lock), P, V (semaphore), wait, signal "       \
+	"(condition)."
+
 static const char trace_doc[] =
 	"Trace barrier phases of a running pthreads/OpenMP process (-p) or of a command "
 	"(-- CMD), live, with SBT-style reports.\n"
@@ -42,10 +49,7 @@ static const char trace_doc[] =
 	"  sudo sbt-bpf -a -d 60                       # every job on the machine for a minute\n"
 	"  sudo sbt-bpf -a --filter comm='lu*',uid=1000   # jobs of one user and program\n"
 	"\nSubcommands: record, report, export, top, calibrate (sbt-bpf COMMAND --help)."
-	"\vProbe kinds for --probe: barrier (the first argument identifies the barrier), team "
-	"(every thread of the process takes part; no argument), region (parallel region frame), "
-	"lock, "
-	"trylock, unlock (first argument = the lock), P, V (semaphore), wait, signal (condition).";
+	"\v" PROBE_KINDS;
 
 static const char record_doc[] =
 	"Record a trace file of a running process (-p) or of a command (-- CMD).\n"
@@ -55,7 +59,8 @@ static const char record_doc[] =
 	"  sudo sbt-bpf record -o lu.sbt -- ./lu -p8\n"
 	"  sudo sbt-bpf record -a -d 30 -o all.sbt     # every job, one section per pid\n"
 	"  sbt-bpf report lu.sbt\n"
-	"  sbt-bpf report --pid 4242 all.sbt";
+	"  sbt-bpf report --pid 4242 all.sbt"
+	"\v" PROBE_KINDS;
 
 static const char top_doc[] =
 	"Live table of the jobs synchronizing at barriers on this machine (-a, the default) "
@@ -77,7 +82,8 @@ static const char top_doc[] =
 	"  sudo sbt-bpf top\n"
 	"  sudo sbt-bpf top --filter uid=1000\n"
 	"  sudo sbt-bpf top -p 4242,4243 --interval 2\n"
-	"  sudo sbt-bpf top -d 10 > jobs.txt          # plain text, 10 s";
+	"  sudo sbt-bpf top -d 10 > jobs.txt          # plain text, 10 s"
+	"\v" PROBE_KINDS;
 
 static const struct argp_option options[] = {
 	{"pid", 'p', "PID[,PID...]", 0,
