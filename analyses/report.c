@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyses/report_impl.h"
+#include "lib/log.h"
 
 struct report *report__new(const struct report_opts *o, const struct report_src *src)
 {
@@ -60,11 +61,27 @@ void report__begin(struct report *r)
 		r->ops->begin(r);
 }
 
+/* A --watch that matched nothing is most likely misspelled: say so. */
+static void warn_unmatched_watches(const struct report *r)
+{
+	int i;
+
+	if (r->o.format != REPORT_TEXT)
+		return;
+	for (i = 0; i < r->o.nwatch && i < 64; i++)
+		if (!(r->watch_matched & (1ULL << i)))
+			log_warn(
+				"--watch '%s' matched no barrier (a call site file:line, a barrier "
+				"name or a function)",
+				r->o.watch[i]);
+}
+
 void report__end(struct report *r, const struct report_drops *d)
 {
 	report__before_output(r);
 	r->ops->end(r, d);
 	fflush(r->o.out);
+	warn_unmatched_watches(r);
 }
 
 /* ---- names ------------------------------------------------------------------- */

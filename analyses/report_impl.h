@@ -54,7 +54,8 @@ struct report {
 	int at_end;
 	/* text: episode-line rate limit, per second of trace time */
 	__u64 window_start, window_lines, suppressed;
-	__u64 table_rows; /* text: rows of the phase table so far */
+	__u64 table_rows;    /* text: rows of the phase table so far */
+	__u64 watch_matched; /* text: bit i, --watch i matched a barrier */
 };
 
 static inline double ms(__u64 ns)

@@ -15,17 +15,17 @@
 
 /* ---- episodes ---------------------------------------------------------------- */
 
-static int watched(const struct report *r, const char *where, const char *name, __u16 probe)
+static int watched(struct report *r, const char *where, const char *name, __u16 probe)
 {
-	int i;
+	int i, hit = r->o.watch_all;
 
-	if (r->o.watch_all)
-		return 1;
-	for (i = 0; i < r->o.nwatch; i++)
+	for (i = 0; i < r->o.nwatch && i < 64; i++)
 		if (strstr(where, r->o.watch[i]) || strstr(name, r->o.watch[i]) ||
-		    !strcmp(report__symbol(r, probe), r->o.watch[i]))
-			return 1;
-	return 0;
+		    !strcmp(report__symbol(r, probe), r->o.watch[i])) {
+			r->watch_matched |= 1ULL << i;
+			hit = 1;
+		}
+	return hit;
 }
 
 static int line_allowed(struct report *r, __u64 ts)

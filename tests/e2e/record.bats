@@ -11,6 +11,10 @@ load helpers
 	grep -q '^total_ns ' "$T/wl.out"
 	run "$SBT" report "$T/r.sbt"
 	[ "$status" -eq 0 ]
+	# a --watch that matches no barrier is named (most likely misspelled)
+	"$SBT" report --watch phase_barrier --watch nosuchsite "$T/r.sbt" >"$T/w.out" 2>"$T/w.err"
+	grep -q "^sbt-bpf: warning: --watch 'nosuchsite' matched no barrier" "$T/w.err"
+	refute_grep -q "'phase_barrier' matched no" "$T/w.err"
 	[ "$(grep -cE '^ +[0-9]+ +3 +[0-9.]+ +[0-9.]+ .*"phase_barrier"$' <<<"$output")" -eq 7 ]
 	grep -q "^SBT summary: 7 phases" <<<"$output"
 	grep -q "barrier_imbalance -t 3 -n 7" <<<"$output"
