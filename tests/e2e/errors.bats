@@ -52,9 +52,9 @@ load helpers
 	[[ "$output" == *"invalid value '12x' for -p"* ]]
 	run "$SBT" -p 1 -- /bin/true
 	[ "$status" -eq 2 ]
-	run "$SBT" record -p 1
+	run "$SBT" record --format json -p 1
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"record needs -o FILE"* ]]
+	[[ "$output" == *"record writes a trace"* ]]
 	run "$SBT" --buffer-size 3000 -p 1
 	[ "$status" -eq 2 ]
 }

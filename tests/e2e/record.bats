@@ -53,3 +53,19 @@ assert all("idle_ns" in t for t in s["threads"])
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"the command"* ]]
 }
+
+@test "record without -o: sbt-bpf.sbt, the previous one kept as .old; report reads it by default" {
+	cd "$T"
+	run "$SBT" record -- "$EX/barrier_imbalance" -t 2 -n 2 -d 1
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wrote sbt-bpf.sbt"* ]]
+	run "$SBT" record -- "$EX/barrier_imbalance" -t 2 -n 3 -d 1
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"kept the previous sbt-bpf.sbt as sbt-bpf.sbt.old"* ]]
+	run "$SBT" report
+	[ "$status" -eq 0 ]
+	grep -q "^SBT summary: 3 phases" <<<"$output"
+	run "$SBT" report sbt-bpf.sbt.old
+	[ "$status" -eq 0 ]
+	grep -q "^SBT summary: 2 phases" <<<"$output"
+}

@@ -168,7 +168,7 @@ int cmd_export(int argc, char **argv)
 	static const struct argp_child children[] = {{&trace_file_argp, 0, NULL, 0}, {}};
 	static const struct argp argp = {.options = options,
 					 .parser = parse_opt,
-					 .args_doc = "FILE",
+					 .args_doc = "[FILE]",
 					 .doc = doc,
 					 .children = children};
 	struct export_env env = {.format = EXPORT_CHROME};

@@ -64,7 +64,7 @@ int cmd_report(int argc, char **argv)
 	static const struct argp_child children[] = {
 		{&trace_file_argp, 0, NULL, 0}, {&view_argp, 0, NULL, 0}, {}};
 	static const struct argp argp = {
-		.parser = parse_opt, .args_doc = "FILE", .doc = doc, .children = children};
+		.parser = parse_opt, .args_doc = "[FILE]", .doc = doc, .children = children};
 	struct report_env env = {};
 	struct replay rp;
 	int rc;

@@ -98,7 +98,10 @@ static const struct argp_option options[] = {
 	 "With -a: trace only processes whose comm=GLOB, uid=UID|USER, cgroup=PATH-PREFIX "
 	 "match (repeatable; every key given must match)",
 	 0},
-	{"output", 'o', "FILE", 0, "Write a .sbt trace file", 0},
+	{"output", 'o', "FILE", 0,
+	 "Write a .sbt trace file (record: default " ENV_DEFAULT_OUTPUT
+	 ", the previous one kept as " ENV_DEFAULT_OUTPUT ".old)",
+	 0},
 	{"quiet", 'q', NULL, 0, "No line per barrier episode; summary only", 1},
 	{"max-lines", OPT_MAX_LINES, "N", 0,
 	 "At most N episode lines per second of trace (default 50, 0 = no limit)", 1},
@@ -398,8 +401,10 @@ static int check_env(struct env *env, struct argp_state *st)
 	if (env->all && !env->classes_given)
 		env->classes &= ~SBT_TRACE_FUTEX;
 	{
-		if (env->record && !env->output)
-			argp_error(st, "record needs -o FILE");
+		if (env->record && !env->output) {
+			env->output = ENV_DEFAULT_OUTPUT;
+			env->output_default = 1;
+		}
 		if (env->record && env->view.json)
 			argp_error(
 				st,

@@ -4,6 +4,7 @@
 #include "lib/parse.h"
 #include "user/cmd/approx_args.h"
 #include "user/cmd/trace_file_args.h"
+#include "user/trace/env.h"
 
 enum { OPT_PID = 3000 };
 
@@ -33,8 +34,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		a->path = arg;
 		return 0;
 	case ARGP_KEY_END:
-		if (!a->path)
-			argp_error(st, "missing trace FILE");
+		if (!a->path) /* record's default file, as perf report reads perf.data */
+			a->path = ENV_DEFAULT_OUTPUT;
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;

@@ -3,7 +3,7 @@
 #include "lib/parse.h"
 #include "user/cmd/view_args.h"
 
-enum { OPT_FORMAT = 3000, OPT_WATCH, OPT_WATCH_ALL, OPT_WARN_TIME, OPT_HANG_TIMEOUT, OPT_SORT };
+enum { OPT_FORMAT = 4000, OPT_WATCH, OPT_WATCH_ALL, OPT_WARN_TIME, OPT_HANG_TIMEOUT, OPT_SORT };
 
 static const struct argp_option options[] = {
 	{"format", OPT_FORMAT, "FMT", 0, "Report format: text (default) or json", 0},

@@ -11,8 +11,10 @@
 #include "user/resolve/probes.h"
 
 #define ENV_MAX_PROBES 64
-#define ENV_MAX_PIDS   256
-#define ENV_MAX_FILTER 16
+/* record's trace file when -o is not given (as perf's perf.data) */
+#define ENV_DEFAULT_OUTPUT "sbt-bpf.sbt"
+#define ENV_MAX_PIDS	   256
+#define ENV_MAX_FILTER	   16
 
 /* --filter: a process is traced when every key given matches (a key given
  * several times matches any of its values). */
@@ -36,6 +38,7 @@ struct env {
 	int interval_ms;		 /* top: refresh period */
 	char **cmd;			 /* -- CMD ARGS... (NULL-terminated) */
 	const char *output;		 /* -o */
+	int output_default;		 /* record without -o: ENV_DEFAULT_OUTPUT */
 	uint64_t duration_ns;		 /* --duration; 0 = until the target exits */
 	uint64_t buffer_bytes;		 /* --buffer-size */
 	int drain_ms;			 /* --drain-interval */

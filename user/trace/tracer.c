@@ -6,6 +6,7 @@
  * loop calls only its operations.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,23 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The default trace file never overwrites silently: the previous one
+ * becomes FILE.old (as perf does with perf.data). */
+static int keep_old(const char *path)
+{
+	char old[PATH_MAX];
+
+	if (access(path, F_OK))
+		return 0;
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (rename(path, old)) {
+		log_err("cannot keep the previous %s as %s: %s", path, old, strerror(errno));
+		return -1;
+	}
+	fprintf(stderr, "sbt-bpf: kept the previous %s as %s\n", path, old);
+	return 0;
 }
 
 /* ---- the status line ---------------------------------------------------------- */
@@ -188,6 +206,8 @@ static int open_jobs(struct tracer *t)
 		.show_idle = !env->all,
 	};
 	if (!c.ro.out)
+		return EXIT_RUNTIME;
+	if (env->output_default && keep_old(env->output))
 		return EXIT_RUNTIME;
 	if (env->output) {
 		t->writer = tracefile__create(env->output);
