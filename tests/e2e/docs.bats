@@ -52,3 +52,16 @@ load helpers
 		[[ "$help" == *"Probe kinds for --probe: barrier"* ]]
 	done
 }
+
+@test "--help: no example line wraps (argp folds at 79 columns)" {
+	local cmd
+	for cmd in "" record top report export calibrate; do
+		"$SBT" $cmd --help | python3 -c '
+import sys
+lines = sys.stdin.read().splitlines()
+for a, b in zip(lines, lines[1:]):
+    if a.startswith(("  sudo sbt-bpf", "  sbt-bpf")):
+        assert b == "" or b.startswith("  "), (a, b)
+'
+	done
+}

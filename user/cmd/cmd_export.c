@@ -45,12 +45,13 @@ static const char doc[] =
 	"otf2 (an OTF2 archive for Vampir and otf2-print).\n"
 	"\n"
 	"Examples:\n"
-	"  sbt-bpf export -o lu.json lu.sbt                  # open in ui.perfetto.dev\n"
+	"  sbt-bpf export -o lu.json lu.sbt           # open in ui.perfetto.dev\n"
 	"  sbt-bpf export --format csv --approximated -o lu.csv lu.sbt\n"
 	"  sbt-bpf export --format svg -o lu.svg lu.sbt\n"
 	"  sbt-bpf export --format json --model sm -o - lu.sbt\n"
-	"  sbt-bpf export --pid 4242 -o job.json all.sbt      # one process of record -a\n"
-	"  sbt-bpf export --format otf2 -o lu-otf2 lu.sbt && otf2-print lu-otf2/traces.otf2\n"
+	"  sbt-bpf export --pid 4242 -o job.json all.sbt   # a process of record -a\n"
+	"  sbt-bpf export --format otf2 -o lu-otf2 lu.sbt   # then:\n"
+	"  otf2-print lu-otf2/traces.otf2\n"
 	"\n"
 	"A trace of several processes needs --pid.";
 
