@@ -34,6 +34,23 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+int parse_hex_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	uint64_t v;
+
+	if (!s || strncmp(s, "0x", 2) || !isxdigit((unsigned char)s[2]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s + 2, &end, 16);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 int parse_int(const char *s, int min, int max, int *out)
 {
 	uint64_t v;

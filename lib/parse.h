@@ -8,6 +8,8 @@
 
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int parse_int(const char *s, int min, int max, int *out);
+/* "0x" and hex digits only ("0x401136"). */
+int parse_hex_u64(const char *s, uint64_t *out);
 /* Seconds with an optional fraction ("1", "0.25"), returned in nanoseconds. */
 int parse_seconds_ns(const char *s, uint64_t max_ns, uint64_t *out);
 /* Sizes with an optional K/M/G suffix (powers of 1024). */

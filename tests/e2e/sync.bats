@@ -62,6 +62,21 @@ load helpers
 	$CHECK custom "$T/p.json" "$T/wl.out" "$T/p.sbt" 4
 }
 
+@test "--probe BINARY:0xADDR:KIND: a stripped binary's barrier by its address" {
+	cp "$EX/custom_barrier" "$T/stripped"
+	strip "$T/stripped"
+	local addr
+	addr=0x$(nm "$EX/custom_barrier" | awk '$3 == "spin_futex_barrier" {print $1}')
+	[ "$addr" != 0x ]
+	run "$SBT" record -o "$T/s.sbt" --probe "$T/stripped:$addr:team" -- "$T/stripped" -t 3 -n 4 -d 10
+	[ "$status" -eq 0 ]
+	"$SBT" report --format json "$T/s.sbt" >"$T/s.json"
+	$CHECK phases "$T/s.json" 4
+	run "$SBT" --probe "$T/stripped:0x1:team" -- "$T/stripped" -t 3 -n 1 -d 1
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"address 0x1 is in no executable segment of $T/stripped"* ]]
+}
+
 @test "bad --trace class is a usage error" {
 	run "$SBT" --trace barrier,locks -p 1
 	[ "$status" -eq 2 ]

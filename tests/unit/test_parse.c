@@ -35,6 +35,25 @@ TEST(int_range)
 	CHECK(parse_int("2147483648", 1, 2147483647, &v) == -ERANGE);
 }
 
+TEST(hex_addresses)
+{
+	uint64_t v = 7;
+
+	CHECK_EQ(parse_hex_u64("0x401136", &v), 0);
+	CHECK_EQ(v, 0x401136);
+	CHECK_EQ(parse_hex_u64("0xFFFFFFFFFFFFFFFF", &v), 0);
+	CHECK_EQ(v, UINT64_MAX);
+	v = 7;
+	CHECK_EQ(parse_hex_u64("0x10000000000000000", &v), -ERANGE);
+	CHECK_EQ(parse_hex_u64("401136", &v), -EINVAL);
+	CHECK_EQ(parse_hex_u64("0x", &v), -EINVAL);
+	CHECK_EQ(parse_hex_u64("0x-1", &v), -EINVAL);
+	CHECK_EQ(parse_hex_u64("0x12g", &v), -EINVAL);
+	CHECK_EQ(parse_hex_u64("0x 12", &v), -EINVAL);
+	CHECK_EQ(parse_hex_u64("spin_barrier", &v), -EINVAL);
+	CHECK_EQ(v, 7);
+}
+
 TEST(seconds_with_fraction)
 {
 	uint64_t ns = 0;

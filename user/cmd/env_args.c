@@ -106,7 +106,9 @@ static const struct argp_option options[] = {
 	{"max-lines", OPT_MAX_LINES, "N", 0,
 	 "At most N episode lines per second of trace (default 50, 0 = no limit)", 1},
 	{"probe", OPT_PROBE, "BINARY:SYMBOL:KIND", 0,
-	 "Also probe SYMBOL in BINARY as a KIND (see below); repeatable", 2},
+	 "Also probe SYMBOL in BINARY as a KIND (see below); SYMBOL may be a code address "
+	 "0xHEX as nm prints it (stripped binaries); repeatable",
+	 2},
 	{"trace", OPT_TRACE, "LIST", 0,
 	 "What to trace: barrier, lock, sem, cond, futex, all (default barrier,sem,cond,futex: "
 	 "lock probes are the most frequent calls, so the most perturbing; with -a, futex is "

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/parse.h"
 #include "user/resolve/elfsym.h"
 
 struct sym {
@@ -13,9 +14,18 @@ struct sym {
 	int defined;
 };
 
+#define MAX_EXEC_SEGMENTS 8
+
+/* An executable loadable segment: where code addresses lie in the file. */
+struct segment {
+	uint64_t vaddr, size, offset;
+};
+
 struct elfsym {
 	struct sym *syms;
 	size_t n, cap;
+	struct segment seg[MAX_EXEC_SEGMENTS];
+	int nseg;
 	unsigned char build_id[ELFSYM_BUILD_ID_MAX];
 	int build_id_len;
 };
@@ -119,10 +129,27 @@ static void load_build_id(struct elfsym *es, Elf_Scn *scn)
 	}
 }
 
+static void load_segments(struct elfsym *es, Elf *elf)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return;
+	for (i = 0; i < n && es->nseg < MAX_EXEC_SEGMENTS; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			es->seg[es->nseg++] =
+				(struct segment){ph.p_vaddr, ph.p_filesz, ph.p_offset};
+	}
+}
+
 static int load(struct elfsym *es, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
 	int err;
+
+	load_segments(es, elf);
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
@@ -186,10 +213,31 @@ void elfsym__close(struct elfsym *es)
 	free(es);
 }
 
+/* "0x401136": a code address as nm and objdump print it (for stripped
+ * binaries), to its file offset. 1 and *off, or 0 when name is no address
+ * or the address is not in an executable segment. */
+static int find_address(const struct elfsym *es, const char *name, uint64_t *off)
+{
+	uint64_t vaddr;
+	int i;
+
+	if (parse_hex_u64(name, &vaddr))
+		return 0;
+	for (i = 0; i < es->nseg; i++)
+		if (vaddr >= es->seg[i].vaddr && vaddr < es->seg[i].vaddr + es->seg[i].size) {
+			*off = vaddr - es->seg[i].vaddr + es->seg[i].offset;
+			return 1;
+		}
+	return 0;
+}
+
 int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, int max)
 {
 	int n = 0, k, dup;
 	size_t i;
+
+	if (max > 0 && find_address(es, name, &offsets[0]))
+		return 1;
 
 	for (i = 0; i < es->n && n < max; i++) {
 		const struct sym *s = &es->syms[i];

@@ -21,7 +21,8 @@ struct elfsym *elfsym__open(const char *path, int *err);
 void elfsym__close(struct elfsym *es);
 
 /* File offsets of the distinct definitions of function `name` (all its
- * versions), at most max. Returns how many were found. */
+ * versions), at most max. Returns how many were found. A name "0xADDR" is
+ * a code address of the file (nm, objdump): its one offset. */
 int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, int max);
 
 /* Whether the file imports `name` (an undefined dynamic symbol): the file

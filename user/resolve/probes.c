@@ -359,8 +359,11 @@ static int add_user_probe(struct probe_table *t, const struct user_probe *up,
 	n = probes__add_symbol(t, es, f, up->symbol, up->kind);
 	elfsym__close(es);
 	if (n == 0) {
-		snprintf(err, errlen, "--probe: function '%s' not found in %s", up->symbol,
-			 f->path);
+		snprintf(err, errlen,
+			 strncmp(up->symbol, "0x", 2)
+				 ? "--probe: function '%s' not found in %s"
+				 : "--probe: address %s is in no executable segment of %s",
+			 up->symbol, f->path);
 		return -ENOENT;
 	}
 	if (up->kind != SBT_PK_REGION && n > 0)
