@@ -234,7 +234,8 @@ poll_pane() {
 	poll_pane "^ +$A +4 +[0-9]+ +[0-9.]+ +[0-9.]+ +0\.[0-9]+ "
 	cat "$T/pane"
 	grep -q "PID  THR    PHASE     PH/S  WAIT%   BAL  LOCK%  DROPS  WORST SITE" "$T/pane"
-	grep -qE "^ +$A +4 +[0-9]+ +[0-9.]+ +[0-9.]+ +0\.[0-9]+ .*worker_main \(barrier_imbalance" "$T/pane"
+	# the worst site keeps its line number when the function does not fit
+	grep -qE "^ +$A +4 +[0-9]+ +[0-9.]+ +[0-9.]+ +0\.[0-9]+ .* barrier_imbalance\.c:[0-9]+ " "$T/pane"
 	tmux send-keys -t "$TMUX_SESSION" Enter
 	poll_pane "^pid $A: "
 	# the four threads come with the heading or at the next refresh

@@ -344,6 +344,30 @@ static void line(int cols, int inverse, const char *fmt, ...)
 	printf("%s%s\033[K%s\n", inverse ? "\033[7m" : "", buf, inverse ? "\033[0m" : "");
 }
 
+#define SITE_COLS 32
+
+/* A call site in the table's column: "function (file:line)" whole when it
+ * fits, else the file:line (what a user looks up), else its end. */
+static const char *fit_site(const char *site, char *buf, size_t n)
+{
+	const char *open = strstr(site, " (");
+	size_t len = strlen(site);
+
+	if (!len)
+		return "-";
+	if (len <= SITE_COLS)
+		return site;
+	if (open && site[len - 1] == ')') {
+		snprintf(buf, n, "%.*s", (int)(len - (open - site) - 3), open + 2);
+		if (strlen(buf) <= SITE_COLS)
+			return buf;
+		site = buf;
+		len = strlen(buf);
+	}
+	snprintf(buf, n, "~%s", site + len - (SITE_COLS - 1));
+	return buf;
+}
+
 static void draw_jobs(struct top *tp, const struct tracer *t, int rows, int cols)
 {
 	int i;
@@ -355,12 +379,13 @@ static void draw_jobs(struct top *tp, const struct tracer *t, int rows, int cols
 	     "WAIT%", "BAL", "LOCK%", "DROPS", "WORST SITE", "COMMAND");
 	for (i = 0; i < tp->nrows && i < rows - 4; i++) {
 		const struct row *r = &tp->rows[i];
+		char site[sizeof(r->site)];
 		struct row_text x;
 
 		row_text(r, &x);
 		line(cols, i == tp->selected, "%7u %4d %8llu %8s %6s %5s %6s %6llu  %-32.32s %s%s",
 		     r->job->pid, r->threads, (unsigned long long)r->phases, x.rate, x.wait, x.bal,
-		     x.lock, (unsigned long long)r->drops, r->site[0] ? r->site : "-",
+		     x.lock, (unsigned long long)r->drops, fit_site(r->site, site, sizeof(site)),
 		     r->job->end_ns ? "[exited] " : "", r->job->command);
 	}
 	if (!tp->nrows)
