@@ -248,6 +248,8 @@ poll_pane() {
 	cat "$T/pane2"
 	grep -q "^pid $A: " "$T/pane2"
 	[ "$(grep -cE '^ +[0-9]+ barrier_imbalan +[0-9]+ ' "$T/pane2")" -eq 4 ]
+	# the main thread sleeps in pthread_join: blocked, not running
+	grep -qE "^ +$A barrier_imbalan .* blocked$" "$T/pane2"
 	# q: sbt-bpf ends
 	local shell top
 	shell=$(tmux list-panes -t "$TMUX_SESSION" -F '#{pane_pid}')

@@ -17,6 +17,7 @@
 #include "analyses/report.h"
 #include "lib/hmap.h"
 #include "user/cmd/top.h"
+#include "lib/proc.h"
 
 #define MAX_ROWS   512
 #define KEEP_ENDED 10000000000ULL /* an exited job stays listed 10 s */
@@ -392,6 +393,21 @@ static void draw_jobs(struct top *tp, const struct tracer *t, int rows, int cols
 		line(cols, 0, "(no process has synchronized at a barrier yet)");
 }
 
+/* What a thread is doing now: at a barrier (the trace says so), else what
+ * the kernel says: on a CPU, or blocked (a join, a lock, I/O, a sleep). */
+static const char *thread_state(const struct ph_thread *th)
+{
+	struct proc_status st;
+
+	if (th->exit_ns)
+		return "exited";
+	if (th->waiting)
+		return "barrier";
+	if (proc__status(th->tid, &st))
+		return "gone";
+	return st.state == 'R' ? "running" : st.state == 'Z' ? "exited" : "blocked";
+}
+
 static void draw_threads(struct top *tp, const struct tracer *t, int rows, int cols)
 {
 	const struct job *job = tp->drill;
@@ -412,8 +428,7 @@ static void draw_threads(struct top *tp, const struct tracer *t, int rows, int c
 		fmt_num(pct, sizeof(pct), busy ? 100.0 * th->wait_ns / busy : -1, "%.1f");
 		line(cols, 0, "%8u %-16.16s %8llu %12.3f %12.3f %6s %12.3f %s", th->tid,
 		     comm ? comm : "?", (unsigned long long)th->episodes, th->compute_ns / 1e6,
-		     th->wait_ns / 1e6, pct, th->sync_wait_ns / 1e6,
-		     th->exit_ns ? "exited" : "running");
+		     th->wait_ns / 1e6, pct, th->sync_wait_ns / 1e6, thread_state(th));
 	}
 }
 
