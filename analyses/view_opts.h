@@ -11,6 +11,7 @@
 
 struct view_opts {
 	int json;			   /* --format json */
+	const char *report_path;	   /* --report FILE; NULL: standard output */
 	const char *watch[VIEW_MAX_WATCH]; /* --watch SITE: detailed blocks */
 	int nwatch;
 	int watch_all;	  /* --watch-all */

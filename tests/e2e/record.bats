@@ -69,3 +69,20 @@ assert all("idle_ns" in t for t in s["threads"])
 	[ "$status" -eq 0 ]
 	grep -q "^SBT summary: 2 phases" <<<"$output"
 }
+
+@test "--report FILE: the JSON report in its own file, the command's stdout its own" {
+	"$SBT" --format json --report "$T/r.json" -- "$EX/barrier_imbalance" -t 2 -n 3 -d 2 -m sleep \
+		>"$T/wl.out"
+	$CHECK phases "$T/r.json" 3
+	refute_grep -v -E '^(phase|total_ns) ' "$T/wl.out"
+	"$SBT" record -o "$T/r.sbt" -- "$EX/barrier_imbalance" -t 2 -n 3 -d 2 -m sleep >/dev/null 2>&1
+	"$SBT" report --report "$T/r.txt" "$T/r.sbt" >"$T/stdout.txt"
+	grep -q "^SBT summary: 3 phases" "$T/r.txt"
+	[ ! -s "$T/stdout.txt" ]
+	run "$SBT" report --report /nonexistent/dir/r.txt "$T/r.sbt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cannot create /nonexistent/dir/r.txt"* ]]
+	run "$SBT" record --report "$T/x" -o "$T/x.sbt" -- /bin/true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"record writes a trace, no report"* ]]
+}

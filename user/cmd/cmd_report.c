@@ -2,7 +2,9 @@
 /* `sbt-bpf report FILE`: the phase analysis of a recorded trace, as a table
  * or as JSON. Runs the same analysis and report code as live tracing. */
 #include <argp.h>
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include "user/cmd/cmds.h"
 #include "user/cmd/trace_file_args.h"
 #include "user/cmd/view_args.h"
@@ -53,10 +55,21 @@ static int analyse(struct replay *rp, const struct report_env *env)
 				 .view = env->file.approx.view,
 				 .out = stdout};
 
+	int rc;
+
+	if (v->report_path && !(ro.out = fopen(v->report_path, "we"))) {
+		log_err("cannot create %s: %s", v->report_path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
 	if (!v->json)
-		printf("Trace of: %s\nKernel: %s\n\n", rp->job ? rp->job->command : rp->m->command,
-		       rp->m->kernel);
-	return replay__report(rp, &ro, v->hang_ns) ? EXIT_RUNTIME : EXIT_OK;
+		fprintf(ro.out, "Trace of: %s\nKernel: %s\n\n",
+			rp->job ? rp->job->command : rp->m->command, rp->m->kernel);
+	rc = replay__report(rp, &ro, v->hang_ns) ? EXIT_RUNTIME : EXIT_OK;
+	if (ro.out != stdout && fclose(ro.out) && !rc) {
+		log_err("writing %s: %s", v->report_path, strerror(errno));
+		rc = EXIT_RUNTIME;
+	}
+	return rc;
 }
 
 int cmd_report(int argc, char **argv)

@@ -408,6 +408,9 @@ static int check_env(struct env *env, struct argp_state *st)
 			env->output = ENV_DEFAULT_OUTPUT;
 			env->output_default = 1;
 		}
+		if (env->record && env->view.report_path)
+			argp_error(st, "record writes a trace, no report: use `sbt-bpf report "
+				       "--report FILE TRACE`");
 		if (env->record && env->view.json)
 			argp_error(
 				st,

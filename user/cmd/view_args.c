@@ -3,10 +3,22 @@
 #include "lib/parse.h"
 #include "user/cmd/view_args.h"
 
-enum { OPT_FORMAT = 4000, OPT_WATCH, OPT_WATCH_ALL, OPT_WARN_TIME, OPT_HANG_TIMEOUT, OPT_SORT };
+enum {
+	OPT_FORMAT = 4000,
+	OPT_REPORT,
+	OPT_WATCH,
+	OPT_WATCH_ALL,
+	OPT_WARN_TIME,
+	OPT_HANG_TIMEOUT,
+	OPT_SORT
+};
 
 static const struct argp_option options[] = {
 	{"format", OPT_FORMAT, "FMT", 0, "Report format: text (default) or json", 0},
+	{"report", OPT_REPORT, "FILE", 0,
+	 "Write the report to FILE instead of standard output (which a traced command keeps "
+	 "to itself)",
+	 0},
 	{"watch", OPT_WATCH, "SITE", 0,
 	 "Detailed block (arrival order, inter-arrival, wall-clock) for barriers whose call "
 	 "site, name or function contains SITE (repeatable)",
@@ -37,6 +49,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (strcmp(arg, "text") && strcmp(arg, "json"))
 			argp_error(st, "unknown --format '%s' (text or json)", arg);
 		o->json = !strcmp(arg, "json");
+		return 0;
+	case OPT_REPORT:
+		o->report_path = arg;
 		return 0;
 	case OPT_WATCH:
 		if (o->nwatch >= VIEW_MAX_WATCH)

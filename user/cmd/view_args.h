@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Options of the reports' view (--format, --watch, --watch-all, --warn-time,
+ * Options of the reports' view (--format, --report, --watch, --watch-all, --warn-time,
  * --hang-timeout, --sort), shared by the tracing commands and `report` as an
  * argp child.
  */

@@ -24,7 +24,8 @@ struct tracer {
 	struct trace_ctx ctx;
 	struct target *tg;
 	struct tf_writer *writer;
-	FILE *null_out; /* reports nobody reads (record, top) */
+	FILE *null_out;	   /* reports nobody reads (record, top) */
+	FILE *report_file; /* --report FILE */
 	/* the status line on a terminal */
 	int tty;
 	int status_shown;
@@ -141,10 +142,19 @@ static int open_session(struct tracer *t)
 	return 0;
 }
 
-/* Where reports go: stdout, or nowhere when nobody reads them (record,
- * top: the analyses still run, for the trace summary and the table). */
+/* Where reports go: stdout or --report FILE, or nowhere when nobody reads
+ * them (record, top: the analyses still run, for the trace summary and the
+ * table). */
 static FILE *report_out(struct tracer *t)
 {
+	const char *path = t->env->view.report_path;
+
+	if (path && !t->env->record && !t->env->top) {
+		t->report_file = fopen(path, "we");
+		if (!t->report_file)
+			log_err("cannot create %s: %s", path, strerror(errno));
+		return t->report_file;
+	}
 	if (!t->env->record && !t->env->top)
 		return stdout;
 	if (!t->null_out)
@@ -427,6 +437,8 @@ void tracer__free(struct tracer *t)
 	probe_costs__free(&t->ctx.costs);
 	if (t->null_out)
 		fclose(t->null_out);
+	if (t->report_file)
+		fclose(t->report_file);
 	free(t);
 }
 
