@@ -126,6 +126,7 @@ struct tf_job {
 struct tf_meta {
 	/* NUL-terminated, never NULL after a successful read (may be "") */
 	char *kernel, *host, *command, *clock, *sbt_version;
+	char *command_end; /* how a launched command ended ("killed by SIGSEGV"); "": unknown */
 	__u64 start_ns, end_ns;
 	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct sbt_probe_info *probes;

@@ -162,6 +162,8 @@ static char **info_slot(struct tf_meta *m, const struct str *key)
 		return &m->clock;
 	if (str_is(key, "sbt_version"))
 		return &m->sbt_version;
+	if (str_is(key, "command_end"))
+		return &m->command_end;
 	return NULL;
 }
 
@@ -435,7 +437,8 @@ static int parse_meta(const struct rctx *rc, const __u8 *p, size_t size, struct 
 /* The promise of tf_meta: strings are never NULL after a successful read. */
 static int fill_strings(const struct rctx *rc, struct tf_meta *m)
 {
-	char **s[] = {&m->kernel, &m->host, &m->command, &m->clock, &m->sbt_version};
+	char **s[] = {&m->kernel, &m->host, &m->command, &m->clock, &m->sbt_version,
+		      &m->command_end};
 	size_t i;
 
 	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++) {

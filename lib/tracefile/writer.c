@@ -200,7 +200,7 @@ static void encode_info(struct mbuf *b, const struct tf_meta *m)
 	mb_u64(b, m->start_ns);
 	mb_u64(b, m->end_ns);
 	mb_u64(b, (__u64)m->realtime_offset_ns);
-	mb_u32(b, 5);
+	mb_u32(b, m->command_end && *m->command_end ? 6 : 5);
 	mb_str(b, "kernel");
 	mb_str(b, m->kernel);
 	mb_str(b, "host");
@@ -211,6 +211,10 @@ static void encode_info(struct mbuf *b, const struct tf_meta *m)
 	mb_str(b, clock);
 	mb_str(b, "sbt_version");
 	mb_str(b, m->sbt_version);
+	if (m->command_end && *m->command_end) {
+		mb_str(b, "command_end");
+		mb_str(b, m->command_end);
+	}
 	mb_end(b, at);
 }
 

@@ -46,9 +46,10 @@ assert all("idle_ns" in t for t in s["threads"])
 	run "$SBT" record --force -o "$T/k.sbt" -- sh -c 'kill -SEGV $$'
 	[ "$status" -eq $((128 + 11)) ]
 	[[ "$output" == *"the command was killed by SIGSEGV"* ]]
-	# the trace is complete all the same
+	# the trace is complete all the same, and says how the command ended
 	run "$SBT" report "$T/k.sbt"
 	[ "$status" -eq 0 ]
+	grep -q "^Command: killed by SIGSEGV" <<<"$output"
 	run "$SBT" --force -q -- sh -c 'exit 0'
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"the command"* ]]

@@ -45,6 +45,7 @@ static void make_meta(struct tf_meta *m)
 	m->command = strdup("./lu -n 4 'quoted arg'");
 	m->clock = strdup("CLOCK_MONOTONIC");
 	m->sbt_version = strdup("0.3.1");
+	m->command_end = strdup("killed by SIGSEGV (core dumped)");
 	m->start_ns = 1000000000ull;
 	m->end_ns = 1000000000ull + NREC * 7919ull;
 	m->realtime_offset_ns = -1234567890123ll;
@@ -123,6 +124,7 @@ static void check_meta_equal(const struct tf_meta *a, const struct tf_meta *b)
 	CHECK_STR(a->command, b->command);
 	CHECK_STR(a->clock, b->clock);
 	CHECK_STR(a->sbt_version, b->sbt_version);
+	CHECK_STR(a->command_end, b->command_end);
 	CHECK_EQ(a->start_ns, b->start_ns);
 	CHECK_EQ(a->end_ns, b->end_ns);
 	CHECK(a->realtime_offset_ns == b->realtime_offset_ns);
@@ -218,6 +220,7 @@ TEST(empty_trace)
 		CHECK_EQ(tracefile__next(r, &e), 0);
 		CHECK_STR(rm->kernel, "");
 		CHECK_STR(rm->command, "");
+		CHECK_STR(rm->command_end, "");		 /* not written: unknown */
 		CHECK_STR(rm->clock, "CLOCK_MONOTONIC"); /* the writer's default */
 		CHECK_EQ(rm->nprobes, 0);
 		CHECK_EQ(rm->nsymbols, 0);

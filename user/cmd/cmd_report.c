@@ -61,9 +61,12 @@ static int analyse(struct replay *rp, const struct report_env *env)
 		log_err("cannot create %s: %s", v->report_path, strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	if (!v->json)
-		fprintf(ro.out, "Trace of: %s\nKernel: %s\n\n",
-			rp->job ? rp->job->command : rp->m->command, rp->m->kernel);
+	if (!v->json) {
+		fprintf(ro.out, "Trace of: %s\n", rp->job ? rp->job->command : rp->m->command);
+		if (*rp->m->command_end)
+			fprintf(ro.out, "Command: %s\n", rp->m->command_end);
+		fprintf(ro.out, "Kernel: %s\n\n", rp->m->kernel);
+	}
 	rc = replay__report(rp, &ro, v->hang_ns) ? EXIT_RUNTIME : EXIT_OK;
 	if (ro.out != stdout && fclose(ro.out) && !rc) {
 		log_err("writing %s: %s", v->report_path, strerror(errno));

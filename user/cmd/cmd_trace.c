@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Live tracing (`sbt-bpf -p PID`, `sbt-bpf -- CMD`, `-a`), `sbt-bpf record`
  * and `sbt-bpf top`: the options, then a tracing session (user/trace). */
-#include <signal.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/wait.h>
 #include "lib/log.h"
 #include "user/bpf/counters.h"
 #include "user/cmd/cmds.h"
 #include "user/cmd/env_args.h"
 #include "user/cmd/top.h"
+#include "user/trace/launch.h"
 #include "user/trace/tracer.h"
 
 static int top_tick(void *ctx, const struct tracer *t, __u64 now_ns)
@@ -51,25 +50,14 @@ static void print_recorded(const struct tracer *t)
  * status. 0 when it succeeded or is not ours. */
 static int command_status(const struct tracer *t)
 {
+	char end[64];
 	int ws;
 
-	if (!tracer__target_ended(t, &ws))
+	if (!tracer__target_ended(t, &ws) || (WIFEXITED(ws) && !WEXITSTATUS(ws)))
 		return EXIT_OK;
-	if (WIFSIGNALED(ws)) {
-		const char *name = sigabbrev_np(WTERMSIG(ws));
-
-		if (name)
-			log_warn("the command was killed by SIG%s%s", name,
-				 WCOREDUMP(ws) ? " (core dumped)" : "");
-		else
-			log_warn("the command was killed by signal %d", WTERMSIG(ws));
-		return 128 + WTERMSIG(ws);
-	}
-	if (WIFEXITED(ws) && WEXITSTATUS(ws)) {
-		log_warn("the command exited with status %d", WEXITSTATUS(ws));
-		return WEXITSTATUS(ws);
-	}
-	return EXIT_OK;
+	launch__describe_end(ws, end, sizeof(end));
+	log_warn("the command %s%s", WIFSIGNALED(ws) ? "was " : "", end);
+	return WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : WEXITSTATUS(ws);
 }
 
 int cmd_trace(int argc, char **argv, enum env_cmd cmd)

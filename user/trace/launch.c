@@ -129,3 +129,16 @@ void launch__abort(pid_t pid)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }
+
+void launch__describe_end(int wstatus, char *buf, size_t n)
+{
+	const char *sig = WIFSIGNALED(wstatus) ? sigabbrev_np(WTERMSIG(wstatus)) : NULL;
+
+	if (WIFEXITED(wstatus))
+		snprintf(buf, n, "exited with status %d", WEXITSTATUS(wstatus));
+	else if (sig)
+		snprintf(buf, n, "killed by SIG%s%s", sig,
+			 WCOREDUMP(wstatus) ? " (core dumped)" : "");
+	else
+		snprintf(buf, n, "killed by signal %d", WTERMSIG(wstatus));
+}

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include "sbt/version.h"
+#include "user/trace/launch.h"
 #include "user/trace/trace_meta.h"
 
 static void fill_info(struct tf_meta *m, const struct trace_ctx *c, __u64 end_ns)
@@ -99,6 +100,17 @@ static void fill_jobs(struct tf_meta *m, const struct target *tg)
 	}
 }
 
+/* How the launched command ended, when it did while traced. */
+static void fill_command_end(struct tf_meta *m, const struct target *tg)
+{
+	char end[64] = "";
+	int ws;
+
+	if (tg->ops->ended && tg->ops->ended(tg, &ws))
+		launch__describe_end(ws, end, sizeof(end));
+	m->command_end = strdup(end);
+}
+
 void trace_meta__fill(struct tf_meta *m, const struct target *tg, __u64 end_ns,
 		      const struct trace_losses *lost)
 {
@@ -107,6 +119,7 @@ void trace_meta__fill(struct tf_meta *m, const struct target *tg, __u64 end_ns,
 
 	memset(m, 0, sizeof(*m));
 	fill_info(m, c, end_ns);
+	fill_command_end(m, tg);
 	fill_probes(m, &c->costs);
 	fill_symbols(m, c->names);
 	fill_threads(m, c);
