@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,9 +10,26 @@
 #include <unistd.h>
 #include "user/resolve/symbolize.h"
 
+/* Address ranges of one module's compilation units, for line lookups
+ * libdwfl cannot do itself (see cu_line()). */
+struct cu_range {
+	Dwarf_Addr lo, hi; /* file addresses, [lo, hi) */
+	Dwarf_Off die;	   /* the unit's DIE */
+};
+
+struct module_cus {
+	Dwfl_Module *mod;
+	Dwarf *dw;
+	Dwarf_Addr bias;
+	struct cu_range *r;
+	size_t n;
+};
+
 struct symbolizer {
 	Dwfl *dwfl;
 	pid_t pid;
+	struct module_cus *cus; /* one per module asked about */
+	size_t ncus;
 };
 
 static char *debuginfo_path;
@@ -76,6 +94,9 @@ void symbolizer__free(struct symbolizer *s)
 		return;
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	for (size_t i = 0; i < s->ncus; i++)
+		free(s->cus[i].r);
+	free(s->cus);
 	free(s);
 }
 
@@ -91,6 +112,90 @@ static Dwfl_Module *module_of(struct symbolizer *s, uint64_t addr)
 	if (!mod && !report(s))
 		mod = dwfl_addrmodule(s->dwfl, addr);
 	return mod;
+}
+
+static int add_range(struct module_cus *m, Dwarf_Addr lo, Dwarf_Addr hi, Dwarf_Off die)
+{
+	struct cu_range *r;
+
+	if (hi <= lo)
+		return 0;
+	if (!(m->n & (m->n + 1))) { /* n is 0, 1, 3, 7...: grow to 2n + 1 */
+		r = realloc(m->r, (2 * m->n + 1) * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		m->r = r;
+	}
+	m->r[m->n++] = (struct cu_range){lo, hi, die};
+	return 0;
+}
+
+/* Every unit's address ranges (DW_AT_low_pc/high_pc or DW_AT_ranges, DWARF 4
+ * and 5 forms alike: libdw reads them). */
+static void read_cu_ranges(struct module_cus *m)
+{
+	Dwarf_Off off = 0, next;
+	Dwarf_Addr base, lo, hi;
+	size_t hsize;
+	Dwarf_Die cu;
+	ptrdiff_t it;
+
+	while (dwarf_nextcu(m->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(m->dw, off + hsize, &cu)) {
+			it = 0;
+			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0)
+				if (add_range(m, lo, hi, off + hsize))
+					return;
+		}
+		off = next;
+	}
+}
+
+static struct module_cus *module_cus(struct symbolizer *s, Dwfl_Module *mod)
+{
+	struct module_cus *m;
+	size_t i;
+
+	for (i = 0; i < s->ncus; i++)
+		if (s->cus[i].mod == mod)
+			return &s->cus[i];
+	m = realloc(s->cus, (s->ncus + 1) * sizeof(*m));
+	if (!m)
+		return NULL;
+	s->cus = m;
+	m = &s->cus[s->ncus++];
+	memset(m, 0, sizeof(*m));
+	m->mod = mod;
+	m->dw = dwfl_module_getdwarf(mod, &m->bias);
+	if (m->dw)
+		read_cu_ranges(m);
+	return m;
+}
+
+/*
+ * The source line of pc when libdwfl finds none: elfutils 0.188 finds a
+ * unit by .debug_aranges only, which clang does not emit (DWARF 4 or 5), so
+ * look the unit up by its own ranges and ask libdw for its line table.
+ */
+static const char *cu_line(struct symbolizer *s, Dwfl_Module *mod, uint64_t pc, int *lineno)
+{
+	struct module_cus *m = module_cus(s, mod);
+	Dwarf_Die cu;
+	Dwarf_Line *line;
+	Dwarf_Addr a;
+	size_t i;
+
+	if (!m || !m->dw)
+		return NULL;
+	a = pc - m->bias;
+	for (i = 0; i < m->n; i++) {
+		if (a < m->r[i].lo || a >= m->r[i].hi || !dwarf_offdie(m->dw, m->r[i].die, &cu))
+			continue;
+		line = dwarf_getsrc_die(&cu, a);
+		if (line && !dwarf_lineno(line, lineno))
+			return dwarf_linesrc(line, NULL, NULL);
+	}
+	return NULL;
 }
 
 void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n)
@@ -113,6 +218,8 @@ void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n)
 	line = dwfl_module_getsrc(mod, pc);
 	if (line)
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	else
+		file = cu_line(s, mod, pc, &lineno);
 	if (fn && file)
 		snprintf(buf, n, "%s (%s:%d)", fn, basename(file), lineno);
 	else if (fn)
