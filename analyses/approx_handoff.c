@@ -69,6 +69,24 @@ void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const st
 		acquired(p, t, t->futex.ts, t->futex.ta, e, 0, r);
 }
 
+/* A join (doc/design.md §5.4 model 7; Malony-Reed §3.2.2): pthread_join in
+ * glibc and musl waits on the word the kernel clears and wakes when the
+ * thread exits, while it holds the thread's id: a futex wait whose value is
+ * the id of a thread of the same process that exited during the wait was
+ * ended by that exit, the exit being the release. Returns 1 if it was one. */
+int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	const struct ph_thread *w = hmap_get(&p->threads, t->futex.val, 0);
+	struct obj_state exit;
+
+	if (!w || w == t || w->pid != t->pid || !w->exit_ns || w->exit_ns < t->futex.ts ||
+	    w->exit_ns > e->ts)
+		return 0;
+	exit = (struct obj_state){.tm = w->exit_ns, .ta = w->ta_prev};
+	acquired(p, t, t->futex.ts, t->futex.ta, e, 0, &exit);
+	return 1;
+}
+
 /* A futex wake: the release a waiter's return may be re-timed on. */
 void approx_handoff__futex_wake(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {

@@ -173,6 +173,7 @@ static void on_futex_enter(struct phases *p, struct ph_thread *t, const struct s
 {
 	t->futex.active = 1;
 	t->futex.op = (__u32)e->site;
+	t->futex.val = (__u32)(e->site >> 32);
 	t->futex.uaddr = e->obj;
 	t->futex.ts = e->ts;
 	t->futex.ta = t->ta_prev;
@@ -202,7 +203,7 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 		if (p->cfg.sync)
 			sync__futex_wait(p->cfg.sync, e->pid, e->tid, t->futex.uaddr, t->futex.ts,
 					 e->ts, top >= 0);
-		if (top < 0 && !ret && approx__event_based(p))
+		if (top < 0 && !ret && approx__event_based(p) && !approx_handoff__joined(p, t, e))
 			approx_handoff__futex_woken(p, t, e);
 	} else if (sync__futex_is_wake(t->futex.op) && p->cfg.sync) {
 		sync__futex_wake(p->cfg.sync, e->pid, t->futex.uaddr, ret);

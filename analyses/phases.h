@@ -96,7 +96,7 @@ struct ph_thread {
 	int depth;
 	struct {
 		int active;
-		__u32 op;
+		__u32 op, val; /* val: the value it waits to change */
 		__u64 uaddr, ts;
 		__u64 ta; /* approximated time of the call */
 	} futex;

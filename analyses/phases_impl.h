@@ -164,5 +164,6 @@ void approx_handoff__returned(struct phases *p, struct ph_thread *t, int d,
  * calls. */
 void approx_handoff__futex_wake(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 
 #endif /* SBT_PHASES_IMPL_H */

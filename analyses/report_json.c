@@ -355,6 +355,14 @@ static void json_site(struct report *r, const struct ph_site *s)
 	json_obj_end(j);
 }
 
+/* ts from the run's first event, as duration_ns counts. */
+static __u64 from_first(const struct report *r, __u64 ts)
+{
+	__u64 first = phases__first_ts(r->ph);
+
+	return ts > first ? ts - first : 0;
+}
+
 static void json_thread(struct report *r, const struct ph_thread *t, const struct sync_report *sr)
 {
 	struct json *j = &r->json;
@@ -368,11 +376,15 @@ static void json_thread(struct report *r, const struct ph_thread *t, const struc
 	json_ku64(j, "wait_ns", t->wait_ns);
 	json_ku64(j, "sync_wait_ns", sync_report__thread_wait(sr, t->tid));
 	if (report__approx(r)) {
+		/* the thread's latest event, from the run's first: where the
+		 * approximation placed it beside where it was measured */
+		json_ku64(j, "end_ns", from_first(r, t->tm_prev));
 		json_ku64(j, "probe_overhead_ns", t->overhead_total);
 		json_key(j, "approximated");
 		json_obj_begin(j);
 		json_ku64(j, "compute_ns", t->compute_a_ns);
 		json_ku64(j, "wait_ns", t->wait_a_ns);
+		json_ku64(j, "end_ns", from_first(r, t->ta_prev));
 		json_obj_end(j);
 	}
 	if (r->src.phases.ncounters)

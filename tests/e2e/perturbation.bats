@@ -144,3 +144,37 @@ assert a["probe_overhead_ns"] > 0 and a["duration_ns"] < r["duration_ns"], a
 assert a["repairs"]["count"] == 0, a["repairs"]
 '
 }
+
+# A lock-bound run (every worker serialized on one mutex, main joins them):
+# the headline share is the measured minus the approximated run over the
+# measured run, and the main thread, blocked in joins, resumes after the
+# approximated exit of the worker it joined (Malony-Reed's join rule), not
+# at its measured time: its approximated end is no later than the latest
+# approximated worker exit plus its own measured time after the last
+# measured worker exit.
+@test "approximated run: overhead share from the runs, joins resume at the joined worker's exit" {
+	run "$SBT" record -o "$T/m.sbt" --trace all -- "$EX/mutex_contention" -t 3 -k 1500 -c 20
+	[ "$status" -eq 0 ]
+	"$SBT" report --format json "$T/m.sbt" >"$T/m.json"
+	"$SBT" report "$T/m.sbt" >"$T/m.txt"
+	python3 - "$T/m.json" "$T/m.txt" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+m, a = r["duration_ns"], r["approximated"]["duration_ns"]
+share = re.search(r"^Approximated \(probe cost removed, model [^)]*\): ([0-9.]+) s, "
+                  r"([0-9.]+) % of the measured time was probe overhead$", text, re.M)
+assert share, text
+assert abs(float(share.group(1)) - a / 1e9) < 0.0006, (share.group(1), a)
+assert abs(float(share.group(2)) - 100.0 * (m - a) / m) < 0.051, (share.group(2), m, a)
+main = [t for t in r["threads"] if t["tid"] == t["pid"]][0]
+workers = [t for t in r["threads"] if t["tid"] != t["pid"]]
+assert len(workers) == 3, workers
+last_m = max(w["end_ns"] for w in workers)
+last_a = max(w["approximated"]["end_ns"] for w in workers)
+bound = last_a + (main["end_ns"] - last_m) + 1000
+assert main["approximated"]["end_ns"] <= bound, (main, workers)
+assert min(w["probe_overhead_ns"] for w in workers) > 0, workers
+assert a < m, (m, a)
+PY
+}

@@ -367,3 +367,43 @@ TEST(approximation_invariants_with_locks_and_semaphores)
 	CHECK_EQ(order, 0);
 	CHECK_EQ(longer, 0);
 }
+
+/* Joins (model 7, Malony-Reed §3.2.2): the main thread joins two workers in
+ * turn, each join a futex wait whose value is the worker's id, ended by its
+ * exit. Costs: lock 1000 / 100, futex tracepoints 100 / 100. Worker 1
+ * (started at 1100, t_a 1100) pays a lock call (1100) and exits at 6000:
+ * t_a 1100 + 4900 - 1100 = 4900; worker 2 (1200) pays two (2200) and exits
+ * at 9000: t_a 6800. The main thread's first join returns at 6300: the
+ * exit's t_a plus the measured 300 less the two tracepoint hits, 5000
+ * (time-based: 1000 + 5300 - 200 = 6100). Its
+ * second join (from 6400) returns at 9300: 6800 + 300 - 200 = 6900. */
+#define FUTEX_WAIT_BITSET_SHARED 9 /* how glibc's pthread_join waits */
+TEST(join_resumes_after_the_joined_thread_exit)
+{
+	static const __u64 a_in[NPROBES] = {[P_NONE] = 100, [P_LOCK] = 1000};
+	static const __u64 a_out[NPROBES] = {[P_NONE] = 100, [P_LOCK] = 100};
+	const __u32 w1 = PID + 1, w2 = PID + 2;
+	const __u64 mtx2 = MTX + 0x100;
+
+	setup_approx(a_in, a_out, PH_MODEL_MR);
+	ev(SBT_EV_THREAD_START, 0, PID, 1000, 0, 0);
+	ev(SBT_EV_THREAD_START, 0, w1, 1100, 0, 0);
+	ev(SBT_EV_THREAD_START, 0, w2, 1200, 0, 0);
+	ev(SBT_EV_ENTER, P_LOCK, w1, 2000, MTX, 0);
+	ev(SBT_EV_ENTER, P_LOCK, w2, 2001, mtx2, 0);
+	ev(SBT_EV_FUTEX_ENTER, 0, PID, 2500, 0x7000, FUTEX_WAIT_BITSET_SHARED | (__u64)w1 << 32);
+	ev(SBT_EV_EXIT, P_LOCK, w1, 3100, 0, SITE);
+	ev(SBT_EV_EXIT, P_LOCK, w2, 3101, 0, SITE);
+	call(P_LOCK, w2, 4000, 5100, mtx2, 0);
+	ev(SBT_EV_THREAD_EXIT, 0, w1, 6000, 0, 0);
+	CHECK_EQ(ta_of(w1), 4900);
+	ev(SBT_EV_FUTEX_EXIT, 0, PID, 6300, 0, 0);
+	CHECK_EQ(ta_of(PID), 5000);
+	ev(SBT_EV_FUTEX_ENTER, 0, PID, 6400, 0x7100, FUTEX_WAIT_BITSET_SHARED | (__u64)w2 << 32);
+	ev(SBT_EV_THREAD_EXIT, 0, w2, 9000, 0, 0);
+	CHECK_EQ(ta_of(w2), 6800);
+	ev(SBT_EV_FUTEX_EXIT, 0, PID, 9300, 0, 0);
+	CHECK_EQ(ta_of(PID), 6900);
+	CHECK_EQ(phases__violations(fx.ph, -1), 0);
+	teardown();
+}
