@@ -63,11 +63,14 @@ static void complete(struct phases *p, struct ph_episode *ep)
 	if (checks_serial(p, ep) &&
 	    (ep->serial > 1 || (!ep->serial && all_departed(ep) && s && s->episodes > 0)))
 		p->grouping_errors++;
+	p->partial += !!ep->partial;
 	if (s) {
 		ep->site = s->id;
-		sites__account(s, ep);
+		if (!ep->partial)
+			sites__account(s, ep);
 	}
-	approx_barrier__note_beta(p, ep);
+	if (!ep->partial)
+		approx_barrier__note_beta(p, ep);
 	if (ep->lost) {
 		if (p->lost_phases < LOST_PHASES_KEPT)
 			p->lost_first[p->lost_phases] = ep->index;
@@ -84,11 +87,17 @@ static void complete(struct phases *p, struct ph_episode *ep)
 static void departed(struct phases *p, struct ph_thread *t, struct ph_episode *ep,
 		     const struct ph_arrival *a)
 {
+	int k;
+
 	t->ctr_target = CTR_DEPARTURE;
 	if (a->depart_ns > ep->last_depart)
 		ep->last_depart = a->depart_ns;
 	t->last_depart = a->depart_ns;
 	t->sync_mark = t->sync_wait_ns;
+	if (ep->partial)
+		return;
+	for (k = 0; a->ctr_valid && k < SBT_MAX_COUNTERS; k++)
+		t->ctr_total[k] += a->ctr[k];
 	t->episodes++;
 	t->compute_ns += ph_compute_ns(a);
 	t->wait_ns += ph_wait_ns(a);
@@ -181,6 +190,8 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	a->site = t->last_site;
 	a->sync_wait_ns = t->sync_wait_ns - t->sync_mark;
 	a->start_ns = phase_start(p, t, e->ts);
+	a->partial = !t->last_depart && t->start_unknown;
+	ep->partial += a->partial;
 	if (approx__enabled(p)) {
 		a->ta_arrive = approx__time(p, t, e->ts);
 		a->ta_start = t->ta_depart ? t->ta_depart : a->start_ns;

@@ -118,9 +118,10 @@ static void process(struct exporter *x, int view, __u32 pid)
 	metadata(x, "process_name", view, pid, 0, name);
 }
 
-/* A complete slice; args: phase index (or -1) and an optional object. */
+/* A complete slice; args: the phase (ep: its index, and whether it is
+ * partial) when ep is not NULL. */
 static void slice(struct exporter *x, int view, __u32 pid, __u32 tid, const char *name,
-		  const char *cat, __u64 t0, __u64 t1, __s64 phase)
+		  const char *cat, __u64 t0, __u64 t1, const struct ph_episode *ep)
 {
 	struct json *j = &state(x)->j;
 
@@ -129,10 +130,12 @@ static void slice(struct exporter *x, int view, __u32 pid, __u32 tid, const char
 	process(x, view, pid);
 	event(x, "X", name, cat, view, pid, tid, t0);
 	json_kfixed3(j, "dur", (int64_t)(t1 - t0));
-	if (phase >= 0) {
+	if (ep) {
 		json_key(j, "args");
 		json_obj_begin(j);
-		json_ku64(j, "phase", (uint64_t)phase);
+		json_ku64(j, "phase", ep->index);
+		if (ep->partial)
+			json_kbool(j, "partial", 1);
 		json_obj_end(j);
 	}
 	json_obj_end(j);
@@ -182,10 +185,10 @@ static void episode_view(struct exporter *x, const struct ph_episode *ep, int vi
 		struct ph_times t = ph_times(&ep->arr[i], view);
 		__u32 tid = ep->arr[i].tid;
 
-		slice(x, view, ep->pid, tid, "compute", "phase", t.start, t.arrive, ep->index);
+		slice(x, view, ep->pid, tid, "compute", "phase", t.start, t.arrive, ep);
 		if (!t.depart)
 			continue;
-		slice(x, view, ep->pid, tid, barrier, "barrier", t.arrive, t.depart, ep->index);
+		slice(x, view, ep->pid, tid, barrier, "barrier", t.arrive, t.depart, ep);
 		if (tid != m.critical_tid)
 			flow(x, view, ep->pid, m.critical_tid, m.last_arrive, tid, t.depart,
 			     "release");
@@ -223,12 +226,12 @@ static void call_view(struct exporter *x, const struct ph_call *c, int view, con
 
 	if (is_wait(c->kind) && (int)c->retval == 0) {
 		snprintf(name, sizeof(name), "wait %s", obj);
-		slice(x, view, c->pid, c->tid, name, "sync", t0, t1, -1);
+		slice(x, view, c->pid, c->tid, name, "sync", t0, t1, NULL);
 		if (c->v_tid && c->v_ns)
 			flow(x, view, c->pid, c->v_tid, v ? c->v_a : c->v_ns, c->tid, t1, "post");
 	} else if (c->kind == SBT_PK_UNLOCK && h && h->t[v]) {
 		snprintf(name, sizeof(name), "hold %s", obj);
-		slice(x, view, c->pid, c->tid, name, "sync", h->t[v], t0, -1);
+		slice(x, view, c->pid, c->tid, name, "sync", h->t[v], t0, NULL);
 		h->t[v] = 0;
 	}
 }

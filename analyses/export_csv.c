@@ -27,7 +27,8 @@ static void begin(struct exporter *x)
 	FILE *f = x->o.out;
 	int k;
 
-	fputs("phase,pid,tid,comm,site,barrier,critical,start_ns,arrive_ns,depart_ns,compute_ns,"
+	fputs("phase,pid,tid,comm,site,barrier,critical,partial,start_ns,arrive_ns,depart_ns,"
+	      "compute_ns,"
 	      "wait_ns,late_wait_ns,blocked_ns,sync_wait_ns,useful_ns,probe_overhead_ns,"
 	      "a_start_ns,a_arrive_ns,a_depart_ns,a_compute_ns,a_wait_ns,a_late_wait_ns",
 	      f);
@@ -80,7 +81,7 @@ static void episode(struct exporter *x, const struct ph_episode *ep)
 		field(f, site);
 		fputc(',', f);
 		field(f, obj);
-		fprintf(f, ",%d", a->tid == m.critical_tid);
+		fprintf(f, ",%d,%d", a->tid == m.critical_tid, !!ep->partial);
 		times(x, a, PH_MEASURED, &m);
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, (uint64_t)a->blocked_ns,
 			(uint64_t)a->sync_wait_ns, (uint64_t)ph_useful_ns(a),

@@ -22,13 +22,13 @@ void phase_counters__record(struct phases *p, struct ph_thread *t, const struct 
 		if (t->ctr_target == CTR_DEPARTURE) {
 			t->ctr_depart[k] = v[j];
 			t->ctr_depart_valid = 1;
-		} else if (a && (t->ctr_depart_valid || (e->probe & SBT_CTR_SINCE_START))) {
+		} else if (a && !a->partial &&
+			   (t->ctr_depart_valid || (e->probe & SBT_CTR_SINCE_START))) {
 			__u64 start = t->ctr_depart_valid ? t->ctr_depart[k] : 0;
 
 			a->ctr[k] = v[j] > start ? v[j] - start : 0;
 			a->ctr_valid = 1;
 			a->ctr_scaled |= !!(e->probe & SBT_CTR_SCALED);
-			t->ctr_total[k] += a->ctr[k];
 		}
 	}
 }

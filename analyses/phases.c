@@ -91,6 +91,11 @@ const struct ph_region_stats *phases__regions(const struct phases *p)
 	return &p->regions;
 }
 
+__u64 phases__partial(const struct phases *p)
+{
+	return p->partial;
+}
+
 __u64 phases__completed(const struct phases *p)
 {
 	return p->completed;

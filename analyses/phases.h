@@ -31,6 +31,9 @@ struct ph_arrival {
 	/* approximated (probe cost removed, doc/design.md §5.4) times */
 	__u64 ta_start, ta_arrive, ta_depart;
 	__u64 overhead_ns; /* probe cost removed from its compute window */
+	/* its phase began before the session saw it (a thread of a process
+	 * attached to, in its first phase): start_ns is only a bound */
+	int partial;
 };
 
 struct ph_episode {
@@ -48,7 +51,12 @@ struct ph_episode {
 	__u64 tm_exit_f, ta_exit_f; /* first measured exit, and its approximation */
 	__u32 exits_approximated;
 	__u32 serial; /* pthread_barrier_wait returns of SERIAL_THREAD (-1) */
-	int state;    /* internal: open, or released and waiting for departures */
+	/* arrivals whose phase began before the session (0: a whole episode).
+	 * A partial episode is reported, marked, and left out of the site,
+	 * thread and counter statistics: threads may be missing from it too
+	 * (those waiting when the probes went in are not seen leaving). */
+	__u32 partial;
+	int state; /* internal: open, or released and waiting for departures */
 	int hang_reported;
 };
 
@@ -79,6 +87,7 @@ struct ph_site {
 struct ph_thread {
 	__u32 pid, tid;
 	__u64 start_ns;	   /* first seen, created, or session start */
+	int start_unknown; /* it ran before the session (attached to) */
 	__u64 exit_ns;	   /* 0 while alive */
 	__u64 last_depart; /* its previous barrier departure (start of its phase) */
 	__u64 last_site;   /* call site of that departure */
@@ -222,7 +231,9 @@ void phases__free(struct phases *p);
 /* Feed one record. Returns 0, or -EINVAL for a record that makes no sense
  * (unknown type or probe id); such records are counted and skipped. */
 int phases__feed(struct phases *p, const struct sbt_event *e);
-/* Declare a thread known before tracing began (from /proc). */
+/* Declare a thread known before tracing began (from /proc), started at
+ * start_ns; 0: before the session, at an unknown time (a process attached
+ * to): its first phase is partial (doc/design.md §5.1). */
 void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns);
 /* Report episodes waiting longer than timeout_ns at time now_ns (once each). */
 void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns);
@@ -237,6 +248,8 @@ size_t phases__nthreads(const struct phases *p);
 const struct ph_thread *phases__thread(const struct phases *p, size_t i);
 const struct ph_region_stats *phases__regions(const struct phases *p);
 __u64 phases__completed(const struct phases *p);
+/* Completed episodes that were partial (counted in phases__completed()). */
+__u64 phases__partial(const struct phases *p);
 __u64 phases__events(const struct phases *p);
 __u64 phases__bad_records(const struct phases *p);
 __u64 phases__lost(const struct phases *p);

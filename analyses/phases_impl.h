@@ -50,7 +50,7 @@ struct phases {
 	size_t nsites, cap_sites;
 
 	struct ph_region_stats regions;
-	__u64 completed, events, bad, lost, grouping_errors;
+	__u64 completed, partial, events, bad, lost, grouping_errors;
 	__u64 first_ts, last_ts;
 	__u64 lost_phases, lost_first[LOST_PHASES_KEPT];
 	__u64 ta_last, ta_last_tm; /* approximated and measured time of the last event */

@@ -147,6 +147,15 @@ struct report_src replay__report_src(const struct replay *r)
 				   .counters = r->m->counters};
 }
 
+/* A thread's start for the analysis: no earlier than its job's; 0 (it ran
+ * before the recording) stays 0. */
+static __u64 start_of(const struct tf_thread *th, __u64 job_start)
+{
+	if (!th->start_ns)
+		return 0;
+	return th->start_ns > job_start ? th->start_ns : job_start;
+}
+
 int replay__run(struct replay *r, struct phases *ph, __u64 hang_ns,
 		void (*before_finish)(void *ctx), void *ctx)
 {
@@ -161,7 +170,7 @@ int replay__run(struct replay *r, struct phases *ph, __u64 hang_ns,
 	for (i = 0; i < m->nthreads; i++)
 		if (!r->pid || m->threads[i].pid == r->pid)
 			phases__add_thread(ph, m->threads[i].pid, m->threads[i].tid,
-					   m->threads[i].start_ns ? m->threads[i].start_ns : start);
+					   start_of(&m->threads[i], start));
 	while ((rc = tracefile__next(r->tf, &e)) == 1) {
 		if (r->pid && e.pid != r->pid)
 			continue;
@@ -212,9 +221,7 @@ static struct job *start_job(struct replay *rp, struct jobs *js, __u32 pid, char
 
 		if (th->pid == pid && (!tj->end_ns || th->start_ns <= tj->end_ns) &&
 		    (!th->exit_ns || th->exit_ns >= tj->start_ns))
-			phases__add_thread(job->ph, pid, th->tid,
-					   th->start_ns > tj->start_ns ? th->start_ns
-								       : tj->start_ns);
+			phases__add_thread(job->ph, pid, th->tid, start_of(th, tj->start_ns));
 	}
 	return job;
 }

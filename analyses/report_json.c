@@ -164,6 +164,7 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 	json_ku64(j, "object", ep->object);
 	json_episode_times(j, r, &m);
 	json_ku64(j, "lost", ep->lost);
+	json_kbool(j, "partial", !!ep->partial);
 	if (r->src.phases.ncounters)
 		json_phase_counters(j, r, ep);
 	if (report__approx(r)) {
@@ -476,6 +477,7 @@ static void json_end(struct report *r, const struct report_drops *d)
 
 	json_arr_end(j); /* phases */
 	json_ku64(j, "phase_count", phases__completed(r->ph));
+	json_ku64(j, "partial_phases", phases__partial(r->ph));
 	json_ku64(j, "duration_ns", report__traced_ns(r));
 	if (report__approx(r)) {
 		json_approximation(r);

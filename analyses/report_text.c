@@ -44,6 +44,14 @@ static int line_allowed(struct report *r, __u64 ts)
 	return 0;
 }
 
+/* What the numbers of an episode lack, after its line or row. */
+static const char *episode_note(const struct ph_episode *ep)
+{
+	if (ep->partial)
+		return ep->lost ? " [partial, records lost]" : " [partial: began before attach]";
+	return ep->lost ? " [records lost]" : "";
+}
+
 static void print_episode_line(struct report *r, const struct ph_episode *ep, const char *where,
 			       const char *name)
 {
@@ -64,7 +72,7 @@ static void print_episode_line(struct report *r, const struct ph_episode *ep, co
 		fprintf(r->o.out, " > %.0f ms", ms(r->o.warn_ns));
 	fprintf(r->o.out, ", phase %" PRIu64 ": %.3f s, from start: %.3f s)%s\n",
 		(uint64_t)ep->index, sec(m.phase_ns), sec(report__rel(r, m.last_arrive)),
-		ep->lost ? " [records lost]" : "");
+		episode_note(ep));
 }
 
 static void print_table_row(struct report *r, const struct ph_episode *ep, const char *where,
@@ -89,7 +97,7 @@ static void print_table_row(struct report *r, const struct ph_episode *ep, const
 	if (both)
 		fprintf(r->o.out, " %12.3f %12.3f", ms(a.phase_ns), ms(a.barrier_ns));
 	fprintf(r->o.out, " %12.3f %6.2f %10u  %s \"%s\"%s\n", ms(m.imbalance_ns), m.lb,
-		m.critical_tid, where, name, ep->lost ? " [records lost]" : "");
+		m.critical_tid, where, name, episode_note(ep));
 }
 
 static void wall_clock(const struct report *r, __u64 ts, char *buf, size_t n)
@@ -122,8 +130,9 @@ static void print_watch_head(struct report *r, const struct ph_episode *ep, cons
 	int k;
 
 	ph_episode_times(ep, view, &m);
-	fprintf(r->o.out, "SBT barrier watch at %s \"%s\", phase %" PRIu64 "%s\n", where, name,
-		(uint64_t)ep->index, view == PH_APPROXIMATED ? " (approximated)" : "");
+	fprintf(r->o.out, "SBT barrier watch at %s \"%s\", phase %" PRIu64 "%s%s\n", where, name,
+		(uint64_t)ep->index, view == PH_APPROXIMATED ? " (approximated)" : "",
+		episode_note(ep));
 	fprintf(r->o.out, "    Barrier time:  %.3f ms\n", ms(m.barrier_ns));
 	fprintf(r->o.out, "    Phase time:    %.3f s\n", sec(m.phase_ns));
 	fprintf(r->o.out, "    Total time:    %.3f s\n", sec(report__rel(r, m.last_arrive)));
@@ -372,11 +381,14 @@ static void text_headline(struct report *r)
 	if (r->table_rows > PHASE_TABLE_MAX)
 		fprintf(r->o.out, "(%" PRIu64 " more phases not shown; use --format json)\n",
 			(uint64_t)(r->table_rows - PHASE_TABLE_MAX));
-	fprintf(r->o.out,
-		"\nSBT summary: %" PRIu64 " phases, %zu barrier site(s), %zu threads, "
-		"%" PRIu64 " events in %.3f s\n",
-		(uint64_t)phases__completed(r->ph), phases__nsites(r->ph), phases__nthreads(r->ph),
-		(uint64_t)phases__events(r->ph), sec(report__traced_ns(r)));
+	fprintf(r->o.out, "\nSBT summary: %" PRIu64 " phases", (uint64_t)phases__completed(r->ph));
+	if (phases__partial(r->ph))
+		fprintf(r->o.out,
+			" (%" PRIu64 " partial: began before attach, not in the statistics)",
+			(uint64_t)phases__partial(r->ph));
+	fprintf(r->o.out, ", %zu barrier site(s), %zu threads, %" PRIu64 " events in %.3f s\n",
+		phases__nsites(r->ph), phases__nthreads(r->ph), (uint64_t)phases__events(r->ph),
+		sec(report__traced_ns(r)));
 	if (report__approx(r) && report__traced_ns(r))
 		text_approximation(r);
 	if (r->suppressed)

@@ -32,10 +32,13 @@ void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns)
 {
 	struct ph_thread *t = threads__get(p, pid, tid);
 
-	if (t) {
-		t->start_ns = start_ns;
-		approx__restart(t, start_ns, start_ns);
-	}
+	if (!t)
+		return;
+	t->start_unknown = !start_ns;
+	if (t->start_unknown)
+		start_ns = p->cfg.start_ns;
+	t->start_ns = start_ns;
+	approx__restart(t, start_ns, start_ns);
 }
 
 /* A new thread with the id of one that exited: nothing of the old one's
@@ -46,6 +49,7 @@ static void recycle(struct phases *p, struct ph_thread *t)
 	if (t->waiting)
 		episodes__settle(p, t, 0, 0, 0, 0);
 	t->exit_ns = 0;
+	t->start_unknown = 0;
 	t->last_depart = 0;
 	t->last_site = 0;
 	t->depth = 0;

@@ -50,6 +50,9 @@ def workloads():
         ("mutex_contention -t 2 -k 300 -c 10 (no work outside), --trace lock,futex",
          [f"{EX}/mutex_contention", "-t", "2", "-k", "300", "-c", "10"], {},
          ["--trace", "lock,futex"]),
+        ("mutex_contention -t 3 -k 2000 -c 20, --trace all (issue 13's run)",
+         [f"{EX}/mutex_contention", "-t", "3", "-k", "2000", "-c", "20"], {},
+         ["--trace", "all"]),
         ("sem_pipeline -n 200 -p 100 -c 50",
          [f"{EX}/sem_pipeline", "-n", "200", "-p", "100", "-c", "50"], {}, []),
     ]

@@ -171,6 +171,12 @@ void json_null(struct json *j)
 	fputs("null", j->f);
 }
 
+void json_bool(struct json *j, int v)
+{
+	value_prefix(j);
+	fputs(v ? "true" : "false", j->f);
+}
+
 void json_kstr(struct json *j, const char *key, const char *s)
 {
 	json_key(j, key);
@@ -187,6 +193,12 @@ void json_kdouble(struct json *j, const char *key, double v)
 {
 	json_key(j, key);
 	json_double(j, v);
+}
+
+void json_kbool(struct json *j, const char *key, int v)
+{
+	json_key(j, key);
+	json_bool(j, v);
 }
 
 void json_kfixed3(struct json *j, const char *key, int64_t v)

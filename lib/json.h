@@ -28,11 +28,13 @@ void json_u64(struct json *j, uint64_t v);
 void json_i64(struct json *j, int64_t v);
 void json_double(struct json *j, double v);
 void json_null(struct json *j);
+void json_bool(struct json *j, int v);
 
 /* key + value in one call */
 void json_kstr(struct json *j, const char *key, const char *s);
 void json_ku64(struct json *j, const char *key, uint64_t v);
 void json_kdouble(struct json *j, const char *key, double v);
+void json_kbool(struct json *j, const char *key, int v);
 /* key + an exact decimal with three digits after the point, from an
  * integer count of thousandths (ns written as us without rounding) */
 void json_kfixed3(struct json *j, const char *key, int64_t thousandths);

@@ -21,6 +21,27 @@ load helpers
 	$CHECK imbalance "$T/a.json" "$T/wl.out" "$T/a.sbt" 5
 }
 
+# Attached while the workers loop: the episode in progress (and the next,
+# for threads that were waiting unseen) began before the probes: marked
+# partial in every view and left out of the statistics; the rest are whole
+# workload phases.
+@test "attach mid-run: the first episodes are partial, marked, and out of the statistics" {
+	start_workload "$T/wl.out" "$EX/barrier_imbalance" -t 3 -n 60 -d 5 -m sleep -W
+	kill -USR1 "$WL"
+	wait_for "$T/wl.out" "^phase 2 "
+	start_tracer "$T/sbt.out" record -p "$WL" -o "$T/a.sbt"
+	wait_exit "$TR" 30
+	grep -q "wrote $T/a.sbt" "$T/sbt.out.err"
+	"$SBT" report --format json "$T/a.sbt" >"$T/a.json"
+	$CHECK attach "$T/a.json" "$T/wl.out" "$T/a.sbt"
+	"$SBT" report "$T/a.sbt" >"$T/a.txt"
+	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["partial_phases"])' "$T/a.json")
+	[ "$(grep -c '\[partial: began before attach\]$' "$T/a.txt")" -eq "$n" ]
+	grep -qE "^SBT summary: [0-9]+ phases \($n partial: began before attach, not in the statistics\)" "$T/a.txt"
+	"$SBT" export --format csv -o "$T/a.csv" "$T/a.sbt"
+	[ "$(awk -F, 'NR > 1 && $8 == 1 {print $1}' "$T/a.csv" | sort -u | wc -l)" -eq "$n" ]
+}
+
 # Tracing stops (-d) while threads wait at a barrier that releases every
 # few milliseconds: that episode was cut, not left unreleased.
 @test "-d: a barrier open when tracing stops is no unreleased-barrier alarm" {

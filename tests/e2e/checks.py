@@ -201,14 +201,23 @@ def late_candidates(ws, tol):
     return {w.tid for w in ws if w.enter + tol[w.tid] >= last}
 
 
-def barrier_phases(r, wins, org, costs, key_of, phases):
+def barrier_phases(r, wins, org, costs, key_of, phases, before=None):
     """Every phase of the report against the workload's windows: the same
     threads, each arrival and departure inside its window and near its
     edges, the late thread one that arrived last, and the phase's barrier,
-    compute, wait and phase times within what those bounds allow."""
+    compute, wait and phase times within what those bounds allow. before:
+    the workload's key of the phase before the report's first, when the
+    trace began later than the workload (its departures start the first
+    phase)."""
     check(len(r["phases"]) == phases, f"{len(r['phases'])} phases, expected {phases}")
     prev = {}  # tid -> (Window, departure tolerance) of its previous phase
     prev_start = None
+    if before is not None and r["phases"]:
+        pw = {tid: w for (kk, part, tid), w in wins.items() if (kk, part) == before}
+        sym = r["phases"][0]["symbol"]
+        prev = {tid: (w, costs.depart_tol(w, sym)) for tid, w in pw.items()}
+        prev_start = (max(w.leave - prev[w.tid][1] for w in pw.values()),
+                      max(w.leave for w in pw.values())) if pw else None
     judged = preempted = 0
     worst = 0
     for p in r["phases"]:
@@ -279,6 +288,39 @@ def imbalance(report, wl_out, org_spec, phases):
     check(len(r["sites"]) == 1 and r["sites"][0]["episodes"] == phases,
           f"sites: {[(s['name'], s['episodes']) for s in r['sites']]}")
     check(r["sites"] and r["sites"][0]["name"] == "phase_barrier", "barrier name")
+    common_facts(r)
+
+
+def attach(report, wl_out, org_spec):
+    """barrier_imbalance attached to while it runs: the first episode or two
+    are partial (they began before the probes), marked and left out of the
+    statistics; every other one is a whole workload phase, exactly (times,
+    threads, and the first whole phase's compute from the departures the
+    trace saw)."""
+    r = load(report)
+    org, wins = origin(org_spec, r), windows(wl_out)
+    partial = [p for p in r["phases"] if p["partial"]]
+    whole = [p for p in r["phases"] if not p["partial"]]
+    check(1 <= len(partial) <= 2, f"{len(partial)} partial phases, expected 1 or 2")
+    check(all(p["index"] < q["index"] for p in partial for q in whole),
+          "a partial phase after a whole one")
+    check(r["partial_phases"] == len(partial), f"partial_phases {r['partial_phases']}")
+    check(len(whole) >= 3, f"{len(whole)} whole phases")
+    if not whole:
+        return
+    # the workload's phase of the first whole one: the one whose windows hold
+    # its arrivals
+    t0 = whole[0]["threads"][0]
+    ks = [k for (k, _, tid), w in wins.items()
+          if tid == t0["tid"] and w.enter <= org + t0["arrive_ns"] <= w.leave]
+    if not check(len(ks) == 1, f"first whole phase: workload phases {ks}"):
+        return
+    off = ks[0] - whole[0]["index"]
+    only = dict(r, phases=whole)
+    barrier_phases(only, wins, org, Costs(r), lambda k: (k + off, None), len(whole),
+                   before=(ks[0] - 1, None))
+    check(len(r["sites"]) == 1 and r["sites"][0]["episodes"] == len(whole),
+          f"sites: {[(s['name'], s['episodes']) for s in r['sites']]}, {len(whole)} whole")
     common_facts(r)
 
 
@@ -770,6 +812,7 @@ def main(argv):
     kind, a = argv[1], argv[2:]
     calls = {
         "imbalance": lambda: imbalance(a[0], a[1], a[2], int(a[3])),
+        "attach": lambda: attach(a[0], a[1], a[2]),
         "omp": lambda: omp(a[0], a[1], a[2], int(a[3])),
         "barrier": lambda: barrier(a[0], a[1], a[2], int(a[3])),
         "custom": lambda: custom(a[0], a[1], a[2], int(a[3])),

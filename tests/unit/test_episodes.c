@@ -521,3 +521,82 @@ TEST(recycled_tid_starts_afresh)
 	CHECK_EQ(phases__thread(p, 1)->exit_ns, 0);
 	phases__free(p);
 }
+
+/*
+ * Attached to a running process (threads 11, 12, 13 declared with an
+ * unknown start): 11 and 12 wait in the barrier when the probes go in and
+ * are never seen in that episode; 13 arrives at 1500. Episode 0 = {13},
+ * partial (13's phase began before the session). 11 and 12 leave unseen,
+ * arrive at 2000 and 2500 with unknown phase starts: episode 1 is partial
+ * too, although 13's window (1510..3000) is whole. Episode 2 (4000, 4500,
+ * 5000) is whole: the only one in the site's and threads' statistics.
+ */
+TEST(partial_episodes_after_attach)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_site *s;
+	__u32 tid;
+
+	for (tid = 11; tid <= 13; tid++)
+		phases__add_thread(p, PID, tid, 0);
+	enter(p, P_PBW, 13, 1500, OBJ_X, SITE_A);
+	leave(p, P_PBW, 13, 1510, (__u64)-1);
+	enter(p, P_PBW, 11, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 12, 2500, OBJ_X, SITE_A);
+	enter(p, P_PBW, 13, 3000, OBJ_X, SITE_A);
+	for (tid = 11; tid <= 13; tid++)
+		leave(p, P_PBW, tid, 3000 + tid, tid == 13 ? (__u64)-1 : 0);
+	enter(p, P_PBW, 11, 4000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 12, 4500, OBJ_X, SITE_A);
+	enter(p, P_PBW, 13, 5000, OBJ_X, SITE_A);
+	for (tid = 11; tid <= 13; tid++)
+		leave(p, P_PBW, tid, 5000 + tid, tid == 13 ? (__u64)-1 : 0);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 3);
+	CHECK_EQ(c.ep[0].n, 1);
+	CHECK_EQ(c.ep[0].partial, 1);
+	CHECK_EQ(c.ep[1].partial, 2);
+	CHECK_EQ(arrival_of(&c.ep[1], 13)->partial, 0);
+	CHECK_EQ(arrival_of(&c.ep[1], 11)->partial, 1);
+	CHECK_EQ(c.ep[2].partial, 0);
+	CHECK_EQ(phases__completed(p), 3);
+	CHECK_EQ(phases__partial(p), 2);
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	CHECK_EQ(phases__nsites(p), 1);
+	s = phases__site(p, 0);
+	CHECK_EQ(s->episodes, 1);
+	CHECK_EQ(s->barrier_min, 5000 - 4000);
+	CHECK_EQ(s->barrier_max, 5000 - 4000);
+	CHECK_EQ(s->phase_min, 5000 - 3013);
+	for (tid = 11; tid <= 13; tid++) {
+		const struct ph_thread *t = phases__thread(p, tid - 11);
+
+		CHECK_EQ(t->tid, tid);
+		CHECK_EQ(t->episodes, 1);
+		CHECK_EQ(t->compute_ns, 4000 + 500 * (tid - 11) - (3000 + tid));
+	}
+	phases__free(p);
+}
+
+/* The same stream from a launched process (threads started at known
+ * times): nothing is partial. */
+TEST(no_partial_episode_when_starts_are_known)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u32 tid;
+
+	for (tid = 11; tid <= 13; tid++)
+		phases__add_thread(p, PID, tid, START);
+	enter(p, P_PBW, 13, 1500, OBJ_X, SITE_A);
+	leave(p, P_PBW, 13, 1510, (__u64)-1);
+	enter(p, P_PBW, 11, 2000, OBJ_X, SITE_A);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].partial, 0);
+	CHECK_EQ(phases__partial(p), 0);
+	CHECK_EQ(phases__site(p, 0)->episodes, 1);
+	phases__free(p);
+}

@@ -174,7 +174,7 @@ TEST(export_csv_golden)
 
 	check_golden("export.csv", s, len);
 	CHECK_EQ(count(s, "\n"), 1 + 2 * 2); /* header + phases x threads */
-	CHECK(strstr(s, "\n0,7,8,worker,worker (w.c:10),bar,0,0,2000,4300,2000,2300,2000,") !=
+	CHECK(strstr(s, "\n0,7,8,worker,worker (w.c:10),bar,0,0,0,2000,4300,2000,2300,2000,") !=
 	      NULL);
 	free(s);
 }

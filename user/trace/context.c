@@ -19,13 +19,14 @@ struct add_threads {
 	struct trace_ctx *c;
 	struct job *job;
 	struct hmap *pending;
+	int born; /* the process began in the session */
 };
 
 static int add_thread(void *ctx, pid_t tid)
 {
 	struct add_threads *a = ctx;
 	struct pending_thread *pt = a->pending ? hmap_del(a->pending, tid, 0) : NULL;
-	__u64 start = a->job->start_ns;
+	__u64 start = a->born || pt ? a->job->start_ns : 0;
 
 	if (pt && pt->start_ns > start)
 		start = pt->start_ns;
@@ -37,11 +38,11 @@ static int add_thread(void *ctx, pid_t tid)
 	return 0;
 }
 
-struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns,
+struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns, int born,
 				 const char *command, struct hmap *pending)
 {
 	struct job *job = jobs__start(c->jobs, pid, start_ns, command);
-	struct add_threads a = {c, job, pending};
+	struct add_threads a = {c, job, pending, born};
 
 	if (!job)
 		return NULL;

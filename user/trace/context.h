@@ -38,10 +38,12 @@ struct pending_thread {
 };
 
 /* A job for process pid: its analysis, its symbolizer, and the threads it
- * has now (their phase 0 starts at start_ns, or when `pending`, a map tid
- * -> struct pending_thread that may be NULL, saw them created; their entries
- * are consumed). NULL on allocation failure. */
-struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns,
+ * has now: seen created when `pending`, a map tid -> struct pending_thread
+ * that may be NULL, has them (their entries are consumed); else started at
+ * start_ns if the process was born in the session (launched, or exec'd
+ * since), or before the session (attached to: their first phases are
+ * partial). NULL on allocation failure. */
+struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns, int born,
 				 const char *command, struct hmap *pending);
 /* Name what record e of job refers to (thread, call site, object) while
  * the process can still be read. */

@@ -157,7 +157,8 @@ static int attach_all(struct target_many *m)
 	return 0;
 }
 
-static struct job *start_job(struct target_many *m, pid_t pid, __u64 start_ns, const char *fallback)
+static struct job *start_job(struct target_many *m, pid_t pid, __u64 start_ns, int born,
+			     const char *fallback)
 {
 	struct trace_ctx *c = m->base.ctx;
 	char cmd[1024];
@@ -165,7 +166,7 @@ static struct job *start_job(struct target_many *m, pid_t pid, __u64 start_ns, c
 	proc__cmdline(pid, cmd, sizeof(cmd));
 	if (session__add_target(c->session, pid))
 		log_warn("pid %d: cannot add it to the BPF filter: futex records missed", (int)pid);
-	return trace_ctx__start_job(c, pid, start_ns, cmd[0] ? cmd : fallback, &m->pending);
+	return trace_ctx__start_job(c, pid, start_ns, born, cmd[0] ? cmd : fallback, &m->pending);
 }
 
 /* -p: one process of the list, attached with its pid. 1: traced, 0:
@@ -200,7 +201,7 @@ static int attach_pid(struct target_many *m, pid_t pid)
 			return -EINVAL;
 		}
 	}
-	if (!start_job(m, pid, c->start_ns, "?"))
+	if (!start_job(m, pid, c->start_ns, 0, "?"))
 		return -ENOMEM;
 	m->running++;
 	return 1;
@@ -299,7 +300,8 @@ static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 		return;
 	}
 	snprintf(comm, sizeof(comm), "[%s]", n->comm[0] ? n->comm : "?");
-	if (start_job(m, e->pid, n->exec_ns > session_start ? n->exec_ns : session_start, comm))
+	if (start_job(m, e->pid, n->exec_ns > session_start ? n->exec_ns : session_start,
+		      n->exec_ns > session_start, comm))
 		forget_proc(m, e->pid);
 }
 

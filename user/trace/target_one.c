@@ -125,7 +125,7 @@ static int one_attach(struct target *tg)
 	/* A running process produces records while the probes go in: its
 	 * session starts before them. A launched one runs only once released. */
 	c->start_ns = o->launched ? t1 : t0;
-	if (!trace_ctx__start_job(c, tg->pid, c->start_ns, c->command, NULL))
+	if (!trace_ctx__start_job(c, tg->pid, c->start_ns, o->launched, c->command, NULL))
 		return EXIT_RUNTIME;
 	fprintf(stderr,
 		"sbt-bpf: tracing pid %d (%s): %d probes in %d objects, attached in %.1f ms; "

@@ -75,7 +75,7 @@ static void fill_threads(struct tf_meta *m, const struct trace_ctx *c)
 
 			*tt = (struct tf_thread){.pid = th->pid,
 						 .tid = th->tid,
-						 .start_ns = th->start_ns,
+						 .start_ns = th->start_unknown ? 0 : th->start_ns,
 						 .exit_ns = th->exit_ns};
 			snprintf(tt->comm, sizeof(tt->comm), "%s", comm ? comm : "?");
 		}
