@@ -148,7 +148,7 @@ void ph_episode_times(const struct ph_episode *ep, int view, struct ph_episode_t
 	__u32 i;
 
 	memset(m, 0, sizeof(*m));
-	m->first_arrive = UINT64_MAX;
+	m->first_arrive = m->start = UINT64_MAX;
 	for (i = 0; i < ep->n; i++) {
 		struct ph_times t = ph_times(&ep->arr[i], view);
 		__u64 c = t.arrive > t.start ? t.arrive - t.start : 0;
@@ -158,12 +158,12 @@ void ph_episode_times(const struct ph_episode *ep, int view, struct ph_episode_t
 			m->last_arrive = t.arrive;
 			m->critical_tid = ep->arr[i].tid;
 		}
-		m->start = t.start > m->start ? t.start : m->start;
+		m->start = t.start < m->start ? t.start : m->start;
 		m->max_compute = c > m->max_compute ? c : m->max_compute;
 		sum += c;
 	}
 	if (!ep->n) {
-		m->first_arrive = 0;
+		m->first_arrive = m->start = 0;
 		m->lb = 1.0;
 		return;
 	}

@@ -319,7 +319,10 @@ static inline struct ph_times ph_times(const struct ph_arrival *a, int view)
 /* Episode metrics of a view (doc/design.md §5.1). */
 struct ph_episode_times {
 	__u64 first_arrive, last_arrive;
-	__u64 start;	  /* phase start: the latest start of its threads */
+	/* phase start: the release of the barrier that began it, the earliest
+	 * start of its threads (so a phase holds its barrier time and every
+	 * thread's compute, doc/design.md §5.1) */
+	__u64 start;
 	__u64 phase_ns;	  /* start -> last arrival */
 	__u64 barrier_ns; /* first -> last arrival */
 	__u64 max_compute, mean_compute;

@@ -7,6 +7,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include "analyses/counter_units.h"
 #include "analyses/report_impl.h"
 
 /* ---- counters ------------------------------------------------------------------ */
@@ -199,6 +200,7 @@ static void json_begin(struct report *r)
 		json_kstr(j, "kind", c->flags & SBT_CTRF_HARDWARE ? "hardware" : "software");
 		json_ku64(j, "type", c->type);
 		json_ku64(j, "config", c->config);
+		json_kstr(j, "unit", counter_raw_unit(c));
 		json_key(j, "fallback");
 		json_u64(j, !!(c->flags & SBT_CTRF_FALLBACK));
 		json_obj_end(j);

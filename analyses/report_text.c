@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "analyses/counter_units.h"
 #include "analyses/report_impl.h"
 
 #define PHASE_TABLE_MAX 1000
@@ -70,8 +71,8 @@ static void print_episode_line(struct report *r, const struct ph_episode *ep, co
 		ms(b));
 	if (warn)
 		fprintf(r->o.out, " > %.0f ms", ms(r->o.warn_ns));
-	fprintf(r->o.out, ", phase %" PRIu64 ": %.3f s, from start: %.3f s)%s\n",
-		(uint64_t)ep->index, sec(m.phase_ns), sec(report__rel(r, m.last_arrive)),
+	fprintf(r->o.out, ", phase %" PRIu64 ": %.3f ms, from start: %.3f s)%s\n",
+		(uint64_t)ep->index, ms(m.phase_ns), sec(report__rel(r, m.last_arrive)),
 		episode_note(ep));
 }
 
@@ -123,6 +124,26 @@ static int by_arrival(const void *a, const void *b, void *view)
 	return x < y ? -1 : x > y;
 }
 
+/* A counter's column heading, with its unit, right-aligned in width. */
+static void print_counter_head(struct report *r, const struct sbt_counter_info *c, int width,
+			       const char *mark)
+{
+	char head[SBT_COUNTER_NAME_MAX + 8];
+
+	snprintf(head, sizeof(head), "%s%s%s", c->name, counter_text_unit(c), mark);
+	fprintf(r->o.out, " %*s", width, head);
+}
+
+/* A counter's value in a column of width (a unit's fraction for times). */
+static void print_counter_value(struct report *r, const struct sbt_counter_info *c, __u64 v,
+				int width)
+{
+	if (counter_is_time(c))
+		fprintf(r->o.out, " %*.3f", width, counter_text_value(c, v));
+	else
+		fprintf(r->o.out, " %*" PRIu64, width, (uint64_t)v);
+}
+
 static void print_watch_head(struct report *r, const struct ph_episode *ep, const char *where,
 			     const char *name, int view)
 {
@@ -134,7 +155,7 @@ static void print_watch_head(struct report *r, const struct ph_episode *ep, cons
 		(uint64_t)ep->index, view == PH_APPROXIMATED ? " (approximated)" : "",
 		episode_note(ep));
 	fprintf(r->o.out, "    Barrier time:  %.3f ms\n", ms(m.barrier_ns));
-	fprintf(r->o.out, "    Phase time:    %.3f s\n", sec(m.phase_ns));
+	fprintf(r->o.out, "    Phase time:    %.3f ms\n", ms(m.phase_ns));
 	fprintf(r->o.out, "    Total time:    %.3f s\n", sec(report__rel(r, m.last_arrive)));
 	fprintf(r->o.out, "    Imbalance:     %.3f ms lost (LB %.2f), critical thread %u\n",
 		ms(m.imbalance_ns), m.lb, m.critical_tid);
@@ -142,7 +163,7 @@ static void print_watch_head(struct report *r, const struct ph_episode *ep, cons
 	fprintf(r->o.out, "    %10s %12s %12s %12s %12s %12s %12s  %-15s", "thread", "inter ms",
 		"from start", "compute ms", "wait ms", "blocked ms", "lock/sem ms", "real time");
 	for (k = 0; k < r->src.phases.ncounters; k++)
-		fprintf(r->o.out, " %16s", r->src.counters[k].name);
+		print_counter_head(r, &r->src.counters[k], 16, "");
 	fputc('\n', r->o.out);
 }
 
@@ -160,10 +181,10 @@ static void print_watch_row(struct report *r, const struct ph_arrival *a,
 		ms(t.depart ? t.depart - t.arrive : 0), ms(a->blocked_ns), ms(a->sync_wait_ns),
 		clock);
 	for (k = 0; k < r->src.phases.ncounters; k++) {
-		if (a->ctr_valid)
-			fprintf(r->o.out, " %15" PRIu64 "%s", (uint64_t)a->ctr[k],
-				a->ctr_scaled ? "~" : " ");
-		else
+		if (a->ctr_valid) {
+			print_counter_value(r, &r->src.counters[k], a->ctr[k], 15);
+			fputs(a->ctr_scaled ? "~" : " ", r->o.out);
+		} else
 			fprintf(r->o.out, " %16s", "-");
 	}
 	fputc('\n', r->o.out);
@@ -239,15 +260,15 @@ static void text_site(struct report *r, const struct ph_site *s)
 		"    barrier time: total %.3f ms, min %.3f, mean %.3f, max %.3f, sd %.3f ms\n",
 		ms(s->barrier_sum), ms(s->barrier_min), ms(s->barrier_sum / s->episodes),
 		ms(s->barrier_max), report__barrier_sd(s) / 1e6);
-	fprintf(r->o.out, "    phase time:   total %.3f s, min %.3f, mean %.3f, max %.3f ms\n",
-		sec(s->phase_sum), ms(s->phase_min), ms(s->phase_sum / s->episodes),
+	fprintf(r->o.out, "    phase time:   total %.3f ms, min %.3f, mean %.3f, max %.3f ms\n",
+		ms(s->phase_sum), ms(s->phase_min), ms(s->phase_sum / s->episodes),
 		ms(s->phase_max));
 	if (report__approx(r) && r->o.view != REPORT_MEASURED_ONLY)
 		fprintf(r->o.out,
-			"    approximated: barrier total %.3f ms, mean %.3f; phase total %.3f s, "
+			"    approximated: barrier total %.3f ms, mean %.3f; phase total %.3f ms, "
 			"mean %.3f ms\n",
 			ms(s->barrier_a_sum), ms(s->barrier_a_sum / s->episodes),
-			sec(s->phase_a_sum), ms(s->phase_a_sum / s->episodes));
+			ms(s->phase_a_sum), ms(s->phase_a_sum / s->episodes));
 	fprintf(r->o.out, "    %10s %10s %14s\n", "thread", "episodes", "idle ms");
 	for (k = 0; k < s->nidle; k++)
 		fprintf(r->o.out, "    %10u %10" PRIu64 " %14.3f\n", s->idle[k].tid,
@@ -294,7 +315,7 @@ static void text_counters(struct report *r)
 		return;
 	fprintf(r->o.out, "Counters per thread (sum of its phase windows):\n    %10s", "tid");
 	for (k = 0; k < r->src.phases.ncounters; k++)
-		fprintf(r->o.out, " %18s%s", c[k].name, c[k].flags & SBT_CTRF_FALLBACK ? "*" : " ");
+		print_counter_head(r, &c[k], 19, c[k].flags & SBT_CTRF_FALLBACK ? "*" : " ");
 	fputc('\n', r->o.out);
 	for (i = 0; i < n; i++) {
 		const struct ph_thread *t = phases__thread(r->ph, i);
@@ -302,8 +323,10 @@ static void text_counters(struct report *r)
 		if (!t->episodes)
 			continue;
 		fprintf(r->o.out, "    %10u", t->tid);
-		for (k = 0; k < r->src.phases.ncounters; k++)
-			fprintf(r->o.out, " %18" PRIu64 " ", (uint64_t)t->ctr_total[k]);
+		for (k = 0; k < r->src.phases.ncounters; k++) {
+			print_counter_value(r, &c[k], t->ctr_total[k], 18);
+			fputc(' ', r->o.out);
+		}
 		fputc('\n', r->o.out);
 	}
 	for (k = 0; k < r->src.phases.ncounters; k++)
@@ -339,8 +362,8 @@ static void text_regions(struct report *r, const struct ph_region_stats *reg)
 	char where[NAME_MAX_LEN];
 	__u32 i;
 
-	fprintf(r->o.out, "Parallel regions: %" PRIu64 ", %.3f s in total\n", (uint64_t)reg->count,
-		sec(reg->total_ns));
+	fprintf(r->o.out, "Parallel regions: %" PRIu64 ", %.3f ms in total\n", (uint64_t)reg->count,
+		ms(reg->total_ns));
 	for (i = 0; i < reg->nsites; i++) {
 		const struct ph_region_site *rs = &reg->sites[i];
 

@@ -58,7 +58,7 @@ load helpers
 @test "live: one SBT line per episode with barrier and phase times" {
 	run "$SBT" -- "$EX/barrier_imbalance" -t 2 -n 4 -d 30 -m sleep
 	[ "$status" -eq 0 ]
-	lines=$(grep -cE '^worker_main \(barrier_imbalance.c:[0-9]+\) "phase_barrier" \(barrier: [0-9.]+ ms, phase [0-9]+: [0-9.]+ s, from start: [0-9.]+ s\)$' <<<"$output")
+	lines=$(grep -cE '^worker_main \(barrier_imbalance.c:[0-9]+\) "phase_barrier" \(barrier: [0-9.]+ ms, phase [0-9]+: [0-9.]+ ms, from start: [0-9.]+ s\)$' <<<"$output")
 	[ "$lines" -eq 4 ]
 	# each line's barrier and phase time against the workers' own arrivals
 	echo "$output" >"$T/out"

@@ -17,6 +17,20 @@ load helpers
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json "$T/t.sbt" >"$T/t.json"
 	$CHECK taskclock "$T/t.json" "$T/wl.out" "$T/t.sbt"
+	# a time counter: ns in JSON (with its unit), ms in the text tables
+	"$SBT" report "$T/t.sbt" >"$T/t.txt"
+	python3 - "$T/t.json" "$T/t.txt" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+assert r["counters"][0]["name"] == "task-clock" and r["counters"][0]["unit"] == "ns", r["counters"]
+assert re.search(r"^ +tid +task-clock ms $", text, re.M), text
+for t in r["threads"]:
+    if t["episodes"]:
+        row = re.search(r"^ +%d +([0-9.]+) $" % t["tid"], text, re.M)
+        assert row, (t["tid"], text)
+        assert abs(float(row.group(1)) - t["counters"]["task-clock"] / 1e6) < 0.0006, row.group(0)
+PY
 }
 
 @test "attach: threads created after attach get correct counts" {

@@ -324,7 +324,8 @@ TEST(join_resumes_at_the_last_worker_exit)
  * around a call of the main thread: per-thread order kept, no barrier exit
  * before the approximated last arrival (event-based models), approximated
  * windows never longer than the measured ones, the approximated run never
- * longer than the measured one. */
+ * longer than the measured one, phases no shorter than their barrier time
+ * and their threads' compute. */
 struct prop {
 	int bad;
 	int event_based; /* a barrier model: no exit before the last arrival */
@@ -334,9 +335,17 @@ struct prop {
 static void prop_episode(void *ctx, const struct ph_episode *ep)
 {
 	struct prop *pr = ctx;
+	struct ph_episode_times m;
 	__u64 max_a = 0;
 	__u32 i;
+	int v;
 
+	/* a phase holds its barrier time and every thread's compute */
+	for (v = PH_MEASURED; v <= PH_APPROXIMATED; v++) {
+		ph_episode_times(ep, v, &m);
+		if (m.phase_ns < m.barrier_ns || m.phase_ns < m.max_compute)
+			pr->bad++;
+	}
 	for (i = 0; i < ep->n; i++)
 		if (ep->arr[i].ta_arrive > max_a)
 			max_a = ep->arr[i].ta_arrive;

@@ -89,7 +89,7 @@ TEST(text_line_and_warning)
 	char *out = run_report(REPORT_TEXT, 1);
 
 	CHECK(strstr(out, "SBT WARNING: work (prog.c:12) \"bar\" (barrier: 30.000 ms > 20 ms, "
-			  "phase 0: 0.040 s, from start: 0.040 s)\n") != NULL);
+			  "phase 0: 40.000 ms, from start: 0.040 s)\n") != NULL);
 	CHECK(strstr(out, "Order of arrival:") != NULL);
 	CHECK(strstr(out, "Imbalance:     15.000 ms lost (LB 0.62), critical thread 2") != NULL);
 	CHECK(strstr(out, "Loop barrier work (prog.c:12) \"bar\" (pid 7): 1 episodes") != NULL);
