@@ -71,6 +71,26 @@ load helpers
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"sbt-bpf report: unrecognized option '--bogus'"* ]]
 	[[ "$output" == *"Try \`sbt-bpf report --help'"* ]]
+	# a near miss names the option meant, in every command
+	run "$SBT" report --formt json x.sbt
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"sbt-bpf report: unrecognized option '--formt'; did you mean '--format'?"* ]]
+	run "$SBT" record --outptu "$T/y.sbt" -- /bin/true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"sbt-bpf record: unrecognized option '--outptu'; did you mean '--output'?"* ]]
+	[ ! -e "$T/y.sbt" ]
+	run "$SBT" --tracee all -- /bin/true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unrecognized option '--tracee'; did you mean '--trace'?"* ]]
+	run "$SBT" export --formta csv x.sbt
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"did you mean '--format'?"* ]]
+	run "$SBT" calibrate --cahced
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"did you mean '--cached'?"* ]]
+	# values and abbreviations are not options
+	run "$SBT" report --form json --pid 1 "$T/none.sbt"
+	[ "$status" -ne 2 ]
 }
 
 @test "corrupt and truncated trace files are rejected clearly" {

@@ -4,6 +4,7 @@
 #include <argp.h>
 #include <stdio.h>
 #include <string.h>
+#include "user/cmd/argp_check.h"
 #include "user/trace/calibrate.h"
 #include "user/cmd/cmds.h"
 #include "lib/log.h"
@@ -68,7 +69,7 @@ int cmd_calibrate(int argc, char **argv)
 	int e;
 
 	argp_err_exit_status = EXIT_USAGE;
-	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
+	if (argp_check_options(&argp, argc, argv) || argp_parse(&argp, argc, argv, 0, NULL, &env))
 		return EXIT_USAGE;
 	if (env.cached && !calibration__load(&c, CALIBRATION_CACHE)) {
 		print(&c, 0);

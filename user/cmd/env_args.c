@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "user/cmd/argp_check.h"
 #include "user/cmd/env_args.h"
 #include "user/cmd/approx_args.h"
 #include "user/cmd/view_args.h"
@@ -464,7 +465,7 @@ int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd)
 	approx_opts__init(&env->approx);
 	/* argp exits with EXIT_USAGE (argp_err_exit_status) on usage errors */
 	argp_err_exit_status = EXIT_USAGE;
-	if (argp_parse(&argp, argc, argv, 0, NULL, env))
+	if (argp_check_options(&argp, argc, argv) || argp_parse(&argp, argc, argv, 0, NULL, env))
 		return EXIT_USAGE;
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "lib/log.h"
+#include "lib/words.h"
 #include "sbt/version.h"
 #include "user/cmd/cmds.h"
 
@@ -72,40 +73,18 @@ static const struct cmd *find_cmd(const char *name)
 	return NULL;
 }
 
-/* Edit distance of a and b (short words), for did-you-mean. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, prev, cur, up;
-	size_t row[32];
-
-	if (la >= 32 || lb >= 32)
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			up = row[j];
-			cur = prev + (a[i - 1] != b[j - 1]);
-			cur = up + 1 < cur ? up + 1 : cur;
-			cur = row[j - 1] + 1 < cur ? row[j - 1] + 1 : cur;
-			row[j] = cur;
-			prev = up;
-		}
-	}
-	return row[lb];
-}
-
 static int unknown_cmd(const char *word)
 {
+	const char *names[NCMDS], *near;
 	size_t i;
 
 	for (i = 0; i < NCMDS; i++)
-		if (distance(word, cmds[i].name) <= 2) {
-			log_err("unknown command '%s'; did you mean '%s'?", word, cmds[i].name);
-			return EXIT_USAGE;
-		}
+		names[i] = cmds[i].name;
+	near = words__closest(word, names, NCMDS, 2);
+	if (near) {
+		log_err("unknown command '%s'; did you mean '%s'?", word, near);
+		return EXIT_USAGE;
+	}
 	log_err("unknown command '%s' (a command to trace goes after --)", word);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <limits.h>
+#include "user/cmd/argp_check.h"
 #include "lib/log.h"
 #include "lib/parse.h"
 #include "user/cmd/approx_args.h"
@@ -54,6 +55,8 @@ int trace_file_args__parse(const struct argp *argp, int argc, char **argv, void 
 	*a = (struct trace_file_args){0};
 	approx_opts__init(&a->approx);
 	argp_err_exit_status = EXIT_USAGE;
+	if (argp_check_options(argp, argc, argv))
+		return EXIT_USAGE;
 	return argp_parse(argp, argc, argv, 0, NULL, input) ? EXIT_USAGE : 0;
 }
 
