@@ -288,6 +288,7 @@ int replay__report(struct replay *rp, const struct report_opts *ro, __u64 hang_n
 
 	if (ph) {
 		report__attach(r, ph);
+		report__set_command_end(r, m->command_end);
 		report__begin(r);
 		rc = replay__run(rp, ph, hang_ns, at_end, r);
 		report__end(r, &drops);

@@ -5,6 +5,7 @@
  * the names, views and figures both formats show.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyses/report_impl.h"
@@ -47,6 +48,11 @@ void report__attach(struct report *r, const struct phases *p)
 void report__at_end(struct report *r)
 {
 	r->at_end = 1;
+}
+
+void report__set_command_end(struct report *r, const char *end)
+{
+	snprintf(r->command_end, sizeof(r->command_end), "%s", end ? end : "");
 }
 
 void report__before_output(struct report *r)

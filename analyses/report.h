@@ -76,6 +76,9 @@ extern const struct phases_ops report_phases_ops;
 void report__begin(struct report *r);
 /* Hangs reported from now on were found at the end of the trace. */
 void report__at_end(struct report *r);
+/* How the launched command ended ("exited with status 3", "killed by
+ * SIGSEGV"), for the summary (text: a "Command:" line; JSON command_end). */
+void report__set_command_end(struct report *r, const char *end);
 /* Summary: sites, threads, hangs, drops; closes the JSON document. */
 void report__end(struct report *r, const struct report_drops *d);
 

@@ -54,8 +54,9 @@ struct report {
 	int at_end;
 	/* text: episode-line rate limit, per second of trace time */
 	__u64 window_start, window_lines, suppressed;
-	__u64 table_rows;    /* text: rows of the phase table so far */
-	__u64 watch_matched; /* text: bit i, --watch i matched a barrier */
+	__u64 table_rows;     /* text: rows of the phase table so far */
+	__u64 watch_matched;  /* text: bit i, --watch i matched a barrier */
+	char command_end[64]; /* how the launched command ended; "": unknown */
 };
 
 static inline double ms(__u64 ns)

@@ -478,6 +478,8 @@ static void json_end(struct report *r, const struct report_drops *d)
 	struct json *j = &r->json;
 
 	json_arr_end(j); /* phases */
+	if (r->command_end[0])
+		json_kstr(j, "command_end", r->command_end);
 	json_ku64(j, "phase_count", phases__completed(r->ph));
 	json_ku64(j, "partial_phases", phases__partial(r->ph));
 	json_ku64(j, "duration_ns", report__traced_ns(r));

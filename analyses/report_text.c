@@ -412,6 +412,8 @@ static void text_headline(struct report *r)
 	fprintf(r->o.out, ", %zu barrier site(s), %zu threads, %" PRIu64 " events in %.3f s\n",
 		phases__nsites(r->ph), phases__nthreads(r->ph), (uint64_t)phases__events(r->ph),
 		sec(report__traced_ns(r)));
+	if (r->command_end[0])
+		fprintf(r->o.out, "Command: %s\n", r->command_end);
 	if (report__approx(r) && report__traced_ns(r))
 		text_approximation(r);
 	if (r->suppressed)

@@ -50,6 +50,15 @@ assert all("idle_ns" in t for t in s["threads"])
 	run "$SBT" report "$T/k.sbt"
 	[ "$status" -eq 0 ]
 	grep -q "^Command: killed by SIGSEGV" <<<"$output"
+	run "$SBT" report --format json "$T/k.sbt"
+	[ "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["command_end"])' <<<"$output")" = "killed by SIGSEGV" ]
+	# the live summary says it too, text and JSON
+	run "$SBT" --force -- sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+	grep -q "^Command: exited with status 3$" <<<"$output"
+	run "$SBT" --force --format json --report "$T/e.json" -- sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+	[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["command_end"])' "$T/e.json")" = "exited with status 3" ]
 	run "$SBT" --force -q -- sh -c 'exit 0'
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"the command"* ]]

@@ -63,8 +63,6 @@ static int analyse(struct replay *rp, const struct report_env *env)
 	}
 	if (!v->json) {
 		fprintf(ro.out, "Trace of: %s\n", rp->job ? rp->job->command : rp->m->command);
-		if (*rp->m->command_end)
-			fprintf(ro.out, "Command: %s\n", rp->m->command_end);
 		fprintf(ro.out, "Kernel: %s\n\n", rp->m->kernel);
 	}
 	rc = replay__report(rp, &ro, v->hang_ns) ? EXIT_RUNTIME : EXIT_OK;

@@ -15,6 +15,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "user/resolve/symbolize.h"
+#include "user/trace/launch.h"
 #include "user/trace/target.h"
 #include "user/trace/trace_meta.h"
 #include "user/trace/tracer.h"
@@ -390,6 +391,18 @@ static void drops_of(void *ctx, const struct job *job, struct report_drops *d)
 		*d = dc->all;
 }
 
+/* How a launched command ended goes into its summary. */
+static void note_command_end(struct tracer *t)
+{
+	char end[64];
+	int ws;
+
+	if (jobs__count(t->ctx.jobs) != 1 || !tracer__target_ended(t, &ws))
+		return;
+	launch__describe_end(ws, end, sizeof(end));
+	report__set_command_end(jobs__at(t->ctx.jobs, 0)->report, end);
+}
+
 int tracer__finish(struct tracer *t)
 {
 	int ncpus = session__ncpus(), rc = 0;
@@ -404,6 +417,7 @@ int tracer__finish(struct tracer *t)
 	while (session__drain(t->ctx.session, 0, on_event, t) > 0)
 		;
 	dc.all.total = session__drops(t->ctx.session, per_cpu, dc.all.ncpus);
+	note_command_end(t);
 	jobs__end_all(t->ctx.jobs, drops_of, &dc);
 	if (dc.all.total)
 		log_warn("%llu records lost: the ring buffer was full (try --buffer-size)",
