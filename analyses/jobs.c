@@ -11,7 +11,8 @@ struct jobs {
 	struct hmap running; /* pid -> struct job * */
 	struct job **all;
 	size_t n, cap;
-	int printed; /* job reports printed so far (JSON array separators) */
+	int printed;	     /* job reports printed so far (JSON array separators) */
+	__u64 watch_matched; /* --watch patterns some job's report matched */
 };
 
 struct jobs *jobs__new(const struct jobs_config *c)
@@ -84,6 +85,7 @@ static int job_open(struct jobs *j, struct job *job)
 	if (j->c.separate) {
 		ro.episode_lines = 0; /* lines of several jobs would interleave */
 		ro.before_output = NULL;
+		ro.watch_matched = &j->watch_matched; /* one warning, at the end */
 	}
 	src.phases.start_ns = job->start_ns;
 	src.command = job->command;
@@ -218,6 +220,8 @@ void jobs__end_all(struct jobs *j,
 	else if (j->c.separate && !j->printed)
 		fputs("no process synchronized at a barrier\n", j->c.ro.out);
 	fflush(j->c.ro.out);
+	if (j->c.separate)
+		report_opts__warn_unmatched(&j->c.ro, j->watch_matched);
 }
 
 size_t jobs__count(const struct jobs *j)

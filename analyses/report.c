@@ -68,18 +68,18 @@ void report__begin(struct report *r)
 }
 
 /* A --watch that matched nothing is most likely misspelled: say so. */
-static void warn_unmatched_watches(const struct report *r)
+void report_opts__warn_unmatched(const struct report_opts *o, __u64 matched)
 {
 	int i;
 
-	if (r->o.format != REPORT_TEXT)
+	if (o->format != REPORT_TEXT)
 		return;
-	for (i = 0; i < r->o.nwatch && i < 64; i++)
-		if (!(r->watch_matched & (1ULL << i)))
+	for (i = 0; i < o->nwatch && i < 64; i++)
+		if (!(matched & (1ULL << i)))
 			log_warn(
 				"--watch '%s' matched no barrier (a call site file:line, a barrier "
 				"name or a function)",
-				r->o.watch[i]);
+				o->watch[i]);
 }
 
 void report__end(struct report *r, const struct report_drops *d)
@@ -87,7 +87,10 @@ void report__end(struct report *r, const struct report_drops *d)
 	report__before_output(r);
 	r->ops->end(r, d);
 	fflush(r->o.out);
-	warn_unmatched_watches(r);
+	if (r->o.watch_matched)
+		*r->o.watch_matched |= r->watch_matched;
+	else
+		report_opts__warn_unmatched(&r->o, r->watch_matched);
 }
 
 /* ---- names ------------------------------------------------------------------- */

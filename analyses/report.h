@@ -35,6 +35,10 @@ struct report_opts {
 	 * line on the terminal). */
 	void (*before_output)(void *ctx);
 	void *hook_ctx;
+	/* Where the report adds the --watch patterns it matched (bit i:
+	 * watch[i]), for a caller with several reports to warn once about
+	 * those no report matched; NULL: the report warns itself. */
+	__u64 *watch_matched;
 };
 
 /* The analysis reported on, and where names and times come from (a live
@@ -81,6 +85,9 @@ void report__at_end(struct report *r);
 void report__set_command_end(struct report *r, const char *end);
 /* Summary: sites, threads, hangs, drops; closes the JSON document. */
 void report__end(struct report *r, const struct report_drops *d);
+
+/* Warn (text reports) about each --watch pattern of o not in matched. */
+void report_opts__warn_unmatched(const struct report_opts *o, __u64 matched);
 
 /* Where a call site is, as the reports name it (top names sites too). */
 void report__site_where(const struct report *r, __u32 pid, __u64 call_site, char *buf, size_t n);

@@ -110,11 +110,15 @@ for _ in range(5):
 	A=$WL
 	OMP_NUM_THREADS=2 start_workload "$T/b.out" "$EX/omp_barriers_llvm" -n 3 -d 10 -W
 	B=$WL
-	start_system "$T/sys.txt" -p "$A,$B"
+	start_system "$T/sys.txt" --watch phase_barrier --watch nosuchsite -p "$A,$B"
 	grep -q "tracing 2 processes" "$T/sys.txt.err"
 	release "$A" "$B"
 	wait_exit "$TR" 20
 	grep -qE "^=== pid $A: .*barrier_imbalance .*\(exited after" "$T/sys.txt"
+	# --watch: judged over every job, not per job (B has no phase_barrier)
+	[ "$(grep -c "^SBT barrier watch at .*\"phase_barrier\"" "$T/sys.txt")" -eq 5 ]
+	[ "$(grep -c "^sbt-bpf: warning: --watch 'nosuchsite' matched no barrier" "$T/sys.txt.err")" -eq 1 ]
+	refute_grep -q "'phase_barrier' matched no" "$T/sys.txt.err"
 	grep -qE "^=== pid $B: .*omp_barriers_llvm " "$T/sys.txt"
 	[ "$(grep -c '^SBT summary' "$T/sys.txt")" -eq 2 ]
 	grep -q "^SBT summary: 5 phases" "$T/sys.txt"
