@@ -103,7 +103,19 @@ static void on_call(void *ctx, const struct ph_call *c)
 		x->ops->call(x, c);
 }
 
-const struct phases_ops exporter_phases_ops = {.episode = on_episode, .call = on_call};
+static void on_futex_wait(void *ctx, const struct ph_call *c)
+{
+	struct exporter *x = ctx;
+
+	if (x->ops->futex_wait)
+		x->ops->futex_wait(x, c);
+}
+
+const struct phases_ops exporter_phases_ops = {
+	.episode = on_episode,
+	.call = on_call,
+	.futex_wait = on_futex_wait,
+};
 
 const char *export__symbol(const struct exporter *x, __u16 probe)
 {

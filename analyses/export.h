@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Trace exports (doc/design.md §6): Chrome/Perfetto trace-event JSON, CSV (a row
- * per phase and thread), SVG timeline. Each plugs into the phase analysis
+ * per phase and thread), SVG timeline, OTF2. Each plugs into the phase analysis
  * through its callbacks and writes as phases complete: memory does not grow
  * with the trace (the SVG keeps one cell per thread and pixel column).
  */
@@ -32,7 +32,8 @@ struct export_opts {
 	__u64 end_ns;	  /* trace end (SVG time scale, OTF2 trace length) */
 	const struct export_thread *threads;
 	int nthreads;
-	int width; /* SVG: pixels of the time axis (default 1600) */
+	int width;	/* SVG: pixels of the picture (default 1200) */
+	int keep_views; /* SVG: draw both views even when they look the same */
 };
 
 struct export_drops {
@@ -64,6 +65,7 @@ struct export_format_ops {
 	void (*begin)(struct exporter *x);
 	void (*episode)(struct exporter *x, const struct ph_episode *ep);
 	void (*call)(struct exporter *x, const struct ph_call *c);
+	void (*futex_wait)(struct exporter *x, const struct ph_call *c);
 	void (*record)(struct exporter *x, const struct sbt_event *e, __u64 ta);
 	void (*end)(struct exporter *x, const struct phases *p, const struct export_drops *d);
 	void (*fini)(struct exporter *x);

@@ -181,6 +181,27 @@ static void on_futex_enter(struct phases *p, struct ph_thread *t, const struct s
 		approx_handoff__futex_wake(p, t, e);
 }
 
+/* A futex wait outside any probed call, to the futex_wait callback. Its
+ * return's approximated time is the one charge() takes next (the same
+ * basis, re-timed by the hand-off model already). */
+static void futex_waited(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	struct ph_call c = {
+		.pid = e->pid,
+		.tid = e->tid,
+		.obj = t->futex.uaddr,
+		.retval = (__s64)e->obj,
+		.enter_ns = t->futex.ts,
+		.exit_ns = e->ts,
+	};
+
+	if (approx__enabled(p)) {
+		c.enter_a = t->futex.ta;
+		c.exit_a = approx__time(p, t, e->ts);
+	}
+	p->ops.futex_wait(p->ctx, &c);
+}
+
 /* A futex wait splits the wait of the innermost probed call into spinning
  * and blocked time; outside any probed call it is a wait of its own. An
  * immediate -EAGAIN (the value had changed) did not block. */
@@ -205,6 +226,8 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 					 e->ts, top >= 0);
 		if (top < 0 && !ret && approx__event_based(p) && !approx_handoff__joined(p, t, e))
 			approx_handoff__futex_woken(p, t, e);
+		if (top < 0 && p->ops.futex_wait)
+			futex_waited(p, t, e);
 	} else if (sync__futex_is_wake(t->futex.op) && p->cfg.sync) {
 		sync__futex_wake(p->cfg.sync, e->pid, t->futex.uaddr, ret);
 	}

@@ -172,6 +172,10 @@ struct phases_ops {
 	void (*hang)(void *ctx, const struct ph_episode *ep, const __u32 *missing, int nmissing);
 	/* A synchronization call returned (may be NULL). */
 	void (*call)(void *ctx, const struct ph_call *c);
+	/* A futex wait that blocked, outside any probed call (pthread_join, a
+	 * lock the probes do not see), returned: kind and probe 0, obj the
+	 * futex word (may be NULL). */
+	void (*futex_wait)(void *ctx, const struct ph_call *c);
 };
 
 struct sync;

@@ -74,8 +74,39 @@ assert a["phases"] == b["phases"] and a["approximated"] == b["approximated"]
 	[ "$status" -eq 0 ]
 	grep -q '</svg>' "$T/b.svg"
 	timeout 60 chromium --headless --no-sandbox --disable-gpu --screenshot="$T/b.png" \
-		--window-size=1000,200 "file://$T/b.svg" >/dev/null 2>&1
+		--window-size=1000,300 "file://$T/b.svg" >/dev/null 2>&1
 	run $XCHECK png "$T/b.png"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+# A picture for a paper: within 1400 px, round ticks, a legend with swatches,
+# the report's barrier sites in the legend and on hover, phase numbers, the
+# main thread's join; one set of rows unless both views are asked for and
+# differ (export_checks.py svg).
+@test "export svg: fits the width, round ticks, legend, site names, phase numbers, row sets" {
+	record_imbalance
+	run "$SBT" export --format svg --measured -o "$T/m.svg" "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	run $XCHECK svg "$T/m.svg" "$T/b.json" 1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# 4 phases, 250 px each: every one numbered
+	[ "$(grep -c 'class="phase"' "$T/m.svg")" -eq 4 ]
+	run "$SBT" export --format svg --both -o "$T/both.svg" "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	run $XCHECK svg "$T/both.svg" "$T/b.json" 2
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# by default, one set when the views differ by less than a pixel (a note says so)
+	run "$SBT" export --format svg -o "$T/d.svg" "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	run $XCHECK svg "$T/d.svg" "$T/b.json" auto
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$SBT" export --format svg --width 300 -o "$T/n.svg" "$T/b.sbt"
+	[ "$status" -eq 0 ]
+	run $XCHECK svg "$T/n.svg" "$T/b.json" auto
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
@@ -132,6 +163,9 @@ PY
 	run "$SBT" export --format pdf -o x "$T/none.sbt"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unknown --format 'pdf'"* ]]
+	run "$SBT" export --format svg --width 200 -o x "$T/none.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid value '200' for --width (300..100000)"* ]]
 	run "$SBT" export -o "$T/x" "$T/none.sbt"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"none.sbt"* ]]
@@ -148,7 +182,7 @@ PY
 @test "export: every format of a synthetic trace matches its golden file" {
 	"$OUT/bench/gen_trace" -n 96 -t 2 -o "$T/syn.sbt" >/dev/null
 	for f in chrome csv json svg; do
-		"$SBT" export --format $f --width 200 -o "$T/syn.$f" "$T/syn.sbt"
+		"$SBT" export --format $f --width 400 -o "$T/syn.$f" "$T/syn.sbt"
 		diff -u "$ROOT/tests/e2e/golden/synthetic.$f" "$T/syn.$f"
 	done
 	command -v otf2-print >/dev/null || skip "otf2-tools not installed (sudo make deps-test)"

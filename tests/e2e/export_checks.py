@@ -5,14 +5,18 @@ same trace.
   export_checks.py chrome TRACE.json REPORT.json THREADS PHASES
   export_checks.py csv TRACE.csv REPORT.json
   export_checks.py png IMAGE.png
+  export_checks.py svg PICTURE.svg REPORT.json ROWSETS   (1, 2 or auto)
 Exit status 0 when every check holds; each failure is printed.
 """
 import collections
 import csv
 import json
+import re
 import struct
 import sys
+import xml.etree.ElementTree as ET
 import zlib
+from decimal import Decimal
 
 failures = []
 APPROX = 1 << 22
@@ -132,6 +136,115 @@ def png(path):
     check(coloured > 2000, f"only {coloured} coloured pixels: the timeline did not render")
 
 
+SVG = "{http://www.w3.org/2000/svg}"
+EM = 0.6  # estimated width of a character, in em (the exporter's estimate too)
+
+
+def svg_text(e):
+    """The text an element shows: its own, not its <title> tooltip's."""
+    return (e.text or "") + "".join(c.tail or "" for c in e)
+
+
+def text_extent(e):
+    """x range a <text> covers, at EM a character."""
+    x, fs = float(e.get("x")), float(e.get("font-size"))
+    w = len(svg_text(e)) * fs * EM
+    anchor = e.get("text-anchor", "start")
+    if anchor == "middle":
+        return x - w / 2, x + w / 2
+    return (x - w, x) if anchor == "end" else (x, x + w)
+
+
+def round_ticks(labels):
+    """0, s, 2s, ... with s 1, 2 or 5 times a power of ten."""
+    v = [Decimal(t) for t in labels]
+    check(len(v) >= 2 and v[0] == 0, f"ticks do not start at 0: {labels}")
+    if len(v) < 2:
+        return
+    step = v[1] - v[0]
+    check(all(b - a == step for a, b in zip(v, v[1:])), f"ticks not evenly spaced: {labels}")
+    mant = step.normalize().as_tuple().digits
+    check(len(mant) == 1 and mant[0] in (1, 2, 5), f"tick step {step} is not 1, 2 or 5 x 10^k")
+    decimals = {len(t.split(".")[1]) if "." in t else 0 for t in labels}
+    check(len(decimals) == 1, f"ticks printed with different decimals: {labels}")
+
+
+def svg(path, report_path, rowsets):
+    root = ET.parse(path).getroot()  # raises on invalid XML
+    r = json.load(open(report_path))
+    W, H = int(root.get("width")), int(root.get("height"))
+    check(root.get("viewBox") == f"0 0 {W} {H}", f"viewBox {root.get('viewBox')} vs {W}x{H}")
+    check(W <= 1400, f"width {W}: does not fit a 1400-px window")
+    # every element within the picture
+    for e in root.iter():
+        tag = e.tag.replace(SVG, "")
+        if tag == "rect" and e.get("width") != "100%":
+            x, w = float(e.get("x")), float(e.get("width"))
+            y, h = float(e.get("y")), float(e.get("height"))
+            check(x >= 0 and x + w <= W, f"rect x={x} width={w} beyond {W}")
+            check(y >= 0 and y + h <= H, f"rect y={y} height={h} beyond {H}")
+        elif tag == "line":
+            for a in ("x1", "x2"):
+                check(0 <= float(e.get(a)) <= W, f"line {a}={e.get(a)} beyond {W}")
+            for a in ("y1", "y2"):
+                check(0 <= float(e.get(a)) <= H, f"line {a}={e.get(a)} beyond {H}")
+        elif tag == "text":
+            a, b = text_extent(e)
+            check(a >= 0 and b <= W, f"text '{svg_text(e)}' spans {a:.0f}..{b:.0f}, beyond {W}")
+            check(0 < float(e.get("y")) <= H, f"text '{svg_text(e)}' at y={e.get('y')} beyond {H}")
+    texts = list(root.iter(SVG + "text"))
+    # round time ticks in a unit the caption names
+    round_ticks([svg_text(t) for t in texts if t.get("class") == "tick"])
+    check(any(re.fullmatch(r"time \((s|ms|µs|ns)\)", svg_text(t)) for t in texts),
+          "no time axis caption with its unit")
+    # a legend with colour swatches
+    legend = [g for g in root.iter(SVG + "g") if g.get("class") == "legend"]
+    check(len(legend) == 1, "no legend")
+    swatches = [e for e in legend[0] if e.get("class") == "swatch"] if legend else []
+    check(len(swatches) >= 5 and all(e.get("fill") for e in swatches),
+          f"{len(swatches)} legend swatches")
+    # every barrier site of the report in the legend and on hover
+    titles = [t.text or "" for t in root.iter(SVG + "title")]
+    sites = [g for g in root.iter(SVG + "g") if g.get("class") == "sites"]
+    listed = [svg_text(t) for t in sites[0].iter(SVG + "text")] if sites else []
+    for st in r["sites"]:
+        name = f'{st["call_site"]} "{st["name"]}"'
+        check(any(name in t for t in titles), f"site {name} in no <title>")
+        # (cut to the width: "name…")
+        check(any(t.startswith(name) or t.endswith("…") and name.startswith(t[:-1])
+                  for t in listed), f"site {name} not in the legend")
+    # phase numbers: from 0, a round step apart, phases of the report
+    nums = [int(svg_text(t)) for t in texts if t.get("class") == "phase"]
+    check(not r["phases"] or nums and nums[0] == 0, f"phase numbers {nums[:5]} do not start at 0")
+    check(all(n < len(r["phases"]) for n in nums), f"phase numbers beyond the report's {nums}")
+    if len(nums) > 1:
+        round_ticks([str(n) for n in nums])
+    bands = [e for e in root.iter(SVG + "rect") if e.get("class") == "band"]
+    check(bool(bands) == bool(r["phases"]) and all(b.find(SVG + "title") is not None and
+                        b.find(SVG + "title").text.startswith("phase") for b in bands),
+          "phase band without a phase title")
+    # one row per thread and view drawn; a main thread in no phase shows its join
+    rows = [g for g in root.iter(SVG + "g") if (g.get("class") or "").startswith("row ")]
+    threads = {t["tid"] for t in r["threads"]}
+    note = any("not drawn" in svg_text(t) for t in texts)
+    if rowsets == "auto":
+        rowsets = "1" if note else "2"
+    else:
+        check(not note or rowsets == "1", "'not drawn' note with both views drawn")
+    check(len(rows) == int(rowsets) * len(threads),
+          f"{len(rows)} rows for {len(threads)} threads, {rowsets} set(s)")
+    if rowsets == "1":
+        check(all(g.get("class") == rows[0].get("class") for g in rows), "rows of two views")
+    for g in rows:
+        title = g.find(SVG + "title").text
+        check(any(e.get("class") == "alive" for e in g.iter(SVG + "rect")),
+              f"no lifetime in row {title}")
+        tid = int(title.split()[1])
+        if any(t["tid"] == tid == t["pid"] and not t["episodes"] for t in r["threads"]):
+            check(any(e.get("fill") == "#4678d2" for e in g.iter(SVG + "rect")),
+                  f"main thread row {title}: no wait (join) drawn")
+
+
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
@@ -142,6 +255,8 @@ def main(argv):
         csv_check(argv[2], argv[3])
     elif kind == "png":
         png(argv[2])
+    elif kind == "svg":
+        svg(argv[2], argv[3], argv[4])
     else:
         sys.exit(__doc__)
     for f in failures:

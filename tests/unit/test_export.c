@@ -29,12 +29,17 @@ static const __u64 a_out[NPROBES] = {
 #define SEM   0x7000
 #define SITE  0x401000
 
+/* The exporter being fed: records go to it too, as `sbt-bpf export` does. */
+static struct exporter *cur_x;
+
 static void ev(struct phases *p, __u16 type, __u16 probe, __u32 tid, __u64 ts, __u64 obj,
 	       __u64 site)
 {
 	struct sbt_event e = sbt_event_make(type, probe, PID, tid, ts, obj, site);
 
 	CHECK_EQ(phases__feed(p, &e), 0);
+	if (exporter__wants_records(cur_x))
+		exporter__record(cur_x, &e, phases__thread_approx(p, tid));
 }
 
 static void call(struct phases *p, __u16 probe, __u32 tid, __u64 t0, __u64 t1, __u64 obj)
@@ -62,8 +67,34 @@ static void feed_trace(struct phases *p)
 	ev(p, SBT_EV_EXIT, P_PBW, 9, 8300, 0, SITE);
 }
 
+/* The main thread (tid PID) joins the workers: a futex wait outside any
+ * probed call, from before their first phase until after they exit. */
+static void feed_join(struct phases *p)
+{
+	ev(p, SBT_EV_FUTEX_ENTER, 0, PID, 1200, 0x8000, 0 /* FUTEX_WAIT */);
+	feed_trace(p);
+	ev(p, SBT_EV_THREAD_EXIT, 0, 8, 8600, 0, 0);
+	ev(p, SBT_EV_THREAD_EXIT, 0, 9, 8700, 0, 0);
+	ev(p, SBT_EV_FUTEX_EXIT, 0, PID, 8800, 0, 0);
+}
+
+struct run {
+	int format, views;
+	int keep_views;			/* --both */
+	const __u64 *a_in, *a_out;	/* probe costs */
+	void (*feed)(struct phases *p); /* feed_trace by default */
+	const char *comm;		/* of thread 9 ("worker") */
+};
+
+static char *export_run(const struct run *r, size_t *len);
+
 /* The export of the synthetic trace in one format, as a string. */
 static char *export_to_string(int format, int views, size_t *len)
+{
+	return export_run(&(struct run){.format = format, .views = views}, len);
+}
+
+static char *export_run(const struct run *r, size_t *len)
 {
 	static const struct export_thread threads[] = {{PID, 8, "worker"}, {PID, 9, "worker"}};
 	struct names *n = names__new();
@@ -72,17 +103,18 @@ static char *export_to_string(int format, int views, size_t *len)
 					    .nprobes = NPROBES,
 					    .start_ns = START,
 					    .sync = s,
-					    .alpha_enter = a_in,
-					    .alpha_exit = a_out},
+					    .alpha_enter = r->a_in ? r->a_in : a_in,
+					    .alpha_exit = r->a_out ? r->a_out : a_out},
 				 .names = n,
 				 .command = "synthetic",
 				 .kernel = "test"};
-	struct export_opts o = {.format = format,
-				.views = views,
+	struct export_opts o = {.format = r->format,
+				.views = r->views,
 				.end_ns = 9000,
 				.threads = threads,
 				.nthreads = 2,
-				.width = 100};
+				.width = 400,
+				.keep_views = r->keep_views};
 	struct export_drops d = {0};
 	struct exporter *x;
 	struct phases *p;
@@ -92,12 +124,13 @@ static char *export_to_string(int format, int views, size_t *len)
 	names__set(n, PID, BAR, "bar");
 	names__set(n, PID, MTX, "mtx");
 	names__set_comm(n, 8, "worker");
-	names__set_comm(n, 9, "worker");
+	names__set_comm(n, 9, r->comm ? r->comm : "worker");
 	o.out = open_memstream(&buf, len);
 	x = exporter__new(&o, &src, err, sizeof(err));
 	p = phases__new(&src.phases, &exporter_phases_ops, x);
+	cur_x = x;
 	exporter__begin(x);
-	feed_trace(p);
+	(r->feed ? r->feed : feed_trace)(p);
 	phases__finish(p);
 	exporter__end(x, p, &d);
 	phases__free(p);
@@ -185,10 +218,106 @@ TEST(export_svg_golden)
 	char *s = export_to_string(EXPORT_SVG, EXPORT_MEASURED | EXPORT_APPROXIMATED, &len);
 
 	check_golden("export.svg", s, len);
-	CHECK(strstr(s, "2 phases") != NULL);
-	CHECK(strstr(s, "~ worker 9") != NULL);
+	CHECK(strstr(s, "2 phases at 1 barrier site") != NULL);
+	CHECK(strstr(s, "width=\"400\" height=") != NULL);
+	CHECK(strstr(s, "viewBox=\"0 0 400 ") != NULL);
+	/* the probe costs moved times by more than a column (40 ns): both views */
+	CHECK_EQ(count(s, "<g class=\"row measured\">"), 2);
+	CHECK_EQ(count(s, "<g class=\"row approximated\">"), 2);
+	CHECK(strstr(s, ">~ worker 9</text>") != NULL);
+	/* the site in the legend and on hover, the phases numbered */
+	CHECK(strstr(s, ">worker (w.c:10) &quot;bar&quot;: 2 phases<title>") != NULL);
+	CHECK_EQ(count(s, "<title>phase 0: worker (w.c:10) &quot;bar&quot;</title>"), 1);
+	CHECK_EQ(count(s, "<title>phase 1: worker (w.c:10) &quot;bar&quot;</title>"), 1);
+	CHECK(strstr(s, "class=\"phase\" x=\"171\" y=") != NULL); /* phase 0 at column 0 */
+	CHECK_EQ(count(s, "class=\"phase\""), 2);
+	/* 8000 ns over 198 columns: at most 2 steps of 70 px, 5 us */
+	CHECK(strstr(s, ">time (µs)<title>") != NULL);
+	CHECK_EQ(count(s, "class=\"tick\""), 2);
+	CHECK(strstr(s, "text-anchor=\"middle\">5</text>") != NULL);
 	CHECK_EQ(count(s, "<svg"), 1);
 	CHECK_EQ(count(s, "</svg>"), 1);
+	free(s);
+}
+
+static const __u64 a_tiny[NPROBES] = {
+	[P_PBW] = 1, [P_LOCK] = 1, [P_UNLOCK] = 1, [P_SEMW] = 1, [P_POST] = 1};
+
+/* Probe costs of 1 ns move no time by a column: one set of rows, and a
+ * note; --both (keep_views) draws both anyway. */
+TEST(export_svg_one_row_set_when_the_views_look_alike)
+{
+	struct run r = {.format = EXPORT_SVG,
+			.views = EXPORT_MEASURED | EXPORT_APPROXIMATED,
+			.a_in = a_tiny,
+			.a_out = a_tiny};
+	size_t len;
+	char *s = export_run(&r, &len);
+
+	CHECK_EQ(count(s, "<g class=\"row measured\">"), 2);
+	CHECK_EQ(count(s, "class=\"row approximated\""), 0);
+	CHECK_EQ(count(s, "~ worker"), 0);
+	CHECK(strstr(s, "Approximated times (probe cost removed) not drawn") != NULL);
+	free(s);
+	r.keep_views = 1;
+	s = export_run(&r, &len);
+	CHECK_EQ(count(s, "<g class=\"row approximated\">"), 2);
+	CHECK_EQ(count(s, "not drawn"), 0);
+	free(s);
+	r.keep_views = 0;
+	r.views = EXPORT_MEASURED;
+	r.a_in = r.a_out = NULL;
+	s = export_run(&r, &len);
+	CHECK_EQ(count(s, "<g class=\"row measured\">"), 2);
+	CHECK_EQ(count(s, "class=\"row approximated\""), 0);
+	CHECK(strstr(s, ">Measured times.") != NULL || strstr(s, " Measured times.") != NULL);
+	free(s);
+}
+
+/* The main thread waits in join (a futex wait outside any probed call)
+ * while the workers run: its row shows that wait, and every row the
+ * thread's lifetime. */
+TEST(export_svg_main_thread_join_and_lifetimes)
+{
+	struct run r = {.format = EXPORT_SVG, .views = EXPORT_MEASURED, .feed = feed_join};
+	size_t len;
+	char *s = export_run(&r, &len), *main_row = strstr(s, "<title>thread 7 (");
+	char *end = main_row ? strstr(main_row, "</g>") : NULL;
+
+	CHECK(main_row != NULL);
+	CHECK(end != NULL);
+	if (main_row && end) {
+		*end = 0;
+		/* 1200..8800 ns, 40.4 ns a column: columns 4 to 193, all blue */
+		CHECK(strstr(main_row, "<rect x=\"174\" y=") != NULL);
+		CHECK(strstr(main_row, "width=\"190\" height=\"11\" fill=\"#4678d2\"/>") != NULL);
+		/* alive from the session start to the end: columns 0 to 197 */
+		CHECK(strstr(main_row, "<rect class=\"alive\" x=\"170\"") != NULL);
+		CHECK(strstr(main_row, "width=\"198\" height=\"2\"") != NULL);
+		*end = '<';
+	}
+	/* thread 8 exits at 8600 ns: column 188 */
+	main_row = strstr(s, "<title>thread 8 (");
+	end = main_row ? strstr(main_row, "</g>") : NULL;
+	CHECK(main_row && end);
+	if (main_row && end) {
+		*end = 0;
+		CHECK(strstr(main_row, "width=\"189\" height=\"2\"") != NULL);
+		*end = '<';
+	}
+	CHECK(strstr(s, "3 threads") != NULL);
+	free(s);
+}
+
+/* Names come from the traced program: escaped, so the SVG stays XML. */
+TEST(export_svg_escapes_names)
+{
+	struct run r = {.format = EXPORT_SVG, .views = EXPORT_MEASURED, .comm = "<w&\"x\">"};
+	size_t len;
+	char *s = export_run(&r, &len);
+
+	CHECK(strstr(s, ">&lt;w&amp;&quot;x&quot;&gt; 9</text>") != NULL);
+	CHECK_EQ(count(s, "<w&"), 0);
 	free(s);
 }
 

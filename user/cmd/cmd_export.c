@@ -22,6 +22,7 @@ struct export_env {
 	const char *output;
 	int format;
 	int width;
+	int both; /* --both given: the SVG draws both views even when they look alike */
 };
 
 enum { OPT_FORMAT = 1000, OPT_BOTH, OPT_WIDTH };
@@ -32,8 +33,11 @@ static const struct argp_option options[] = {
 	 "Write to FILE ('-': standard output; otf2: a directory, created, holding traces.otf2); "
 	 "required",
 	 0},
-	{"both", OPT_BOTH, NULL, 0, "Measured and approximated views (the default)", 0},
-	{"width", OPT_WIDTH, "PX", 0, "SVG: pixels of the time axis (default 1600)", 0},
+	{"both", OPT_BOTH, NULL, 0,
+	 "Measured and approximated views (the default; the SVG draws one set of rows when they "
+	 "differ by less than a pixel, unless --both is given)",
+	 0},
+	{"width", OPT_WIDTH, "PX", 0, "SVG: width of the picture in pixels (default 1200)", 0},
 	{},
 };
 
@@ -71,10 +75,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		return 0;
 	case OPT_BOTH:
 		env->file.approx.view = REPORT_BOTH;
+		env->both = 1;
 		return 0;
 	case OPT_WIDTH:
-		if (parse_u64(arg, 100, 100000, &v))
-			argp_error(st, "invalid value '%s' for --width (100..100000)", arg);
+		if (parse_u64(arg, 300, 100000, &v))
+			argp_error(st, "invalid value '%s' for --width (300..100000)", arg);
 		env->width = (int)v;
 		return 0;
 	case ARGP_KEY_INIT:
@@ -105,15 +110,18 @@ static int views_of(int view)
 	return EXPORT_MEASURED | EXPORT_APPROXIMATED;
 }
 
-/* The threads of the trace's metadata, for formats that lay rows out first. */
-static struct export_thread *thread_list(const struct tf_meta *m)
+/* The threads of the trace's metadata (of the process exported), for
+ * formats that lay rows out first. */
+static struct export_thread *thread_list(const struct replay *rp, int *n)
 {
+	const struct tf_meta *m = rp->m;
 	struct export_thread *t = calloc(m->nthreads + 1, sizeof(*t));
 	__u32 i;
 
-	for (i = 0; t && i < m->nthreads; i++)
-		t[i] = (struct export_thread){m->threads[i].pid, m->threads[i].tid,
-					      m->threads[i].comm};
+	for (i = 0, *n = 0; t && i < m->nthreads; i++)
+		if (!rp->pid || m->threads[i].pid == rp->pid)
+			t[(*n)++] = (struct export_thread){m->threads[i].pid, m->threads[i].tid,
+							   m->threads[i].comm};
 	return t;
 }
 
@@ -127,15 +135,17 @@ static int run_exporter(struct replay *rp, const struct export_env *env, FILE *o
 {
 	struct report_src src = replay__report_src(rp);
 	struct phases_config pc = replay__phases_config(rp);
-	struct export_thread *threads = thread_list(rp->m);
+	int nthreads;
+	struct export_thread *threads = thread_list(rp, &nthreads);
 	struct export_opts o = {.format = env->format,
 				.views = views_of(env->file.approx.view),
 				.out = out,
 				.path = env->output,
 				.end_ns = rp->m->end_ns,
 				.threads = threads,
-				.nthreads = (int)rp->m->nthreads,
-				.width = env->width};
+				.nthreads = nthreads,
+				.width = env->width,
+				.keep_views = env->both};
 	struct export_drops d = {.total = rp->m->drops_total};
 	struct exporter *x;
 	struct phases *ph = NULL;

@@ -7,7 +7,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 .output/bench/gen_trace -n 96 -t 2 -o "$T/syn.sbt" >/dev/null
 for f in chrome csv json svg; do
-	.output/sbt-bpf export --format $f --width 200 -o "$G/synthetic.$f" "$T/syn.sbt"
+	.output/sbt-bpf export --format $f --width 400 -o "$G/synthetic.$f" "$T/syn.sbt"
 done
 .output/sbt-bpf export --format otf2 -o "$T/otf" "$T/syn.sbt"
 { otf2-print "$T/otf/traces.otf2"; otf2-print -G "$T/otf/traces.otf2" 2>/dev/null | grep -v '^===\|^$'; } \
