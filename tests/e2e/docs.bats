@@ -65,3 +65,21 @@ for a, b in zip(lines, lines[1:]):
 '
 	done
 }
+
+# README's transcript is what the tool prints today: the same lines, with
+# every number (times, tids, pids, counts) masked; run as the marker says.
+@test "README: the session transcript matches what sbt-bpf prints today" {
+	python3 - "$ROOT/README.md" >"$T/want" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r"<!-- transcript: [^>]*-->\n(.*?)<!-- end of transcript -->", s, re.S)
+assert m, "no transcript in README"
+for l in m.group(1).rstrip("\n").split("\n"):
+    print(l[4:] if l.startswith("    ") else l)
+PY
+	grep -q "<!-- transcript: sbt-bpf --trace barrier -- barrier_imbalance -t 3 -n 3 -d 20 -m sleep -->" "$ROOT/README.md"
+	"$SBT" --trace barrier -- "$EX/barrier_imbalance" -t 3 -n 3 -d 20 -m sleep 2>/dev/null |
+		grep -v '^phase \|^total_ns' >"$T/got"
+	mask() { sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g' "$1"; }
+	diff -u <(mask "$T/want") <(mask "$T/got")
+}
