@@ -149,10 +149,10 @@ struct tf_job {
 };
 
 /*
- * What a trace says about its recording. Built by the recorder and handed to
- * tracefile__finish(), or read back by tracefile__open(). Every pointer is
- * malloc'ed (tf_meta_free() frees them); the writer accepts NULL strings and
- * writes them as "" (a NULL clock as "CLOCK_MONOTONIC").
+ * What a trace says about its recording. Built by the recorder and handed, whole or a
+ * part at a time, to tracefile__put_meta() or tracefile__finish(), or read back (all of
+ * it) by tracefile__open(). Every pointer is malloc'ed (tf_meta_free() frees them); the
+ * writer accepts NULL strings and writes them as "" (a NULL clock as "CLOCK_MONOTONIC").
  */
 struct tf_meta {
 	/* NUL-terminated, never NULL after a successful read (may be "") */
