@@ -266,8 +266,9 @@ struct tf_writer {
 	void (*on_flush)(void *ctx, struct tf_writer *w);
 	void *flush_ctx;
 	int flushing;
-	size_t nbuf;						    /* records in buf */
-	__u8 buf[CHUNK_HDR + WBUF_RECS * sizeof(struct sbt_event)]; /* one RECORDS chunk */
+	/* one RECORDS chunk: its header, then nbuf records */
+	size_t nbuf;
+	__u8 buf[CHUNK_HDR + WBUF_RECS * sizeof(struct sbt_event)];
 };
 
 static void header_init(struct tf_header *h)
