@@ -49,6 +49,11 @@ int replay__open(struct replay *r, const char *path, const struct approx_opts *a
 		return -EINVAL;
 	}
 	r->m = tracefile__meta(r->tf);
+	/* a recording killed or out of disk: its records up to the cut are worth reading */
+	if (tracefile__cut(r->tf))
+		log_warn("%s: trace was cut after %llu records (recording killed or disk full?): "
+			 "reporting what is there",
+			 path, (unsigned long long)tracefile__nrecords(r->tf));
 	r->infos = probe_index(r->m, &r->nprobes);
 	r->names = load_names(r->m);
 	r->sync = r->infos ? sync__new(r->infos, r->nprobes) : NULL;

@@ -1,43 +1,69 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The native .sbt trace file: a recording that `sbt-bpf report` can analyse
- * later, on another machine.
+ * later, on another machine, and read up to its last complete record when the
+ * recording was cut (the recorder killed, the disk full).
  *
- * Layout (format version 1). Every integer is little-endian; on the hosts we
+ * Layout (format version 2). Every integer is little-endian; on the hosts we
  * support (x86_64, arm64) that is the native order, so records go to disk as
  * they come out of the ring buffer.
  *
- *   offset 0            header, header_size bytes (64 in version 1):
+ *   offset 0            header, header_size bytes (64), written once:
  *                          0  char  magic[8]      "SBTTRACE"
- *                          8  __u32 version       1
- *                         12  __u32 header_size   records start here (>= 64)
+ *                          8  __u32 version       2
+ *                         12  __u32 header_size   the chunks start here (>= 64)
  *                         16  __u32 record_size   40 = sizeof(struct sbt_event)
  *                         20  __u32 flags         none defined; written 0, ignored
- *                         24  __u64 nrecords
- *                         32  __u64 meta_offset   = header_size + nrecords * 40
- *                         40  __u64 meta_size
+ *                         24  __u64 nrecords      version 1 only; written 0
+ *                         32  __u64 meta_offset   version 1 only; written 0
+ *                         40  __u64 meta_size     version 1 only; written 0
  *                         48  __u8  reserved[16]  written 0, ignored
- *   header_size         nrecords struct sbt_event records, in ring-buffer order
- *   meta_offset         metadata block, meta_size bytes, ending exactly at the
- *                       end of the file
+ *   header_size         chunks to the end of the file, each
+ *                          __u32 tag, __u32 length, payload[length]
  *
- * The writer first writes a header with nrecords == 0 and meta_offset == 0
- * and patches it only once the metadata is on disk, so a recording that was
- * interrupted is recognised as such ("not finalized") instead of being read
- * as an empty trace.
+ * The chunks are the stream the recorder wrote, in order: the metadata known
+ * when tracing starts (INFO, PROBES, ALPHA, COUNTERS, JOBS, THREADS), then
+ * RECORDS chunks, each preceded by the metadata found before its records
+ * were written (SYMBOLS resolved, THREADS and JOBS seen, PROBES of libraries
+ * loaded later, DROPS), and at the end the last metadata (INFO with the end
+ * time, DROPS, JOBS and THREADS with their exits) and the END chunk. So a
+ * file cut anywhere is a prefix of the stream that names everything its
+ * records refer to. The reader takes every complete chunk and the complete
+ * records of a cut RECORDS chunk; the file is then "cut" (tracefile__cut()).
+ * A chunk tag 0 is the unwritten, zero-filled tail of a file the system did
+ * not write out: the file is cut there.
  *
- * The metadata block is a sequence of sections, each
- *   __u32 tag, __u32 length, payload[length].
- * Readers skip sections with unknown tags and ignore bytes at the end of a
+ *   TF_SEC_RECORDS  length / 40 struct sbt_event records (length a multiple
+ *                   of 40), in ring-buffer order across chunks.
+ *   TF_SEC_END      __u64 nrecords: the recording finished, holding that
+ *                   many records. Nothing may follow it.
+ *
+ * The other chunks are metadata sections (below); every one is optional.
+ * How they combine when a tag appears several times:
+ *   INFO                     each replaces start, end and realtime offset and
+ *                            the keys it carries (the last written wins)
+ *   PROBES, SYMBOLS          appended (a probe id is unique in the file)
+ *   THREADS                  appended; an entry with the (pid, tid, start_ns)
+ *                            of an earlier one replaces it (its exit known)
+ *   JOBS                     appended; the same with (pid, start_ns)
+ *   DROPS, ALPHA, COUNTERS   the last one counts
+ * Readers skip chunks with unknown tags and ignore bytes at the end of a
  * known section's payload beyond what they parse, so later versions can add
- * both without breaking older readers; incompatible changes bump the
- * version. A known section may appear at most once; every section is
- * optional. A string is __u16 length + bytes, not NUL-terminated.
+ * both without breaking older readers; incompatible changes bump the version.
+ * The metadata of a file is limited to TF_META_MAX bytes in all.
  *
- *   TF_SEC_INFO     __u64 start_ns, __u64 end_ns, __s64 realtime_offset_ns,
- *                   __u32 npairs, npairs x (string key, string value).
- *                   Keys: kernel, host, command, clock, sbt_version; unknown
- *                   keys are ignored.
+ * Format version 1 (read, no longer written): the records right after the
+ * header (nrecords of them), then one metadata block at meta_offset of
+ * meta_size bytes ending the file, holding each section at most once. The
+ * header was patched last; one with nrecords == 0 and meta_offset == 0 is a
+ * recording that did not finish, which cannot be read.
+ *
+ * Sections. A string is __u16 length + bytes, not NUL-terminated.
+ *
+ *   TF_SEC_INFO     __u64 start_ns, __u64 end_ns (0: not known yet),
+ *                   __s64 realtime_offset_ns, __u32 npairs, npairs x (string
+ *                   key, string value). Keys: kernel, host, command, clock,
+ *                   sbt_version, command_end; unknown keys are ignored.
  *   TF_SEC_PROBES   __u32 count, count x (__u16 id, __u16 kind, __u64 offset,
  *                   string symbol, string object). id < SBT_MAX_PROBES and
  *                   unique, kind is an SBT_PK_*.
@@ -47,7 +73,7 @@
  *   TF_SEC_DROPS    __u64 total, __u32 ncpus, ncpus x __u64 per-CPU count.
  *   TF_SEC_ALPHA    __u32 count (<= SBT_MAX_PROBES), count x (__u64 entry_ns,
  *                   __u64 exit_ns): the calibrated cost of a probe hit, by
- *                   probe id.
+ *                   probe id; then __u64 the cost of a COUNTERS record.
  *   TF_SEC_COUNTERS __u32 count (<= SBT_MAX_COUNTERS), count x (__u32 type,
  *                   __u64 config, __u32 flags, string name): the perf_event
  *                   counters whose values SBT_EV_COUNTERS records carry.
@@ -58,8 +84,7 @@
  *                   (reused after an exit), in start order.
  *
  * The reader treats the file as hostile: every offset, length and count is
- * checked against the bytes actually present before anything is allocated,
- * and the metadata block is limited to TF_META_MAX bytes.
+ * checked against the bytes actually present before anything is allocated.
  */
 #ifndef SBT_TRACEFILE_H
 #define SBT_TRACEFILE_H
@@ -69,11 +94,11 @@
 #include "sbt/format.h"
 
 #define TF_MAGIC       "SBTTRACE"
-#define TF_VERSION     1
+#define TF_VERSION     2 /* written; version 1 is still read */
 #define TF_HEADER_SIZE 64
 #define TF_META_MAX    (64u << 20) /* bound on what a reader loads into memory */
 
-/* Section tags of the metadata block. */
+/* Chunk tags: metadata sections, records, the end mark. */
 #define TF_SEC_INFO	1
 #define TF_SEC_PROBES	2
 #define TF_SEC_SYMBOLS	3
@@ -82,6 +107,12 @@
 #define TF_SEC_COUNTERS 6
 #define TF_SEC_ALPHA	7
 #define TF_SEC_JOBS	8
+#define TF_SEC_RECORDS	9
+#define TF_SEC_END	10
+
+/* tracefile__put_meta(): which sections of a tf_meta to write. */
+#define TF_PUT(tag) (1u << (tag))
+#define TF_PUT_META (TF_PUT(TF_SEC_JOBS + 1) - TF_PUT(TF_SEC_INFO)) /* every section */
 
 /* The on-disk header (little-endian). */
 struct tf_header {
@@ -118,10 +149,10 @@ struct tf_job {
 };
 
 /*
- * What a trace says about its recording. Built by the recorder and handed to
- * tracefile__finish(), or read back by tracefile__open(). Every pointer is
- * malloc'ed (tf_meta_free() frees them); the writer accepts NULL strings and
- * writes them as "" (a NULL clock as "CLOCK_MONOTONIC").
+ * What a trace says about its recording. Built by the recorder and handed, whole or a
+ * part at a time, to tracefile__put_meta() or tracefile__finish(), or read back (all of
+ * it) by tracefile__open(). Every pointer is malloc'ed (tf_meta_free() frees them); the
+ * writer accepts NULL strings and writes them as "" (a NULL clock as "CLOCK_MONOTONIC").
  */
 struct tf_meta {
 	/* NUL-terminated, never NULL after a successful read (may be "") */
@@ -151,23 +182,43 @@ struct tf_meta {
 struct tf_writer;
 struct tf_reader;
 
-/* Create path (truncate), write a provisional header. NULL + errno on failure. */
+/* Create path (truncate) and write the header. NULL + errno on failure. */
 struct tf_writer *tracefile__create(const char *path);
-/* Append records (buffered). 0 or -errno. */
+/* Append the sections of m that `sections` names (TF_PUT(TF_SEC_x) bits):
+ * buffered, they reach the file before the records still buffered. 0 or
+ * -errno (an encoding failure, or the writer's earlier write failure). */
+int tracefile__put_meta(struct tf_writer *w, const struct tf_meta *m, unsigned int sections);
+/* fn runs at every flush, before anything is written: the caller puts there
+ * the metadata that the buffered records refer to (names, threads), so that
+ * a file cut after them names them. */
+void tracefile__on_flush(struct tf_writer *w, void (*fn)(void *ctx, struct tf_writer *w),
+			 void *ctx);
+/* Append records (buffered; flushed when the buffer is full). 0 or -errno. */
 int tracefile__write(struct tf_writer *w, const struct sbt_event *ev, size_t n);
-/* Records accepted so far. */
+/* Write what is buffered, metadata first: a file cut from now on holds
+ * every record written so far. 0 or -errno. After a failure (disk full)
+ * nothing more is written: the file stays a readable prefix. */
+int tracefile__flush(struct tf_writer *w);
+/* Records accepted so far, and those in chunks completely written. */
 __u64 tracefile__records(const struct tf_writer *w);
-/* Write the metadata, patch the header (nrecords, meta_offset, meta_size), fsync-free close,
- * free w. 0 or -errno. Always frees w. meta may be NULL (empty metadata). On failure the
- * file is left with its provisional header, so readers report it as not finalized. */
+__u64 tracefile__records_written(const struct tf_writer *w);
+/* Put every section of meta (NULL: none), flush, write the END mark, close,
+ * free w (always). 0 or -errno; on failure the file has no END mark and
+ * reads as cut. */
 int tracefile__finish(struct tf_writer *w, const struct tf_meta *meta);
 
 /* Open and validate; on failure NULL (errno set), with a one-line human-readable reason in
  * err, starting with the path (e.g. "lu.sbt: not an sbt-bpf trace (bad magic)"). The
- * metadata is loaded and checked here; records are read on demand. */
+ * metadata is loaded and checked here; records are read on demand. A cut file opens (see
+ * tracefile__cut()) unless it holds no complete record. */
 struct tf_reader *tracefile__open(const char *path, char *err, size_t errlen);
 const struct tf_meta *tracefile__meta(const struct tf_reader *r);
+/* The complete records of the file. */
 __u64 tracefile__nrecords(const struct tf_reader *r);
+/* 1 when the file ends before its END mark (the recorder was killed, the disk
+ * was full, or it still records): what is read is what the file held up to
+ * there, an end time of 0 becomes the last record's time. */
+int tracefile__cut(const struct tf_reader *r);
 /* Next record: 1 = got one, 0 = end, -errno on read error. Reads in buffered chunks: memory
  * must not grow with the file size. */
 int tracefile__next(struct tf_reader *r, struct sbt_event *out);

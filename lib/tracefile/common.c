@@ -10,7 +10,8 @@
 const char *const tf_section_names[TF_NSECTIONS] = {
 	[TF_SEC_INFO] = "INFO",	      [TF_SEC_PROBES] = "PROBES", [TF_SEC_SYMBOLS] = "SYMBOLS",
 	[TF_SEC_THREADS] = "THREADS", [TF_SEC_DROPS] = "DROPS",	  [TF_SEC_COUNTERS] = "COUNTERS",
-	[TF_SEC_ALPHA] = "ALPHA",     [TF_SEC_JOBS] = "JOBS",
+	[TF_SEC_ALPHA] = "ALPHA",     [TF_SEC_JOBS] = "JOBS",	  [TF_SEC_RECORDS] = "RECORDS",
+	[TF_SEC_END] = "END",
 };
 
 /* Records are written as is on little-endian hosts; elsewhere they are swapped to the
@@ -42,44 +43,29 @@ void tf_header_to_le(struct tf_header *h)
 #endif
 }
 
-/* write(2) until done: regular files may still return short counts (quota, signals). */
-int tf_write_all(int fd, const void *buf, size_t len)
+/* write(2) until done: regular files may still return short counts (quota, signals, a disk
+ * that fills up). */
+int tf_write_all(int fd, const void *buf, size_t len, size_t *done)
 {
 	const char *p = buf;
+	size_t n0 = len;
+	int err = 0;
 
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
 		p += n;
 		len -= n;
 	}
-	return 0;
-}
-
-int tf_pwrite_all(int fd, const void *buf, size_t len, off_t off)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= n;
-		off += n;
-	}
-	return 0;
+	if (done)
+		*done = n0 - len;
+	return err;
 }
 
 ssize_t tf_pread_all(int fd, void *buf, size_t len, off_t off)

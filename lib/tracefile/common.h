@@ -11,8 +11,8 @@
 
 #define REC_SIZE ((__u64)sizeof(struct sbt_event))
 
-/* Names of the known sections, by tag (NULL: not a tag). */
-#define TF_NSECTIONS (TF_SEC_JOBS + 1) /* 1 + the highest known tag */
+/* Names of the known chunks, by tag (NULL: not a tag). */
+#define TF_NSECTIONS (TF_SEC_END + 1) /* 1 + the highest known tag */
 extern const char *const tf_section_names[TF_NSECTIONS];
 
 /* Records and header fields between host and little-endian file order
@@ -20,10 +20,10 @@ extern const char *const tf_section_names[TF_NSECTIONS];
 void tf_event_to_le(struct sbt_event *e);
 void tf_header_to_le(struct tf_header *h);
 
-/* Whole-buffer I/O through short counts and EINTR: 0 or -errno; pread
- * returns the count (short only at the end of the file) or -errno. */
-int tf_write_all(int fd, const void *buf, size_t len);
-int tf_pwrite_all(int fd, const void *buf, size_t len, off_t off);
+/* Whole-buffer I/O through short counts and EINTR: write returns 0 or -errno, with the bytes
+ * written in *done (NULL: not wanted); pread returns the count (short only at the end of the
+ * file) or -errno. */
+int tf_write_all(int fd, const void *buf, size_t len, size_t *done);
 ssize_t tf_pread_all(int fd, void *buf, size_t len, off_t off);
 
 #endif

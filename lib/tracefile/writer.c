@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The .sbt writer: records buffered to disk, then the metadata sections and
- * the final header (lib/tracefile.h). */
+/* The .sbt writer: a stream of chunks (lib/tracefile.h), metadata ahead of
+ * the records that need it, so that a file cut anywhere reads up to its last
+ * complete record. */
 #include "lib/tracefile/common.h"
 #include <endian.h>
 #include <errno.h>
@@ -11,97 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define WBUF_SIZE (64 * 1024)
-
-/* The provisional header (final == false) leaves nrecords and meta_offset 0: the "not
- * finalized" mark, which no finished trace has since its meta_offset is >= header_size. */
-static void header_init(struct tf_header *h, bool final, __u64 nrecords, __u64 meta_size)
-{
-	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, TF_MAGIC, sizeof(h->magic));
-	h->version = TF_VERSION;
-	h->header_size = sizeof(*h);
-	h->record_size = REC_SIZE;
-	if (final) {
-		h->nrecords = nrecords;
-		h->meta_offset = sizeof(*h) + nrecords * REC_SIZE;
-		h->meta_size = meta_size;
-	}
-	tf_header_to_le(h);
-}
-
-struct tf_writer {
-	int fd;
-	int err; /* first failure; sticky, so finish reports it */
-	__u64 nrecords;
-	size_t len; /* bytes pending in buf */
-	char buf[WBUF_SIZE];
-};
-
-struct tf_writer *tracefile__create(const char *path)
-{
-	struct tf_writer *w;
-	struct tf_header h;
-	int err;
-
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return NULL;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		err = errno;
-		free(w);
-		errno = err;
-		return NULL;
-	}
-	header_init(&h, false, 0, 0);
-	err = tf_write_all(w->fd, &h, sizeof(h));
-	if (err) {
-		close(w->fd);
-		free(w);
-		errno = -err;
-		return NULL;
-	}
-	return w;
-}
-
-static int writer_flush(struct tf_writer *w)
-{
-	int err;
-
-	if (w->err || !w->len)
-		return w->err;
-	err = tf_write_all(w->fd, w->buf, w->len);
-	w->len = 0;
-	if (err)
-		w->err = err;
-	return err;
-}
-
-int tracefile__write(struct tf_writer *w, const struct sbt_event *ev, size_t n)
-{
-	size_t i;
-
-	if (!w || (n && !ev))
-		return -EINVAL;
-	for (i = 0; i < n && !w->err; i++) {
-		struct sbt_event *slot;
-
-		if (w->len + REC_SIZE > sizeof(w->buf) && writer_flush(w))
-			break;
-		slot = (struct sbt_event *)(w->buf + w->len);
-		memcpy(slot, &ev[i], sizeof(*slot));
-		tf_event_to_le(slot);
-		w->len += REC_SIZE;
-		w->nrecords++;
-	}
-	return w->err;
-}
-
-__u64 tracefile__records(const struct tf_writer *w)
-{
-	return w ? w->nrecords : 0;
-}
+#define WBUF_RECS 1638 /* records per RECORDS chunk: 64 KiB */
+#define CHUNK_HDR 8
 
 /* A growable byte buffer for encoding the metadata; errors are sticky like the writer's. */
 struct mbuf {
@@ -329,47 +241,185 @@ static void encode_jobs(struct mbuf *b, const struct tf_meta *m)
 	mb_end(b, at);
 }
 
-static int encode_meta(struct mbuf *b, const struct tf_meta *meta)
+/* The sections of m named in mask, in tag order. */
+static void encode_meta(struct mbuf *b, const struct tf_meta *m, unsigned int mask)
 {
-	static const struct tf_meta empty;
-	const struct tf_meta *m = meta ? meta : &empty;
+	static void (*const encode[TF_NSECTIONS])(struct mbuf *, const struct tf_meta *) = {
+		[TF_SEC_INFO] = encode_info,	   [TF_SEC_PROBES] = encode_probes,
+		[TF_SEC_SYMBOLS] = encode_symbols, [TF_SEC_THREADS] = encode_threads,
+		[TF_SEC_DROPS] = encode_drops,	   [TF_SEC_COUNTERS] = encode_counters,
+		[TF_SEC_ALPHA] = encode_alpha,	   [TF_SEC_JOBS] = encode_jobs,
+	};
+	int tag;
 
-	encode_info(b, m);
-	encode_probes(b, m);
-	encode_symbols(b, m);
-	encode_threads(b, m);
-	encode_drops(b, m);
-	encode_counters(b, m);
-	encode_alpha(b, m);
-	encode_jobs(b, m);
-	/* a reader would refuse a larger block: fail now rather than write an unreadable trace */
-	if (!b->err && b->len > TF_META_MAX)
-		b->err = -EFBIG;
-	return b->err;
+	for (tag = 0; tag < TF_NSECTIONS; tag++)
+		if (encode[tag] && (mask & TF_PUT(tag)))
+			encode[tag](b, m);
+}
+
+struct tf_writer {
+	int fd;
+	int err; /* first failure; sticky: nothing is written after it */
+	__u64 nrecords, written;
+	__u64 meta_total; /* metadata bytes so far: readers load at most TF_META_MAX */
+	struct mbuf meta; /* metadata chunks waiting, written before the records */
+	void (*on_flush)(void *ctx, struct tf_writer *w);
+	void *flush_ctx;
+	int flushing;
+	/* one RECORDS chunk: its header, then nbuf records */
+	size_t nbuf;
+	__u8 buf[CHUNK_HDR + WBUF_RECS * sizeof(struct sbt_event)];
+};
+
+static void header_init(struct tf_header *h)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, TF_MAGIC, sizeof(h->magic));
+	h->version = TF_VERSION;
+	h->header_size = sizeof(*h);
+	h->record_size = REC_SIZE;
+	tf_header_to_le(h);
+}
+
+struct tf_writer *tracefile__create(const char *path)
+{
+	struct tf_writer *w;
+	struct tf_header h;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		err = errno;
+		free(w);
+		errno = err;
+		return NULL;
+	}
+	header_init(&h);
+	err = tf_write_all(w->fd, &h, sizeof(h), NULL);
+	if (err) {
+		close(w->fd);
+		free(w);
+		errno = -err;
+		return NULL;
+	}
+	return w;
+}
+
+void tracefile__on_flush(struct tf_writer *w, void (*fn)(void *ctx, struct tf_writer *w), void *ctx)
+{
+	w->on_flush = fn;
+	w->flush_ctx = ctx;
+}
+
+int tracefile__put_meta(struct tf_writer *w, const struct tf_meta *m, unsigned int sections)
+{
+	size_t before;
+
+	if (!w || !m)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	before = w->meta.len;
+	encode_meta(&w->meta, m, sections);
+	w->meta_total += w->meta.len - before;
+	/* a reader would refuse more: fail now rather than write an unreadable trace */
+	if (!w->meta.err && w->meta_total > TF_META_MAX)
+		w->meta.err = -EFBIG;
+	if (w->meta.err)
+		w->err = w->meta.err;
+	return w->err;
+}
+
+/* The metadata waiting, then the records: a failure half-way (the disk full) leaves a file
+ * whose complete records are all counted in w->written, as a reader will find them. */
+static int write_chunks(struct tf_writer *w)
+{
+	__u32 hdr[2] = {htole32(TF_SEC_RECORDS), htole32(w->nbuf * REC_SIZE)};
+	size_t done = 0;
+	int err = 0;
+
+	if (w->meta.len)
+		err = tf_write_all(w->fd, w->meta.p, w->meta.len, NULL);
+	w->meta.len = 0;
+	if (!err && w->nbuf) {
+		memcpy(w->buf, hdr, sizeof(hdr));
+		err = tf_write_all(w->fd, w->buf, CHUNK_HDR + w->nbuf * REC_SIZE, &done);
+		if (done > CHUNK_HDR)
+			w->written += (done - CHUNK_HDR) / REC_SIZE;
+	}
+	w->nbuf = 0;
+	return err;
+}
+
+int tracefile__flush(struct tf_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	if (!w->err && w->on_flush && !w->flushing) {
+		w->flushing = 1;
+		w->on_flush(w->flush_ctx, w);
+		w->flushing = 0;
+	}
+	if (!w->err)
+		w->err = write_chunks(w);
+	return w->err;
+}
+
+int tracefile__write(struct tf_writer *w, const struct sbt_event *ev, size_t n)
+{
+	size_t i;
+
+	if (!w || (n && !ev))
+		return -EINVAL;
+	for (i = 0; i < n && !w->err; i++) {
+		struct sbt_event *slot;
+
+		if (w->nbuf == WBUF_RECS && tracefile__flush(w))
+			break;
+		slot = (struct sbt_event *)(w->buf + CHUNK_HDR + w->nbuf * REC_SIZE);
+		memcpy(slot, &ev[i], sizeof(*slot));
+		tf_event_to_le(slot);
+		w->nbuf++;
+		w->nrecords++;
+	}
+	return w->err;
+}
+
+__u64 tracefile__records(const struct tf_writer *w)
+{
+	return w ? w->nrecords : 0;
+}
+
+__u64 tracefile__records_written(const struct tf_writer *w)
+{
+	return w ? w->written : 0;
 }
 
 int tracefile__finish(struct tf_writer *w, const struct tf_meta *meta)
 {
-	struct mbuf b = {0};
-	struct tf_header h;
+	__u32 hdr[2] = {htole32(TF_SEC_END), htole32(sizeof(__u64))};
+	__u8 end[CHUNK_HDR + sizeof(__u64)];
+	__u64 n;
 	int err;
 
 	if (!w)
 		return -EINVAL;
-	err = writer_flush(w);
-	if (!err)
-		err = encode_meta(&b, meta);
-	if (!err)
-		err = tf_write_all(w->fd, b.p, b.len);
-	/* the header goes last, so a failure anywhere above leaves the "not finalized" mark */
+	if (meta)
+		tracefile__put_meta(w, meta, TF_PUT_META);
+	err = tracefile__flush(w);
+	/* the END mark goes last, so a failure anywhere above leaves a file that reads as cut */
 	if (!err) {
-		header_init(&h, true, w->nrecords, b.len);
-		err = tf_pwrite_all(w->fd, &h, sizeof(h), 0);
+		n = htole64(w->nrecords);
+		memcpy(end, hdr, sizeof(hdr));
+		memcpy(end + CHUNK_HDR, &n, sizeof(n));
+		err = tf_write_all(w->fd, end, sizeof(end), NULL);
 	}
 	if (close(w->fd) && !err)
 		err = -errno;
-	free(b.p);
+	free(w->meta.p);
 	free(w);
 	return err;
 }
-

@@ -127,26 +127,34 @@ def windows(path, part=False):
 # ---- what the trace's times count from ------------------------------------------
 
 def sbt_origins(path):
-    """(INFO start_ns, [(pid, JOBS start_ns)]) of a .sbt trace (user/tracefile.h)."""
+    """(INFO start_ns, [(pid, JOBS start_ns)]) of a .sbt trace (lib/tracefile.h):
+    format 2, a stream of chunks after the header; format 1, one metadata
+    block that the header points to."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:8] != b"SBTTRACE":
         sys.exit(f"{path}: not an sbt-bpf trace")
-    meta, size = struct.unpack_from("<QQ", data, 32)
-    pos, end, start, jobs = meta, meta + size, None, []
+    version, header_size = struct.unpack_from("<II", data, 8)
+    if version == 1:
+        pos, size = struct.unpack_from("<QQ", data, 32)
+        end = pos + size
+    else:
+        pos, end = header_size, len(data)
+    start, jobs = None, []
     while pos + 8 <= end:
         tag, n = struct.unpack_from("<II", data, pos)
         body = data[pos + 8:pos + 8 + n]
         pos += 8 + n
-        if tag == 1:  # TF_SEC_INFO
+        if tag == 1:  # TF_SEC_INFO (repeated: the same start)
             start = struct.unpack_from("<Q", body)[0]
-        elif tag == 8:  # TF_SEC_JOBS
+        elif tag == 8:  # TF_SEC_JOBS (repeated at a job's end: the same start)
             q = 4
             for _ in range(struct.unpack_from("<I", body)[0]):
                 pid, s = struct.unpack_from("<IQ", body, q)
                 q += 28
                 q += 2 + struct.unpack_from("<H", body, q)[0]
-                jobs.append((pid, s))
+                if (pid, s) not in jobs:
+                    jobs.append((pid, s))
     return start, jobs
 
 

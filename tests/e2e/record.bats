@@ -96,3 +96,96 @@ assert all("idle_ns" in t for t in s["threads"])
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"record writes a trace, no report"* ]]
 }
+
+# A recording cut short (the recorder killed, the disk full) reads up to its
+# last complete record. The small file system of the disk-full test goes in
+# teardown, after the processes that could hold it.
+SMALL_FS=
+eval "helpers_$(declare -f teardown)"
+teardown() {
+	helpers_teardown
+	if [ -n "$SMALL_FS" ]; then
+		umount -l "$SMALL_FS" 2>/dev/null || true
+		rmdir "$SMALL_FS"
+	fi
+}
+
+# wait_grows FILE SIZE [SECONDS]: until FILE is larger than SIZE bytes.
+wait_grows() {
+	local i n=$(( ${3:-10} * 20 ))
+	for ((i = 0; i < n; i++)); do
+		[ "$(stat -c %s "$1")" -gt "$2" ] && return 0
+		sleep 0.05
+	done
+	echo "$1 did not grow past $2 bytes" >&2
+	return 1
+}
+
+# printed_phases FILE: phases the workload's last thread printed. Each thread
+# prints a phase after leaving its barrier and before the next one, so once it
+# printed one more line after the recording ended, every phase the trace can
+# hold complete (all threads left) is counted.
+printed_phases() {
+	grep -cE '^phase [0-9]+ thread 1 ' "$1"
+}
+
+# The trace's phases: read with a warning, > 0 and no more than the workload
+# printed; call sites and the barrier named, not in hex.
+check_cut_report() {
+	local trace=$1 printed=$2 records=$3 phases
+	run "$SBT" report "$trace"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'trace was cut' <<<"$output")" -eq 1 ]
+	grep -qE "^sbt-bpf: warning: $trace: trace was cut after $records records \(recording killed or disk full\?\): reporting what is there$" <<<"$output"
+	grep -qE "^Recording: cut after $records records" <<<"$output"
+	phases=$(sed -nE 's/^SBT summary: ([0-9]+) phases.*/\1/p' <<<"$output")
+	echo "phases in the trace: $phases, printed by the workload: $printed"
+	[ "$phases" -gt 0 ]
+	[ "$phases" -le "$printed" ]
+	grep -qE 'worker_main \(barrier_imbalance\.c:[0-9]+\) "phase_barrier"$' <<<"$output"
+	refute_grep -qE ' 0x[0-9a-f]+ *$' <<<"$output"
+}
+
+@test "a recorder killed mid-run (SIGKILL): report and export read the trace up to its last record" {
+	start_sbt "^sbt-bpf: tracing pid" "$T/wl.out" record -o "$T/k.sbt" -- \
+		"$EX/barrier_imbalance" -t 2 -n 1000000 -d 2 -m sleep
+	wl=$(sed -nE 's/^sbt-bpf: tracing pid ([0-9]+) .*/\1/p' "$T/wl.out.err")
+	wait_lines "$T/wl.out" '^phase [0-9]+ thread 1 ' 20
+	size=$(stat -c %s "$T/k.sbt")
+	wait_grows "$T/k.sbt" "$size"
+	kill -KILL "$TR"
+	wait "$TR" || true
+	n=$(printed_phases "$T/wl.out")
+	wait_lines "$T/wl.out" '^phase [0-9]+ thread 1 ' $((n + 1))
+	printed=$(printed_phases "$T/wl.out")
+	kill -KILL "$wl"
+	run "$SBT" report --format json "$T/k.sbt"
+	[ "$status" -eq 0 ]
+	records=$(sed -nE 's/.*trace was cut after ([0-9]+) records.*/\1/p' <<<"$output")
+	check_cut_report "$T/k.sbt" "$printed" "$records"
+	run "$SBT" export --format csv -o "$T/k.csv" "$T/k.sbt"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"trace was cut after $records records"* ]]
+	[ "$(grep -c ',phase_barrier,' "$T/k.csv")" -gt 0 ]
+}
+
+@test "a disk that fills up: record fails and says so, the trace reads up to its last record" {
+	SMALL_FS=$(mktemp -d)
+	mount -t tmpfs -o size=256k tmpfs "$SMALL_FS"
+	rc=0
+	"$SBT" record -o "$SMALL_FS/f.sbt" -- "$EX/barrier_imbalance" -t 2 -n 1000000 -d 0 \
+		>"$T/wl.out" 2>"$T/sbt.err" || rc=$?
+	cat "$T/sbt.err"
+	[ "$rc" -eq 1 ]
+	grep -qE "^sbt-bpf: error: writing $SMALL_FS/f.sbt: No space left on device: the trace stops after [0-9]+ records" "$T/sbt.err"
+	grep -q "^sbt-bpf: warning: recording stopped; the target is left running, untraced$" "$T/sbt.err"
+	refute_grep -q "^sbt-bpf: recorded" "$T/sbt.err"
+	wl=$(sed -nE 's/^sbt-bpf: tracing pid ([0-9]+) .*/\1/p' "$T/sbt.err")
+	n=$(printed_phases "$T/wl.out")
+	wait_lines "$T/wl.out" '^phase [0-9]+ thread 1 ' $((n + 1))
+	printed=$(printed_phases "$T/wl.out")
+	kill -KILL "$wl"
+	# what the recorder said it wrote is what report finds
+	records=$(sed -nE 's/.*the trace stops after ([0-9]+) records.*/\1/p' "$T/sbt.err")
+	check_cut_report "$SMALL_FS/f.sbt" "$printed" "$records"
+}

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The .sbt trace file: round trips, clear rejection of broken files, and a mutation fuzz
- * that must never crash the reader. */
+/* The .sbt trace file: round trips, a trace written as a recorder writes it, read at every
+ * length it could have been cut to (killed, disk full), format 1 still read, clear rejection
+ * of broken files, and a mutation fuzz that must never crash the reader. */
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "lib/tracefile.h"
 #include "unit.h"
@@ -194,6 +198,7 @@ TEST(round_trip)
 		CHECK_EQ(n, NREC);
 		CHECK_EQ(bad, 0);
 		CHECK_EQ(tracefile__next(r, &e), 0); /* stays at the end */
+		CHECK_EQ(tracefile__cut(r), 0);
 		tracefile__close(r);
 	} else {
 		printf("    %s\n", err);
@@ -220,8 +225,9 @@ TEST(empty_trace)
 		CHECK_EQ(tracefile__next(r, &e), 0);
 		CHECK_STR(rm->kernel, "");
 		CHECK_STR(rm->command, "");
-		CHECK_STR(rm->command_end, "");		 /* not written: unknown */
-		CHECK_STR(rm->clock, "CLOCK_MONOTONIC"); /* the writer's default */
+		CHECK_STR(rm->command_end, ""); /* not written: unknown */
+		CHECK_STR(rm->clock, "");	/* no INFO at all */
+		CHECK_EQ(tracefile__cut(r), 0);
 		CHECK_EQ(rm->nprobes, 0);
 		CHECK_EQ(rm->nsymbols, 0);
 		CHECK_EQ(rm->nthreads, 0);
@@ -243,7 +249,7 @@ TEST(empty_trace)
 	unlink(path);
 }
 
-/* --- whole files in memory, for corrupting ---------------------------------------------- */
+/* --- whole files in memory, for cutting and corrupting ------------------------------------- */
 
 struct blob {
 	unsigned char *p;
@@ -279,7 +285,16 @@ static void store(const char *path, const void *p, size_t len)
 	fclose(f);
 }
 
-/* A valid trace of nrec records and a full meta, in memory. */
+static struct blob copy(const struct blob *b)
+{
+	struct blob c = {malloc(b->len), b->len};
+
+	memcpy(c.p, b->p, b->len);
+	return c;
+}
+
+/* A valid trace of nrec records and a full meta (at the end, as tracefile__finish puts it),
+ * in memory. */
 static struct blob valid_blob(const char *path, __u32 nrec)
 {
 	struct tf_meta m;
@@ -302,6 +317,14 @@ static void put64(struct blob *b, size_t off, __u64 v)
 		memcpy(b->p + off, &v, 8);
 }
 
+static __u32 get32(const struct blob *b, size_t off)
+{
+	__u32 v;
+
+	memcpy(&v, b->p + off, 4);
+	return v;
+}
+
 static __u64 get64(const struct blob *b, size_t off)
 {
 	__u64 v;
@@ -310,17 +333,16 @@ static __u64 get64(const struct blob *b, size_t off)
 	return v;
 }
 
-/* Offset of the payload of the first section with tag, 0 when none. */
-static size_t find_section(const struct blob *b, __u32 tag)
+/* Offset of the payload of the nth (0: first) chunk with tag in a format 2 blob, 0 when none:
+ * the test's own walk of the layout of lib/tracefile.h. */
+static size_t find_chunk(const struct blob *b, __u32 tag, int nth)
 {
-	size_t off = get64(b, offsetof(struct tf_header, meta_offset));
+	size_t off = TF_HEADER_SIZE;
 
 	while (off + 8 <= b->len) {
-		__u32 t, len;
+		__u32 t = get32(b, off), len = get32(b, off + 4);
 
-		memcpy(&t, b->p + off, 4);
-		memcpy(&len, b->p + off + 4, 4);
-		if (t == tag)
+		if (t == tag && nth-- == 0)
 			return off + 8;
 		off += 8 + (size_t)len;
 	}
@@ -340,6 +362,490 @@ static void expect_reject(const char *path, const struct blob *b, const char *wa
 	snprintf(full, sizeof(full), "%s: %s", path, want);
 	CHECK_STR(err, full);
 }
+
+/* Opens path, which must read; its records must be make_event(0..): their count, or -1. */
+static long read_all(const char *path, struct tf_reader **out)
+{
+	char err[256];
+	struct tf_reader *r = tracefile__open(path, err, sizeof(err));
+	struct sbt_event e;
+	long n = 0, bad = 0;
+	int ret;
+
+	*out = r;
+	if (!r) {
+		printf("    %s\n", err);
+		return -1;
+	}
+	while ((ret = tracefile__next(r, &e)) == 1) {
+		struct sbt_event want = make_event(n++);
+
+		bad += memcmp(&e, &want, sizeof(e)) != 0;
+	}
+	CHECK_EQ(ret, 0);
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(n, tracefile__nrecords(r));
+	return n;
+}
+
+/* --- a trace written as the recorder writes it ------------------------------------------- */
+
+#define STREAM_NAME_EVERY 25 /* a call site named every 25 records */
+#define STREAM_PID	  4242
+
+/* The recorder's side: the start of the recording before any record, names put by the flush
+ * hook ahead of the records naming them, a probe found two thirds in, the end last. */
+struct stream {
+	struct tf_writer *w;
+	__u32 named; /* records whose names were put */
+	__u32 nrec;
+	int err;	 /* first failure returned by the writer */
+	__u64 written; /* records the writer says it wrote, before the END mark */
+};
+
+static void note(struct stream *s, int err)
+{
+	if (err && !s->err)
+		s->err = err;
+}
+
+static __u64 site_of(__u32 i)
+{
+	return 0x500000 + i;
+}
+
+/* The flush hook: names of the records buffered since the last flush. */
+static void name_sites(void *ctx, struct tf_writer *w)
+{
+	struct stream *s = ctx;
+	__u64 upto = tracefile__records(w);
+	struct tf_symbol syms[64];
+	struct tf_meta m = {.symbols = syms};
+	char names[64][16];
+
+	for (; s->named < upto; s->named++) {
+		if (s->named % STREAM_NAME_EVERY)
+			continue;
+		snprintf(names[m.nsymbols], sizeof(names[0]), "site_%u", s->named);
+		syms[m.nsymbols] =
+			(struct tf_symbol){STREAM_PID, site_of(s->named), names[m.nsymbols]};
+		if (++m.nsymbols == 64) {
+			note(s, tracefile__put_meta(w, &m, TF_PUT(TF_SEC_SYMBOLS)));
+			m.nsymbols = 0;
+		}
+	}
+	if (m.nsymbols)
+		note(s, tracefile__put_meta(w, &m, TF_PUT(TF_SEC_SYMBOLS)));
+}
+
+/* What the recording knows at its start: full's INFO without the end, two of its probes,
+ * its jobs and threads still running. Shallow: nothing to free. */
+static void put_start(struct stream *s, const struct tf_meta *full)
+{
+	struct tf_meta m = *full;
+	struct tf_job jobs[2];
+	struct tf_thread threads[2];
+	__u32 i;
+
+	m.end_ns = 0;
+	m.command_end = NULL;
+	m.nprobes = 2;
+	m.nalpha = 3;
+	for (i = 0; i < 2; i++) {
+		jobs[i] = full->jobs[i];
+		jobs[i].end_ns = jobs[i].drops = 0;
+		threads[i] = full->threads[i];
+		threads[i].exit_ns = 0;
+	}
+	m.jobs = jobs;
+	m.threads = threads;
+	note(s, tracefile__put_meta(s->w, &m,
+				    TF_PUT(TF_SEC_INFO) | TF_PUT(TF_SEC_PROBES) |
+					    TF_PUT(TF_SEC_ALPHA) | TF_PUT(TF_SEC_COUNTERS) |
+					    TF_PUT(TF_SEC_JOBS) | TF_PUT(TF_SEC_THREADS)));
+}
+
+/* A probe found later (a library loaded): the third one, and the costs of all. */
+static void put_late_probe(struct stream *s, const struct tf_meta *full)
+{
+	struct tf_meta m = {.probes = full->probes + 2,
+			    .nprobes = 1,
+			    .alpha_enter = full->alpha_enter,
+			    .alpha_exit = full->alpha_exit,
+			    .nalpha = full->nalpha,
+			    .alpha_counters = full->alpha_counters};
+
+	note(s, tracefile__put_meta(s->w, &m, TF_PUT(TF_SEC_PROBES) | TF_PUT(TF_SEC_ALPHA)));
+}
+
+/* Writes a stream of nrec records to path, flushed every flush_every records (0: when the
+ * buffer is full), and returns what the writer said. */
+static struct stream write_stream(const char *path, __u32 nrec, __u32 flush_every)
+{
+	struct stream s = {.nrec = nrec};
+	struct tf_meta full;
+	__u32 i;
+
+	make_meta(&full);
+	s.w = tracefile__create(path);
+	CHECK(s.w != NULL);
+	if (!s.w) {
+		tf_meta_free(&full);
+		return s;
+	}
+	tracefile__on_flush(s.w, name_sites, &s);
+	put_start(&s, &full);
+	note(&s, tracefile__flush(s.w));
+	for (i = 0; i < nrec; i++) {
+		struct sbt_event e = make_event(i);
+
+		if (i == nrec * 2 / 3)
+			put_late_probe(&s, &full);
+		note(&s, tracefile__write(s.w, &e, 1));
+		if (flush_every && (i + 1) % flush_every == 0)
+			note(&s, tracefile__flush(s.w));
+	}
+	/* the end: INFO with the end time, jobs and threads with their ends, losses */
+	note(&s, tracefile__put_meta(s.w, &full,
+				     TF_PUT(TF_SEC_INFO) | TF_PUT(TF_SEC_JOBS) |
+					     TF_PUT(TF_SEC_THREADS) | TF_PUT(TF_SEC_DROPS)));
+	note(&s, tracefile__flush(s.w));
+	s.written = tracefile__records_written(s.w);
+	note(&s, tracefile__finish(s.w, NULL));
+	s.w = NULL;
+	tf_meta_free(&full);
+	return s;
+}
+
+/* Where each record of a format 2 blob ends, and where the last chunk of each tag ends. */
+struct layout {
+	size_t *rec_end;
+	__u32 nrec;
+	size_t last_end[TF_SEC_END + 1];
+};
+
+static struct layout layout_of(const struct blob *b)
+{
+	struct layout l = {malloc(b->len / 40 * sizeof(size_t) + 1), 0, {0}};
+	size_t off = TF_HEADER_SIZE, k;
+
+	while (off + 8 <= b->len) {
+		__u32 tag = get32(b, off), len = get32(b, off + 4);
+
+		for (k = 0; tag == TF_SEC_RECORDS && k < len / 40; k++)
+			l.rec_end[l.nrec++] = off + 8 + (k + 1) * 40;
+		if (tag <= TF_SEC_END)
+			l.last_end[tag] = off + 8 + len;
+		off += 8 + (size_t)len;
+	}
+	return l;
+}
+
+/* Complete records in the first len bytes. */
+static __u32 records_within(const struct layout *l, size_t len)
+{
+	__u32 n = 0;
+
+	while (n < l->nrec && l->rec_end[n] <= len)
+		n++;
+	return n;
+}
+
+/* The file at path, the first len bytes of full (laid out as l): readable up to its last
+ * complete record, naming what those records refer to, or refused with a clear reason.
+ * Returns 1 when it opened. */
+static int check_prefix(const char *path, const struct blob *full, const struct layout *l,
+			size_t len, __u32 nrec)
+{
+	__u32 want = records_within(l, len), i;
+	struct tf_reader *r;
+	char err[256], msg[320];
+	long n;
+	int end;
+
+	if (!want) {
+		r = tracefile__open(path, err, sizeof(err));
+		CHECK(r == NULL);
+		tracefile__close(r);
+		snprintf(msg, sizeof(msg), "%s: %s", path,
+			 len == 0  ? "empty file, not an sbt-bpf trace"
+			 : len < 8 ? "not an sbt-bpf trace (bad magic)"
+			 : len < TF_HEADER_SIZE
+				 ? "truncated: the file ends inside the header"
+				 : "truncated: the recording was cut before its first record "
+				   "(recorder killed or disk full?)");
+		if (strncmp(err, msg, strlen(msg)))
+			CHECK_STR(err, msg);
+		return 0;
+	}
+	n = read_all(path, &r);
+	CHECK_EQ(n, want);
+	if (r) {
+		const struct tf_meta *m = tracefile__meta(r);
+		int cut = len < full->len;
+
+		CHECK_EQ(tracefile__cut(r), cut);
+		/* the start of the recording precedes every record */
+		CHECK_STR(m->command, "./lu -n 4 'quoted arg'");
+		CHECK_EQ(m->njobs, 2);
+		CHECK_EQ(m->nthreads, 2);
+		CHECK_EQ(m->nprobes, want > nrec * 2 / 3 ? 3 : m->nprobes);
+		CHECK(m->nprobes >= 2);
+		/* every record read is named: the names went ahead of it */
+		CHECK(m->nsymbols >= (want + STREAM_NAME_EVERY - 1) / STREAM_NAME_EVERY);
+		for (i = 0; i < m->nsymbols && i < 3; i++)
+			CHECK_EQ(m->symbols[i].addr, site_of(i * STREAM_NAME_EVERY));
+		/* the end time: written at the end, else the last record's; ends of jobs and
+		 * threads once written */
+		end = len >= l->last_end[TF_SEC_INFO];
+		CHECK_EQ(m->end_ns, end ? 1000000000ull + NREC * 7919ull : make_event(want - 1).ts);
+		CHECK_STR(m->command_end, end ? "killed by SIGSEGV (core dumped)" : "");
+		CHECK_EQ(m->jobs[0].end_ns, len >= l->last_end[TF_SEC_JOBS] ? 900 : 0);
+		CHECK_EQ(m->threads[0].exit_ns, len >= l->last_end[TF_SEC_THREADS] ? 99999 : 0);
+	}
+	tracefile__close(r);
+	return 1;
+}
+
+/* The whole stream: metadata accumulated across its chunks as lib/tracefile.h says. */
+TEST(stream_round_trip)
+{
+	char path[64];
+	struct tf_reader *r;
+	struct tf_meta full;
+	struct stream s;
+	__u32 i;
+
+	tmp_path(path);
+	s = write_stream(path, 300, 40);
+	CHECK_EQ(s.err, 0);
+	CHECK_EQ(read_all(path, &r), 300);
+	make_meta(&full);
+	if (r) {
+		const struct tf_meta *m = tracefile__meta(r);
+
+		CHECK_EQ(tracefile__cut(r), 0);
+		CHECK_EQ(m->nsymbols, 300 / STREAM_NAME_EVERY);
+		for (i = 0; i < m->nsymbols; i++) {
+			char want[16];
+
+			snprintf(want, sizeof(want), "site_%u", i * STREAM_NAME_EVERY);
+			CHECK_STR(m->symbols[i].name, want);
+		}
+		/* the probe found later is appended, the costs are the last written */
+		CHECK_EQ(m->nprobes, 3);
+		CHECK_STR(m->probes[2].symbol, "probe_sym_2");
+		CHECK_EQ(m->nalpha, 3);
+		CHECK_EQ(m->alpha_exit[2], 52);
+		/* threads and jobs put again at their end replace their entries */
+		CHECK_EQ(m->nthreads, 2);
+		CHECK_EQ(m->threads[0].exit_ns, 99999);
+		CHECK_EQ(m->njobs, 2);
+		CHECK_EQ(m->jobs[0].end_ns, 900);
+		CHECK_EQ(m->jobs[0].drops, 3);
+		CHECK_STR(m->jobs[0].command, "./lu -p8");
+		/* the INFO of the end replaces that of the start */
+		CHECK_EQ(m->start_ns, full.start_ns);
+		CHECK_EQ(m->end_ns, full.end_ns);
+		CHECK_STR(m->command_end, full.command_end);
+		CHECK_STR(m->kernel, full.kernel);
+		CHECK_EQ(m->drops_total, 60);
+		CHECK_EQ(m->ncpus, 4);
+		CHECK_EQ(m->ncounters, 0);
+	}
+	tracefile__close(r);
+	tf_meta_free(&full);
+	unlink(path);
+}
+
+/* Cut at every byte (the recorder killed at any moment): the file reads up to its last
+ * complete record, its records named, or is refused with a clear reason; never a crash. */
+TEST(cut_at_every_length)
+{
+	char path[64];
+	struct blob full;
+	struct layout l;
+	size_t len;
+	int opened = 0, refused = 0;
+
+	tmp_path(path);
+	write_stream(path, 300, 40);
+	full = load(path);
+	l = layout_of(&full);
+	CHECK_EQ(l.nrec, 300);
+	for (len = full.len + 1; len-- > 0;) {
+		CHECK_EQ(truncate(path, len), 0);
+		if (check_prefix(path, &full, &l, len, 300))
+			opened++;
+		else
+			refused++;
+	}
+	/* both outcomes were exercised */
+	CHECK(opened > 0);
+	CHECK(refused > 0);
+	free(l.rec_end);
+	free(full.p);
+	unlink(path);
+}
+
+/* Records flushed only when the write buffer is full: the flush hook still puts their names
+ * ahead of them, so a cut anywhere names every record read. */
+TEST(cut_with_full_buffers)
+{
+	char path[64];
+	struct blob full;
+	struct layout l;
+	size_t len;
+
+	tmp_path(path);
+	write_stream(path, 4000, 0);
+	full = load(path);
+	l = layout_of(&full);
+	CHECK_EQ(l.nrec, 4000);
+	CHECK(find_chunk(&full, TF_SEC_RECORDS, 2) != 0); /* several chunks */
+	for (len = full.len + 1; len-- > 0;) {
+		if (len % 41 && len + 8 < full.len)
+			continue; /* every 41st length, and the last ones */
+		CHECK_EQ(truncate(path, len), 0);
+		check_prefix(path, &full, &l, len, 4000);
+	}
+	free(l.rec_end);
+	free(full.p);
+	unlink(path);
+}
+
+/* The disk full after `limit` bytes (RLIMIT_FSIZE fails writes as ENOSPC would): every call
+ * after it fails, nothing is written past it, and the file reads up to its last record. */
+TEST(disk_full)
+{
+	static const size_t limits[] = {70, 600, 5003, 9001, 12345};
+	struct rlimit old, rl;
+	char path[64], ref[64];
+	struct blob full, got;
+	struct layout l;
+	struct stream s;
+	size_t i;
+
+	tmp_path(path);
+	tmp_path(ref);
+	write_stream(ref, 300, 40);
+	full = load(ref);
+	l = layout_of(&full);
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		rl = (struct rlimit){limits[i], old.rlim_max};
+		CHECK_EQ(setrlimit(RLIMIT_FSIZE, &rl), 0);
+		s = write_stream(path, 300, 40);
+		CHECK_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+		CHECK_EQ(s.err, -EFBIG);
+		got = load(path);
+		/* the same bytes as the whole stream, up to the limit, and nothing after */
+		CHECK_EQ(got.len, limits[i]);
+		CHECK(got.len <= full.len && !memcmp(got.p, full.p, got.len));
+		check_prefix(path, &full, &l, got.len, 300);
+		/* what it says it wrote is what a reader finds, the cut chunk's records too */
+		CHECK_EQ(s.written, records_within(&l, got.len));
+		free(got.p);
+	}
+	signal(SIGXFSZ, SIG_DFL);
+	free(l.rec_end);
+	free(full.p);
+	unlink(path);
+	unlink(ref);
+}
+
+/* A recording in progress reads as cut, up to what was flushed. */
+TEST(read_while_recording)
+{
+	char path[64], err[256], want[320];
+	struct tf_writer *w;
+	struct sbt_event ev[2000];
+	struct tf_reader *r;
+	__u32 i;
+
+	tmp_path(path);
+	snprintf(want, sizeof(want),
+		 "%s: truncated: the recording was cut before its first record (recorder killed "
+		 "or disk full?)",
+		 path);
+	w = tracefile__create(path);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	CHECK(tracefile__open(path, err, sizeof(err)) == NULL);
+	CHECK_STR(err, want);
+	for (i = 0; i < 2000; i++)
+		ev[i] = make_event(i);
+	CHECK_EQ(tracefile__write(w, ev, 2000), 0); /* more than a buffer: some reach the disk */
+	CHECK_EQ(tracefile__records_written(w), 1638);
+	CHECK_EQ(read_all(path, &r), 1638);
+	CHECK(r && tracefile__cut(r));
+	tracefile__close(r);
+	CHECK_EQ(tracefile__flush(w), 0);
+	CHECK_EQ(read_all(path, &r), 2000);
+	CHECK(r && tracefile__cut(r));
+	tracefile__close(r);
+	CHECK_EQ(tracefile__finish(w, NULL), 0);
+	CHECK_EQ(read_all(path, &r), 2000);
+	CHECK(r && !tracefile__cut(r));
+	tracefile__close(r);
+	unlink(path);
+}
+
+/* --- format 1: written by earlier versions, still read ----------------------------------- */
+
+/* tests/unit/golden/trace-v1.sbt: make_meta() and make_event(0..9), written by the format 1
+ * writer. */
+TEST(format1_read)
+{
+	char path[64], want[160];
+	struct tf_reader *r;
+	struct tf_meta m;
+	struct blob b, orig;
+	size_t second;
+
+	CHECK_EQ(read_all(GOLDEN_DIR "/trace-v1.sbt", &r), 10);
+	make_meta(&m);
+	if (r) {
+		check_meta_equal(tracefile__meta(r), &m);
+		CHECK_EQ(tracefile__cut(r), 0);
+	}
+	tracefile__close(r);
+	tf_meta_free(&m);
+	orig = load(GOLDEN_DIR "/trace-v1.sbt");
+	CHECK_EQ(get32(&orig, 8), 1);
+	tmp_path(path);
+	/* not finalized: no way to find its metadata */
+	b = copy(&orig);
+	put64(&b, offsetof(struct tf_header, nrecords), 0);
+	put64(&b, offsetof(struct tf_header, meta_offset), 0);
+	expect_reject(path, &b,
+		      "trace was not finalized (recording interrupted?); a trace of format "
+		      "version 1 cannot be read without its end");
+	free(b.p);
+	b = copy(&orig);
+	b.len = TF_HEADER_SIZE + 3 * 40 + 13;
+	expect_reject(path, &b, "truncated: header says 10 records but the file holds 3");
+	b.len = orig.len - 10;
+	snprintf(want, sizeof(want),
+		 "truncated: header says %llu bytes of metadata but the file holds %llu",
+		 (unsigned long long)get64(&b, offsetof(struct tf_header, meta_size)),
+		 (unsigned long long)get64(&b, offsetof(struct tf_header, meta_size)) - 10);
+	expect_reject(path, &b, want);
+	/* a section repeated: format 1 allows none */
+	b.len = orig.len;
+	second = get64(&b, offsetof(struct tf_header, meta_offset));
+	second += 8 + get32(&b, second + 4); /* the second section: PROBES */
+	CHECK_EQ(get32(&b, second), TF_SEC_PROBES);
+	put32(&b, second, TF_SEC_INFO);
+	expect_reject(path, &b, "corrupt metadata: duplicate section INFO");
+	free(b.p);
+	free(orig.p);
+	unlink(path);
+}
+
+/* --- broken files ------------------------------------------------------------------------- */
 
 TEST(reject_missing_and_empty)
 {
@@ -367,11 +873,11 @@ TEST(reject_bad_magic_and_version)
 	memcpy(b.p, "ELF\0\0\0\0\0", 8);
 	expect_reject(path, &b, "not an sbt-bpf trace (bad magic)");
 	memcpy(b.p, "SBTTRACE", 8);
-	put32(&b, offsetof(struct tf_header, version), 2);
+	put32(&b, offsetof(struct tf_header, version), 3);
 	expect_reject(path, &b,
-		      "trace format version 2 is newer than this sbt-bpf supports (1); upgrade "
+		      "trace format version 3 is newer than this sbt-bpf supports (2); upgrade "
 		      "sbt-bpf to read it");
-	put32(&b, offsetof(struct tf_header, version), 1);
+	put32(&b, offsetof(struct tf_header, version), 2);
 	put32(&b, offsetof(struct tf_header, record_size), 48);
 	expect_reject(path, &b, "corrupt header: record size 48 (expected 40)");
 	/* a file shorter than the header but with the magic */
@@ -384,80 +890,22 @@ TEST(reject_bad_magic_and_version)
 	unlink(path);
 }
 
-TEST(reject_truncated)
-{
-	char path[64], want[128];
-	struct blob b;
-	size_t full, meta_size;
-
-	tmp_path(path);
-	b = valid_blob(path, 100);
-	full = b.len;
-	meta_size = get64(&b, offsetof(struct tf_header, meta_size));
-	CHECK_EQ(full, TF_HEADER_SIZE + 100 * 40 + meta_size);
-	/* in the middle of record 37 */
-	b.len = TF_HEADER_SIZE + 37 * 40 + 13;
-	expect_reject(path, &b, "truncated: header says 100 records but the file holds 37");
-	/* inside the metadata */
-	b.len = full - 10;
-	snprintf(want, sizeof(want),
-		 "truncated: header says %zu bytes of metadata but the file holds %zu", meta_size,
-		 meta_size - 10);
-	expect_reject(path, &b, want);
-	/* and junk after it */
-	b.len = full;
-	b.p = realloc(b.p, full + 3);
-	memset(b.p + full, 0xee, 3);
-	b.len = full + 3;
-	expect_reject(path, &b, "corrupt: 3 unexpected bytes after the metadata");
-	free(b.p);
-	unlink(path);
-}
-
-/* A recording still in progress, or killed, has only the provisional header. */
-TEST(reject_unfinalized)
-{
-	char path[64], err[256], want[320];
-	struct tf_writer *w;
-	struct sbt_event ev[2000];
-	struct tf_reader *r;
-	__u32 i;
-
-	tmp_path(path);
-	snprintf(want, sizeof(want), "%s: trace was not finalized (recording interrupted?)", path);
-	w = tracefile__create(path);
-	CHECK(w != NULL);
-	if (!w)
-		return;
-	CHECK(tracefile__open(path, err, sizeof(err)) == NULL);
-	CHECK_STR(err, want);
-	for (i = 0; i < 2000; i++)
-		ev[i] = make_event(i);
-	CHECK_EQ(tracefile__write(w, ev, 2000), 0); /* more than a buffer: some reach the disk */
-	CHECK(tracefile__open(path, err, sizeof(err)) == NULL);
-	CHECK_STR(err, want);
-	CHECK_EQ(tracefile__finish(w, NULL), 0);
-	r = tracefile__open(path, err, sizeof(err));
-	CHECK(r != NULL);
-	if (r)
-		CHECK_EQ(tracefile__nrecords(r), 2000);
-	tracefile__close(r);
-	unlink(path);
-}
-
-TEST(reject_corrupt_metadata)
+TEST(reject_corrupt_chunks)
 {
 	char path[64], want[160];
 	struct blob b, orig;
-	size_t probes, threads, second;
+	size_t probes, threads, recs, end, second;
+	struct tf_reader *r;
+	struct layout l;
 
 	tmp_path(path);
 	orig = valid_blob(path, 5);
-	b = (struct blob){malloc(orig.len), orig.len};
-	memcpy(b.p, orig.p, orig.len);
-	probes = find_section(&b, TF_SEC_PROBES);
-	threads = find_section(&b, TF_SEC_THREADS);
-	CHECK(probes != 0 && threads != 0);
+	b = copy(&orig);
+	probes = find_chunk(&b, TF_SEC_PROBES, 0);
+	threads = find_chunk(&b, TF_SEC_THREADS, 0);
+	recs = find_chunk(&b, TF_SEC_RECORDS, 0);
+	end = find_chunk(&b, TF_SEC_END, 0);
+	CHECK(probes && threads && recs && end);
 	put32(&b, probes, 0xffffffff); /* a count that would ask for gigabytes */
 	expect_reject(path, &b, "corrupt metadata: section PROBES overruns its length");
 	memcpy(b.p, orig.p, orig.len);
@@ -474,53 +922,74 @@ TEST(reject_corrupt_metadata)
 	b.p[second] = 1;
 	expect_reject(path, &b, "corrupt metadata: probe id 1 appears twice");
 	memcpy(b.p, orig.p, orig.len);
-	put32(&b, threads - 4, 0x7fffffff); /* the section's length */
+	put32(&b, recs - 4, 41); /* a records chunk that is not whole records */
 	snprintf(want, sizeof(want),
-		 "corrupt metadata: section THREADS of 2147483647 bytes overruns the metadata "
-		 "block (%zu bytes left)",
-		 b.len - threads);
+		 "corrupt: records chunk of 41 bytes at offset %zu (not a multiple of 40)", recs);
 	expect_reject(path, &b, want);
 	memcpy(b.p, orig.p, orig.len);
-	put32(&b, threads - 8, TF_SEC_PROBES);
-	expect_reject(path, &b, "corrupt metadata: duplicate section PROBES");
+	put64(&b, end, 6);
+	expect_reject(path, &b, "corrupt: the end mark says 6 records, the file holds 5");
+	b.p = realloc(b.p, orig.len + 3);
+	memcpy(b.p, orig.p, orig.len);
+	memset(b.p + orig.len, 0xee, 3);
+	b.len = orig.len + 3;
+	expect_reject(path, &b, "corrupt: 3 unexpected bytes after the end mark");
+	free(b.p);
+	free(orig.p);
+	/* a metadata chunk longer than the file (the threads' exits): cut there, what precedes
+	 * it is read */
+	write_stream(path, 300, 40);
+	orig = load(path);
+	l = layout_of(&orig);
+	b = copy(&orig);
+	threads = find_chunk(&b, TF_SEC_THREADS, 1);
+	put32(&b, threads - 4, 0x7fffffff);
+	store(path, b.p, b.len);
+	CHECK_EQ(read_all(path, &r), records_within(&l, threads - 8));
+	CHECK(r && tracefile__cut(r) && tracefile__meta(r)->threads[0].exit_ns == 0);
+	tracefile__close(r);
+	/* zeros where a chunk should start: the unwritten tail of a file, cut there */
+	memcpy(b.p, orig.p, orig.len);
+	recs = find_chunk(&b, TF_SEC_RECORDS, 3) - 8;
+	memset(b.p + recs, 0, b.len - recs);
+	store(path, b.p, b.len);
+	CHECK_EQ(read_all(path, &r), 3 * 40);
+	CHECK(r && tracefile__cut(r));
+	tracefile__close(r);
+	free(l.rec_end);
 	free(b.p);
 	free(orig.p);
 	unlink(path);
 }
 
-/* Sections from a newer writer are skipped. */
-TEST(unknown_section_skipped)
+/* Chunks from a newer writer are skipped. */
+TEST(unknown_chunk_skipped)
 {
 	static const unsigned char extra[] = {0x99, 0, 0, 0, 5, 0, 0, 0, 'h', 'e', 'l', 'l', 'o'};
-	char path[64], err[256];
+	char path[64];
 	struct tf_reader *r;
-	struct sbt_event e;
 	struct tf_meta m;
-	struct blob b;
-	int n = 0;
+	struct blob b, orig;
+	size_t end;
 
 	tmp_path(path);
-	b = valid_blob(path, 7);
-	b.p = realloc(b.p, b.len + sizeof(extra));
-	memcpy(b.p + b.len, extra, sizeof(extra));
-	b.len += sizeof(extra);
-	put64(&b, offsetof(struct tf_header, meta_size),
-	      get64(&b, offsetof(struct tf_header, meta_size)) + sizeof(extra));
+	orig = valid_blob(path, 7);
+	end = find_chunk(&orig, TF_SEC_END, 0) - 8;
+	b = (struct blob){malloc(orig.len + sizeof(extra)), orig.len + sizeof(extra)};
+	memcpy(b.p, orig.p, end);
+	memcpy(b.p + end, extra, sizeof(extra));
+	memcpy(b.p + end + sizeof(extra), orig.p + end, orig.len - end);
 	store(path, b.p, b.len);
-	r = tracefile__open(path, err, sizeof(err));
-	CHECK(r != NULL);
+	CHECK_EQ(read_all(path, &r), 7);
 	if (r) {
 		make_meta(&m);
 		check_meta_equal(tracefile__meta(r), &m);
 		tf_meta_free(&m);
-		while (tracefile__next(r, &e) == 1)
-			n++;
-		CHECK_EQ(n, 7);
-	} else {
-		printf("    %s\n", err);
+		CHECK_EQ(tracefile__cut(r), 0);
 	}
 	tracefile__close(r);
 	free(b.p);
+	free(orig.p);
 	unlink(path);
 }
 
@@ -545,11 +1014,11 @@ static __u64 huge(void)
 }
 
 /* One random corruption of b, which holds a copy of the valid file. */
-static void mutate(struct blob *b, size_t meta_off)
+static void mutate(struct blob *b)
 {
-	size_t i, n, off;
-	/* after a truncation, only mutations that need no metadata remain possible */
-	int kinds = b->len > meta_off + 8 ? 6 : 3;
+	size_t i, n, off, body = TF_HEADER_SIZE;
+	/* after a truncation, only mutations that need chunks remain possible */
+	int kinds = b->len > body + 8 ? 6 : 3;
 
 	if (!b->len)
 		return;
@@ -568,45 +1037,42 @@ static void mutate(struct blob *b, size_t meta_off)
 		else
 			put32(b, off, huge());
 		break;
-	case 3: /* flip bytes in the metadata, where the parsing is */
+	case 3: /* flip bytes in the chunks */
 		for (i = 0, n = 1 + rnd() % 4; i < n; i++)
-			b->p[meta_off + rnd() % (b->len - meta_off)] ^= 1 + rnd() % 255;
+			b->p[body + rnd() % (b->len - body)] ^= 1 + rnd() % 255;
 		break;
-	case 4: /* a huge 32-bit value at a 4-aligned place in the metadata: lengths, counts */
-		off = meta_off + (rnd() % ((b->len - meta_off) / 4)) * 4;
+	case 4: /* a huge 32-bit value at a 4-aligned place in the chunks: lengths, counts */
+		off = body + (rnd() % ((b->len - body) / 4)) * 4;
 		put32(b, off, huge());
 		break;
-	case 5: /* a huge or random 16-bit string length in the metadata */
-		off = meta_off + rnd() % (b->len - meta_off - 1);
+	case 5: /* a huge or random 16-bit string length in the chunks */
+		off = body + rnd() % (b->len - body - 1);
 		b->p[off] = 0xff;
 		b->p[off + 1] = rnd();
 		break;
 	}
 }
 
-TEST(mini_fuzz)
+/* Mutations of a file: reads cleanly (as many records as it says) or is refused with a
+ * reason naming it; never a crash. */
+static void fuzz(const char *path, const struct blob *orig, int iters)
 {
-	char path[64], err[256];
-	struct blob orig, b;
-	size_t meta_off, prefix;
+	char err[256];
+	struct blob b = {malloc(orig->len), 0};
+	size_t prefix = strlen(path) + 2;
 	int iter, opened = 0, rejected = 0, bad_msg = 0, bad_count = 0;
 
-	tmp_path(path);
-	orig = valid_blob(path, 20);
-	meta_off = get64(&orig, offsetof(struct tf_header, meta_offset));
-	prefix = strlen(path) + 2;
-	b.p = malloc(orig.len);
-	for (iter = 0; iter < 2000; iter++) {
+	for (iter = 0; iter < iters; iter++) {
 		struct tf_reader *r;
 		struct sbt_event e;
 		__u64 n = 0;
 		int ret;
 
-		memcpy(b.p, orig.p, orig.len);
-		b.len = orig.len;
-		mutate(&b, meta_off);
+		memcpy(b.p, orig->p, orig->len);
+		b.len = orig->len;
+		mutate(&b);
 		if (rnd() % 4 == 0)
-			mutate(&b, meta_off); /* sometimes two at once */
+			mutate(&b); /* sometimes two at once */
 		store(path, b.p, b.len);
 		r = tracefile__open(path, err, sizeof(err));
 		if (!r) {
@@ -627,6 +1093,17 @@ TEST(mini_fuzz)
 	CHECK(rejected > 0);
 	printf("    fuzz: %d opened, %d rejected\n", opened, rejected);
 	free(b.p);
+}
+
+TEST(mini_fuzz)
+{
+	char path[64];
+	struct blob orig;
+
+	tmp_path(path);
+	write_stream(path, 120, 30);
+	orig = load(path);
+	fuzz(path, &orig, 3000);
 	free(orig.p);
 	unlink(path);
 }

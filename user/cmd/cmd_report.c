@@ -63,6 +63,9 @@ static int analyse(struct replay *rp, const struct report_env *env)
 	}
 	if (!v->json) {
 		fprintf(ro.out, "Trace of: %s\n", rp->job ? rp->job->command : rp->m->command);
+		if (tracefile__cut(rp->tf))
+			fprintf(ro.out, "Recording: cut after %llu records (killed or disk full)\n",
+				(unsigned long long)tracefile__nrecords(rp->tf));
 		fprintf(ro.out, "Kernel: %s\n\n", rp->m->kernel);
 	}
 	rc = replay__report(rp, &ro, v->hang_ns) ? EXIT_RUNTIME : EXIT_OK;

@@ -78,7 +78,8 @@ int cmd_trace(int argc, char **argv, enum env_cmd cmd)
 		rc = run(&env, t);
 	if (!rc) {
 		rc = tracer__finish(t);
-		if (env.record)
+		/* a trace that could not be written said so: what it holds, not this */
+		if (env.record && !rc)
 			print_recorded(t);
 		if (!rc)
 			rc = command_status(t);

@@ -1,16 +1,73 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The trace file's metadata, put as the session finds it: what was put is
+ * remembered, each call puts the difference (lib/tracefile.h says how
+ * repeated sections combine). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include "lib/hmap.h"
 #include "sbt/version.h"
 #include "user/trace/launch.h"
 #include "user/trace/trace_meta.h"
 
-static void fill_info(struct tf_meta *m, const struct trace_ctx *c, __u64 end_ns)
+/* A job or a thread as last put. */
+struct put_job {
+	__u64 end_ns, drops;
+	int closed; /* ended, put so: changes no more */
+};
+
+struct put_thread {
+	__u64 start_ns, exit_ns;
+	char comm[16];
+};
+
+struct trace_meta {
+	int started, ended;
+	int nprobes;	   /* probe ids put: 1 + the highest */
+	size_t nsymbols;   /* names put, in insertion order */
+	size_t first_open; /* jobs before it are closed */
+	struct put_job *jobs;
+	size_t njobs, cap_jobs;
+	struct hmap threads; /* (job index, tid) -> struct put_thread */
+	__u64 drops;
+	__u64 *per_cpu;
+	int ncpus;
+};
+
+struct trace_meta *trace_meta__new(void)
 {
-	char kernel[512] = "";
+	struct trace_meta *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	hmap_init(&s->threads);
+	s->ncpus = session__ncpus();
+	s->per_cpu = calloc(s->ncpus > 0 ? s->ncpus : 1, sizeof(__u64));
+	if (!s->per_cpu) {
+		trace_meta__free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void trace_meta__free(struct trace_meta *s)
+{
+	if (!s)
+		return;
+	hmap_free_values(&s->threads);
+	free(s->jobs);
+	free(s->per_cpu);
+	free(s);
+}
+
+/* The recording: at the start, then again at its end. */
+static void fill_info(struct tf_meta *m, const struct target *tg, __u64 end_ns)
+{
+	const struct trace_ctx *c = tg->ctx;
+	char kernel[512] = "", end[64] = "";
 	struct utsname u;
-	int ok = !uname(&u);
+	int ok = !uname(&u), ws;
 
 	if (ok)
 		snprintf(kernel, sizeof(kernel), "%s %s %s %s", u.sysname, u.release, u.version,
@@ -23,113 +80,233 @@ static void fill_info(struct tf_meta *m, const struct trace_ctx *c, __u64 end_ns
 	m->start_ns = c->start_ns;
 	m->end_ns = end_ns;
 	m->realtime_offset_ns = c->realtime_offset_ns;
-}
-
-/* The probe table and its costs; id 0 is not a probe: not in the table. */
-static void fill_probes(struct tf_meta *m, const struct probe_costs *pc)
-{
-	int n = pc->n;
-
-	m->probes = calloc(n, sizeof(*m->probes));
-	if (m->probes) {
-		memcpy(m->probes, pc->infos + 1, (n - 1) * sizeof(*m->probes));
-		m->nprobes = n - 1;
-	}
-	m->alpha_enter = calloc(n, sizeof(__u64));
-	m->alpha_exit = calloc(n, sizeof(__u64));
-	if (m->alpha_enter && m->alpha_exit) {
-		memcpy(m->alpha_enter, pc->alpha_enter, n * sizeof(__u64));
-		memcpy(m->alpha_exit, pc->alpha_exit, n * sizeof(__u64));
-		m->nalpha = n;
-		m->alpha_counters = pc->alpha_counters;
-	}
-}
-
-static void fill_symbols(struct tf_meta *m, const struct names *names)
-{
-	size_t i, n = names__count(names);
-
-	m->symbols = calloc(n + 1, sizeof(*m->symbols));
-	for (i = 0; m->symbols && i < n; i++) {
-		const char *s = names__at(names, i, &m->symbols[i].pid, &m->symbols[i].addr);
-
-		m->symbols[i].name = strdup(s);
-		m->nsymbols++;
-	}
-}
-
-static void fill_threads(struct tf_meta *m, const struct trace_ctx *c)
-{
-	size_t i, k, n = 0;
-
-	for (k = 0; k < jobs__count(c->jobs); k++)
-		n += phases__nthreads(jobs__at(c->jobs, k)->ph);
-	m->threads = calloc(n + 1, sizeof(*m->threads));
-	for (k = 0; m->threads && k < jobs__count(c->jobs); k++) {
-		const struct phases *ph = jobs__at(c->jobs, k)->ph;
-
-		for (i = 0; i < phases__nthreads(ph); i++) {
-			const struct ph_thread *th = phases__thread(ph, i);
-			const char *comm = names__comm(c->names, th->tid);
-			struct tf_thread *tt = &m->threads[m->nthreads++];
-
-			*tt = (struct tf_thread){.pid = th->pid,
-						 .tid = th->tid,
-						 .start_ns = th->start_unknown ? 0 : th->start_ns,
-						 .exit_ns = th->exit_ns};
-			snprintf(tt->comm, sizeof(tt->comm), "%s", comm ? comm : "?");
-		}
-	}
-}
-
-static void fill_jobs(struct tf_meta *m, const struct target *tg)
-{
-	const struct jobs *jobs = tg->ctx->jobs;
-	size_t k, n = jobs__count(jobs);
-
-	m->jobs = calloc(n + 1, sizeof(*m->jobs));
-	for (k = 0; m->jobs && k < n; k++) {
-		const struct job *job = jobs__at(jobs, k);
-
-		m->jobs[k] = (struct tf_job){.pid = job->pid,
-					     .start_ns = job->start_ns,
-					     .end_ns = job->end_ns,
-					     .drops = tg->ops->job_drops(tg, job),
-					     .command = strdup(job->command)};
-		m->njobs++;
-	}
-}
-
-/* How the launched command ended, when it did while traced. */
-static void fill_command_end(struct tf_meta *m, const struct target *tg)
-{
-	char end[64] = "";
-	int ws;
-
-	if (tg->ops->ended && tg->ops->ended(tg, &ws))
+	/* how the launched command ended, when it did while traced */
+	if (end_ns && tg->ops->ended && tg->ops->ended(tg, &ws))
 		launch__describe_end(ws, end, sizeof(end));
 	m->command_end = strdup(end);
 }
 
-void trace_meta__fill(struct tf_meta *m, const struct target *tg, __u64 end_ns,
-		      const struct trace_losses *lost)
+/* Probes found since (libraries loaded later: ids never move), and the costs of all. Id 0
+ * is not a probe: not in the table. */
+static unsigned int fill_probes(struct trace_meta *s, struct tf_meta *m,
+				const struct probe_costs *pc)
+{
+	int first = s->nprobes > 1 ? s->nprobes : 1, n = pc->n;
+
+	if (n <= first)
+		return 0;
+	m->probes = calloc(n - first, sizeof(*m->probes));
+	m->alpha_enter = calloc(n, sizeof(__u64));
+	m->alpha_exit = calloc(n, sizeof(__u64));
+	if (!m->probes || !m->alpha_enter || !m->alpha_exit)
+		return 0;
+	memcpy(m->probes, pc->infos + first, (n - first) * sizeof(*m->probes));
+	m->nprobes = n - first;
+	memcpy(m->alpha_enter, pc->alpha_enter, n * sizeof(__u64));
+	memcpy(m->alpha_exit, pc->alpha_exit, n * sizeof(__u64));
+	m->nalpha = n;
+	m->alpha_counters = pc->alpha_counters;
+	s->nprobes = n;
+	return TF_PUT(TF_SEC_PROBES) | TF_PUT(TF_SEC_ALPHA);
+}
+
+/* Names resolved since. */
+static unsigned int fill_symbols(struct trace_meta *s, struct tf_meta *m, const struct names *names)
+{
+	size_t i, n = names__count(names);
+
+	if (n <= s->nsymbols)
+		return 0;
+	m->symbols = calloc(n - s->nsymbols, sizeof(*m->symbols));
+	for (i = s->nsymbols; m->symbols && i < n; i++) {
+		struct tf_symbol *sym = &m->symbols[m->nsymbols];
+		const char *name = names__at(names, i, &sym->pid, &sym->addr);
+
+		sym->name = strdup(name);
+		if (!sym->name)
+			return 0;
+		m->nsymbols++;
+	}
+	s->nsymbols = n;
+	return m->symbols ? TF_PUT(TF_SEC_SYMBOLS) : 0;
+}
+
+/* Appends one entry to a table of the delta, growing it by doubling. */
+static void *append(void **arr, __u32 *n, size_t *cap, size_t size)
+{
+	void *p;
+
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+
+		p = realloc(*arr, c * size);
+		if (!p)
+			return NULL;
+		*arr = p;
+		*cap = c;
+	}
+	p = (char *)*arr + (size_t)(*n)++ * size;
+	memset(p, 0, size);
+	return p;
+}
+
+struct delta {
+	struct tf_meta *m;
+	size_t cap_threads, cap_jobs;
+	int err;
+};
+
+/* Threads of job k new, started again (a reused id) or exited since. */
+static void fill_threads(struct trace_meta *s, struct delta *d, const struct trace_ctx *c, size_t k)
+{
+	const struct phases *ph = jobs__at(c->jobs, k)->ph;
+	size_t i;
+
+	for (i = 0; !d->err && i < phases__nthreads(ph); i++) {
+		const struct ph_thread *th = phases__thread(ph, i);
+		const char *comm = names__comm(c->names, th->tid);
+		struct put_thread *pt = hmap_get(&s->threads, k, th->tid), now = {0};
+		struct tf_thread *tt;
+
+		now.start_ns = th->start_unknown ? 0 : th->start_ns; /* 0: before the session */
+		now.exit_ns = th->exit_ns;
+		snprintf(now.comm, sizeof(now.comm), "%s", comm ? comm : "?");
+		if (pt && !memcmp(pt, &now, sizeof(now)))
+			continue;
+		if (!pt)
+			pt = hmap_put_new(&s->threads, k, th->tid, sizeof(*pt));
+		tt = pt ? append((void **)&d->m->threads, &d->m->nthreads, &d->cap_threads,
+				 sizeof(*tt))
+			: NULL;
+		if (!tt) {
+			d->err = -ENOMEM;
+			return;
+		}
+		*pt = now;
+		*tt = (struct tf_thread){.pid = th->pid,
+					 .tid = th->tid,
+					 .start_ns = now.start_ns,
+					 .exit_ns = now.exit_ns};
+		memcpy(tt->comm, now.comm, sizeof(tt->comm));
+	}
+}
+
+/* Job k, when new or when its end or losses changed. */
+static void fill_job(struct trace_meta *s, struct delta *d, const struct target *tg, size_t k,
+		     int final)
+{
+	const struct job *job = jobs__at(tg->ctx->jobs, k);
+	struct put_job now = {job->end_ns, final ? tg->ops->job_drops(tg, job) : job->drops, 0};
+	struct tf_job *tj;
+
+	if (k < s->njobs && s->jobs[k].end_ns == now.end_ns && s->jobs[k].drops == now.drops)
+		return;
+	if (k >= s->cap_jobs) {
+		size_t cap = s->cap_jobs ? s->cap_jobs * 2 : 16;
+		struct put_job *p = realloc(s->jobs, cap * sizeof(*p));
+
+		if (!p) {
+			d->err = -ENOMEM;
+			return;
+		}
+		s->jobs = p;
+		s->cap_jobs = cap;
+	}
+	tj = append((void **)&d->m->jobs, &d->m->njobs, &d->cap_jobs, sizeof(*tj));
+	if (!tj || !(tj->command = strdup(job->command))) {
+		d->err = -ENOMEM;
+		return;
+	}
+	tj->pid = job->pid;
+	tj->start_ns = job->start_ns;
+	tj->end_ns = now.end_ns;
+	tj->drops = now.drops;
+	s->jobs[k] = now;
+	if (k >= s->njobs)
+		s->njobs = k + 1;
+}
+
+/* A job whose report is out changes no more: it is not looked at again, its threads are
+ * forgotten. */
+static void close_job(struct trace_meta *s, const struct trace_ctx *c, size_t k)
+{
+	const struct phases *ph = jobs__at(c->jobs, k)->ph;
+	size_t i;
+
+	for (i = 0; i < phases__nthreads(ph); i++)
+		free(hmap_del(&s->threads, k, phases__thread(ph, i)->tid));
+	s->jobs[k].closed = 1;
+}
+
+static unsigned int fill_jobs(struct trace_meta *s, struct tf_meta *m, const struct target *tg,
+			      int final, int *err)
 {
 	const struct trace_ctx *c = tg->ctx;
-	const struct counter_set *cs = &c->counters;
+	struct delta d = {.m = m};
+	size_t k;
 
-	memset(m, 0, sizeof(*m));
-	fill_info(m, c, end_ns);
-	fill_command_end(m, tg);
-	fill_probes(m, &c->costs);
-	fill_symbols(m, c->names);
-	fill_threads(m, c);
-	fill_jobs(m, tg);
-	m->drops_per_cpu = calloc(lost->ncpus, sizeof(__u64));
-	if (m->drops_per_cpu) {
-		memcpy(m->drops_per_cpu, lost->per_cpu, lost->ncpus * sizeof(__u64));
-		m->ncpus = lost->ncpus;
+	for (k = s->first_open; !d.err && k < jobs__count(c->jobs); k++) {
+		if (k < s->njobs && s->jobs[k].closed)
+			continue;
+		fill_job(s, &d, tg, k, final);
+		fill_threads(s, &d, c, k);
+		if (!d.err && k < s->njobs && jobs__at(c->jobs, k)->ended)
+			close_job(s, c, k);
 	}
-	m->drops_total = lost->total;
-	memcpy(m->counters, cs->info, sizeof(m->counters));
-	m->ncounters = cs->n;
+	while (s->first_open < s->njobs && s->jobs[s->first_open].closed)
+		s->first_open++;
+	/* absent JOBS means a trace of one job: always put them (empty too) at the start */
+	if (!m->jobs && !s->started)
+		m->jobs = calloc(1, sizeof(*m->jobs));
+	*err = d.err;
+	return (m->jobs ? TF_PUT(TF_SEC_JOBS) : 0) | (m->nthreads ? TF_PUT(TF_SEC_THREADS) : 0);
+}
+
+/* The session's losses, when they changed (always at the end). */
+static unsigned int fill_drops(struct trace_meta *s, struct tf_meta *m, struct session *ss,
+			       int final)
+{
+	__u64 total = session__drops(ss, s->per_cpu, s->ncpus);
+
+	if (total == s->drops && !final)
+		return 0;
+	s->drops = total;
+	m->drops_total = total;
+	m->drops_per_cpu = calloc(s->ncpus > 0 ? s->ncpus : 1, sizeof(__u64));
+	if (!m->drops_per_cpu)
+		return 0;
+	memcpy(m->drops_per_cpu, s->per_cpu, s->ncpus * sizeof(__u64));
+	m->ncpus = s->ncpus;
+	return TF_PUT(TF_SEC_DROPS);
+}
+
+int trace_meta__put(struct trace_meta *s, struct tf_writer *w, const struct target *tg,
+		    __u64 end_ns)
+{
+	const struct trace_ctx *c = tg->ctx;
+	unsigned int mask = 0;
+	struct tf_meta m = {0};
+	int err = 0;
+
+	if (s->ended)
+		return 0;
+	if (!s->started || end_ns) {
+		fill_info(&m, tg, end_ns);
+		mask |= TF_PUT(TF_SEC_INFO);
+	}
+	if (!s->started) {
+		memcpy(m.counters, c->counters.info, sizeof(m.counters));
+		m.ncounters = c->counters.n;
+		mask |= TF_PUT(TF_SEC_COUNTERS);
+	}
+	mask |= fill_probes(s, &m, &c->costs);
+	mask |= fill_jobs(s, &m, tg, !!end_ns, &err);
+	mask |= fill_symbols(s, &m, c->names);
+	mask |= fill_drops(s, &m, c->session, !!end_ns);
+	if (!err && mask)
+		err = tracefile__put_meta(w, &m, mask);
+	tf_meta_free(&m);
+	s->started = 1;
+	s->ended = !!end_ns;
+	return err;
 }

@@ -25,8 +25,10 @@ struct tracer {
 	struct trace_ctx ctx;
 	struct target *tg;
 	struct tf_writer *writer;
-	FILE *null_out;	   /* reports nobody reads (record, top) */
-	FILE *report_file; /* --report FILE */
+	struct trace_meta *meta; /* what of the session the trace file holds */
+	int write_err;		 /* writing the trace file failed (-errno): it stopped there */
+	FILE *null_out;		 /* reports nobody reads (record, top) */
+	FILE *report_file;	 /* --report FILE */
 	/* the status line on a terminal */
 	int tty;
 	int status_shown;
@@ -226,6 +228,9 @@ static int open_jobs(struct tracer *t)
 			log_err("cannot create %s: %s", env->output, strerror(errno));
 			return EXIT_RUNTIME;
 		}
+		t->meta = trace_meta__new();
+		if (!t->meta)
+			return EXIT_RUNTIME;
 	}
 	t->ctx.jobs = jobs__new(&c);
 	return t->ctx.jobs ? 0 : EXIT_RUNTIME;
@@ -266,6 +271,45 @@ static int set_up(struct tracer *t)
 	return rc;
 }
 
+/* ---- the trace file ------------------------------------------------------------- */
+
+/* Before each flush of the trace file: what its records refer to, ahead of them. */
+static void put_meta(void *ctx, struct tf_writer *w)
+{
+	struct tracer *t = ctx;
+
+	trace_meta__put(t->meta, w, t->tg, 0);
+}
+
+/* A failed write (the disk full): the file keeps what it holds, readable; nothing more is
+ * written. `record` stops there: there is nothing left to do. */
+static void trace_file_failed(struct tracer *t, int err)
+{
+	const char *path = t->env->output;
+	__u64 n = tracefile__records_written(t->writer);
+
+	if (n)
+		log_err("writing %s: %s: the trace stops after %llu records (`sbt-bpf report %s` "
+			"reads them)",
+			path, strerror(-err), (unsigned long long)n, path);
+	else
+		log_err("writing %s: %s: the trace holds no record", path, strerror(-err));
+	tracefile__on_flush(t->writer, NULL, NULL);
+	tracefile__finish(t->writer, NULL); /* writes nothing more after a failure: closes */
+	t->writer = NULL;
+	t->write_err = err;
+}
+
+/* What is buffered goes to the file after each drain: a recorder killed loses at most
+ * one drain interval of records. */
+static void flush_trace_file(struct tracer *t)
+{
+	int err = t->writer ? tracefile__flush(t->writer) : 0;
+
+	if (err)
+		trace_file_failed(t, err);
+}
+
 int tracer__open(const struct env *env, struct tracer **out)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
@@ -280,6 +324,11 @@ int tracer__open(const struct env *env, struct tracer **out)
 	rc = set_up(t);
 	if (rc)
 		return rc;
+	if (t->writer) {
+		/* what the records need goes ahead of them (doc/design.md §6) */
+		tracefile__on_flush(t->writer, put_meta, t);
+		flush_trace_file(t);
+	}
 	install_signals();
 	jobs__begin(t->ctx.jobs);
 	return 0;
@@ -292,6 +341,7 @@ static int on_event(void *ctx, const struct sbt_event *e)
 	struct tracer *t = ctx;
 	struct target *tg = t->tg;
 	struct job *job;
+	int err;
 
 	if (tg->ops->record && tg->ops->record(tg, e))
 		return 0;
@@ -299,11 +349,8 @@ static int on_event(void *ctx, const struct sbt_event *e)
 	if (!job)
 		return 0; /* a process that is not (or no longer) traced */
 	trace_ctx__name_record(&t->ctx, job, e);
-	if (t->writer && tracefile__write(t->writer, e, 1)) {
-		log_err("writing %s: %s; recording stops here", t->env->output, strerror(errno));
-		tracefile__finish(t->writer, NULL);
-		t->writer = NULL;
-	}
+	if (t->writer && (err = tracefile__write(t->writer, e, 1)))
+		trace_file_failed(t, err);
 	jobs__feed(t->ctx.jobs, e);
 	if (job->end_ns)
 		tg->ops->job_exited(tg, job);
@@ -333,8 +380,9 @@ int tracer__run(struct tracer *t, tracer_tick_fn tick, void *ctx)
 		return rc;
 	t->tty = isatty(STDERR_FILENO) && !env->view.json && !env->top;
 	t->status_ns = t->ctx.start_ns;
-	while (!stop_requested) {
+	while (!stop_requested && !(env->record && t->write_err)) {
 		session__drain(t->ctx.session, env->drain_ms, on_event, t);
+		flush_trace_file(t);
 		fflush(stdout);
 		if (tg->ops->rescan)
 			tg->ops->rescan(tg);
@@ -350,27 +398,33 @@ int tracer__run(struct tracer *t, tracer_tick_fn tick, void *ctx)
 			break;
 	}
 	clear_status(t);
+	if (env->record && t->write_err)
+		log_warn("recording stopped; %s left running, untraced",
+			 tg->several ? "the processes are" : "the target is");
 	return 0;
 }
 
 /* ---- finishing ------------------------------------------------------------------ */
 
-static int finish_trace_file(struct tracer *t, __u64 end_ns, const struct trace_losses *lost)
+/* The end of the recording, then the END mark. */
+static int finish_trace_file(struct tracer *t, __u64 end_ns)
 {
-	__u64 records = tracefile__records(t->writer);
-	struct tf_meta meta;
+	__u64 records = tracefile__records(t->writer), written;
+	const char *path = t->env->output;
 	int e;
 
-	trace_meta__fill(&meta, t->tg, end_ns, lost);
-	e = tracefile__finish(t->writer, &meta);
+	/* a failure here is the writer's, and tracefile__finish() returns it */
+	trace_meta__put(t->meta, t->writer, t->tg, end_ns);
+	written = tracefile__records_written(t->writer);
+	e = tracefile__finish(t->writer, NULL);
 	t->writer = NULL;
-	tf_meta_free(&meta);
 	if (e) {
-		log_err("writing %s: %s", t->env->output, strerror(-e));
+		log_err("writing %s: %s: the trace stops after %llu records, without its end "
+			"(`sbt-bpf report %s` reads them)",
+			path, strerror(-e), (unsigned long long)written, path);
 		return EXIT_RUNTIME;
 	}
-	fprintf(stderr, "sbt-bpf: wrote %s (%llu records)\n", t->env->output,
-		(unsigned long long)records);
+	fprintf(stderr, "sbt-bpf: wrote %s (%llu records)\n", path, (unsigned long long)records);
 	return 0;
 }
 
@@ -408,7 +462,6 @@ int tracer__finish(struct tracer *t)
 	int ncpus = session__ncpus(), rc = 0;
 	__u64 *per_cpu = calloc(ncpus, sizeof(__u64)), end_ns;
 	struct drops_ctx dc = {.t = t, .all = {.per_cpu = per_cpu, .ncpus = per_cpu ? ncpus : 0}};
-	struct trace_losses lost;
 
 	/* Detach first: the targets stop paying for probes at once. Then take
 	 * what is still in the ring buffer. */
@@ -422,11 +475,15 @@ int tracer__finish(struct tracer *t)
 	if (dc.all.total)
 		log_warn("%llu records lost: the ring buffer was full (try --buffer-size)",
 			 (unsigned long long)dc.all.total);
-	lost = (struct trace_losses){dc.all.total, per_cpu, dc.all.ncpus};
 	if (t->writer)
-		rc = finish_trace_file(t, end_ns, &lost);
+		rc = finish_trace_file(t, end_ns);
+	else if (t->write_err)
+		rc = EXIT_RUNTIME;
 	if (stop_requested)
 		log_info("stopped by signal %d; %s left running", (int)stop_requested,
+			 t->tg->several ? "processes" : "target");
+	else if (t->write_err && t->env->record)
+		log_info("recording stopped; %s left running",
 			 t->tg->several ? "processes" : "target");
 	free(per_cpu);
 	return rc;
@@ -438,8 +495,11 @@ void tracer__free(struct tracer *t)
 
 	if (!t)
 		return;
-	if (t->writer)
+	if (t->writer) { /* set-up failed half-way */
+		tracefile__on_flush(t->writer, NULL, NULL);
 		tracefile__finish(t->writer, NULL);
+	}
+	trace_meta__free(t->meta);
 	session__close(t->ctx.session);
 	for (i = 0; t->ctx.jobs && i < jobs__count(t->ctx.jobs); i++)
 		symbolizer__free(jobs__at(t->ctx.jobs, i)->user);
