@@ -29,6 +29,7 @@ struct session {
 	struct session_opts opts;
 	pid_t *targets; /* pids in the filter, added again on fallback */
 	int ntargets;
+	pid_t followed; /* launch mode: the command, in the tree again on fallback */
 };
 
 /* Records handled per drain call at most: a target producing faster than we
@@ -74,7 +75,7 @@ static int attach_tracepoints(struct session *s, char *err, size_t errlen)
 	if (!l)
 		goto fail;
 	s->skel->links.thread_exit = l;
-	if (!s->opts.system_wide)
+	if (!s->opts.system_wide && !s->opts.follow)
 		return 0;
 	l = bpf_program__attach_raw_tracepoint(s->skel->progs.proc_exec, "sched_process_exec");
 	if (!l)
@@ -151,8 +152,9 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
 	s->skel->rodata->single_target = o->single_target;
 	s->skel->rodata->proc_all = !!o->system_wide;
-	bpf_program__set_autoload(s->skel->progs.proc_exec, o->system_wide);
-	bpf_program__set_autoload(s->skel->progs.maps_changed, o->system_wide);
+	s->skel->rodata->follow = !!o->follow;
+	bpf_program__set_autoload(s->skel->progs.proc_exec, o->system_wide || o->follow);
+	bpf_program__set_autoload(s->skel->progs.maps_changed, o->system_wide || o->follow);
 	/* Programs that are not attached need not be loaded either. */
 	bpf_program__set_autoload(s->skel->progs.futex_enter, o->futex);
 	bpf_program__set_autoload(s->skel->progs.futex_exit, o->futex);
@@ -254,14 +256,49 @@ static int filter_add(struct session *s, pid_t pid)
 				    BPF_ANY);
 }
 
+static void tree_add(struct session *s, pid_t pid)
+{
+	if ((unsigned int)pid < SBT_TREE_PIDS)
+		__atomic_fetch_or(&s->skel->bss->tree[pid / 64], 1ULL << (pid % 64),
+				  __ATOMIC_SEQ_CST);
+}
+
 static int add_targets(struct session *s)
 {
 	int i, e;
 
+	if (s->followed)
+		tree_add(s, s->followed);
 	for (i = 0; i < s->ntargets; i++)
 		if ((e = filter_add(s, s->targets[i])))
 			return e;
 	return 0;
+}
+
+int session__follow(struct session *s, pid_t pid)
+{
+	if ((unsigned int)pid >= SBT_TREE_PIDS)
+		return -ERANGE;
+	s->followed = pid;
+	tree_add(s, pid);
+	return 0;
+}
+
+int session__take_paused(struct session *s, pid_t *pids, int max)
+{
+	const struct bpf_map *map = s->skel->maps.paused;
+	__u32 key, next;
+	int n = 0, more;
+
+	/* taken off as they are read: a key deleted before the next lookup
+	 * would restart the walk */
+	for (more = !bpf_map__get_next_key(map, NULL, &key, sizeof(key)); more && n < max;
+	     key = next) {
+		more = !bpf_map__get_next_key(map, &key, &next, sizeof(next));
+		bpf_map__delete_elem(map, &key, sizeof(key), 0);
+		pids[n++] = key;
+	}
+	return n;
 }
 
 int session__add_target(struct session *s, pid_t pid)

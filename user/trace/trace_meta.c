@@ -91,11 +91,15 @@ static void fill_jobs(struct tf_meta *m, const struct target *tg)
 	for (k = 0; m->jobs && k < n; k++) {
 		const struct job *job = jobs__at(jobs, k);
 
-		m->jobs[k] = (struct tf_job){.pid = job->pid,
-					     .start_ns = job->start_ns,
-					     .end_ns = job->end_ns,
-					     .drops = tg->ops->job_drops(tg, job),
-					     .command = strdup(job->command)};
+		/* -- CMD: processes of its tree that did not synchronize are no
+		 * report's (their records are skipped by pid) */
+		if (!jobs__reported(jobs, job))
+			continue;
+		m->jobs[m->njobs] = (struct tf_job){.pid = job->pid,
+						    .start_ns = job->start_ns,
+						    .end_ns = job->end_ns,
+						    .drops = tg->ops->job_drops(tg, job),
+						    .command = strdup(job->command)};
 		m->njobs++;
 	}
 }
