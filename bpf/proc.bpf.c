@@ -70,35 +70,11 @@ int thread_exit(struct bpf_raw_tracepoint_args *ctx)
 	return emit_with_comm(SBT_EV_THREAD_EXIT, live == 0, pid, BPF_CORE_READ(task, pid), task);
 }
 
-#define SBT_AT_NULL 0
-#define SBT_AT_BASE 7
-
-/* The program just exec'd has no ELF interpreter (static): nothing will map
- * files before its own code runs. The auxiliary vector the kernel built for
- * it holds AT_BASE, the interpreter's address, 0 without one. */
-static __always_inline int no_interpreter(struct task_struct *task)
-{
-	struct mm_struct *mm = BPF_CORE_READ(task, mm);
-	unsigned long key = 0, val = 1;
-	__u32 n = bpf_core_field_size(mm->saved_auxv) / sizeof(unsigned long), i;
-
-	for (i = 0; i + 1 < n && i < 128; i += 2) {
-		bpf_core_read(&key, sizeof(key), &mm->saved_auxv[i]);
-		if (key == SBT_AT_NULL)
-			break;
-		if (key == SBT_AT_BASE) {
-			bpf_core_read(&val, sizeof(val), &mm->saved_auxv[i + 1]);
-			return val == 0;
-		}
-	}
-	return 0;
-}
-
 /* sched_process_exec(struct task_struct *p, pid_t old_pid, struct
  * linux_binprm *bprm), system-wide and launch mode: a new program may map
  * files not probed yet (a static binary, a --probe binary in a container).
- * In launch mode, a static program of the tree waits for them to be probed;
- * a dynamic one waits at the loader's report below. */
+ * In launch mode, a program of the tree waits until its executable and its
+ * loader are probed (then the libraries, at the loader's report below). */
 SEC("raw_tracepoint/sched_process_exec")
 int proc_exec(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -109,8 +85,7 @@ int proc_exec(struct bpf_raw_tracepoint_args *ctx)
 		return emit_with_comm(SBT_EV_EXEC, 0, pid, BPF_CORE_READ(task, pid), task);
 	if (!sbt_in_tree(pid))
 		return 0;
-	if (no_interpreter(task))
-		sbt_pause(task, pid);
+	sbt_pause(task, pid);
 	return emit_comm_x(SBT_EV_EXEC, 0, pid, BPF_CORE_READ(task, pid), task, 1);
 }
 

@@ -171,6 +171,8 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 						      SBT_BPF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(s->skel->progs.sync_exit,
 						      SBT_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(s->skel->progs.maps_changed,
+						      SBT_BPF_TRACE_UPROBE_MULTI);
 	}
 	s->multi = multi;
 	return sbt__load(s->skel);
@@ -347,11 +349,28 @@ static int keep_link(struct session *s, struct bpf_link *l)
 	return 0;
 }
 
+static int keep_fd(struct session *s, int fd);
+
+/* A multi-uprobe link where the kernel has them: a perf-event uprobe takes
+ * ~0.1 s more to detach. */
 int session__attach_loader(struct session *s, const char *path, uint64_t offset, pid_t pid)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts);
 	struct bpf_link *l;
+	uint64_t cookie = 0;
+	char err[256];
+	int fd;
 
+	if (s->multi) {
+		fd = uprobe_multi__attach(bpf_program__fd(s->skel->progs.maps_changed), path,
+					  &offset, &cookie, 1, 0, pid);
+		if (fd >= 0)
+			return keep_fd(s, fd);
+		if ((fd != -EINVAL && fd != -EOPNOTSUPP) || s->nlink_fds)
+			return fd;
+		if (fall_back_per_function(s, err, sizeof(err)))
+			return -EINVAL;
+	}
 	l = bpf_program__attach_uprobe_opts(s->skel->progs.maps_changed, pid, path, offset, &opts);
 	return l ? keep_link(s, l) : -errno;
 }

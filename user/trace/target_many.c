@@ -346,16 +346,16 @@ static int launch(struct target_many *m)
 	return 0;
 }
 
-/* Probes in every file the command maps and every runtime installed, for
- * every process; the BPF side keeps the command's tree. The command is a
- * job from the start, whether it synchronizes or runs others that do. */
+/* Probes in every file the command maps, for every process; the BPF side
+ * keeps the command's tree. Files the tree maps later are probed while the
+ * process mapping them waits (resume_paused()). The command is a job from
+ * the start, whether it synchronizes or runs others that do. */
 static int attach_tree(struct target_many *m)
 {
 	struct trace_ctx *c = m->base.ctx;
 	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
 	int n;
 
-	discover_known(m);
 	n = scan_pid(m, m->cmd);
 	if (n < 0 && n != -E2BIG) {
 		log_err("cannot read the mappings of '%s': %s", c->command, strerror(-n));
