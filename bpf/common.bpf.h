@@ -122,13 +122,37 @@ SBT_GLOBAL struct {
 
 #define SBT_SIGSTOP 19
 
-/* Stop the current process (task) until userspace has probed its files. Not
- * one under a debugger: it would see the stop, not us. */
+/* Kernels before 6.0 keep the terminal's foreground process group here. */
+struct tty_struct___old {
+	struct pid *pgrp;
+} __attribute__((preserve_access_index));
+
+/* A job-control shell's foreground job: in a process group of its own (not
+ * its parent's) that has the terminal. Its shell would see it stop, report
+ * it "Stopped" and take the terminal back. */
+static __always_inline int foreground_job(struct task_struct *task)
+{
+	struct pid *pg = BPF_CORE_READ(task, signal, pids[PIDTYPE_PGID]), *fg;
+	struct tty_struct *tty = BPF_CORE_READ(task, signal, tty);
+
+	if (!tty || pg == BPF_CORE_READ(task, real_parent, signal, pids[PIDTYPE_PGID]))
+		return 0;
+	if (bpf_core_field_exists(tty->ctrl))
+		fg = BPF_CORE_READ(tty, ctrl.pgrp);
+	else
+		fg = BPF_CORE_READ((struct tty_struct___old *)tty, pgrp);
+	return pg == fg;
+}
+
+/* Stop the current process (task) until userspace has probed its files.
+ * Not one under a debugger, nor a shell's foreground job: they would see the
+ * stop (the process then runs on unstopped, and may call probed functions in
+ * files not probed yet). */
 static __always_inline void sbt_pause(struct task_struct *task, __u32 pid)
 {
 	__u8 one = 1;
 
-	if (BPF_CORE_READ(task, ptrace))
+	if (BPF_CORE_READ(task, ptrace) || foreground_job(task))
 		return;
 	if (bpf_map_update_elem(&paused, &pid, &one, BPF_ANY))
 		return; /* no room to say so: userspace would never resume it */
