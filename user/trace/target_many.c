@@ -18,11 +18,12 @@
  *
  * -- CMD: as -a, for the command's process tree only (doc/design.md §4,
  * Following a command). The command is held at its entry point until the
- * files it maps and the runtimes installed are probed; the BPF side keeps
- * the tree (a child joins at its fork) and drops every other process's
- * hits. A process of the tree that maps files not probed yet waits, stopped,
- * until they are. The command is a job from the start; another process of
- * the tree becomes one at its first call of a probed function.
+ * files it maps are probed; the BPF side keeps the tree (a child joins at
+ * its fork) and drops every other process's hits. A process of the tree
+ * that execs or loads libraries waits, stopped, until what it maps is
+ * probed. The command is a job from the start; another process of the tree
+ * becomes one at its first call of a probed function; a process is one job
+ * across its execs.
  */
 #include <errno.h>
 #include <signal.h>
