@@ -9,6 +9,14 @@
  * whole, under a heading, when the job ends; a JSON report becomes
  * {"schema": 1, "jobs": [{"pid", "command", "start_ns", "end_ns",
  * "report": <the job's report document>}, ...]}.
+ *
+ * A launched command's process tree (live_first) reads as one process when
+ * one process synchronizes: the first job to synchronize (a record of a
+ * probed function) is reported as a single process is, live and without a
+ * heading; any other that synchronizes is reported as above; a job that never
+ * does is not reported, unless none did: then the first job (the command) is,
+ * as a single process. JSON is a single report or the "jobs" document, as it
+ * turns out at the end.
  */
 #ifndef SBT_JOBS_H
 #define SBT_JOBS_H
@@ -30,6 +38,8 @@ struct job {
 	FILE *out;   /* its report (a temporary file with several jobs) */
 	int own_out; /* out is that temporary file */
 	__u64 drops; /* records lost, when known at its end */
+	int synced;  /* it called a probed function (a probe record) */
+	int live;    /* live_first: its report goes to the output as it is written */
 	void *user;  /* the caller's per-job data */
 };
 
@@ -38,8 +48,9 @@ struct jobs_config {
 	/* template of the report and, in src.phases, of the analysis: start,
 	 * sync and command come from the job */
 	struct report_src src;
-	int separate;  /* several jobs: reports in temporary files, with headings */
-	int show_idle; /* print jobs without barrier activity too */
+	int separate;	/* several jobs: reports in temporary files, with headings */
+	int show_idle;	/* print jobs without barrier activity too */
+	int live_first; /* a process tree: the first job to synchronize live (above) */
 };
 
 struct jobs;
@@ -68,6 +79,14 @@ void jobs__end_all(struct jobs *j,
 		   void (*drops_of)(void *ctx, const struct job *job, struct report_drops *d),
 		   void *ctx);
 size_t jobs__count(const struct jobs *j);
+/* Jobs that called a probed function. */
+size_t jobs__nsynced(const struct jobs *j);
+/* Whether the job is one the output reports (with live_first, those that
+ * synchronized, or the first job when none did; every job otherwise). */
+int jobs__reported(const struct jobs *j, const struct job *job);
+/* Whether it is reported whatever the other jobs do later (a job written
+ * to a trace as the recording goes cannot be taken back). */
+int jobs__reported_for_good(const struct jobs *j, const struct job *job);
 /* Every job started so far, in start order (ended ones too). */
 struct job *jobs__at(const struct jobs *j, size_t i);
 

@@ -118,7 +118,9 @@ int replay__select(struct replay *r, __u32 pid, int need_one)
 			list);
 		return -EINVAL;
 	}
-	r->pid = pid;
+	/* a trace of one process may hold records of others (a launched
+	 * command's tree: processes that did not synchronize) */
+	r->pid = pid ? pid : m->njobs == 1 ? m->jobs[0].pid : 0;
 	r->job = m->njobs == 1 ? &m->jobs[0] : NULL;
 	for (i = 0; pid && i < m->njobs; i++)
 		if (m->jobs[i].pid == pid) {

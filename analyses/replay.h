@@ -23,7 +23,8 @@ struct replay {
 	struct sync *sync;
 	int alpha_ok; /* the costs cover every probe id */
 	struct approx_opts approx;
-	/* the process selected (--pid): records of others are skipped; 0 = all */
+	/* the process selected (--pid, or the trace's only job): records of
+	 * others are skipped; 0 = all */
 	__u32 pid;
 	const struct tf_job *job; /* its entry in the trace, or the only one */
 	/* called with every record after the analysis took it (may be NULL) */

@@ -61,6 +61,16 @@ void report__before_output(struct report *r)
 		r->o.before_output(r->o.hook_ctx);
 }
 
+void report__redirect(struct report *r, const struct report_opts *o)
+{
+	if (r->o.format != REPORT_TEXT)
+		return; /* a JSON document is not moved in the middle */
+	r->o.out = o->out ? o->out : stdout;
+	r->o.episode_lines = o->episode_lines;
+	r->o.before_output = o->before_output;
+	r->o.hook_ctx = o->hook_ctx;
+}
+
 void report__begin(struct report *r)
 {
 	if (r->ops->begin)

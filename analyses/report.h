@@ -76,6 +76,10 @@ void report__free(struct report *r);
 void report__attach(struct report *r, const struct phases *p);
 /* Callbacks for phases__new(). */
 extern const struct phases_ops report_phases_ops;
+/* Text reports: write to out from now on, with or without episode lines
+ * (a report kept aside until its process turned out to be the one to show
+ * live). */
+void report__redirect(struct report *r, const struct report_opts *o);
 /* Start the document (JSON: opens the object and the phases array). */
 void report__begin(struct report *r);
 /* Hangs reported from now on were found at the end of the trace. */

@@ -64,18 +64,107 @@ SBT_GLOBAL const volatile __u64 wakeup_bytes;
  * lookup, which matters in programs that run for every syscall. */
 SBT_GLOBAL const volatile __u32 single_target;
 
+/* Launch mode (doc/design.md §4, Following a command): the probes are in
+ * every process mapping their files, and the traced processes are the
+ * launched command's tree, one bit per pid. Userspace sets the command's bit;
+ * a child's is set at its fork, before it runs, and cleared when its last
+ * thread exits. 512 KiB (SBT_TREE_PIDS), and a test costs no map lookup. */
+SBT_GLOBAL __u64 tree[SBT_TREE_PIDS / 64];
+SBT_GLOBAL const volatile __u8 follow;
+
+/* The word of pid's bit, masked where the verifier sees it (the compiler,
+ * knowing pid's bound, would drop the mask and index from a value the
+ * verifier cannot bound). */
+static __always_inline __u32 sbt_tree_word(__u32 pid)
+{
+	__u32 w = pid / 64;
+
+	asm volatile("" : "+r"(w));
+	return w & (SBT_TREE_PIDS / 64 - 1);
+}
+
+static __always_inline int sbt_in_tree(__u32 pid)
+{
+	if (pid >= SBT_TREE_PIDS)
+		return 0;
+	return (tree[sbt_tree_word(pid)] >> (pid % 64)) & 1;
+}
+
+static __always_inline void sbt_tree_set(__u32 pid, int in)
+{
+	__u32 w = sbt_tree_word(pid);
+
+	if (pid >= SBT_TREE_PIDS)
+		return;
+	if (in)
+		__sync_fetch_and_or(&tree[w], 1ULL << (pid % 64));
+	else
+		__sync_fetch_and_and(&tree[w], ~(1ULL << (pid % 64)));
+}
+
 static __always_inline int sbt_is_target(__u32 pid)
 {
 	if (single_target)
 		return pid == single_target;
+	if (follow)
+		return sbt_in_tree(pid);
 	return bpf_map_lookup_elem(&targets, &pid) != NULL;
 }
 
-/* Reserve, fill and submit one record. Submission never wakes the consumer:
- * a wakeup costs microseconds in the traced thread, and the consumer drains on
- * a timer instead. */
-static __always_inline int sbt_emit(__u16 type, __u16 probe, __u32 pid, __u32 tid, __u64 obj,
-				    __u64 site)
+/* Processes of the tree stopped (SIGSTOP) where they may have mapped files
+ * not probed yet; userspace probes them, then sends SIGCONT. */
+SBT_GLOBAL struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} paused SEC(".maps");
+
+#define SBT_SIGSTOP 19
+
+/* Kernels before 6.0 keep the terminal's foreground process group here. */
+struct tty_struct___old {
+	struct pid *pgrp;
+} __attribute__((preserve_access_index));
+
+/* A job-control shell's foreground job: in a process group of its own (not
+ * its parent's) that has the terminal. Its shell would see it stop, report
+ * it "Stopped" and take the terminal back. */
+static __always_inline int foreground_job(struct task_struct *task)
+{
+	struct pid *pg = BPF_CORE_READ(task, signal, pids[PIDTYPE_PGID]), *fg;
+	struct tty_struct *tty = BPF_CORE_READ(task, signal, tty);
+
+	if (!tty || pg == BPF_CORE_READ(task, real_parent, signal, pids[PIDTYPE_PGID]))
+		return 0;
+	if (bpf_core_field_exists(tty->ctrl))
+		fg = BPF_CORE_READ(tty, ctrl.pgrp);
+	else
+		fg = BPF_CORE_READ((struct tty_struct___old *)tty, pgrp);
+	return pg == fg;
+}
+
+/* Stop the current process (task) until userspace has probed its files.
+ * Not one under a debugger, nor a shell's foreground job: they would see the
+ * stop (the process then runs on unstopped, and may call probed functions in
+ * files not probed yet). */
+static __always_inline void sbt_pause(struct task_struct *task, __u32 pid)
+{
+	__u8 one = 1;
+
+	if (BPF_CORE_READ(task, ptrace) || foreground_job(task))
+		return;
+	if (bpf_map_update_elem(&paused, &pid, &one, BPF_ANY))
+		return; /* no room to say so: userspace would never resume it */
+	bpf_send_signal(SBT_SIGSTOP);
+}
+
+/* Reserve, fill and submit one record. Submission does not wake the
+ * consumer below the watermark: a wakeup costs microseconds in the traced
+ * thread, and the consumer drains on a timer instead. `wake`: wake it now (a
+ * process waits for it). */
+static __always_inline int sbt_emit_x(__u16 type, __u16 probe, __u32 pid, __u32 tid, __u64 obj,
+				      __u64 site, int wake)
 {
 	__u32 cpu = bpf_get_smp_processor_id() & (SBT_MAX_CPUS - 1);
 	struct sbt_event *e;
@@ -103,10 +192,16 @@ static __always_inline int sbt_emit(__u16 type, __u16 probe, __u32 pid, __u32 ti
 	e->lost = 0;
 	if (drops_pending[cpu])
 		e->lost = __sync_lock_test_and_set(&drops_pending[cpu], 0);
-	bpf_ringbuf_submit(e, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > wakeup_bytes
+	bpf_ringbuf_submit(e, wake || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > wakeup_bytes
 				      ? BPF_RB_FORCE_WAKEUP
 				      : BPF_RB_NO_WAKEUP);
 	return 0;
+}
+
+static __always_inline int sbt_emit(__u16 type, __u16 probe, __u32 pid, __u32 tid, __u64 obj,
+				    __u64 site)
+{
+	return sbt_emit_x(type, probe, pid, tid, obj, site, 0);
 }
 
 /* ---- counters ------------------------------------------------------------ */

@@ -3,20 +3,37 @@
  * Thread life cycle of traced processes, through raw tracepoints (they attach
  * without tracefs, which is not always mounted). Thread starts give phase 0 of
  * late threads its true beginning; the exit of a process's last thread ends a
- * session. In system-wide mode, exec and loader records say where to look
- * for new files to probe.
+ * session. In system-wide and launch mode, exec and loader records say where
+ * to look for new files to probe; in launch mode, forks grow the command's
+ * process tree (doc/design.md §4, Following a command).
  */
 #include "common.bpf.h"
 
 /* Thread records carry the thread's name (16 bytes) in obj and site: a
  * short-lived thread is gone before userspace could read /proc. */
-static __always_inline int emit_with_comm(__u16 type, __u16 flag, __u32 pid, __u32 tid,
-					  struct task_struct *task)
+static __always_inline int emit_comm_x(__u16 type, __u16 flag, __u32 pid, __u32 tid,
+				       struct task_struct *task, int wake)
 {
 	__u64 comm[2] = {};
 
 	BPF_CORE_READ_INTO(&comm, task, comm);
-	return sbt_emit(type, flag, pid, tid, comm[0], comm[1]);
+	return sbt_emit_x(type, flag, pid, tid, comm[0], comm[1], wake);
+}
+
+static __always_inline int emit_with_comm(__u16 type, __u16 flag, __u32 pid, __u32 tid,
+					  struct task_struct *task)
+{
+	return emit_comm_x(type, flag, pid, tid, task, 0);
+}
+
+/* A child process of the tree: in the tree before it runs. Its main thread's
+ * start record tells userspace when it was born. */
+static __always_inline int follow_fork(__u32 ppid, __u32 cpid, struct task_struct *child)
+{
+	if (!follow || !sbt_in_tree(ppid))
+		return 0;
+	sbt_tree_set(cpid, 1);
+	return emit_with_comm(SBT_EV_THREAD_START, 0, cpid, BPF_CORE_READ(child, pid), child);
 }
 
 /* sched_process_fork(struct task_struct *parent, struct task_struct *child) */
@@ -28,8 +45,10 @@ int thread_start(struct bpf_raw_tracepoint_args *ctx)
 	__u32 ppid = BPF_CORE_READ(parent, tgid);
 	__u32 cpid = BPF_CORE_READ(child, tgid);
 
-	/* Threads only: a forked child process is not traced. */
-	if (ppid != cpid || !(proc_all || sbt_is_target(cpid)))
+	/* A new process is traced only as part of a launched command's tree. */
+	if (ppid != cpid)
+		return follow_fork(ppid, cpid, child);
+	if (!(proc_all || sbt_is_target(cpid)))
 		return 0;
 	return emit_with_comm(SBT_EV_THREAD_START, 0, cpid, BPF_CORE_READ(child, pid), child);
 }
@@ -46,28 +65,44 @@ int thread_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	/* signal->live drops to zero when the last thread of the group exits */
 	live = BPF_CORE_READ(task, signal, live.counter);
+	if (follow && live == 0)
+		sbt_tree_set(pid, 0); /* its pid may come back as another process */
 	return emit_with_comm(SBT_EV_THREAD_EXIT, live == 0, pid, BPF_CORE_READ(task, pid), task);
 }
 
 /* sched_process_exec(struct task_struct *p, pid_t old_pid, struct
- * linux_binprm *bprm), system-wide mode: a new program may map files not
- * probed yet (a static binary, a --probe binary in a container). */
+ * linux_binprm *bprm), system-wide and launch mode: a new program may map
+ * files not probed yet (a static binary, a --probe binary in a container).
+ * In launch mode, a program of the tree waits until its executable and its
+ * loader are probed (then the libraries, at the loader's report below). */
 SEC("raw_tracepoint/sched_process_exec")
 int proc_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *task = (struct task_struct *)ctx->args[0];
+	__u32 pid = BPF_CORE_READ(task, tgid);
 
-	return emit_with_comm(SBT_EV_EXEC, 0, BPF_CORE_READ(task, tgid), BPF_CORE_READ(task, pid),
-			      task);
+	if (!follow)
+		return emit_with_comm(SBT_EV_EXEC, 0, pid, BPF_CORE_READ(task, pid), task);
+	if (!sbt_in_tree(pid))
+		return 0;
+	sbt_pause(task, pid);
+	return emit_comm_x(SBT_EV_EXEC, 0, pid, BPF_CORE_READ(task, pid), task, 1);
 }
 
 /* Entry of the dynamic loader's _dl_debug_state(), which it calls after
  * mapping the program's libraries and after every dlopen/dlclose (the
- * debugger interface): time to look for new files to probe. */
+ * debugger interface): time to look for new files to probe. In launch mode,
+ * a process of the tree waits for that (doc/design.md §4). */
 SEC("uprobe")
 int maps_changed(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = id >> 32;
 
-	return sbt_emit(SBT_EV_MAPS, 0, id >> 32, (__u32)id, 0, 0);
+	if (!follow)
+		return sbt_emit(SBT_EV_MAPS, 0, pid, (__u32)id, 0, 0);
+	if (!sbt_in_tree(pid))
+		return 0;
+	sbt_pause((struct task_struct *)bpf_get_current_task(), pid);
+	return sbt_emit_x(SBT_EV_MAPS, 0, pid, (__u32)id, 0, 0, 1);
 }

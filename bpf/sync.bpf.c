@@ -74,6 +74,9 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 	__u64 id = bpf_get_current_pid_tgid(), cookie;
 	__u32 pid = id >> 32;
 
+	/* launch mode: the probes are in every process mapping the file */
+	if (follow && !sbt_in_tree(pid))
+		return 0;
 	cookie = bpf_get_attach_cookie(ctx);
 	sbt_emit(type, (__u16)cookie, pid, (__u32)id, obj, site);
 	if (ncounters && is_barrier_kind(cookie))

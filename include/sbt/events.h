@@ -26,9 +26,13 @@
 #define SBT_EV_COUNTERS                                                                            \
 	7 /* counters at the thread's preceding barrier ENTER or EXIT:                             \
 	   * obj = counter k, site = counter k + 1, probe = k | SBT_CTR_* */
-/* System-wide mode (-a) only, never in trace files: */
+/* System-wide (-a) and launch mode only, never in trace files: */
 #define SBT_EV_EXEC 8 /* a process replaced its image (exec); obj, site = new comm */
 #define SBT_EV_MAPS 9 /* the dynamic loader changed a process's mappings (dlopen, start) */
+
+/* Launch mode: the command's process tree is a bitmap of pids, which stay
+ * below the kernel's PID_MAX_LIMIT (2^22 on 64-bit). */
+#define SBT_TREE_PIDS (1u << 22)
 
 /* Probe kinds: how userspace interprets the enter/exit pair of a probe. */
 #define SBT_PK_BARRIER	    1  /* barrier; the first argument identifies the barrier object */

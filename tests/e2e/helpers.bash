@@ -108,3 +108,17 @@ wait_exit() {
 start_system() {
 	start_sbt "^sbt-bpf: tracing " "$@"
 }
+
+# poll_pane REGEX: until the tmux pane $TMUX_SESSION shows a line matching
+# REGEX (in $T/pane).
+poll_pane() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		tmux capture-pane -p -t "$TMUX_SESSION" >"$T/pane" 2>/dev/null
+		grep -qE "$1" "$T/pane" && return 0
+		sleep 0.05
+	done
+	echo "pane never showed /$1/:" >&2
+	cat "$T/pane" >&2
+	return 1
+}

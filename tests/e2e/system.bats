@@ -213,20 +213,6 @@ for _ in range(5):
 	[ "$status" -eq 2 ]
 }
 
-# poll_pane REGEX: until the tmux pane $TMUX_SESSION shows a line matching
-# REGEX (in $T/pane).
-poll_pane() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		tmux capture-pane -p -t "$TMUX_SESSION" >"$T/pane" 2>/dev/null
-		grep -qE "$1" "$T/pane" && return 0
-		sleep 0.05
-	done
-	echo "pane never showed /$1/:" >&2
-	cat "$T/pane" >&2
-	return 1
-}
-
 @test "top in a terminal (tmux): the job table, its threads on Enter, q quits" {
 	command -v tmux >/dev/null || skip "tmux not installed"
 	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 3 -n 1000 -d 5 -m sleep -W

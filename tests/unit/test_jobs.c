@@ -180,3 +180,158 @@ TEST(json_is_one_document_with_a_report_per_process)
 	fclose(out);
 	names__free(names);
 }
+
+/* ---- a launched command's tree (live_first) ------------------------------------ */
+
+#define PID_SH 300 /* the command: a wrapper that synchronizes with nobody */
+
+static struct jobs *new_tree(FILE *out, int json, struct names *names)
+{
+	struct jobs_config c = {
+		.ro = {.format = json ? REPORT_JSON : REPORT_TEXT, .episode_lines = 1, .out = out},
+		.src = {.phases = {.probes = probes, .nprobes = NPROBES}, .names = names},
+		.live_first = 1,
+	};
+
+	return jobs__new(&c);
+}
+
+static int count(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (; (text = strstr(text, what)); text++)
+		n++;
+	return n;
+}
+
+/* A alone: threads 101, 102; 3 episodes. */
+static void feed_a(struct jobs *j)
+{
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		arrive(j, PID_A, 101, 1000 + k * 100);
+		arrive(j, PID_A, 102, 1010 + k * 100);
+		leave(j, PID_A, 102, 1011 + k * 100, 1);
+		leave(j, PID_A, 101, 1012 + k * 100, 0);
+	}
+}
+
+TEST(tree_with_one_process_synchronizing_reads_as_that_process_alone)
+{
+	struct names *names = names__new();
+	FILE *out = tmpfile();
+	struct jobs *j = new_tree(out, 0, names);
+	struct job *sh = jobs__start(j, PID_SH, 900, "sh -c ./prog");
+	struct job *a = jobs__start(j, PID_A, 950, "./prog A");
+	char *text;
+
+	feed_a(j);
+	CHECK(a->live && !sh->live);
+	/* live: the episode lines are out before the end */
+	fflush(out);
+	CHECK_EQ(ftell(out) > 0, 1);
+	CHECK_EQ(jobs__nsynced(j), 1);
+	CHECK(jobs__reported(j, a) && !jobs__reported(j, sh));
+	jobs__end_all(j, NULL, NULL);
+	text = read_all(out);
+	CHECK_EQ(count(text, "(barrier: "), 3);
+	CHECK_EQ(count(text, "SBT summary: "), 1);
+	CHECK(strstr(text, "SBT summary: 3 phases") != NULL);
+	CHECK(strstr(text, "===") == NULL); /* no heading */
+	free(text);
+	jobs__free(j);
+	fclose(out);
+	names__free(names);
+}
+
+TEST(tree_with_two_processes_synchronizing_has_a_report_each_under_a_heading)
+{
+	struct names *names = names__new();
+	FILE *out = tmpfile();
+	struct jobs *j = new_tree(out, 0, names);
+	struct job *a, *b;
+	char *text, *ha, *hb;
+
+	jobs__start(j, PID_SH, 900, "sh -c './prog A & ./prog B'");
+	a = jobs__start(j, PID_A, 950, "./prog A");
+	b = jobs__start(j, PID_B, 960, "./prog B");
+	feed_two_processes(j);
+	CHECK(a->live && !b->live); /* A reached a barrier first */
+	jobs__end(j, b, &(struct report_drops){.total = 0});
+	jobs__end_all(j, NULL, NULL);
+	text = read_all(out);
+	/* A's episodes live, B's not; then B's report, then A's summary */
+	CHECK_EQ(count(text, "(barrier: "), 3);
+	hb = strstr(text, "\n=== pid 200: ./prog B ===\n");
+	ha = strstr(text, "\n=== pid 100: ./prog A ===\n");
+	CHECK(hb && ha && hb < ha);
+	CHECK(hb && strstr(hb, "SBT summary: 2 phases") < ha);
+	CHECK(ha && strstr(ha, "SBT summary: 3 phases") != NULL);
+	CHECK(strstr(text, "sh -c") == NULL);
+	CHECK_EQ(count(text, "SBT summary: "), 2);
+	free(text);
+	jobs__free(j);
+	fclose(out);
+	names__free(names);
+}
+
+TEST(tree_where_nothing_synchronized_reports_the_command)
+{
+	struct names *names = names__new();
+	FILE *out = tmpfile();
+	struct jobs *j = new_tree(out, 0, names);
+	struct job *sh = jobs__start(j, PID_SH, 900, "sh -c true");
+	struct job *other = jobs__start(j, 301, 900, "true");
+	char *text;
+
+	CHECK(jobs__reported(j, sh) && !jobs__reported(j, other));
+	jobs__end_all(j, NULL, NULL);
+	text = read_all(out);
+	CHECK(strstr(text, "\nSBT summary: 0 phases") == text);
+	CHECK_EQ(count(text, "SBT summary: "), 1);
+	CHECK(strstr(text, "===") == NULL);
+	free(text);
+	jobs__free(j);
+	fclose(out);
+	names__free(names);
+}
+
+TEST(tree_json_is_one_report_or_the_jobs_document_as_it_turns_out)
+{
+	struct names *names = names__new();
+	FILE *one = tmpfile(), *two = tmpfile();
+	struct jobs *j = new_tree(one, 1, names);
+	char *text;
+
+	jobs__begin(j);
+	jobs__start(j, PID_SH, 900, "sh -c ./prog");
+	jobs__start(j, PID_A, 950, "./prog A");
+	feed_a(j);
+	jobs__end_all(j, NULL, NULL);
+	jobs__free(j);
+	text = read_all(one);
+	CHECK(text[0] == '{' && strstr(text, "\"schema\": 1,") != NULL);
+	CHECK(strstr(text, "\"jobs\"") == NULL);
+	CHECK_EQ(count(text, "\"phase_count\": 3"), 1);
+	free(text);
+
+	j = new_tree(two, 1, names);
+	jobs__begin(j);
+	jobs__start(j, PID_SH, 900, "sh -c './prog A & ./prog B'");
+	jobs__start(j, PID_A, 950, "./prog A");
+	jobs__start(j, PID_B, 960, "./prog B");
+	feed_two_processes(j);
+	jobs__end_all(j, NULL, NULL);
+	jobs__free(j);
+	text = read_all(two);
+	CHECK(strstr(text, "{\"schema\": 1, \"jobs\": [\n{\"pid\": 100, ") == text);
+	CHECK(strstr(text, "},\n{\"pid\": 200, ") != NULL);
+	CHECK(strstr(text, "\"pid\": 300") == NULL);
+	CHECK(strstr(text, "\n]}\n") != NULL);
+	free(text);
+	fclose(one);
+	fclose(two);
+	names__free(names);
+}

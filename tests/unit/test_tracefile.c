@@ -399,7 +399,7 @@ struct stream {
 	struct tf_writer *w;
 	__u32 named; /* records whose names were put */
 	__u32 nrec;
-	int err;	 /* first failure returned by the writer */
+	int err;       /* first failure returned by the writer */
 	__u64 written; /* records the writer says it wrote, before the END mark */
 };
 

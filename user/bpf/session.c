@@ -29,6 +29,7 @@ struct session {
 	struct session_opts opts;
 	pid_t *targets; /* pids in the filter, added again on fallback */
 	int ntargets;
+	pid_t followed; /* launch mode: the command, in the tree again on fallback */
 };
 
 /* Records handled per drain call at most: a target producing faster than we
@@ -74,7 +75,7 @@ static int attach_tracepoints(struct session *s, char *err, size_t errlen)
 	if (!l)
 		goto fail;
 	s->skel->links.thread_exit = l;
-	if (!s->opts.system_wide)
+	if (!s->opts.system_wide && !s->opts.follow)
 		return 0;
 	l = bpf_program__attach_raw_tracepoint(s->skel->progs.proc_exec, "sched_process_exec");
 	if (!l)
@@ -151,8 +152,9 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
 	s->skel->rodata->single_target = o->single_target;
 	s->skel->rodata->proc_all = !!o->system_wide;
-	bpf_program__set_autoload(s->skel->progs.proc_exec, o->system_wide);
-	bpf_program__set_autoload(s->skel->progs.maps_changed, o->system_wide);
+	s->skel->rodata->follow = !!o->follow;
+	bpf_program__set_autoload(s->skel->progs.proc_exec, o->system_wide || o->follow);
+	bpf_program__set_autoload(s->skel->progs.maps_changed, o->system_wide || o->follow);
 	/* Programs that are not attached need not be loaded either. */
 	bpf_program__set_autoload(s->skel->progs.futex_enter, o->futex);
 	bpf_program__set_autoload(s->skel->progs.futex_exit, o->futex);
@@ -168,6 +170,8 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 		bpf_program__set_expected_attach_type(s->skel->progs.sync_enter,
 						      SBT_BPF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(s->skel->progs.sync_exit,
+						      SBT_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(s->skel->progs.maps_changed,
 						      SBT_BPF_TRACE_UPROBE_MULTI);
 	}
 	s->multi = multi;
@@ -254,14 +258,49 @@ static int filter_add(struct session *s, pid_t pid)
 				    BPF_ANY);
 }
 
+static void tree_add(struct session *s, pid_t pid)
+{
+	if ((unsigned int)pid < SBT_TREE_PIDS)
+		__atomic_fetch_or(&s->skel->bss->tree[pid / 64], 1ULL << (pid % 64),
+				  __ATOMIC_SEQ_CST);
+}
+
 static int add_targets(struct session *s)
 {
 	int i, e;
 
+	if (s->followed)
+		tree_add(s, s->followed);
 	for (i = 0; i < s->ntargets; i++)
 		if ((e = filter_add(s, s->targets[i])))
 			return e;
 	return 0;
+}
+
+int session__follow(struct session *s, pid_t pid)
+{
+	if ((unsigned int)pid >= SBT_TREE_PIDS)
+		return -ERANGE;
+	s->followed = pid;
+	tree_add(s, pid);
+	return 0;
+}
+
+int session__take_paused(struct session *s, pid_t *pids, int max)
+{
+	const struct bpf_map *map = s->skel->maps.paused;
+	__u32 key, next;
+	int n = 0, more;
+
+	/* taken off as they are read: a key deleted before the next lookup
+	 * would restart the walk */
+	for (more = !bpf_map__get_next_key(map, NULL, &key, sizeof(key)); more && n < max;
+	     key = next) {
+		more = !bpf_map__get_next_key(map, &key, &next, sizeof(next));
+		bpf_map__delete_elem(map, &key, sizeof(key), 0);
+		pids[n++] = key;
+	}
+	return n;
 }
 
 int session__add_target(struct session *s, pid_t pid)
@@ -310,11 +349,28 @@ static int keep_link(struct session *s, struct bpf_link *l)
 	return 0;
 }
 
+static int keep_fd(struct session *s, int fd);
+
+/* A multi-uprobe link where the kernel has them: a perf-event uprobe takes
+ * ~0.1 s more to detach. */
 int session__attach_loader(struct session *s, const char *path, uint64_t offset, pid_t pid)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts);
 	struct bpf_link *l;
+	uint64_t cookie = 0;
+	char err[256];
+	int fd;
 
+	if (s->multi) {
+		fd = uprobe_multi__attach(bpf_program__fd(s->skel->progs.maps_changed), path,
+					  &offset, &cookie, 1, 0, pid);
+		if (fd >= 0)
+			return keep_fd(s, fd);
+		if ((fd != -EINVAL && fd != -EOPNOTSUPP) || s->nlink_fds)
+			return fd;
+		if (fall_back_per_function(s, err, sizeof(err)))
+			return -EINVAL;
+	}
 	l = bpf_program__attach_uprobe_opts(s->skel->progs.maps_changed, pid, path, offset, &opts);
 	return l ? keep_link(s, l) : -errno;
 }

@@ -17,6 +17,7 @@ struct session_opts {
 	int futex;			    /* trace futex() calls (raw syscall tracepoints) */
 	const struct counter_set *counters; /* read at barrier boundaries; may be NULL */
 	int system_wide;		    /* -a: thread/exec records of every process */
+	int follow; /* -- CMD: the command's process tree (session__follow) */
 };
 
 typedef int (*session_event_fn)(void *ctx, const struct sbt_event *e);
@@ -29,6 +30,14 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 /* The BPF filter of futex, thread and counter records (pids). */
 int session__add_target(struct session *s, pid_t pid);
 void session__remove_target(struct session *s, pid_t pid);
+/* Launch mode: pid and, from now on, the processes it starts are traced
+ * (those of its tree that stop where they may map new files are listed by
+ * session__take_paused()). */
+int session__follow(struct session *s, pid_t pid);
+/* Processes of the tree stopped since the last call: into pids[0..max), taken
+ * off the list; the caller probes their files, then resumes them (SIGCONT).
+ * Returns how many. */
+int session__take_paused(struct session *s, pid_t *pids, int max);
 /* Records of process pid lost to a full ring buffer. */
 __u64 session__pid_drops(struct session *s, pid_t pid);
 /* Entry probe on the dynamic loader's _dl_debug_state (system-wide mode):

@@ -35,7 +35,7 @@ static int run(const struct env *env, struct tracer *t)
 static void print_recorded(const struct tracer *t)
 {
 	__u64 phases, events = tracer__events(t, &phases);
-	size_t njobs = jobs__count(tracer__jobs(t));
+	size_t njobs = tracer__njobs(t);
 
 	fprintf(stderr, "sbt-bpf: recorded %llu events, %llu phases, %llu lost",
 		(unsigned long long)events, (unsigned long long)phases,

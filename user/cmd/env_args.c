@@ -35,11 +35,13 @@ enum {
 
 static const char trace_doc[] =
 	"Trace barrier phases of a running pthreads/OpenMP process (-p) or of a command "
-	"(-- CMD), live, with SBT-style reports.\n"
+	"(-- CMD) and the processes it starts, live, with SBT-style reports.\n"
 	"\n"
 	"Examples:\n"
 	"  sudo sbt-bpf -p 4242                   # attach to a running job\n"
 	"  sudo sbt-bpf -- ./lu -p8 -n2048        # launch and trace a command\n"
+	"  sudo sbt-bpf -- mpirun -np 4 ./lu      # through a wrapper: a report per\n"
+	"                                         # process that synchronizes\n"
 	"  sudo sbt-bpf --watch-all -- ./prog     # arrival order, every barrier\n"
 	"  sudo sbt-bpf --watch lu.c:320 -p 4242  # details of one barrier site\n"
 	"  sudo sbt-bpf --hang-timeout 5 -p 4242  # who is missing at a hung barrier\n"
@@ -49,6 +51,10 @@ static const char trace_doc[] =
 	"  sudo sbt-bpf -p 4242,4243              # several processes, a report each\n"
 	"  sudo sbt-bpf -a -d 60                  # every job here, for a minute\n"
 	"  sudo sbt-bpf -a --filter comm='lu*',uid=1000   # one user's lu jobs\n"
+	"\n"
+	"-- CMD follows the command's children and the programs they exec (sh -c, env, "
+	"taskset, numactl, mpirun, scripts): one process synchronizing reads as that "
+	"process alone; several get a report each, under a heading.\n"
 	"\nSubcommands: record, report, export, top, calibrate (sbt-bpf COMMAND --help)."
 	"\v" PROBE_KINDS;
 
@@ -58,6 +64,7 @@ static const char record_doc[] =
 	"Examples:\n"
 	"  sudo sbt-bpf record -p 4242 -o lu.sbt\n"
 	"  sudo sbt-bpf record -o lu.sbt -- ./lu -p8\n"
+	"  sudo sbt-bpf record -o lu.sbt -- sh -c './lu -p8'   # its children too\n"
 	"  sudo sbt-bpf record -a -d 30 -o all.sbt   # every job, a section per pid\n"
 	"  sbt-bpf report lu.sbt\n"
 	"  sbt-bpf report --pid 4242 all.sbt"
@@ -116,7 +123,10 @@ static const struct argp_option options[] = {
 	 "lock probes are the most frequent calls, so the most perturbing; with -a, futex is "
 	 "off too: it costs every syscall of the machine)",
 	 2},
-	{"force", OPT_FORCE, NULL, 0, "Trace even if the target uses no traced function", 2},
+	{"force", OPT_FORCE, NULL, 0,
+	 "Trace even if the target uses no traced function (-p); with -- CMD, no warning "
+	 "when nothing synchronized",
+	 2},
 	{"events", 'e', "EVENT,...", 0,
 	 "Per-phase counter deltas (at most 4): cycles, instructions, cache-misses, "
 	 "branch-misses, task-clock, page-faults, context-switches, cpu-migrations, rNNNN, "

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "user/resolve/elfsym.h"
 #include "user/resolve/probes.h"
+#include "lib/log.h"
 #include "lib/proc.h"
 
 struct known_func {
@@ -410,6 +411,14 @@ int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up
 		snprintf(err, errlen, "too many probes (limit %d)", SBT_MAX_PROBES - 1);
 	free(files);
 	return rc;
+}
+
+void probes__warn_unprobeable(const struct probe_table *t)
+{
+	if (t->unprobeable)
+		log_warn("not traced: %s (the first instruction has a lock prefix, which uprobes "
+			 "cannot take)",
+			 t->unprobeable_names);
 }
 
 void probes__free(struct probe_table *t)

@@ -77,6 +77,8 @@ int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const str
  * message in err: -ESRCH no such process, -ENOENT a user symbol not found. */
 int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up, int nup,
 		    struct probe_table *t, char *err, size_t errlen);
+/* Say which functions found could not be probed (t->unprobeable), if any. */
+void probes__warn_unprobeable(const struct probe_table *t);
 /* The known functions of the given classes, for "nothing found" messages. */
 void probes__known(unsigned int classes, char *buf, size_t n);
 void probes__free(struct probe_table *t);

@@ -38,6 +38,19 @@ static int add_thread(void *ctx, pid_t tid)
 	return 0;
 }
 
+/* Threads seen created that /proc no longer lists (the process exited
+ * before its first records were read): they ran all the same. */
+static void add_pending(struct add_threads *a)
+{
+	const struct hmap_slot *s;
+	size_t pos = 0;
+
+	/* add_thread() deletes the entry, which the walk allows */
+	while ((s = hmap_next(a->pending, &pos)))
+		if (((const struct pending_thread *)s->val)->pid == a->job->pid)
+			add_thread(a, (pid_t)s->k1);
+}
+
 struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns, int born,
 				 const char *command, struct hmap *pending)
 {
@@ -48,6 +61,8 @@ struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns,
 		return NULL;
 	job->user = symbolizer__new(pid);
 	proc__for_each_task(pid, add_thread, &a);
+	if (pending)
+		add_pending(&a);
 	return job;
 }
 

@@ -130,6 +130,15 @@ void launch__abort(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+void launch__join_argv(char *const argv[], char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (; *argv && len < n; argv++)
+		len += snprintf(buf + len, n - len, "%s%s", len ? " " : "", *argv);
+}
+
 void launch__describe_end(int wstatus, char *buf, size_t n)
 {
 	const char *sig = WIFSIGNALED(wstatus) ? sigabbrev_np(WTERMSIG(wstatus)) : NULL;

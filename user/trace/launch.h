@@ -19,6 +19,8 @@ pid_t launch__start(char *const argv[], char *err, size_t errlen);
 int launch__release(pid_t pid);
 /* Kill a held child that will not be released. */
 void launch__abort(pid_t pid);
+/* argv as one line, words separated by spaces (headings, the trace file). */
+void launch__join_argv(char *const argv[], char *buf, size_t n);
 /* How a command ended, from its wait status: "exited with status 3",
  * "killed by SIGSEGV (core dumped)". */
 void launch__describe_end(int wstatus, char *buf, size_t n);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What is traced: one process (-p PID, -- CMD: target_one.c) or several
- * (-p PID,PID..., -a: target_many.c). A target finds its processes,
+ * What is traced: one process (-p PID: target_one.c) or several (-p
+ * PID,PID..., -a, -- CMD and the processes it starts: target_many.c). A
+ * target finds its processes,
  * resolves and attaches their probes and starts their jobs; the tracer's
  * loop (tracer.c) only calls these operations.
  */
@@ -32,6 +33,8 @@ struct target_ops {
 	__u64 (*job_drops)(const struct target *tg, const struct job *job);
 	/* Nothing is left to trace. */
 	int (*gone)(struct target *tg);
+	/* The reports are out: anything the user should know. Optional. */
+	void (*finish)(struct target *tg);
 	/* 1 and the wait status (waitpid) of a launched command that ended;
 	 * 0 while it runs or when it is not ours to wait for. Optional. */
 	int (*ended)(const struct target *tg, int *wstatus);
@@ -42,12 +45,12 @@ struct target {
 	const struct target_ops *ops;
 	struct trace_ctx *ctx;
 	pid_t pid;   /* the one process, once prepared; 0 with several */
-	int several; /* several processes: a report each */
+	int several; /* several processes: a report each (-- CMD: as it turns out) */
 };
 
-/* -p PID, -- CMD. NULL on allocation failure. */
+/* -p PID. NULL on allocation failure. */
 struct target *target_one__new(struct trace_ctx *ctx);
-/* -p PID,PID..., -a */
+/* -p PID,PID..., -a, -- CMD */
 struct target *target_many__new(struct trace_ctx *ctx);
 
 #endif

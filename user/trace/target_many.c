@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Several processes: `-p PID,PID...` and system-wide `-a`.
+ * Several processes: `-p PID,PID...`, system-wide `-a`, and a launched
+ * command with the processes it starts (`-- CMD`).
  *
  * -p: every file a process maps is read once (discover), and its probes
  * are attached for each process that maps it, with that pid: other
@@ -14,6 +15,15 @@
  * or the dynamic loader reports new mappings. A process becomes a job at
  * its first barrier (or parallel region), when --filter accepts it; only
  * then do its futex calls and counters get recorded.
+ *
+ * -- CMD: as -a, for the command's process tree only (doc/design.md §4,
+ * Following a command). The command is held at its entry point until the
+ * files it maps are probed; the BPF side keeps the tree (a child joins at
+ * its fork) and drops every other process's hits. A process of the tree
+ * that execs or loads libraries waits, stopped, until what it maps is
+ * probed. The command is a job from the start; another process of the tree
+ * becomes one at its first call of a probed function; a process is one job
+ * across its execs.
  */
 #include <errno.h>
 #include <signal.h>
@@ -21,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -28,6 +39,7 @@
 #include "user/resolve/discover.h"
 #include "user/resolve/symbolize.h"
 #include "user/trace/filter.h"
+#include "user/trace/launch.h"
 #include "user/trace/target.h"
 
 struct target_many {
@@ -37,14 +49,22 @@ struct target_many {
 	struct hmap procs;   /* processes that are not jobs (yet): pid -> struct proc_note */
 	struct hmap pending; /* their threads: tid -> struct pending_thread */
 	int rescans;	     /* procs with a rescan due */
+	/* -- CMD */
+	pid_t cmd;    /* the command's pid; 0 with -p and -a */
+	int released; /* it runs */
+	int reaped;   /* it was waited for: wstatus holds its end */
+	int wstatus;
 };
 
 /* What we know of a process that is not a job. */
 struct proc_note {
-	__u64 exec_ns;		 /* when it exec'd, if during the session */
+	__u64 start_ns;		 /* when it exec'd or was forked, if during the session */
 	int ignored;		 /* --filter rejected it (until it execs) */
 	int rescan;		 /* its mappings changed */
 	char comm[SBT_COMM_LEN]; /* from its exec: names a job whose /proc is gone */
+	/* -- CMD: read while it ran, for a job started after it exited */
+	struct symbolizer *sym;
+	char cmdline[1024];
 };
 
 static struct target_many *many_of(struct target *tg)
@@ -66,9 +86,42 @@ static struct proc_note *note_of(struct target_many *m, __u32 pid)
 	return n;
 }
 
+static void free_note(struct proc_note *n)
+{
+	if (n)
+		symbolizer__free(n->sym);
+	free(n);
+}
+
 static void forget_proc(struct target_many *m, __u32 pid)
 {
-	free(hmap_del(&m->procs, pid, 0));
+	free_note(hmap_del(&m->procs, pid, 0));
+}
+
+/* -- CMD: what names a process of the tree (its files, its command line),
+ * read now that it is there and stands still (forked, exec'd, stopped): a
+ * short-lived one is gone by the time its records are read. */
+static void note_names(struct target_many *m, pid_t pid)
+{
+	struct job *job = jobs__find(m->base.ctx->jobs, pid);
+	struct symbolizer *sym;
+	struct proc_note *n;
+
+	if (!m->cmd || !(sym = symbolizer__new(pid)))
+		return;
+	if (job) { /* a new program, a dlopen */
+		symbolizer__free(job->user);
+		job->user = sym;
+		return;
+	}
+	n = note_of(m, pid);
+	if (!n) {
+		symbolizer__free(sym);
+		return;
+	}
+	symbolizer__free(n->sym);
+	n->sym = sym;
+	proc__cmdline(pid, n->cmdline, sizeof(n->cmdline));
 }
 
 /* ---- attaching ------------------------------------------------------------- */
@@ -123,13 +176,11 @@ static int scan_one(void *ctx, pid_t pid)
 	return 0;
 }
 
-/* -a: the --probe binaries and installed runtimes, then every running
- * process's files. */
-static int attach_all(struct target_many *m)
+/* The runtimes installed on the machine and the --probe binaries: what
+ * processes started later map, probed before they start. */
+static void discover_known(struct target_many *m)
 {
 	const struct env *env = m->base.ctx->env;
-	struct scan_all a = {m, 0};
-	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
 	int i;
 
 	discover__installed(&m->disc);
@@ -143,6 +194,17 @@ static int attach_all(struct target_many *m)
 		else if (discover__path(&m->disc, bin) < 0)
 			log_warn("--probe: nothing to probe in %s", bin);
 	}
+}
+
+/* -a: the --probe binaries and installed runtimes, then every running
+ * process's files. */
+static int attach_all(struct target_many *m)
+{
+	const struct env *env = m->base.ctx->env;
+	struct scan_all a = {m, 0};
+	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
+
+	discover_known(m);
 	proc__for_each_pid(scan_one, &a);
 	attach_new_files(m);
 	snprintf(m->base.ctx->command, sizeof(m->base.ctx->command), "-a (every process)");
@@ -157,6 +219,8 @@ static int attach_all(struct target_many *m)
 	return 0;
 }
 
+/* A job for pid, named by its command line (else fallback); born: it
+ * began in the session (see trace_ctx__start_job()). */
 static struct job *start_job(struct target_many *m, pid_t pid, __u64 start_ns, int born,
 			     const char *fallback)
 {
@@ -164,7 +228,7 @@ static struct job *start_job(struct target_many *m, pid_t pid, __u64 start_ns, i
 	char cmd[1024];
 
 	proc__cmdline(pid, cmd, sizeof(cmd));
-	if (session__add_target(c->session, pid))
+	if (!c->env->cmd && session__add_target(c->session, pid))
 		log_warn("pid %d: cannot add it to the BPF filter: futex records missed", (int)pid);
 	return trace_ctx__start_job(c, pid, start_ns, born, cmd[0] ? cmd : fallback, &m->pending);
 }
@@ -256,41 +320,133 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* ---- -- CMD: the command and its process tree ------------------------------- */
+
+/* The command, held at its entry point. Its --probe functions and the ones
+ * it maps are resolved as for one process, for the same errors (an unknown
+ * --probe symbol stops here) and warnings. */
+static int launch(struct target_many *m)
+{
+	struct trace_ctx *c = m->base.ctx;
+	const struct env *env = c->env;
+	struct probe_table t;
+	char err[1024] = "";
+	pid_t pid = launch__start(env->cmd, err, sizeof(err));
+
+	if (pid < 0) {
+		log_err("%s", err);
+		return EXIT_RUNTIME;
+	}
+	m->cmd = pid;
+	launch__join_argv(env->cmd, c->command, sizeof(c->command));
+	if (probes__resolve(pid, env->classes, env->probes, env->nprobes, &t, err, sizeof(err))) {
+		log_err("%s", err);
+		probes__free(&t);
+		return EXIT_RUNTIME;
+	}
+	probes__warn_unprobeable(&t);
+	probes__free(&t);
+	return 0;
+}
+
+/* Probes in every file the command maps, for every process; the BPF side
+ * keeps the command's tree. Files the tree maps later are probed while the
+ * process mapping them waits (resume_paused()). The command is a job from
+ * the start, whether it synchronizes or runs others that do. */
+static int attach_tree(struct target_many *m)
+{
+	struct trace_ctx *c = m->base.ctx;
+	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
+	int n;
+
+	n = scan_pid(m, m->cmd);
+	if (n < 0 && n != -E2BIG) {
+		log_err("cannot read the mappings of '%s': %s", c->command, strerror(-n));
+		return EXIT_RUNTIME;
+	}
+	attach_new_files(m);
+	if (session__follow(c->session, m->cmd)) {
+		log_err("pid %d: cannot follow it", (int)m->cmd);
+		return EXIT_RUNTIME;
+	}
+	/* the command runs only once released */
+	c->start_ns = clock_ns(CLOCK_MONOTONIC);
+	if (!trace_ctx__start_job(c, m->cmd, c->start_ns, 1, c->command, &m->pending))
+		return EXIT_RUNTIME;
+	fprintf(stderr,
+		"sbt-bpf: tracing pid %d (%s) and the processes it starts: %d probes in %d "
+		"files, attached in %.1f ms; Ctrl-C to stop\n",
+		(int)m->cmd, c->command, m->disc.table.n - 1, m->disc.nfiles,
+		(c->start_ns - t0) / 1e6);
+	return 0;
+}
+
+/* Processes of the tree stopped where they may have mapped new files:
+ * probe those (unless tracing is over), then let them run. */
+static void resume_paused(struct target_many *m, int probe)
+{
+	struct session *session = m->base.ctx->session;
+	pid_t pids[256];
+	int n, i;
+
+	do {
+		n = session__take_paused(session, pids, 256);
+		for (i = 0; probe && i < n; i++) {
+			scan_pid(m, pids[i]);
+			note_names(m, pids[i]);
+		}
+		if (probe)
+			attach_new_files(m);
+		for (i = 0; i < n; i++)
+			kill(pids[i], SIGCONT);
+	} while (n == 256);
+}
+
 static int many_prepare(struct target *tg)
 {
 	struct target_many *m = many_of(tg);
 	const struct env *env = tg->ctx->env;
 
 	raise_fd_limit();
-	if (discover__init(&m->disc, env->classes, env->probes, env->nprobes, env->all))
+	if (discover__init(&m->disc, env->classes, env->probes, env->nprobes, env->all || env->cmd))
 		return EXIT_RUNTIME;
-	return 0;
+	return env->cmd ? launch(m) : 0;
 }
 
 static int many_attach(struct target *tg)
 {
+	const struct env *env = tg->ctx->env;
+
+	if (env->cmd)
+		return attach_tree(many_of(tg));
 	/* running processes produce records while the probes go in */
 	tg->ctx->start_ns = clock_ns(CLOCK_MONOTONIC);
-	return tg->ctx->env->all ? attach_all(many_of(tg)) : attach_pids(many_of(tg));
+	return env->all ? attach_all(many_of(tg)) : attach_pids(many_of(tg));
 }
 
 /* ---- records ------------------------------------------------------------------- */
 
+/* -a: a process's first barrier or parallel region; -- CMD: a process of
+ * the tree calling any probed function. */
 static int starts_job(const struct target_many *m, const struct sbt_event *e)
 {
 	int kind;
 
 	if (e->type != SBT_EV_ENTER || e->probe >= SBT_MAX_PROBES)
 		return 0;
+	if (m->cmd)
+		return 1;
 	kind = m->base.ctx->costs.infos[e->probe].kind;
 	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER || kind == SBT_PK_REGION;
 }
 
-/* A process's first barrier: a job, if --filter accepts it. */
+/* A job, if --filter accepts it. Its threads start when it started (exec or
+ * fork) during the session, else with the session. */
 static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 {
 	struct proc_note *n = note_of(m, e->pid);
 	__u64 session_start = m->base.ctx->start_ns;
+	struct job *job;
 	char comm[32];
 
 	if (!n || n->ignored)
@@ -300,9 +456,15 @@ static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 		return;
 	}
 	snprintf(comm, sizeof(comm), "[%s]", n->comm[0] ? n->comm : "?");
-	if (start_job(m, e->pid, n->exec_ns > session_start ? n->exec_ns : session_start,
-		      n->exec_ns > session_start, comm))
-		forget_proc(m, e->pid);
+	job = start_job(m, e->pid, n->start_ns > session_start ? n->start_ns : session_start,
+			n->start_ns > session_start, n->cmdline[0] ? n->cmdline : comm);
+	if (!job)
+		return;
+	if (!job->user) { /* gone already: named as it was */
+		job->user = n->sym;
+		n->sym = NULL;
+	}
+	forget_proc(m, e->pid);
 }
 
 static void thread_record(struct target_many *m, const struct sbt_event *e)
@@ -314,6 +476,13 @@ static void thread_record(struct target_many *m, const struct sbt_event *e)
 		if (e->probe) /* the last thread: the process is gone */
 			forget_proc(m, e->pid);
 		return;
+	}
+	if (e->tid == e->pid) { /* launch mode: a process of the tree forked */
+		struct proc_note *n = note_of(m, e->pid);
+
+		if (n)
+			n->start_ns = e->ts;
+		note_names(m, e->pid);
 	}
 	pt = calloc(1, sizeof(*pt));
 	if (!pt)
@@ -342,13 +511,16 @@ static void exec_record(struct target_many *m, struct job *job, const struct sbt
 {
 	struct proc_note *n;
 
-	if (job) { /* a new program: the old one's job ends here */
+	/* -a, -p: a new program, a new job. -- CMD: a process is one job,
+	 * whatever it runs (env, taskset, numactl exec the command) */
+	if (job && !m->cmd) {
 		job->end_ns = e->ts;
 		many_job_exited(&m->base, job);
 	}
+	note_names(m, e->pid);
 	n = note_of(m, e->pid);
 	if (n) {
-		n->exec_ns = e->ts;
+		n->start_ns = e->ts;
 		n->ignored = 0;
 		sbt_event_comm(e, n->comm);
 	}
@@ -374,7 +546,7 @@ static int many_record(struct target *tg, const struct sbt_event *e)
 		thread_record(m, e);
 		return 1;
 	}
-	if (!job && tg->ctx->env->all && starts_job(m, e))
+	if (!job && (tg->ctx->env->all || m->cmd) && starts_job(m, e))
 		maybe_start_job(m, e);
 	return 0;
 }
@@ -385,6 +557,8 @@ static void many_rescan(struct target *tg)
 	const struct hmap_slot *s;
 	size_t pos = 0;
 
+	if (m->cmd)
+		resume_paused(m, 1);
 	if (!m->rescans)
 		return;
 	while ((s = hmap_next(&m->procs, &pos))) {
@@ -419,22 +593,76 @@ static void many_job_exited(struct target *tg, struct job *job)
 		m->running--;
 }
 
-/* -a never ends by itself; -p PID,PID ends when all have exited. */
+/* -a never ends by itself; -p PID,PID ends when all have exited; -- CMD
+ * when the command has (a process it started may go on). */
 static int many_gone(struct target *tg)
 {
-	return !tg->ctx->env->all && many_of(tg)->running == 0;
+	struct target_many *m = many_of(tg);
+
+	if (m->cmd && !m->reaped) /* our child: reap it, keep how it ended */
+		m->reaped = waitpid(m->cmd, &m->wstatus, WNOHANG) == m->cmd;
+	if (m->cmd)
+		return m->reaped;
+	return !tg->ctx->env->all && m->running == 0;
+}
+
+static int many_ended(const struct target *tg, int *wstatus)
+{
+	const struct target_many *m = (const struct target_many *)tg;
+
+	if (m->reaped)
+		*wstatus = m->wstatus;
+	return m->reaped;
 }
 
 static int many_release(struct target *tg)
 {
+	struct target_many *m = many_of(tg);
+
+	if (!m->cmd)
+		return 0;
+	if (launch__release(m->cmd)) {
+		log_err("cannot start '%s': %s", tg->ctx->command, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	m->released = 1;
 	return 0;
+}
+
+/* -- CMD: a tree where nothing synchronized is said so, at the end (a
+ * process may exec a program that synchronizes at any time). */
+static void many_finish(struct target *tg)
+{
+	struct target_many *m = many_of(tg);
+	const struct env *env = tg->ctx->env;
+	char known[2048];
+
+	if (!m->cmd || env->force || jobs__nsynced(tg->ctx->jobs))
+		return;
+	probes__known(env->classes, known, sizeof(known));
+	log_warn(
+		"'%s' and the processes it started called none of the functions sbt-bpf "
+		"traces.\n"
+		"  searched %d files for: %s\n"
+		"  declare the program's own barrier with --probe BINARY:SYMBOL:barrier (or :team, "
+		":lock, ...), or widen --trace; --force: no such warning",
+		tg->ctx->command, m->disc.table.files_searched, known);
 }
 
 static void many_free(struct target *tg)
 {
 	struct target_many *m = many_of(tg);
+	const struct hmap_slot *sl;
+	size_t pos = 0;
 
-	hmap_free_values(&m->procs);
+	if (m->cmd && !m->released)
+		launch__abort(m->cmd);
+	/* the session is still open: nobody stays stopped for us */
+	if (m->cmd && tg->ctx->session)
+		resume_paused(m, 0);
+	while ((sl = hmap_next(&m->procs, &pos)))
+		free_note(sl->val);
+	hmap_free(&m->procs);
 	hmap_free_values(&m->pending);
 	discover__free(&m->disc);
 	free(m);
@@ -449,6 +677,8 @@ static const struct target_ops many_ops = {
 	.job_exited = many_job_exited,
 	.job_drops = many_job_drops,
 	.gone = many_gone,
+	.finish = many_finish,
+	.ended = many_ended,
 	.free = many_free,
 };
 
@@ -458,7 +688,8 @@ struct target *target_many__new(struct trace_ctx *ctx)
 
 	if (!m)
 		return NULL;
-	m->base = (struct target){.ops = &many_ops, .ctx = ctx, .several = 1};
+	/* a command's tree is several processes only if several synchronize */
+	m->base = (struct target){.ops = &many_ops, .ctx = ctx, .several = !ctx->env->cmd};
 	hmap_init(&m->procs);
 	hmap_init(&m->pending);
 	return &m->base;

@@ -1,30 +1,24 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * One process: -p PID (running) or -- CMD (launched, held at its entry
- * point until the probes are in). Its probes are resolved from its own
+ * One running process: -p PID. Its probes are resolved from its own
  * mappings and attached with its pid, so that other processes mapping the
- * same libraries pay nothing (doc/design.md §4).
+ * same libraries pay nothing (doc/design.md §4). A launched command is
+ * target_many's (it follows the command's children).
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/proc.h"
-#include "user/trace/launch.h"
 #include "user/trace/target.h"
 
 struct target_one {
 	struct target base;
 	struct probe_table probes;
-	int launched; /* -- CMD */
-	int released; /* the launched command runs */
-	int exited;   /* the exit of its last thread was seen */
-	int reaped;   /* the launched command was waited for: wstatus holds its end */
-	int wstatus;
+	int exited; /* the exit of its last thread was seen */
 };
 
 static struct target_one *one_of(struct target *tg)
@@ -32,33 +26,11 @@ static struct target_one *one_of(struct target *tg)
 	return (struct target_one *)tg;
 }
 
-static void join_argv(char *const *argv, char *buf, size_t n)
-{
-	size_t len = 0;
-
-	buf[0] = 0;
-	for (; *argv && len < n; argv++)
-		len += snprintf(buf + len, n - len, "%s%s", len ? " " : "", *argv);
-}
-
-static int start_process(struct target_one *o)
+static int find_process(struct target_one *o)
 {
 	struct trace_ctx *c = o->base.ctx;
-	char err[512] = "";
-	pid_t pid, tgid;
+	pid_t pid = c->env->pid, tgid;
 
-	if (c->env->cmd) {
-		pid = launch__start(c->env->cmd, err, sizeof(err));
-		if (pid < 0) {
-			log_err("%s", err);
-			return EXIT_RUNTIME;
-		}
-		o->base.pid = pid;
-		o->launched = 1;
-		join_argv(c->env->cmd, c->command, sizeof(c->command));
-		return 0;
-	}
-	pid = c->env->pid;
 	if (kill(pid, 0) && errno == ESRCH) {
 		log_err("no such process: %d", (int)pid);
 		return EXIT_RUNTIME;
@@ -93,10 +65,7 @@ static int resolve_probes(struct target_one *o)
 			(int)o->base.pid, c->command, o->probes.files_searched, known);
 		return EXIT_RUNTIME;
 	}
-	if (o->probes.unprobeable)
-		log_warn("not traced: %s (the first instruction has a lock prefix, which uprobes "
-			 "cannot take)",
-			 o->probes.unprobeable_names);
+	probes__warn_unprobeable(&o->probes);
 	probe_costs__set(&c->costs, o->probes.probes + 1, 1, o->probes.n - 1);
 	return 0;
 }
@@ -104,7 +73,7 @@ static int resolve_probes(struct target_one *o)
 static int one_prepare(struct target *tg)
 {
 	struct target_one *o = one_of(tg);
-	int rc = start_process(o);
+	int rc = find_process(o);
 
 	return rc ? rc : resolve_probes(o);
 }
@@ -122,10 +91,10 @@ static int one_attach(struct target *tg)
 		return EXIT_RUNTIME;
 	}
 	t1 = clock_ns(CLOCK_MONOTONIC);
-	/* A running process produces records while the probes go in: its
-	 * session starts before them. A launched one runs only once released. */
-	c->start_ns = o->launched ? t1 : t0;
-	if (!trace_ctx__start_job(c, tg->pid, c->start_ns, o->launched, c->command, NULL))
+	/* a running process produces records while the probes go in: its
+	 * session starts before them */
+	c->start_ns = t0;
+	if (!trace_ctx__start_job(c, tg->pid, c->start_ns, 0, c->command, NULL))
 		return EXIT_RUNTIME;
 	fprintf(stderr,
 		"sbt-bpf: tracing pid %d (%s): %d probes in %d objects, attached in %.1f ms; "
@@ -137,15 +106,6 @@ static int one_attach(struct target *tg)
 
 static int one_release(struct target *tg)
 {
-	struct target_one *o = one_of(tg);
-
-	if (!o->launched)
-		return 0;
-	if (launch__release(tg->pid)) {
-		log_err("cannot start '%s': %s", tg->ctx->command, strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	o->released = 1;
 	return 0;
 }
 
@@ -161,30 +121,13 @@ static __u64 one_job_drops(const struct target *tg, const struct job *job)
 
 static int one_gone(struct target *tg)
 {
-	struct target_one *o = one_of(tg);
-
-	if (o->launched && !o->reaped) /* our child: reap it, keep how it ended */
-		o->reaped = waitpid(tg->pid, &o->wstatus, WNOHANG) == tg->pid;
-	if (o->launched)
-		return o->reaped;
-	return o->exited || proc__gone(tg->pid);
-}
-
-static int one_ended(const struct target *tg, int *wstatus)
-{
-	const struct target_one *o = (const struct target_one *)tg;
-
-	if (o->reaped)
-		*wstatus = o->wstatus;
-	return o->reaped;
+	return one_of(tg)->exited || proc__gone(tg->pid);
 }
 
 static void one_free(struct target *tg)
 {
 	struct target_one *o = one_of(tg);
 
-	if (o->launched && !o->released)
-		launch__abort(tg->pid);
 	probes__free(&o->probes);
 	free(o);
 }
@@ -196,7 +139,6 @@ static const struct target_ops one_ops = {
 	.job_exited = one_job_exited,
 	.job_drops = one_job_drops,
 	.gone = one_gone,
-	.ended = one_ended,
 	.free = one_free,
 };
 

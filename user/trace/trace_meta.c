@@ -15,6 +15,7 @@
 struct put_job {
 	__u64 end_ns, drops;
 	int closed; /* ended, put so: changes no more */
+	int put;    /* written at least once */
 };
 
 struct put_thread {
@@ -196,10 +197,11 @@ static void fill_job(struct trace_meta *s, struct delta *d, const struct target 
 		     int final)
 {
 	const struct job *job = jobs__at(tg->ctx->jobs, k);
-	struct put_job now = {job->end_ns, final ? tg->ops->job_drops(tg, job) : job->drops, 0};
+	struct put_job now = {job->end_ns, final ? tg->ops->job_drops(tg, job) : job->drops, 0, 1};
 	struct tf_job *tj;
 
-	if (k < s->njobs && s->jobs[k].end_ns == now.end_ns && s->jobs[k].drops == now.drops)
+	if (k < s->njobs && s->jobs[k].put && s->jobs[k].end_ns == now.end_ns &&
+	    s->jobs[k].drops == now.drops)
 		return;
 	if (k >= s->cap_jobs) {
 		size_t cap = s->cap_jobs ? s->cap_jobs * 2 : 16;
@@ -209,6 +211,8 @@ static void fill_job(struct trace_meta *s, struct delta *d, const struct target 
 			d->err = -ENOMEM;
 			return;
 		}
+		/* jobs not put yet (-- CMD: not reported so far) read as such */
+		memset(p + s->cap_jobs, 0, (cap - s->cap_jobs) * sizeof(*p));
 		s->jobs = p;
 		s->cap_jobs = cap;
 	}
@@ -246,7 +250,13 @@ static unsigned int fill_jobs(struct trace_meta *s, struct tf_meta *m, const str
 	size_t k;
 
 	for (k = s->first_open; !d.err && k < jobs__count(c->jobs); k++) {
+		const struct job *job = jobs__at(c->jobs, k);
+
 		if (k < s->njobs && s->jobs[k].closed)
+			continue;
+		/* -- CMD: processes of its tree that did not synchronize are no
+		 * report's (their records are skipped by pid) */
+		if (!(final ? jobs__reported(c->jobs, job) : jobs__reported_for_good(c->jobs, job)))
 			continue;
 		fill_job(s, &d, tg, k, final);
 		fill_threads(s, &d, c, k);

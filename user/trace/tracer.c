@@ -96,8 +96,8 @@ static void show_status(struct tracer *t, __u64 now)
 	fprintf(stderr, "\r\033[K[sbt-bpf] %.0f events/s, %llu lost, %llu phases",
 		(events - t->status_events) * 1e9 / (now - t->status_ns), (unsigned long long)lost,
 		(unsigned long long)phases);
-	if (t->tg->several)
-		fprintf(stderr, ", %zu processes", jobs__count(t->ctx.jobs));
+	if (tracer__several(t))
+		fprintf(stderr, ", %zu processes", tracer__njobs(t));
 	t->status_shown = 1;
 	t->status_ns = now;
 	t->status_events = events;
@@ -134,7 +134,8 @@ static int open_session(struct tracer *t)
 				  .single_target = t->tg->pid,
 				  .futex = !!(env->classes & SBT_TRACE_FUTEX),
 				  .counters = t->ctx.counters.n ? &t->ctx.counters : NULL,
-				  .system_wide = env->all};
+				  .system_wide = env->all,
+				  .follow = !!env->cmd};
 	char err[512] = "";
 
 	t->ctx.session = session__open(&so, err, sizeof(err));
@@ -217,6 +218,9 @@ static int open_jobs(struct tracer *t)
 		/* several processes: a report each, printed whole */
 		.separate = t->tg->several && !env->record && !env->top,
 		.show_idle = !env->all,
+		/* a command's tree: one process's report while one synchronizes
+		 * (which also chooses the jobs a trace file holds) */
+		.live_first = !!env->cmd,
 	};
 	if (!c.ro.out)
 		return EXIT_RUNTIME;
@@ -258,8 +262,8 @@ static int set_up(struct tracer *t)
 	if (!rc && probe_costs__init(&t->ctx.costs, env, t->ctx.counters.n))
 		rc = EXIT_RUNTIME;
 	if (!rc) {
-		t->tg = env->all || env->npids > 1 ? target_many__new(&t->ctx)
-						   : target_one__new(&t->ctx);
+		t->tg = env->all || env->npids > 1 || env->cmd ? target_many__new(&t->ctx)
+							       : target_one__new(&t->ctx);
 		rc = t->tg ? t->tg->ops->prepare(t->tg) : EXIT_RUNTIME;
 	}
 	if (!rc)
@@ -439,22 +443,28 @@ static void drops_of(void *ctx, const struct job *job, struct report_drops *d)
 {
 	struct drops_ctx *dc = ctx;
 
-	if (dc->t->tg->several)
+	if (tracer__several(dc->t))
 		d->total = tracer__job_lost(dc->t, job);
 	else
 		*d = dc->all;
 }
 
-/* How a launched command ended goes into its summary. */
+/* How a launched command ended goes into the summary of the first process
+ * reported (the command itself, or the one of its tree shown live). */
 static void note_command_end(struct tracer *t)
 {
 	char end[64];
+	size_t k;
 	int ws;
 
-	if (jobs__count(t->ctx.jobs) != 1 || !tracer__target_ended(t, &ws))
+	if (!tracer__target_ended(t, &ws))
 		return;
 	launch__describe_end(ws, end, sizeof(end));
-	report__set_command_end(jobs__at(t->ctx.jobs, 0)->report, end);
+	for (k = 0; k < jobs__count(t->ctx.jobs); k++)
+		if (jobs__reported(t->ctx.jobs, jobs__at(t->ctx.jobs, k))) {
+			report__set_command_end(jobs__at(t->ctx.jobs, k)->report, end);
+			return;
+		}
 }
 
 int tracer__finish(struct tracer *t)
@@ -472,6 +482,8 @@ int tracer__finish(struct tracer *t)
 	dc.all.total = session__drops(t->ctx.session, per_cpu, dc.all.ncpus);
 	note_command_end(t);
 	jobs__end_all(t->ctx.jobs, drops_of, &dc);
+	if (t->tg->ops->finish)
+		t->tg->ops->finish(t->tg);
 	if (dc.all.total)
 		log_warn("%llu records lost: the ring buffer was full (try --buffer-size)",
 			 (unsigned long long)dc.all.total);
@@ -481,10 +493,10 @@ int tracer__finish(struct tracer *t)
 		rc = EXIT_RUNTIME;
 	if (stop_requested)
 		log_info("stopped by signal %d; %s left running", (int)stop_requested,
-			 t->tg->several ? "processes" : "target");
+			 tracer__several(t) ? "processes" : "target");
 	else if (t->write_err && t->env->record)
 		log_info("recording stopped; %s left running",
-			 t->tg->several ? "processes" : "target");
+			 tracer__several(t) ? "processes" : "target");
 	free(per_cpu);
 	return rc;
 }
@@ -500,12 +512,13 @@ void tracer__free(struct tracer *t)
 		tracefile__finish(t->writer, NULL);
 	}
 	trace_meta__free(t->meta);
+	/* before the session closes: a target may have processes to resume */
+	if (t->tg)
+		t->tg->ops->free(t->tg);
 	session__close(t->ctx.session);
 	for (i = 0; t->ctx.jobs && i < jobs__count(t->ctx.jobs); i++)
 		symbolizer__free(jobs__at(t->ctx.jobs, i)->user);
 	jobs__free(t->ctx.jobs);
-	if (t->tg)
-		t->tg->ops->free(t->tg);
 	names__free(t->ctx.names);
 	counters__close(&t->ctx.counters);
 	probe_costs__free(&t->ctx.costs);
@@ -555,7 +568,16 @@ __u64 tracer__events(const struct tracer *t, __u64 *phases)
 
 int tracer__several(const struct tracer *t)
 {
-	return t->tg->several;
+	return t->tg->several || (t->env->cmd && jobs__nsynced(t->ctx.jobs) > 1);
+}
+
+size_t tracer__njobs(const struct tracer *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < jobs__count(t->ctx.jobs); i++)
+		n += jobs__reported(t->ctx.jobs, jobs__at(t->ctx.jobs, i));
+	return n;
 }
 
 int tracer__target_ended(const struct tracer *t, int *wstatus)

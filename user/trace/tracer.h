@@ -39,8 +39,11 @@ __u64 tracer__lost(const struct tracer *t);
 __u64 tracer__job_lost(const struct tracer *t, const struct job *job);
 /* Records analysed and phases completed, over every job. */
 __u64 tracer__events(const struct tracer *t, __u64 *phases);
-/* Several processes are traced (-p PID,PID..., -a). */
+/* Several processes are traced (-p PID,PID..., -a), or synchronized (-- CMD
+ * and the processes it started). */
 int tracer__several(const struct tracer *t);
+/* Processes the reports cover (-- CMD: those that synchronized). */
+size_t tracer__njobs(const struct tracer *t);
 /* 1 and the wait status of the launched command (-- CMD) once it ended;
  * 0 otherwise (still running, or attached with -p / -a). */
 int tracer__target_ended(const struct tracer *t, int *wstatus);
