@@ -1,30 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <string.h>
 #include "analyses/export_svg_text.h"
+#include "lib/utf8.h"
 
 /* Bytes of the valid UTF-8 character at s (allowed in XML), or 0. */
 static int char_bytes(const unsigned char *s)
 {
-	int n, i;
-
-	if (s[0] < 0x80)
-		return s[0] >= 0x20 || s[0] == '\t' || s[0] == '\n' ? 1 : 0;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
+	if (s[0] < 0x20 && s[0] != '\t' && s[0] != '\n')
 		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong three- and four-byte forms, surrogates, beyond U+10FFFF */
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return n;
+	return utf8_char_len(s);
 }
 
 size_t svg_text_len(const char *s)

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include "lib/json.h"
+#include "lib/utf8.h"
 
 void json_init(struct json *j, FILE *f, int pretty)
 {
@@ -78,27 +79,6 @@ void json_arr_end(struct json *j)
 	close(j, ']');
 }
 
-/* Length of the valid UTF-8 sequence at p, 0 if it is not one. */
-static int utf8_len(const unsigned char *p)
-{
-	int n, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 /* Strings come from the target (thread names, paths): bytes that are not
  * UTF-8 become U+FFFD, so the document always parses. */
 static void write_string(FILE *f, const char *s)
@@ -108,7 +88,7 @@ static void write_string(FILE *f, const char *s)
 
 	fputc('"', f);
 	while (*p) {
-		n = utf8_len(p);
+		n = utf8_char_len(p);
 		if (!n) {
 			fputs("\\ufffd", f);
 			p++;

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* What counts as a valid UTF-8 character in target strings. */
+#include "lib/utf8.h"
+#include "unit.h"
+
+#define U(s) ((const unsigned char *)(s))
+
+TEST(valid_characters_by_length)
+{
+	CHECK_EQ(utf8_char_len(U("a")), 1);
+	CHECK_EQ(utf8_char_len(U("\x01")), 1);		   /* control: the writers decide */
+	CHECK_EQ(utf8_char_len(U("\xc3\xa9")), 2);	   /* é */
+	CHECK_EQ(utf8_char_len(U("\xe2\x82\xac")), 3);	   /* € */
+	CHECK_EQ(utf8_char_len(U("\xf0\x9f\x98\x80")), 4); /* U+1F600 */
+}
+
+TEST(invalid_sequences_are_zero)
+{
+	CHECK_EQ(utf8_char_len(U("\x80")), 0);		   /* continuation byte */
+	CHECK_EQ(utf8_char_len(U("\xc0\xaf")), 0);	   /* overlong two-byte */
+	CHECK_EQ(utf8_char_len(U("\xe0\x80\xaf")), 0);	   /* overlong three-byte */
+	CHECK_EQ(utf8_char_len(U("\xed\xa0\x80")), 0);	   /* surrogate U+D800 */
+	CHECK_EQ(utf8_char_len(U("\xf4\x90\x80\x80")), 0); /* beyond U+10FFFF */
+	CHECK_EQ(utf8_char_len(U("\xc3")), 0);		   /* cut: NUL is no continuation */
+	CHECK_EQ(utf8_char_len(U("\xff")), 0);
+}
