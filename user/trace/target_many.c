@@ -578,12 +578,32 @@ static __u64 many_job_drops(const struct target *tg, const struct job *job)
 	return job->ended ? job->drops : session__pid_drops(tg->ctx->session, job->pid);
 }
 
+/* The launched command's last thread has exited: it is a zombie in a
+ * moment. Reap it (200 ms at most) so that its report can say how it ended. */
+static void reap_command(struct target_many *m, struct job *job)
+{
+	char end[64];
+	int i;
+
+	for (i = 0; i < 200 && !m->reaped; i++) {
+		m->reaped = waitpid(m->cmd, &m->wstatus, WNOHANG) == m->cmd;
+		if (!m->reaped)
+			usleep(1000);
+	}
+	if (!m->reaped)
+		return;
+	launch__describe_end(m->wstatus, end, sizeof(end));
+	report__set_command_end(job->report, end);
+}
+
 static void many_job_exited(struct target *tg, struct job *job)
 {
 	struct target_many *m = many_of(tg);
 	struct session *session = tg->ctx->session;
 	struct report_drops d = {.total = session__pid_drops(session, job->pid)};
 
+	if (m->cmd && job->pid == (__u32)m->cmd)
+		reap_command(m, job);
 	job->drops = d.total;
 	jobs__end(tg->ctx->jobs, job, &d);
 	session__remove_target(session, job->pid);
