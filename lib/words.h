@@ -12,4 +12,10 @@ size_t words__distance(const char *a, const char *b);
 const char *words__closest(const char *word, const char *const *cands, size_t n,
 			   size_t max_distance);
 
+/* "s" unless n is 1: "%d probe%s". */
+static inline const char *words__plural(long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 #endif

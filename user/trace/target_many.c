@@ -36,6 +36,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/proc.h"
+#include "lib/words.h"
 #include "user/resolve/discover.h"
 #include "user/resolve/symbolize.h"
 #include "user/trace/filter.h"
@@ -209,10 +210,10 @@ static int attach_all(struct target_many *m)
 	attach_new_files(m);
 	snprintf(m->base.ctx->command, sizeof(m->base.ctx->command), "-a (every process)");
 	fprintf(stderr,
-		"sbt-bpf: tracing every process: %d probes in %d files (%d processes read), "
+		"sbt-bpf: tracing every process: %d probe%s in %d file%s (%d processes read), "
 		"attached in %.1f ms; Ctrl-C to stop\n",
-		m->disc.table.n - 1, m->disc.nfiles, a.nproc,
-		(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+		m->disc.table.n - 1, words__plural(m->disc.table.n - 1), m->disc.nfiles,
+		words__plural(m->disc.nfiles), a.nproc, (clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	if (!env->classes_given)
 		log_info("locks and futex calls are not traced with -a unless asked for "
 			 "(--trace all): they cost every process of the machine");
@@ -301,10 +302,10 @@ static int attach_pids(struct target_many *m)
 		return EXIT_RUNTIME;
 	}
 	fprintf(stderr,
-		"sbt-bpf: tracing %d processes: %d probes in %d files, attached in %.1f ms; "
+		"sbt-bpf: tracing %d processes: %d probe%s in %d file%s, attached in %.1f ms; "
 		"Ctrl-C to stop\n",
-		m->running, m->disc.table.n - 1, m->disc.nfiles,
-		(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+		m->running, m->disc.table.n - 1, words__plural(m->disc.table.n - 1), m->disc.nfiles,
+		words__plural(m->disc.nfiles), (clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	return 0;
 }
 
@@ -374,10 +375,10 @@ static int attach_tree(struct target_many *m)
 	if (!trace_ctx__start_job(c, m->cmd, c->start_ns, 1, c->command, &m->pending))
 		return EXIT_RUNTIME;
 	fprintf(stderr,
-		"sbt-bpf: tracing pid %d (%s) and the processes it starts: %d probes in %d "
-		"files, attached in %.1f ms; Ctrl-C to stop\n",
-		(int)m->cmd, c->command, m->disc.table.n - 1, m->disc.nfiles,
-		(c->start_ns - t0) / 1e6);
+		"sbt-bpf: tracing pid %d (%s) and the processes it starts: %d probe%s in %d "
+		"file%s, attached in %.1f ms; Ctrl-C to stop\n",
+		(int)m->cmd, c->command, m->disc.table.n - 1, words__plural(m->disc.table.n - 1),
+		m->disc.nfiles, words__plural(m->disc.nfiles), (c->start_ns - t0) / 1e6);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/words.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/proc.h"
@@ -97,10 +98,10 @@ static int one_attach(struct target *tg)
 	if (!trace_ctx__start_job(c, tg->pid, c->start_ns, 0, c->command, NULL))
 		return EXIT_RUNTIME;
 	fprintf(stderr,
-		"sbt-bpf: tracing pid %d (%s): %d probes in %d objects, attached in %.1f ms; "
+		"sbt-bpf: tracing pid %d (%s): %d probe%s in %d object%s, attached in %.1f ms; "
 		"Ctrl-C to stop\n",
-		(int)tg->pid, c->command, o->probes.n - 1, o->probes.files_searched,
-		(t1 - t0) / 1e6);
+		(int)tg->pid, c->command, o->probes.n - 1, words__plural(o->probes.n - 1),
+		o->probes.files_searched, words__plural(o->probes.files_searched), (t1 - t0) / 1e6);
 	return 0;
 }
 
