@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lib/words.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/proc.h"
+#include "lib/words.h"
 #include "user/trace/target.h"
 
 struct target_one {
