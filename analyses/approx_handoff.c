@@ -73,17 +73,22 @@ void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const st
  * glibc and musl waits on the word the kernel clears and wakes when the
  * thread exits, while it holds the thread's id: a futex wait whose value is
  * the id of a thread of the same process that exited during the wait was
- * ended by that exit, the exit being the release. Returns 1 if it was one. */
+ * ended by that exit, the exit being the release: the joiner resumes at its
+ * approximated exit plus the measured hand-off less probe cost, unless it is
+ * later already (the last worker's exit re-based it on a later one, the join
+ * rule of approx.c). Returns 1 if it was one. */
 int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	const struct ph_thread *w = hmap_get(&p->threads, t->futex.val, 0);
-	struct obj_state exit;
+	__u64 ta;
 
 	if (!w || w == t || w->pid != t->pid || !w->exit_ns || w->exit_ns < t->futex.ts ||
 	    w->exit_ns > e->ts)
 		return 0;
-	exit = (struct obj_state){.tm = w->exit_ns, .ta = w->ta_prev};
-	acquired(p, t, t->futex.ts, t->futex.ta, e, 0, &exit);
+	ta = w->ta_prev + sub0(e->ts - w->exit_ns, handoff_alpha(p, 0, 0));
+	ta = max_u64(ta, t->futex.ta);
+	if (ta > t->ta_prev)
+		approx__rebase(p, t, e->ts, ta);
 	return 1;
 }
 

@@ -407,3 +407,34 @@ TEST(join_resumes_after_the_joined_thread_exit)
 	CHECK_EQ(phases__violations(fx.ph, -1), 0);
 	teardown();
 }
+
+/* A join whose worker exits last in the measurement but not in the
+ * approximation: worker 2 (no probe cost) exits at 5000 (t_a 5000), worker 1
+ * (two lock calls, 2200) at 6000 (t_a 1100 + 4900 - 2200 = 3800). The main
+ * thread joins worker 1 (2000..6300): the last exit re-bases it on the
+ * greatest approximated exit (5000, at 6000); the join's hand-off (3800 +
+ * 300 - 200 = 3900) is earlier and changes nothing: no order repair, and its
+ * return is 5000 + 300 = 5300 (its own tracepoint cost is charged at its next
+ * event). */
+TEST(join_after_a_later_approximated_exit_is_no_repair)
+{
+	static const __u64 a_in[NPROBES] = {[P_NONE] = 100, [P_LOCK] = 1000};
+	static const __u64 a_out[NPROBES] = {[P_NONE] = 100, [P_LOCK] = 100};
+	const __u32 w1 = PID + 1, w2 = PID + 2;
+
+	setup_approx(a_in, a_out, PH_MODEL_MR);
+	ev(SBT_EV_THREAD_START, 0, PID, 1000, 0, 0);
+	ev(SBT_EV_THREAD_START, 0, w1, 1100, 0, 0);
+	ev(SBT_EV_THREAD_START, 0, w2, 1200, 0, 0);
+	ev(SBT_EV_FUTEX_ENTER, 0, PID, 2000, 0x7000, FUTEX_WAIT_BITSET_SHARED | (__u64)w1 << 32);
+	call(P_LOCK, w1, 2100, 3200, MTX, 0);
+	call(P_LOCK, w1, 3300, 4400, MTX, 0);
+	ev(SBT_EV_THREAD_EXIT, 0, w2, 5000, 0, 0);
+	ev(SBT_EV_THREAD_EXIT, 0, w1, 6000, 0, 0);
+	CHECK_EQ(ta_of(w1), 3800);
+	CHECK_EQ(ta_of(w2), 5000);
+	ev(SBT_EV_FUTEX_EXIT, 0, PID, 6300, 0, 0);
+	CHECK_EQ(ta_of(PID), 5300);
+	CHECK_EQ(phases__violations(fx.ph, -1), 0);
+	teardown();
+}
