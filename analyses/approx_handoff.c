@@ -172,7 +172,11 @@ void approx_handoff__returned(struct phases *p, struct ph_thread *t, int d,
 {
 	const struct obj_state *r;
 
-	if (!approx__event_based(p) || (int)(__s64)e->obj != 0 || d >= STACK_MAX)
+	if (!approx__event_based(p) || d >= STACK_MAX)
+		return;
+	/* a failed call hands nothing off (OpenMP's return nothing: they succeed) */
+	if ((int)(__s64)e->obj != 0 &&
+	    !(e->probe < p->cfg.nprobes && sbt_probe_returns_void(&p->cfg.probes[e->probe])))
 		return;
 	if (kind == SBT_PK_SEM_WAIT || kind == SBT_PK_SEM_TRYWAIT) {
 		if (paired)

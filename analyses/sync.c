@@ -225,7 +225,10 @@ static int timed(const struct sbt_probe_info *p)
 static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 {
 	struct sync_obj *o = obj_get(s, SYNC_LOCK, c->pid, c->obj, c->probe);
-	int ret = (int)c->retval; /* the functions return int */
+	/* pthread's return int (0: acquired); OpenMP's return nothing */
+	int ret = c->probe < s->nprobes && sbt_probe_returns_void(&s->probes[c->probe])
+			  ? 0
+			  : (int)c->retval;
 
 	if (!o)
 		return;

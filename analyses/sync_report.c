@@ -32,6 +32,10 @@ const char *sync_report__family(const struct sync_report *sr, const struct sync_
 		return "rwlock";
 	if (strstr(sym, "mutex"))
 		return "mutex";
+	if (strstr(sym, "critical"))
+		return "critical"; /* OpenMP named critical section */
+	if (strstr(sym, "omp_") == sym)
+		return "omp_lock";
 	return sym;
 }
 

@@ -493,6 +493,34 @@ def mutex(report, wl_out, threads, iters, futex_traced):
     check(lk["wait_ns"] >= lk["blocked_ns"], "blocked time larger than the wait")
 
 
+def omp_locks(report, wl_out, criticals):
+    """omp_critical: per thread, the acquisitions of counter_lock (omp_lock_t)
+    and, where the runtime's named critical sections are probed (libgomp),
+    of the histogram critical section, exactly what each thread counted."""
+    r = load(report)
+    rows = workload_lines(wl_out, r"^thread (?P<i>\d+) tid (?P<tid>\d+) critical (?P<c>\d+) "
+                                  r"lock (?P<l>\d+)$")
+    own = {int(x["tid"]): (int(x["c"]), int(x["l"])) for x in rows}
+    check(len(own) > 1, f"{len(own)} thread lines")
+    want = [("counter_lock", "omp_lock", 1)]
+    if criticals:
+        want.append((".gomp_critical_user_histogram", "critical", 0))
+    for name, kind, col in want:
+        locks = [l for l in r["locks"] if l["symbol"] == name]
+        if not check(len(locks) == 1, f"{name} in locks[]: {[l['symbol'] for l in r['locks']]}"):
+            continue
+        lk = locks[0]
+        check(lk["type"] == kind, f"{name}: type {lk['type']}, expected {kind}")
+        got = {t["tid"]: t["count"] for t in lk["threads"]}
+        mine = {tid: c[col] for tid, c in own.items()}
+        check(got == mine, f"{name}: acquisitions per thread {got}, the threads counted {mine}")
+        check(lk["acquisitions"] == sum(mine.values()) and lk["holds"] == lk["acquisitions"],
+              f"{name}: {lk['acquisitions']} acquisitions, {lk['holds']} holds")
+        check(lk["errors"] == 0 and lk["timeouts"] == 0,
+              f"{name}: {lk['errors']} errors, {lk['timeouts']} timed out")
+    common_facts(r)
+
+
 def sem(report, wl_out, items):
     """Single producer / single consumer: P = V = items on both semaphores,
     FIFO pairing. Each semaphore has one taker, so a wait that found a token
@@ -838,6 +866,7 @@ def main(argv):
         "futex": lambda: futex(a[0], a[1]),
         "phases": lambda: phases(a[0], int(a[1])),
         "mutex": lambda: mutex(a[0], a[1], int(a[2]), int(a[3]), a[4:] == ["futex"]),
+        "omp_locks": lambda: omp_locks(a[0], a[1], a[2] == "criticals"),
         "sem": lambda: sem(a[0], a[1], int(a[2])),
         "cond": lambda: cond(a[0], a[1], int(a[2])),
         "pages": lambda: pages(a[0], a[1], int(a[2]), int(a[3]), int(a[4]), int(a[5])),

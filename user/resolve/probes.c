@@ -30,6 +30,12 @@ static const struct known_func known[] = {
 	{"GOMP_parallel", SBT_PK_REGION, "libgomp"},
 	{"__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp"},
 	{"__kmpc_fork_call", SBT_PK_REGION, "libomp"},
+	/* OpenMP locks (libgomp and libomp export both) and named critical
+	 * sections, whose argument is the section's own word (libgomp) */
+	{"omp_set_lock", SBT_PK_LOCK, "libgomp, libomp"},
+	{"omp_unset_lock", SBT_PK_UNLOCK, "libgomp, libomp"},
+	{"GOMP_critical_name_start", SBT_PK_LOCK, "libgomp"},
+	{"GOMP_critical_name_end", SBT_PK_UNLOCK, "libgomp"},
 	{"pthread_mutex_lock", SBT_PK_LOCK, "glibc"},
 	{"pthread_mutex_timedlock", SBT_PK_LOCK, "glibc"},
 	{"pthread_mutex_trylock", SBT_PK_TRYLOCK, "glibc"},
