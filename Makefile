@@ -47,7 +47,8 @@ PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline
 		    custom_barrier
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) \
 	     $(EX_DIR)/omp_barriers_gomp $(EX_DIR)/omp_barriers_llvm \
-	     $(EX_DIR)/omp_critical_gomp $(EX_DIR)/omp_critical_llvm
+	     $(EX_DIR)/omp_critical_gomp $(EX_DIR)/omp_critical_llvm \
+	     $(EX_DIR)/omp_for_gomp $(EX_DIR)/omp_for_llvm
 BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/gen_trace
 
 .PHONY: all deps deps-test demo check check-soak test unit e2e bench install clean format
@@ -103,6 +104,12 @@ $(EX_DIR)/omp_barriers_gomp: examples/omp_barriers.c examples/workload.h
 	@mkdir -p $(@D)
 	gcc -O2 -g $(WARN) -fopenmp $< -o $@
 $(EX_DIR)/omp_barriers_llvm: examples/omp_barriers.c examples/workload.h
+	@mkdir -p $(@D)
+	$(CLANG) -O2 -g $(WARN) -fopenmp=libomp $< -o $@
+$(EX_DIR)/omp_for_gomp: examples/omp_for.c examples/workload.h
+	@mkdir -p $(@D)
+	gcc -O2 -g $(WARN) -fopenmp $< -o $@
+$(EX_DIR)/omp_for_llvm: examples/omp_for.c examples/workload.h
 	@mkdir -p $(@D)
 	$(CLANG) -O2 -g $(WARN) -fopenmp=libomp $< -o $@
 $(EX_DIR)/omp_critical_gomp: examples/omp_critical.c examples/workload.h

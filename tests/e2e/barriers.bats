@@ -144,3 +144,20 @@ load helpers
 	"$SBT" report --format json "$T/f.sbt" >"$T/f.json"
 	$CHECK omp "$T/f.json" "$T/wl.out" "$T/f.sbt" 2
 }
+
+# An OpenMP program whose only barriers are the implicit ones of its
+# `parallel for` regions is traced (-p too), never refused; each region is
+# counted, as many as the program ran (gcc and clang builds).
+@test "OpenMP parallel for only: -p is not refused, every region counted (gcc, clang)" {
+	local b
+	for b in omp_for_gomp omp_for_llvm; do
+		OMP_NUM_THREADS=2 start_workload "$T/$b.out" "$EX/$b" -r 6 -i 4 -d 2 -W
+		start_tracer "$T/$b.sbt.out" record -p "$WL" -o "$T/$b.sbt"
+		kill -USR1 "$WL"
+		wait_exit "$TR" 30
+		refute_grep -q "calls none of the functions" "$T/$b.sbt.out.err"
+		grep -q "^regions 6$" "$T/$b.out"
+		"$SBT" report --format json "$T/$b.sbt" >"$T/$b.json"
+		[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["regions"]["count"])' "$T/$b.json")" -eq 6 ]
+	done
+}

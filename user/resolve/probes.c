@@ -183,7 +183,7 @@ void probes__known(unsigned int classes, char *buf, size_t n)
 
 	buf[0] = 0;
 	for (i = 0; i < NKNOWN && len < n; i++)
-		if (known[i].kind != SBT_PK_REGION && (probe_kind__class(known[i].kind) & classes))
+		if (probe_kind__class(known[i].kind) & classes)
 			len += snprintf(buf + len, n - len, "%s%s (%s)", len ? ", " : "",
 					known[i].symbol, known[i].runtime);
 }
@@ -373,7 +373,7 @@ static int add_user_probe(struct probe_table *t, const struct user_probe *up,
 			 up->symbol, f->path);
 		return -ENOENT;
 	}
-	if (up->kind != SBT_PK_REGION && n > 0)
+	if (n > 0)
 		t->used++;
 	return n < 0 ? n : 0;
 }
@@ -411,8 +411,10 @@ int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up
 			rc = scan_file(t, &files[i], files[i].inode == exe, used, classes);
 	for (i = 0; i < nup && !rc; i++)
 		rc = add_user_probe(t, &up[i], files, n, err, errlen);
+	/* a parallel region counts: an OpenMP program whose only barriers are
+	 * the implicit ones of its regions is traced, never refused */
 	for (k = 0; k < NKNOWN; k++)
-		t->used += used[k] && known[k].kind != SBT_PK_REGION;
+		t->used += used[k];
 	if (rc == -E2BIG)
 		snprintf(err, errlen, "too many probes (limit %d)", SBT_MAX_PROBES - 1);
 	free(files);
