@@ -146,7 +146,7 @@ static struct ph_episode *open_episode(struct phases *p, __u32 pid, __u64 object
 
 	if (ep)
 		return ep;
-	if (ph_reserve((void **)&p->inflight, &p->cap_inflight, p->ninflight + 1, sizeof(ep)))
+	if (array_reserve((void **)&p->inflight, &p->cap_inflight, p->ninflight + 1, sizeof(ep)))
 		return NULL;
 	ep = hmap_put_new(&p->open, pid, object, sizeof(*ep));
 	if (!ep)
@@ -181,7 +181,7 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	if (t->waiting)
 		episodes__settle(p, t, 0, 0, 0, 0);
 	ep = open_episode(p, e->pid, object, e->probe);
-	if (!ep || ph_reserve((void **)&ep->arr, &ep->cap, ep->n + 1, sizeof(*a)))
+	if (!ep || array_reserve((void **)&ep->arr, &ep->cap, ep->n + 1, sizeof(*a)))
 		return;
 	a = &ep->arr[ep->n];
 	memset(a, 0, sizeof(*a));

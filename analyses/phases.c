@@ -4,27 +4,9 @@
  * what it exposes, and the metrics of an episode in either view. The work
  * is done by the modules listed in analyses/phases_impl.h.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyses/phases_impl.h"
-
-int ph_reserve(void **arr, size_t *cap, size_t n, size_t sz)
-{
-	size_t ncap = *cap ? *cap : 8;
-	void *p;
-
-	if (n <= *cap)
-		return 0;
-	while (ncap < n)
-		ncap *= 2;
-	p = realloc(*arr, ncap * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
 
 struct phases *phases__new(const struct phases_config *cfg, const struct phases_ops *ops, void *ctx)
 {

@@ -18,6 +18,7 @@
 #ifndef SBT_PHASES_IMPL_H
 #define SBT_PHASES_IMPL_H
 
+#include "lib/array.h"
 #include "lib/hmap.h"
 #include "analyses/phases.h"
 
@@ -87,9 +88,6 @@ static inline int ph_is_release(int kind)
 {
 	return kind == SBT_PK_UNLOCK || kind == SBT_PK_SEM_POST || kind == SBT_PK_COND_SIGNAL;
 }
-
-/* phases.c: grow *arr (of *cap elements of size sz) to hold at least n. */
-int ph_reserve(void **arr, size_t *cap, size_t n, size_t sz);
 
 /* threads.c: thread tid, added on first sight (NULL: no memory); its
  * THREAD_START (a recycled id starts afresh) and THREAD_EXIT records. */

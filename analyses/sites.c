@@ -32,7 +32,7 @@ struct ph_site *sites__get(struct phases *p, const struct ph_episode *ep)
 		    s->probe == ep->probe)
 			return s;
 	}
-	if (ph_reserve((void **)&p->sites, &p->cap_sites, p->nsites + 1, sizeof(*s)))
+	if (array_reserve((void **)&p->sites, &p->cap_sites, p->nsites + 1, sizeof(*s)))
 		return NULL;
 	s = &p->sites[p->nsites];
 	memset(s, 0, sizeof(*s));

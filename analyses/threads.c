@@ -13,7 +13,7 @@ struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid)
 
 	if (t)
 		return t;
-	if (ph_reserve((void **)&p->thread_list, &p->cap_threads, p->nthreads + 1, sizeof(t)))
+	if (array_reserve((void **)&p->thread_list, &p->cap_threads, p->nthreads + 1, sizeof(t)))
 		return NULL;
 	t = hmap_put_new(&p->threads, tid, 0, sizeof(*t));
 	if (!t)

@@ -3,6 +3,7 @@
  * bounded by the bytes present before anything is allocated; sections that
  * repeat along a stream append, replace or update entries as the format says. */
 #include "lib/tracefile/sections.h"
+#include "lib/array.h"
 #include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -139,24 +140,11 @@ static int get_count(const struct rctx *rc, struct cur *c, int tag, size_t min_b
 	return 0;
 }
 
-/* Room for `need` entries of size bytes in *arr (capacity *cap, doubled), the
- * new ones zeroed so that a failure half-way frees cleanly. */
+/* Room for `need` entries of size bytes in *arr (array_reserve() zeroes the
+ * new ones, so that a failure half-way frees cleanly), a read error if none. */
 static int grow(const struct rctx *rc, void **arr, size_t *cap, size_t need, size_t size)
 {
-	size_t n = *cap ? *cap : 8;
-	void *p;
-
-	if (need <= *cap && *arr)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * size);
-	if (!p)
-		return nomem(rc);
-	memset((char *)p + *cap * size, 0, (n - *cap) * size);
-	*arr = p;
-	*cap = n;
-	return 0;
+	return array_reserve(arr, cap, need, size) ? nomem(rc) : 0;
 }
 
 /* The meta field an INFO key fills, NULL for keys we do not know. */

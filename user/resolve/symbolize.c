@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/array.h"
 #include "user/resolve/symbolize.h"
 
 /* Address ranges of one module's compilation units, for line lookups
@@ -22,7 +23,7 @@ struct module_cus {
 	Dwarf *dw;
 	Dwarf_Addr bias;
 	struct cu_range *r;
-	size_t n;
+	size_t n, cap;
 };
 
 struct symbolizer {
@@ -116,16 +117,10 @@ static Dwfl_Module *module_of(struct symbolizer *s, uint64_t addr)
 
 static int add_range(struct module_cus *m, Dwarf_Addr lo, Dwarf_Addr hi, Dwarf_Off die)
 {
-	struct cu_range *r;
-
 	if (hi <= lo)
 		return 0;
-	if (!(m->n & (m->n + 1))) { /* n is 0, 1, 3, 7...: grow to 2n + 1 */
-		r = realloc(m->r, (2 * m->n + 1) * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		m->r = r;
-	}
+	if (array_reserve((void **)&m->r, &m->cap, m->n + 1, sizeof(*m->r)))
+		return -ENOMEM;
 	m->r[m->n++] = (struct cu_range){lo, hi, die};
 	return 0;
 }

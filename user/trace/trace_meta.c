@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include "lib/array.h"
 #include "lib/hmap.h"
 #include "sbt/version.h"
 #include "user/trace/launch.h"
@@ -132,23 +133,12 @@ static unsigned int fill_symbols(struct trace_meta *s, struct tf_meta *m, const 
 	return m->symbols ? TF_PUT(TF_SEC_SYMBOLS) : 0;
 }
 
-/* Appends one entry to a table of the delta, growing it by doubling. */
+/* Appends one (zeroed) entry to a table of the delta. */
 static void *append(void **arr, __u32 *n, size_t *cap, size_t size)
 {
-	void *p;
-
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-
-		p = realloc(*arr, c * size);
-		if (!p)
-			return NULL;
-		*arr = p;
-		*cap = c;
-	}
-	p = (char *)*arr + (size_t)(*n)++ * size;
-	memset(p, 0, size);
-	return p;
+	if (array_reserve(arr, cap, (size_t)*n + 1, size))
+		return NULL;
+	return (char *)*arr + (size_t)(*n)++ * size; /* zeroed by array_reserve() */
 }
 
 struct delta {
@@ -203,18 +193,10 @@ static void fill_job(struct trace_meta *s, struct delta *d, const struct target 
 	if (k < s->njobs && s->jobs[k].put && s->jobs[k].end_ns == now.end_ns &&
 	    s->jobs[k].drops == now.drops)
 		return;
-	if (k >= s->cap_jobs) {
-		size_t cap = s->cap_jobs ? s->cap_jobs * 2 : 16;
-		struct put_job *p = realloc(s->jobs, cap * sizeof(*p));
-
-		if (!p) {
-			d->err = -ENOMEM;
-			return;
-		}
-		/* jobs not put yet (-- CMD: not reported so far) read as such */
-		memset(p + s->cap_jobs, 0, (cap - s->cap_jobs) * sizeof(*p));
-		s->jobs = p;
-		s->cap_jobs = cap;
+	/* zeroed: jobs not put yet (-- CMD: not reported so far) read as such */
+	if (array_reserve((void **)&s->jobs, &s->cap_jobs, k + 1, sizeof(*s->jobs))) {
+		d->err = -ENOMEM;
+		return;
 	}
 	tj = append((void **)&d->m->jobs, &d->m->njobs, &d->cap_jobs, sizeof(*tj));
 	if (!tj || !(tj->command = strdup(job->command))) {

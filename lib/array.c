@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/array.h"
+
+int array_reserve(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	size_t ncap = *cap ? *cap : 8;
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	while (ncap < n)
+		ncap *= 2;
+	p = realloc(*arr, ncap * sz);
+	if (!p)
+		return -ENOMEM;
+	memset((char *)p + *cap * sz, 0, (ncap - *cap) * sz);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}

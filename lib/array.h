@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Growable arrays: one way to make room, for every module that appends. */
+#ifndef SBT_ARRAY_H
+#define SBT_ARRAY_H
+
+#include <stddef.h>
+
+/* Room for n elements of sz bytes in *arr, whose capacity is *cap: doubled
+ * (from 8) until it fits; the new room is zeroed. 0, or -ENOMEM with *arr
+ * and *cap untouched. */
+int array_reserve(void **arr, size_t *cap, size_t n, size_t sz);
+
+#endif
