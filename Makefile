@@ -45,10 +45,9 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 EX_DIR    := $(OUTPUT)/examples
 PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline cond_queue page_touch stepper \
 		    custom_barrier
+OMP_EXAMPLES := omp_barriers omp_critical omp_for
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) \
-	     $(EX_DIR)/omp_barriers_gomp $(EX_DIR)/omp_barriers_llvm \
-	     $(EX_DIR)/omp_critical_gomp $(EX_DIR)/omp_critical_llvm \
-	     $(EX_DIR)/omp_for_gomp $(EX_DIR)/omp_for_llvm
+	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm)
 BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/gen_trace
 
 .PHONY: all deps deps-test demo check check-soak test unit e2e bench install clean format
@@ -100,22 +99,11 @@ $(OUTPUT)/sbt-bpf: $(USER_OBJS) $(PURE_OBJS)
 $(EX_DIR)/%: examples/%.c examples/workload.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -pthread $< -o $@
-$(EX_DIR)/omp_barriers_gomp: examples/omp_barriers.c examples/workload.h
+# OpenMP examples, each built by gcc (libgomp) and clang (libomp)
+$(EX_DIR)/%_gomp: examples/%.c examples/workload.h
 	@mkdir -p $(@D)
 	gcc -O2 -g $(WARN) -fopenmp $< -o $@
-$(EX_DIR)/omp_barriers_llvm: examples/omp_barriers.c examples/workload.h
-	@mkdir -p $(@D)
-	$(CLANG) -O2 -g $(WARN) -fopenmp=libomp $< -o $@
-$(EX_DIR)/omp_for_gomp: examples/omp_for.c examples/workload.h
-	@mkdir -p $(@D)
-	gcc -O2 -g $(WARN) -fopenmp $< -o $@
-$(EX_DIR)/omp_for_llvm: examples/omp_for.c examples/workload.h
-	@mkdir -p $(@D)
-	$(CLANG) -O2 -g $(WARN) -fopenmp=libomp $< -o $@
-$(EX_DIR)/omp_critical_gomp: examples/omp_critical.c examples/workload.h
-	@mkdir -p $(@D)
-	gcc -O2 -g $(WARN) -fopenmp $< -o $@
-$(EX_DIR)/omp_critical_llvm: examples/omp_critical.c examples/workload.h
+$(EX_DIR)/%_llvm: examples/%.c examples/workload.h
 	@mkdir -p $(@D)
 	$(CLANG) -O2 -g $(WARN) -fopenmp=libomp $< -o $@
 
