@@ -7,10 +7,13 @@
 
 #define MAX_LONG 128
 
+/* The options of an argp tree: long names, and the short keys that take a
+ * value (the next word when not attached). */
 struct long_opts {
 	const char *name[MAX_LONG];
 	int takes_arg[MAX_LONG]; /* a required value: the next word when not "=" */
 	size_t n;
+	char short_arg[256];
 };
 
 static void add(struct long_opts *l, const char *name, int takes_arg)
@@ -33,6 +36,8 @@ static void collect(struct long_opts *l, const struct argp *argp)
 			takes_arg = o->arg && !(o->flags & OPTION_ARG_OPTIONAL);
 		if (o->name)
 			add(l, o->name, takes_arg);
+		if (o->key > 0 && o->key < 256)
+			l->short_arg[o->key] = takes_arg;
 	}
 	for (c = argp->children; c && c->argp; c++)
 		collect(l, c->argp);
@@ -69,19 +74,11 @@ static int misspelled(const struct long_opts *l, const char *prog, const char *w
 
 /* Skips the short options of a word ("-qo FILE"): 1 if the next word is
  * the value of its last one. */
-static int short_takes_next(const struct argp *argp, const char *word)
+static int short_takes_next(const struct long_opts *l, const char *word)
 {
-	const struct argp_option *o;
-	const struct argp_child *c;
-
-	for (; *word; word++) {
-		for (o = argp->options; o && (o->name || o->key || o->doc); o++)
-			if (o->key == *word && o->arg)
-				return !word[1] && !(o->flags & OPTION_ARG_OPTIONAL);
-		for (c = argp->children; c && c->argp; c++)
-			if (short_takes_next(c->argp, (char[]){*word, 0}))
-				return !word[1];
-	}
+	for (; *word; word++)
+		if (l->short_arg[(unsigned char)*word])
+			return !word[1];
 	return 0;
 }
 
@@ -100,7 +97,7 @@ int argp_check_options(const struct argp *argp, int argc, char **argv)
 		if (argv[i][0] != '-' || !argv[i][1])
 			continue;
 		if (argv[i][1] != '-') {
-			i += short_takes_next(argp, argv[i] + 1);
+			i += short_takes_next(&l, argv[i] + 1);
 			continue;
 		}
 		eq = strchr(argv[i] + 2, '=');
