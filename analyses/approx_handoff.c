@@ -175,8 +175,7 @@ void approx_handoff__returned(struct phases *p, struct ph_thread *t, int d,
 	if (!approx__event_based(p) || d >= STACK_MAX)
 		return;
 	/* a failed call hands nothing off (OpenMP's return nothing: they succeed) */
-	if ((int)(__s64)e->obj != 0 &&
-	    !(e->probe < p->cfg.nprobes && sbt_probe_returns_void(&p->cfg.probes[e->probe])))
+	if ((int)(__s64)e->obj != 0 && !sync__returns_void(p->cfg.probes, p->cfg.nprobes, e->probe))
 		return;
 	if (kind == SBT_PK_SEM_WAIT || kind == SBT_PK_SEM_TRYWAIT) {
 		if (paired)

@@ -217,6 +217,13 @@ static void hold_end(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64 ts,
 
 /* ---- calls ---------------------------------------------------------------- */
 
+int sync__returns_void(const struct sbt_probe_info *probes, int nprobes, __u16 probe)
+{
+	const char *sym = probe < nprobes ? probes[probe].symbol : "";
+
+	return !strncmp(sym, "omp_", 4) || !strncmp(sym, "GOMP_critical", 13);
+}
+
 static int timed(const struct sbt_probe_info *p)
 {
 	return strstr(p->symbol, "timed") || strstr(p->symbol, "clock");
@@ -226,9 +233,7 @@ static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 {
 	struct sync_obj *o = obj_get(s, SYNC_LOCK, c->pid, c->obj, c->probe);
 	/* pthread's return int (0: acquired); OpenMP's return nothing */
-	int ret = c->probe < s->nprobes && sbt_probe_returns_void(&s->probes[c->probe])
-			  ? 0
-			  : (int)c->retval;
+	int ret = sync__returns_void(s->probes, s->nprobes, c->probe) ? 0 : (int)c->retval;
 
 	if (!o)
 		return;

@@ -115,6 +115,10 @@ const struct sync_obj *sync__obj(const struct sync *s, int kind, size_t i);
 
 /* futex op classification, private/clock flags masked. */
 int sync__futex_is_wait(__u32 op);
+/* Whether probe id's function returns void, so that its return register says
+ * nothing and the call always succeeded: OpenMP's lock and critical-section
+ * functions (omp_set_lock, GOMP_critical_*). */
+int sync__returns_void(const struct sbt_probe_info *probes, int nprobes, __u16 probe);
 int sync__futex_is_wake(__u32 op);
 
 #endif

@@ -23,14 +23,6 @@ struct sbt_probe_info {
 	__u64 offset;		     /* file offset of the probed instruction */
 };
 
-/* OpenMP's lock and critical-section functions (omp_set_lock, GOMP_critical_*)
- * return void: their return register says nothing, and they always succeed. */
-static inline int sbt_probe_returns_void(const struct sbt_probe_info *p)
-{
-	return !__builtin_strncmp(p->symbol, "omp_", 4) ||
-	       !__builtin_strncmp(p->symbol, "GOMP_critical", 13);
-}
-
 /* A counter of the session (perf_event), as recorded in the trace header. */
 #define SBT_COUNTER_NAME_MAX 64
 #define SBT_CTRF_HARDWARE    1 /* a PMU event */
