@@ -174,8 +174,8 @@ void approx_handoff__returned(struct phases *p, struct ph_thread *t, int d,
 
 	if (!approx__event_based(p) || d >= STACK_MAX)
 		return;
-	/* a failed call hands nothing off (OpenMP's return nothing: they succeed) */
-	if ((int)(__s64)e->obj != 0 && !sync__returns_void(p->cfg.probes, p->cfg.nprobes, e->probe))
+	/* a failed call hands nothing off */
+	if (sync__call_result(p->cfg.probes, p->cfg.nprobes, e->probe, (__s64)e->obj))
 		return;
 	if (kind == SBT_PK_SEM_WAIT || kind == SBT_PK_SEM_TRYWAIT) {
 		if (paired)

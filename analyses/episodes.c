@@ -116,7 +116,7 @@ void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __
 	t->waiting = NULL;
 	if (ep->state == PH_OPEN) {
 		ep->state = PH_RELEASING;
-		hmap_del(&p->open, ep->pid, ep->object);
+		hmap_del(&p->open, ep->pid, ep->key);
 	}
 	a = &ep->arr[t->waiting_idx];
 	a->depart_ns = depart_ns;
@@ -140,18 +140,20 @@ void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __
 		complete(p, ep);
 }
 
-static struct ph_episode *open_episode(struct phases *p, __u32 pid, __u64 object, __u16 probe)
+static struct ph_episode *open_episode(struct phases *p, __u32 pid, __u64 key, __u64 object,
+				       __u16 probe)
 {
-	struct ph_episode *ep = hmap_get(&p->open, pid, object);
+	struct ph_episode *ep = hmap_get(&p->open, pid, key);
 
 	if (ep)
 		return ep;
 	if (array_reserve((void **)&p->inflight, &p->cap_inflight, p->ninflight + 1, sizeof(ep)))
 		return NULL;
-	ep = hmap_put_new(&p->open, pid, object, sizeof(*ep));
+	ep = hmap_put_new(&p->open, pid, key, sizeof(*ep));
 	if (!ep)
 		return NULL;
 	ep->pid = pid;
+	ep->key = key;
 	ep->object = object;
 	ep->probe = probe;
 	ep->state = PH_OPEN;
@@ -171,7 +173,7 @@ static __u64 phase_start(const struct phases *p, const struct ph_thread *t, __u6
 	return start > ts ? ts : start;
 }
 
-void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_event *e,
+void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_event *e, __u64 key,
 		      __u64 object)
 {
 	struct ph_episode *ep;
@@ -180,7 +182,7 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	/* Still waiting from an earlier arrival: its departure was lost. */
 	if (t->waiting)
 		episodes__settle(p, t, 0, 0, 0, 0);
-	ep = open_episode(p, e->pid, object, e->probe);
+	ep = open_episode(p, e->pid, key, object, e->probe);
 	if (!ep || array_reserve((void **)&ep->arr, &ep->cap, ep->n + 1, sizeof(*a)))
 		return;
 	a = &ep->arr[ep->n];

@@ -77,8 +77,15 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		sync__release(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts, ta);
 	/* Only the outermost barrier call counts: a user-declared barrier that
 	 * wraps pthread_barrier_wait is one episode, not two. */
-	if (is_barrier(kind) && barrier_depth(p, t, d) == 0)
-		episodes__arrive(p, t, e, kind == SBT_PK_BARRIER ? e->obj : 0);
+	if (is_barrier(kind) && barrier_depth(p, t, d) == 0) {
+		__u64 object = kind == SBT_PK_BARRIER ? e->obj : 0;
+
+		episodes__arrive(p, t, e, object, object);
+	} else if (kind == SBT_PK_REGION && d < STACK_MAX) {
+		implicit__fork(p, t, d, e);
+	} else if (kind == SBT_PK_REGION_BODY && d < STACK_MAX) {
+		implicit__body(p, t, d, e);
+	}
 }
 
 /* A lock, semaphore or condvar call other than a release returned: to the
@@ -156,6 +163,11 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		t->sync_wait_ns += e->ts - t->stack[d].ts;
 	if (kind == SBT_PK_REGION) {
 		regions__done(p, e, e->ts - t->stack[d].ts);
+		if (d < STACK_MAX)
+			implicit__release(p, t, d, e);
+	} else if (kind == SBT_PK_REGION_BODY) {
+		if (d < STACK_MAX && barrier_depth(p, t, d) == 0)
+			implicit__arrive(p, t, d, e);
 	} else if (is_barrier(kind)) {
 		if (barrier_depth(p, t, d) == 0)
 			episodes__settle(p, t, e->ts, (__s64)e->obj, e->site,
@@ -323,6 +335,8 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 	/* futex records inside a probed call are part of that call: they get
 	 * no approximated time of their own (the call's return may move
 	 * before them) */
+	if (e->type == SBT_EV_ENTER && p->cfg.probes[e->probe].kind == SBT_PK_REGION_BODY)
+		implicit__before_body(p, t, e);
 	if (approx__enabled(p) && e->type != SBT_EV_EXIT && e->type != SBT_EV_FUTEX_EXIT &&
 	    !(e->type == SBT_EV_FUTEX_ENTER && t->depth > 0))
 		approx__time(p, t, e->ts);

@@ -20,6 +20,7 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	p->ctx = ctx;
 	hmap_init(&p->threads);
 	hmap_init(&p->open);
+	hmap_init(&p->bodies);
 	hmap_init(&p->objects);
 	return p;
 }
@@ -42,6 +43,7 @@ void phases__free(struct phases *p)
 	free(p->sites);
 	hmap_free(&p->threads);
 	hmap_free(&p->open);
+	hmap_free_values(&p->bodies);
 	hmap_free_values(&p->objects);
 	free(p);
 }

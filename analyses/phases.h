@@ -57,6 +57,8 @@ struct ph_episode {
 	 * (those waiting when the probes went in are not seen leaving). */
 	__u32 partial;
 	int state; /* internal: open, or released and waiting for departures */
+	__u64 key; /* internal: its key among the open episodes (the object, or
+		    * a parallel region's instance) */
 	int hang_reported;
 };
 
@@ -100,7 +102,8 @@ struct ph_thread {
 		__u32 futex_waits;
 		__u64 ts, obj, arg2;
 		__u64 blocked_ns;
-		__u64 ta; /* approximated time of the entry */
+		__u64 ta;   /* approximated time of the entry */
+		__u64 inst; /* region frame or body: its instance (implicit.c); 0 none */
 	} stack[8];
 	int depth;
 	struct {

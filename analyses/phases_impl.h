@@ -11,6 +11,7 @@
  *   hangs.c           hangs, missing threads, the end of the trace
  *   phase_counters.c  counter deltas of the compute windows
  *   regions.c         parallel region frames
+ *   implicit.c        implicit barriers of parallel regions (fork, bodies, join)
  *   approx.c          the time-based approximation (Malony-Reed §3)
  *   approx_barrier.c  barrier exits (Malony-Reed §4.2, Sarukkai-Malony §3.2)
  *   approx_handoff.c  lock, semaphore, condvar and futex hand-offs (Malony-Reed §4.3)
@@ -42,6 +43,8 @@ struct phases {
 	size_t nthreads, cap_threads;
 
 	struct hmap open;	      /* (pid, object key) -> OPEN episode */
+	struct hmap bodies;	      /* (pid, region body address) -> struct ph_body */
+	__u64 instances;	      /* parallel region instances started */
 	struct hmap objects;	      /* (pid, object) -> struct obj_state */
 	struct ph_episode **inflight; /* OPEN and RELEASING episodes */
 	size_t ninflight, cap_inflight;
@@ -95,8 +98,9 @@ struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid);
 void threads__start(struct phases *p, struct ph_thread *t, __u64 ts);
 void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts);
 
-/* episodes.c: thread t arrives at a barrier (object 0: its team's). */
-void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_event *e,
+/* episodes.c: thread t arrives at a barrier (object 0: its team's), in the
+ * open episode of key (the object, or a region instance: implicit.c). */
+void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_event *e, __u64 key,
 		      __u64 object);
 /* Thread t's arrival in its episode is settled: departed at depart_ns, or
  * never (depart_ns == 0). Completes the episode when it was the last. */
@@ -116,6 +120,16 @@ void phase_counters__record(struct phases *p, struct ph_thread *t, const struct 
 
 /* regions.c: a parallel region frame of ns returned (record e). */
 void regions__done(struct phases *p, const struct sbt_event *e, __u64 ns);
+
+/* implicit.c: the implicit barriers of parallel regions. A region frame
+ * (at stack depth d of thread t) forks an instance; a body entry starts a
+ * thread's share of it; the body's return is an arrival; the frame's
+ * return releases the instance. */
+void implicit__fork(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
+void implicit__before_body(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+void implicit__body(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
+void implicit__arrive(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
+void implicit__release(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
 
 /* approx.c: the probe costs are known (phases__new() got them). */
 int approx__enabled(const struct phases *p);

@@ -217,11 +217,15 @@ static void hold_end(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64 ts,
 
 /* ---- calls ---------------------------------------------------------------- */
 
-int sync__returns_void(const struct sbt_probe_info *probes, int nprobes, __u16 probe)
+int sync__call_result(const struct sbt_probe_info *probes, int nprobes, __u16 probe, __s64 retval)
 {
 	const char *sym = probe < nprobes ? probes[probe].symbol : "";
 
-	return !strncmp(sym, "omp_", 4) || !strncmp(sym, "GOMP_critical", 13);
+	if (!strncmp(sym, "omp_test_", 9))
+		return (int)retval ? 0 : EBUSY;
+	if (!strncmp(sym, "omp_", 4) || !strncmp(sym, "GOMP_", 5) || !strncmp(sym, "__kmpc_", 7))
+		return 0;
+	return (int)retval; /* an int: the upper bits are garbage */
 }
 
 static int timed(const struct sbt_probe_info *p)
@@ -232,8 +236,7 @@ static int timed(const struct sbt_probe_info *p)
 static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 {
 	struct sync_obj *o = obj_get(s, SYNC_LOCK, c->pid, c->obj, c->probe);
-	/* pthread's return int (0: acquired); OpenMP's return nothing */
-	int ret = sync__returns_void(s->probes, s->nprobes, c->probe) ? 0 : (int)c->retval;
+	int ret = sync__call_result(s->probes, s->nprobes, c->probe, c->retval);
 
 	if (!o)
 		return;

@@ -115,10 +115,12 @@ const struct sync_obj *sync__obj(const struct sync *s, int kind, size_t i);
 
 /* futex op classification, private/clock flags masked. */
 int sync__futex_is_wait(__u32 op);
-/* Whether probe id's function returns void, so that its return register says
- * nothing and the call always succeeded: OpenMP's lock and critical-section
- * functions (omp_set_lock, GOMP_critical_*). */
-int sync__returns_void(const struct sbt_probe_info *probes, int nprobes, __u16 probe);
+/* What a call of probe id's function returned (retval: its return register),
+ * as pthread's functions say it: 0 succeeded, else an errno. OpenMP's lock
+ * and critical-section functions return void (they succeed), except
+ * omp_test_lock and omp_test_nest_lock: non-zero when acquired (EBUSY when
+ * not). */
+int sync__call_result(const struct sbt_probe_info *probes, int nprobes, __u16 probe, __s64 retval);
 int sync__futex_is_wake(__u32 op);
 
 #endif

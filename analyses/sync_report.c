@@ -33,7 +33,11 @@ const char *sync_report__family(const struct sync_report *sr, const struct sync_
 	if (strstr(sym, "mutex"))
 		return "mutex";
 	if (strstr(sym, "critical"))
-		return "critical"; /* OpenMP named critical section */
+		return "critical"; /* OpenMP critical section */
+	if (strstr(sym, "GOMP_atomic"))
+		return "atomic"; /* libgomp's lock for atomics it cannot do in hardware */
+	if (strstr(sym, "nest_lock"))
+		return "omp_nest_lock";
 	if (strstr(sym, "omp_") == sym)
 		return "omp_lock";
 	return sym;

@@ -62,11 +62,35 @@ static __always_inline void emit_counters(__u32 pid, __u32 tid)
 		sbt_emit(SBT_EV_COUNTERS, 2 | flags, pid, tid, v[2], v[3]);
 }
 
+/* Counters are read where phases begin and end: barriers, and the bodies
+ * of parallel regions (their return is an arrival at the implicit barrier). */
 static __always_inline int is_barrier_kind(__u64 cookie)
 {
-	__u64 kind = cookie >> 16;
+	__u64 kind = SBT_COOKIE_KIND(cookie);
 
-	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER;
+	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER || kind == SBT_PK_REGION_BODY;
+}
+
+/* What an entry record carries, as the probe's cookie selects: an argument
+ * (the object of __kmpc_critical is its third, the function a
+ * __kmpc_fork_call starts its third), the probed address, or nothing. */
+static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dflt)
+{
+	switch (sel) {
+	case 1:
+		return PT_REGS_PARM1(ctx);
+	case 2:
+		return PT_REGS_PARM2(ctx);
+	case 3:
+		return PT_REGS_PARM3(ctx);
+	case 4:
+		return PT_REGS_PARM4(ctx);
+	case 5:
+		return PT_REGS_PARM5(ctx);
+	case SBT_ARG_IP:
+		return PT_REGS_IP(ctx);
+	}
+	return sel >= SBT_ARG_CONST(0) ? sel - SBT_ARG_CONST(0) : dflt;
 }
 
 static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, __u64 site)
@@ -78,6 +102,10 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 	if (follow && !sbt_in_tree(pid))
 		return 0;
 	cookie = bpf_get_attach_cookie(ctx);
+	if (type == SBT_EV_ENTER) {
+		obj = entry_arg(ctx, SBT_COOKIE_OBJ_ARG(cookie), obj);
+		site = entry_arg(ctx, SBT_COOKIE_SITE_ARG(cookie), site);
+	}
 	sbt_emit(type, (__u16)cookie, pid, (__u32)id, obj, site);
 	if (ncounters && is_barrier_kind(cookie))
 		emit_counters(pid, (__u32)id);

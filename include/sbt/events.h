@@ -15,7 +15,9 @@
 #endif
 
 /* Record types (sbt_event.type). */
-#define SBT_EV_ENTER	    1 /* function entry; obj = first argument, site = second argument */
+#define SBT_EV_ENTER                                                                               \
+	1 /* function entry; obj = first argument, site = second argument, unless the probe        \
+	   * selects others (SBT_COOKIE_ARGS) */
 #define SBT_EV_EXIT	    2 /* function return; obj = return value, site = call site */
 #define SBT_EV_THREAD_START 3 /* a thread of a traced process was created; obj, site = comm */
 #define SBT_EV_THREAD_EXIT                                                                         \
@@ -46,13 +48,33 @@
 #define SBT_PK_SEM_POST	    9  /* V */
 #define SBT_PK_COND_WAIT    10 /* obj = the condition variable, second argument = its mutex */
 #define SBT_PK_COND_SIGNAL  11 /* signal or broadcast; obj = the condition variable */
-#define SBT_PK_MAX	    11
+#define SBT_PK_REGION_BODY                                                                         \
+	12 /* a region's outlined function, run by each thread of the team:                        \
+	    * its return is the thread's arrival at the region's implicit                          \
+	    * barrier; entry: obj = first argument, site = its address */
+#define SBT_PK_MAX 12
 
 /* Upper bound on probe ids, carried in the attach cookie and in the record. */
 #define SBT_MAX_PROBES 1024
 
-/* The attach cookie: probe id in the low 16 bits, probe kind above. */
-#define SBT_COOKIE(id, kind) ((__u64)(id) | (__u64)(kind) << 16)
+/* The attach cookie: probe id in the low 16 bits, probe kind in bits 16-23,
+ * and what an entry record carries in obj (bits 24-27) and site (28-31). */
+#define SBT_COOKIE(id, kind)		   ((__u64)(id) | (__u64)(kind) << 16)
+#define SBT_COOKIE_ARGS(obj_arg, site_arg) ((__u64)(obj_arg) << 24 | (__u64)(site_arg) << 28)
+#define SBT_COOKIE_KIND(c)		   (((c) >> 16) & 0xff)
+#define SBT_COOKIE_OBJ_ARG(c)		   (((c) >> 24) & 0xf)
+#define SBT_COOKIE_SITE_ARG(c)		   (((c) >> 28) & 0xf)
+/* Argument selectors: 0 the default (obj: first argument, site: second),
+ * 1-5 that argument, SBT_ARG_IP the probed address, SBT_ARG_CONST(k) the
+ * constant k < 8 (a function without the argument, such as
+ * GOMP_critical_start(void), given a fixed object). */
+#define SBT_ARG_DEFAULT	 0
+#define SBT_ARG_IP	 7
+#define SBT_ARG_CONST(k) (8 + (k))
+/* The objects of libgomp's unnamed critical and atomic sections: below any
+ * address, named by userspace. */
+#define SBT_OBJ_CRITICAL 1
+#define SBT_OBJ_ATOMIC	 2
 
 /* Counters (perf_event) read at barrier boundaries. */
 #define SBT_MAX_COUNTERS     4

@@ -10,13 +10,17 @@
 #include "unit.h"
 
 /* Probe ids of the synthetic probe table. */
-enum { P_NONE, P_PBW, P_GOMP, P_USER, P_REGION, NPROBES };
+enum { P_NONE, P_PBW, P_GOMP, P_USER, P_REGION, P_BODY, P_KMPC, NPROBES };
 
 static const struct sbt_probe_info probes[NPROBES] = {
 	[P_PBW] = {.id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait"},
 	[P_GOMP] = {.id = P_GOMP, .kind = SBT_PK_TEAM_BARRIER, .symbol = "GOMP_barrier"},
 	[P_USER] = {.id = P_USER, .kind = SBT_PK_BARRIER, .symbol = "my_barrier"},
 	[P_REGION] = {.id = P_REGION, .kind = SBT_PK_REGION, .symbol = "GOMP_parallel"},
+	/* region bodies: one probe per outlined function; the tests use one
+	 * id for several, told apart by the address in the entry record */
+	[P_BODY] = {.id = P_BODY, .kind = SBT_PK_REGION_BODY, .symbol = "main._omp_fn.0"},
+	[P_KMPC] = {.id = P_KMPC, .kind = SBT_PK_REGION, .symbol = "__kmpc_fork_call"},
 };
 
 #define PID	100

@@ -377,8 +377,7 @@ int session__attach_loader(struct session *s, const char *path, uint64_t offset,
 
 static int attach_one(struct session *s, const struct probe *p, pid_t pid, int retprobe)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe,
-		    .bpf_cookie = SBT_COOKIE(p->info.id, p->info.kind));
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = probe__cookie(p));
 	struct bpf_program *prog = retprobe ? s->skel->progs.sync_exit : s->skel->progs.sync_enter;
 	struct bpf_link *l;
 
@@ -438,7 +437,7 @@ static int attach_file(struct session *s, const struct probe *probes, int np, co
 			if (dir && p->entry_only)
 				continue;
 			offsets[dir][n[dir]] = p->info.offset;
-			cookies[dir][n[dir]++] = SBT_COOKIE(p->info.id, p->info.kind);
+			cookies[dir][n[dir]++] = probe__cookie(p);
 		}
 	}
 	for (dir = 1; dir >= 0; dir--) { /* return probes first, as above */

@@ -252,6 +252,18 @@ int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, i
 	return n;
 }
 
+int elfsym__each_function(const struct elfsym *es,
+			  int (*fn)(void *ctx, const char *name, uint64_t offset), void *ctx)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < es->n; i++)
+		if (es->syms[i].defined && (rc = fn(ctx, es->syms[i].name, es->syms[i].offset)))
+			return rc;
+	return 0;
+}
+
 int elfsym__imports(const struct elfsym *es, const char *name)
 {
 	size_t i;

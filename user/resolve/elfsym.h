@@ -25,6 +25,12 @@ void elfsym__close(struct elfsym *es);
  * a code address of the file (nm, objdump): its one offset. */
 int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, int max);
 
+/* Call fn(ctx, name, offset) for each defined function (a name with several
+ * versions once per version), until fn returns non-zero: that value is
+ * returned (0 when every function was seen). */
+int elfsym__each_function(const struct elfsym *es,
+			  int (*fn)(void *ctx, const char *name, uint64_t offset), void *ctx);
+
 /* Whether the file imports `name` (an undefined dynamic symbol): the file
  * calls the function through the dynamic linker. */
 int elfsym__imports(const struct elfsym *es, const char *name);

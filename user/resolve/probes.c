@@ -19,7 +19,9 @@ struct known_func {
 };
 
 /* doc/design.md §4. The libgomp entry points other than GOMP_barrier end with the
- * team barrier of a worksharing construct; they name no barrier object.
+ * team barrier of a worksharing construct; they name no barrier object. A
+ * region frame's entry carries the function its team runs (the region body):
+ * the first argument of libgomp's, the third of __kmpc_fork_call (entry_args).
  * Timed variants are blocking acquires/waits whose ETIMEDOUT is counted. */
 static const struct known_func known[] = {
 	{"pthread_barrier_wait", SBT_PK_BARRIER, "glibc"},
@@ -28,14 +30,37 @@ static const struct known_func known[] = {
 	{"GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp"},
 	{"GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp"},
 	{"GOMP_parallel", SBT_PK_REGION, "libgomp"},
+	{"GOMP_parallel_loop_static", SBT_PK_REGION, "libgomp"},
+	{"GOMP_parallel_loop_dynamic", SBT_PK_REGION, "libgomp"},
+	{"GOMP_parallel_loop_guided", SBT_PK_REGION, "libgomp"},
+	{"GOMP_parallel_loop_runtime", SBT_PK_REGION, "libgomp"},
+	{"GOMP_parallel_loop_nonmonotonic_dynamic", SBT_PK_REGION, "libgomp"},
+	{"GOMP_parallel_loop_nonmonotonic_guided", SBT_PK_REGION, "libgomp"},
+	{"GOMP_parallel_loop_nonmonotonic_runtime", SBT_PK_REGION, "libgomp"},
+	{"GOMP_parallel_loop_maybe_nonmonotonic_runtime", SBT_PK_REGION, "libgomp"},
+	{"GOMP_parallel_sections", SBT_PK_REGION, "libgomp"},
+	{"GOMP_parallel_reductions", SBT_PK_REGION, "libgomp"},
 	{"__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp"},
 	{"__kmpc_fork_call", SBT_PK_REGION, "libomp"},
-	/* OpenMP locks (libgomp and libomp export both) and named critical
-	 * sections, whose argument is the section's own word (libgomp) */
+	/* OpenMP locks (libgomp and libomp export both) and critical
+	 * sections: a named one's object is the section's own word (libgomp's
+	 * argument, libomp's third); libgomp's unnamed critical and atomic
+	 * sections take no argument and are one lock each */
 	{"omp_set_lock", SBT_PK_LOCK, "libgomp, libomp"},
 	{"omp_unset_lock", SBT_PK_UNLOCK, "libgomp, libomp"},
+	{"omp_test_lock", SBT_PK_TRYLOCK, "libgomp, libomp"},
+	{"omp_set_nest_lock", SBT_PK_LOCK, "libgomp, libomp"},
+	{"omp_unset_nest_lock", SBT_PK_UNLOCK, "libgomp, libomp"},
+	{"omp_test_nest_lock", SBT_PK_TRYLOCK, "libgomp, libomp"},
+	{"GOMP_critical_start", SBT_PK_LOCK, "libgomp"},
+	{"GOMP_critical_end", SBT_PK_UNLOCK, "libgomp"},
 	{"GOMP_critical_name_start", SBT_PK_LOCK, "libgomp"},
 	{"GOMP_critical_name_end", SBT_PK_UNLOCK, "libgomp"},
+	{"GOMP_atomic_start", SBT_PK_LOCK, "libgomp"},
+	{"GOMP_atomic_end", SBT_PK_UNLOCK, "libgomp"},
+	{"__kmpc_critical", SBT_PK_LOCK, "libomp"},
+	{"__kmpc_critical_with_hint", SBT_PK_LOCK, "libomp"},
+	{"__kmpc_end_critical", SBT_PK_UNLOCK, "libomp"},
 	{"pthread_mutex_lock", SBT_PK_LOCK, "glibc"},
 	{"pthread_mutex_timedlock", SBT_PK_LOCK, "glibc"},
 	{"pthread_mutex_trylock", SBT_PK_TRYLOCK, "glibc"},
@@ -62,7 +87,33 @@ static const struct known_func known[] = {
 	{"pthread_cond_broadcast", SBT_PK_COND_SIGNAL, "glibc"},
 };
 
-#define NKNOWN	     (sizeof(known) / sizeof(known[0]))
+#define NKNOWN (sizeof(known) / sizeof(known[0]))
+
+/* Known functions whose entry records carry other than their first two
+ * arguments (SBT_ARG_*). */
+static const struct {
+	const char *symbol;
+	int obj_arg;
+} entry_args[] = {
+	{"__kmpc_fork_call", 3},
+	{"__kmpc_critical", 3},
+	{"__kmpc_critical_with_hint", 3},
+	{"__kmpc_end_critical", 3},
+	{"GOMP_critical_start", SBT_ARG_CONST(SBT_OBJ_CRITICAL)},
+	{"GOMP_critical_end", SBT_ARG_CONST(SBT_OBJ_CRITICAL)},
+	{"GOMP_atomic_start", SBT_ARG_CONST(SBT_OBJ_ATOMIC)},
+	{"GOMP_atomic_end", SBT_ARG_CONST(SBT_OBJ_ATOMIC)},
+};
+
+static int entry_obj_arg(const char *symbol)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(entry_args) / sizeof(entry_args[0]); i++)
+		if (!strcmp(entry_args[i].symbol, symbol))
+			return entry_args[i].obj_arg;
+	return SBT_ARG_DEFAULT;
+}
 #define MAX_VERSIONS 4
 
 static const struct {
@@ -92,6 +143,7 @@ unsigned int probe_kind__class(int kind)
 	case SBT_PK_BARRIER:
 	case SBT_PK_TEAM_BARRIER:
 	case SBT_PK_REGION:
+	case SBT_PK_REGION_BODY:
 		return SBT_TRACE_BARRIER;
 	case SBT_PK_LOCK:
 	case SBT_PK_TRYLOCK:
@@ -267,13 +319,68 @@ int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const str
 	return n;
 }
 
-/* Known functions of the classes defined in es (file f); used[], when not
- * NULL, marks those f imports, and those it defines when `exe` (a static
- * binary defines what it uses). Returns the probes added or a negative errno. */
+/* The entry records of probes first.. of t carry what obj_arg and site_arg select. */
+static void set_args(struct probe_table *t, int first, int obj_arg, int site_arg)
+{
+	for (; first < t->n; first++) {
+		t->probes[first].obj_arg = obj_arg;
+		t->probes[first].site_arg = site_arg;
+	}
+}
+
+/* Whether a function is the outlined body of an OpenMP construct, as the
+ * compilers name them: gcc `main._omp_fn.0`, clang `.omp_outlined.`,
+ * `.omp_outlined..3` (14) or `main.omp_outlined` (17+). clang's
+ * `*_debug__` twin is called by the body proper, and task bodies
+ * (`.omp_task_entry.`) are not region bodies. gcc's task bodies share the
+ * region bodies' names: the analysis keeps only those a region frame
+ * started (doc/design.md §5.1). */
+int probes__is_region_body(const char *symbol)
+{
+	return (strstr(symbol, "._omp_fn.") || strstr(symbol, "omp_outlined")) &&
+	       !strstr(symbol, "_debug__");
+}
+
+struct body_scan {
+	struct probe_table *t;
+	const struct mapped_file *f;
+	int found;
+};
+
+static int add_body(void *ctx, const char *name, uint64_t offset)
+{
+	struct body_scan *b = ctx;
+	int first = b->t->n, err;
+
+	if (!probes__is_region_body(name) || !probeable(b->f->open_path, offset))
+		return 0;
+	err = add_probe(b->t, name, SBT_PK_REGION_BODY, b->f->path, b->f->open_path, offset);
+	if (err)
+		return err;
+	/* the body's address tells which region frame started it */
+	set_args(b->t, first, SBT_ARG_DEFAULT, SBT_ARG_IP);
+	b->found++;
+	return 0;
+}
+
+/* The region bodies es (file f) defines, from its symbol table. */
+static int add_bodies(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f)
+{
+	struct body_scan b = {.t = t, .f = f};
+	int err = elfsym__each_function(es, add_body, &b);
+
+	return err ? err : b.found;
+}
+
+/* Known functions of the classes defined in es (file f), and the region
+ * bodies it defines; used[], when not NULL, marks those f imports, and
+ * those it defines when `exe` (a static binary defines what it uses), and
+ * used[NKNOWN] a file defining bodies. Returns the probes added or a
+ * negative errno. */
 static int add_known(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		     unsigned int classes, int exe, int *used)
 {
-	int n, added = 0;
+	int n, added = 0, first;
 	size_t i;
 
 	for (i = 0; i < NKNOWN; i++) {
@@ -281,14 +388,24 @@ static int add_known(struct probe_table *t, const struct elfsym *es, const struc
 			continue;
 		if (used && elfsym__imports(es, known[i].symbol))
 			used[i] = 1;
+		first = t->n;
 		n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
 		if (n < 0)
 			return n;
+		set_args(t, first, entry_obj_arg(known[i].symbol), SBT_ARG_DEFAULT);
 		if (n > 0 && exe && used)
 			used[i] = 1;
 		added += n;
 	}
-	return added;
+	if (!(classes & SBT_TRACE_BARRIER))
+		return added;
+	n = add_bodies(t, es, f);
+	if (n < 0)
+		return n;
+	/* a region body counts as a use: its program runs OpenMP regions */
+	if (n > 0 && used)
+		used[NKNOWN] = 1;
+	return added + n;
 }
 
 int probes__add_known(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
@@ -392,7 +509,7 @@ int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up
 		    struct probe_table *t, char *err, size_t errlen)
 {
 	struct mapped_file *files = NULL;
-	int used[NKNOWN] = {0};
+	int used[NKNOWN + 1] = {0}; /* + 1: region bodies */
 	uint64_t exe = 0;
 	int i, n, rc;
 	size_t k;
@@ -413,7 +530,7 @@ int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up
 		rc = add_user_probe(t, &up[i], files, n, err, errlen);
 	/* a parallel region counts: an OpenMP program whose only barriers are
 	 * the implicit ones of its regions is traced, never refused */
-	for (k = 0; k < NKNOWN; k++)
+	for (k = 0; k <= NKNOWN; k++)
 		t->used += used[k];
 	if (rc == -E2BIG)
 		snprintf(err, errlen, "too many probes (limit %d)", SBT_MAX_PROBES - 1);

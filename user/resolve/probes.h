@@ -24,7 +24,14 @@ struct probe {
 	struct sbt_probe_info info;
 	char open_path[SBT_PATH_MAX + 64]; /* the file as we can open it */
 	int entry_only;			   /* no return probe (calibration) */
+	int obj_arg, site_arg;		   /* what its entry records carry (SBT_ARG_*) */
 };
+
+/* The attach cookie of probe p (include/sbt/events.h). */
+static inline __u64 probe__cookie(const struct probe *p)
+{
+	return SBT_COOKIE(p->info.id, p->info.kind) | SBT_COOKIE_ARGS(p->obj_arg, p->site_arg);
+}
 
 struct probe_table {
 	struct probe *probes; /* probes[0] unused */
@@ -72,6 +79,9 @@ int probes__add_known(struct probe_table *t, const struct elfsym *es, const stru
  * address already in the table): t->n says what was added. */
 int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		       const char *symbol, int kind);
+
+/* Whether symbol names a compiler-outlined OpenMP region body. */
+int probes__is_region_body(const char *symbol);
 
 /* Resolve the probes of process pid. Returns 0, or a negative errno with a
  * message in err: -ESRCH no such process, -ENOENT a user symbol not found. */

@@ -193,10 +193,11 @@ static const char *cu_line(struct symbolizer *s, Dwfl_Module *mod, uint64_t pc, 
 	return NULL;
 }
 
-void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n)
+/* The code at pc, named as at pc + shift (a call site is named by its
+ * return address, the call itself being looked up). */
+static void name_code(struct symbolizer *s, uint64_t pc, int shift, char *buf, size_t n)
 {
-	/* The return address follows the call: look up the call itself. */
-	uint64_t pc = ra ? ra - 1 : 0;
+	uint64_t ra = pc + shift;
 	Dwfl_Module *mod = s ? module_of(s, pc) : NULL;
 	const char *fn = NULL, *file = NULL, *modname;
 	GElf_Off off = 0;
@@ -218,11 +219,21 @@ void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n)
 	if (fn && file)
 		snprintf(buf, n, "%s (%s:%d)", fn, basename(file), lineno);
 	else if (fn)
-		snprintf(buf, n, "%s+0x%" PRIx64, fn, (uint64_t)off + 1);
+		snprintf(buf, n, "%s+0x%" PRIx64, fn, (uint64_t)off + shift);
 	else {
 		modname = dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
 		snprintf(buf, n, "%s+0x%" PRIx64, basename(modname ? modname : "?"), ra - base);
 	}
+}
+
+void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n)
+{
+	name_code(s, ra ? ra - 1 : 0, ra ? 1 : 0, buf, n);
+}
+
+void symbolizer__function(struct symbolizer *s, uint64_t addr, char *buf, size_t n)
+{
+	name_code(s, addr, 0, buf, n);
 }
 
 int symbolizer__data(struct symbolizer *s, uint64_t addr, char *buf, size_t n)

@@ -17,6 +17,8 @@ struct symbolizer *symbolizer__new(pid_t pid);
 void symbolizer__free(struct symbolizer *s);
 /* Name the call site whose return address is ra. Always fills buf. */
 void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n);
+/* Name the function starting at addr (its first line). Always fills buf. */
+void symbolizer__function(struct symbolizer *s, uint64_t addr, char *buf, size_t n);
 /* Name the variable at addr; -ENOENT (buf untouched) if there is none. */
 int symbolizer__data(struct symbolizer *s, uint64_t addr, char *buf, size_t n);
 

@@ -69,7 +69,19 @@ struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns,
 /* Probe kinds whose first argument is a synchronization object. */
 static int names_object(int kind)
 {
-	return kind == SBT_PK_BARRIER || kind >= SBT_PK_LOCK;
+	return kind == SBT_PK_BARRIER || (kind >= SBT_PK_LOCK && kind <= SBT_PK_COND_SIGNAL);
+}
+
+/* The objects of functions that take none (include/sbt/events.h). */
+static const char *fixed_object_name(__u64 obj)
+{
+	switch (obj) {
+	case SBT_OBJ_CRITICAL:
+		return "(unnamed critical)";
+	case SBT_OBJ_ATOMIC:
+		return "(atomic)";
+	}
+	return NULL;
 }
 
 /* The global variable holding a barrier, lock, semaphore, condvar or futex
@@ -81,7 +93,9 @@ static void name_object(struct trace_ctx *c, struct job *job, __u64 obj)
 
 	if (!obj || names__get(c->names, job->pid, obj))
 		return;
-	if (symbolizer__data(job->user, obj, buf, sizeof(buf)))
+	if (fixed_object_name(obj))
+		snprintf(buf, sizeof(buf), "%s", fixed_object_name(obj));
+	else if (symbolizer__data(job->user, obj, buf, sizeof(buf)))
 		buf[0] = 0;
 	names__set(c->names, job->pid, obj, buf);
 }
@@ -89,9 +103,16 @@ static void name_object(struct trace_ctx *c, struct job *job, __u64 obj)
 static void name_call(struct trace_ctx *c, struct job *job, const struct sbt_event *e)
 {
 	char buf[SBT_SYMBOL_MAX * 2];
+	int body = e->type == SBT_EV_ENTER && c->costs.infos[e->probe].kind == SBT_PK_REGION_BODY;
 
 	if (e->type == SBT_EV_EXIT && !names__get(c->names, e->pid, e->site)) {
 		symbolizer__code(job->user, e->site, buf, sizeof(buf));
+		names__set(c->names, e->pid, e->site, buf);
+	}
+	/* a region body's entry carries its own address: the implicit
+	 * barrier's object */
+	if (body && !names__get(c->names, e->pid, e->site)) {
+		symbolizer__function(job->user, e->site, buf, sizeof(buf));
 		names__set(c->names, e->pid, e->site, buf);
 	}
 	if (e->type == SBT_EV_ENTER && names_object(c->costs.infos[e->probe].kind))

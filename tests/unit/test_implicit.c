@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Implicit barriers of parallel regions (analyses/implicit.c): instances
+ * grouped from the region frame, the bodies' entries and returns, on
+ * synthetic streams with exact values: team size changing, a thread that
+ * does not run the body, nested and concurrent regions, task bodies, and
+ * the fork hand-off of the approximation. */
+#include "phases_fixture.h"
+
+#define BODY_A	0x401100 /* outlined functions: their addresses */
+#define BODY_B	0x401200
+#define TASK_FN 0x401300
+#define DATA	0x7ffd0000 /* the body's argument (gcc: the shared data) */
+
+/* Master tid forks body fn at ts (region frame entry). */
+static void fork_region(struct phases *p, __u32 tid, __u64 ts, __u64 fn)
+{
+	enter(p, P_REGION, tid, ts, fn, SITE_A);
+}
+
+static void join_region(struct phases *p, __u32 tid, __u64 ts)
+{
+	leave(p, P_REGION, tid, ts, 0);
+}
+
+/* Body fn entered by tid at ts: the record carries its address as site. */
+static void body_in(struct phases *p, __u32 tid, __u64 ts, __u64 fn)
+{
+	pending_site[tid % 64][pending_depth[tid % 64]++ % 8] = 0x400000; /* its return */
+	feed(p, SBT_EV_ENTER, P_BODY, tid, ts, DATA, fn);
+}
+
+static void body_out(struct phases *p, __u32 tid, __u64 ts)
+{
+	leave(p, P_BODY, tid, ts, 0);
+}
+
+/*
+ * One instance, a team of three: arrivals at the bodies' returns, every
+ * thread leaving at the master's return from the frame; compute runs from
+ * each thread's own body entry (a worker's wait in the pool is not compute).
+ */
+TEST(region_instance_is_an_episode)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_arrival *a;
+
+	fork_region(p, 1, 1100, BODY_A);
+	body_in(p, 2, 1112, BODY_A);
+	body_in(p, 1, 1110, BODY_A);
+	body_in(p, 3, 1115, BODY_A);
+	body_out(p, 2, 1200);
+	body_out(p, 3, 1250);
+	body_out(p, 1, 1300);
+	join_region(p, 1, 1320);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].n, 3);
+	CHECK_EQ(c.ep[0].object, BODY_A);
+	CHECK_EQ(c.ep[0].probe, P_BODY);
+	CHECK_EQ(c.ep[0].first_arrive, 1200);
+	CHECK_EQ(c.ep[0].last_arrive, 1300);
+	a = arrival_of(&c.ep[0], 2);
+	CHECK_EQ(a->start_ns, 1112);
+	CHECK_EQ(a->depart_ns, 1320);
+	CHECK_EQ(ph_compute_ns(a), 88);
+	CHECK_EQ(ph_wait_ns(a), 120);
+	CHECK_EQ(a->site, SITE_A);
+	a = arrival_of(&c.ep[0], 1);
+	CHECK_EQ(ph_compute_ns(a), 190);
+	CHECK_EQ(ph_wait_ns(a), 20);
+	CHECK_EQ(ph_barrier_ns(&c.ep[0]), 100);
+	CHECK_EQ(ph_phase_ns(&c.ep[0]), 190); /* last arrival - earliest start */
+	CHECK_EQ(phases__nsites(p), 1);
+	CHECK_EQ(phases__site(p, 0)->call_site, SITE_A);
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	phases__free(p);
+}
+
+/* Instances of one region with a team of 3, then 2 (num_threads), then 3
+ * again where thread 3 never runs the body: each has exactly the threads
+ * that ran it; one site for all. */
+TEST(team_size_changes_between_instances)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u64 t0;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		t0 = 2000 + (__u64)k * 1000;
+		fork_region(p, 1, t0, BODY_A);
+		body_in(p, 1, t0 + 10, BODY_A);
+		body_in(p, 2, t0 + 20, BODY_A);
+		if (k == 0)
+			body_in(p, 3, t0 + 30, BODY_A);
+		body_out(p, 2, t0 + 400 + (__u64)k);
+		if (k == 0)
+			body_out(p, 3, t0 + 500);
+		body_out(p, 1, t0 + 600);
+		join_region(p, 1, t0 + 610);
+	}
+	CHECK_EQ(c.n, 3);
+	CHECK_EQ(c.ep[0].n, 3);
+	CHECK_EQ(c.ep[1].n, 2);
+	CHECK_EQ(c.ep[2].n, 2);
+	CHECK(arrival_of(&c.ep[2], 3) == NULL);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->start_ns, 3020);
+	CHECK_EQ(arrival_of(&c.ep[2], 2)->arrive_ns, 4402);
+	CHECK_EQ(phases__nsites(p), 1);
+	CHECK_EQ(phases__site(p, 0)->episodes, 3);
+	phases__free(p);
+}
+
+/* A region nested in a region: the inner instance is released by the inner
+ * master's return from its own frame and holds the inner team only; the
+ * outer one completes at the outer join with the outer team. */
+TEST(nested_regions_are_separate_instances)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	fork_region(p, 1, 1100, BODY_A);
+	body_in(p, 1, 1110, BODY_A);
+	body_in(p, 2, 1120, BODY_A);
+	fork_region(p, 1, 1200, BODY_B); /* thread 1 forks an inner team {1, 4} */
+	body_in(p, 4, 1215, BODY_B);
+	body_in(p, 1, 1210, BODY_B);
+	body_out(p, 4, 1300);
+	body_out(p, 1, 1350);
+	join_region(p, 1, 1360);
+	body_out(p, 2, 1500);
+	body_out(p, 1, 1400);
+	join_region(p, 1, 1510);
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(c.ep[0].object, BODY_B);
+	CHECK_EQ(c.ep[0].n, 2);
+	CHECK(arrival_of(&c.ep[0], 4) && arrival_of(&c.ep[0], 1));
+	CHECK_EQ(arrival_of(&c.ep[0], 4)->depart_ns, 1360);
+	CHECK_EQ(c.ep[1].object, BODY_A);
+	CHECK_EQ(c.ep[1].n, 2);
+	CHECK(arrival_of(&c.ep[1], 2) && arrival_of(&c.ep[1], 1));
+	/* the outer share of thread 1 resumes after the inner region */
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->start_ns, 1360);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->depart_ns, 1510);
+	phases__free(p);
+}
+
+/* Two threads of an outer team each run the same inner region on a team
+ * of one (nesting inactive, as by default): two concurrent instances of one
+ * body, each its master's alone. */
+TEST(concurrent_instances_of_one_body)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	fork_region(p, 1, 1100, BODY_B);
+	fork_region(p, 2, 1105, BODY_B);
+	body_in(p, 1, 1110, BODY_B);
+	body_in(p, 2, 1112, BODY_B);
+	body_out(p, 2, 1200);
+	body_out(p, 1, 1300);
+	join_region(p, 2, 1210);
+	join_region(p, 1, 1310);
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(c.ep[0].n, 1);
+	CHECK_EQ(c.ep[0].arr[0].tid, 2);
+	CHECK_EQ(c.ep[0].arr[0].depart_ns, 1210);
+	CHECK_EQ(c.ep[1].n, 1);
+	CHECK_EQ(c.ep[1].arr[0].tid, 1);
+	CHECK_EQ(c.ep[1].arr[0].depart_ns, 1310);
+	phases__free(p);
+}
+
+/* gcc names task bodies like region bodies: one no frame forked (run by a
+ * worker waiting in the implicit barrier, or inside a body) starts no share
+ * and arrives nowhere; nor does a body whose fork came before the session. */
+TEST(task_bodies_and_unforked_bodies_are_not_arrivals)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	body_in(p, 2, 1050, BODY_B); /* forked before the session */
+	body_out(p, 2, 1060);
+	fork_region(p, 1, 1100, BODY_A);
+	body_in(p, 1, 1110, BODY_A);
+	body_in(p, 2, 1120, BODY_A);
+	body_in(p, 1, 1130, TASK_FN); /* a task run inside the body */
+	body_out(p, 1, 1140);
+	body_out(p, 2, 1200);
+	body_in(p, 2, 1210, TASK_FN); /* a task run in the implicit barrier */
+	body_out(p, 2, 1220);
+	body_out(p, 1, 1300);
+	join_region(p, 1, 1320);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].n, 2);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->arrive_ns, 1300);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->arrive_ns, 1200);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->depart_ns, 1320);
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	phases__free(p);
+}
+
+/*
+ * Fork hand-off (Malony-Reed §3.2.2): the master pays 300 on the frame's
+ * entry, so its body starts at t_a 1110 - 300 = 810 (measured 1110); the
+ * worker, time-based, would start at 1150 (it paid nothing since its
+ * start), but is forked at the master's approximated fork 1100 (START +
+ * 100) plus the measured fork latency 50 less the 300 the master's probe
+ * delayed it: 1100 + max(0, 50 - 300) = 1100.
+ */
+TEST(worker_share_starts_at_the_approximated_fork)
+{
+	static const __u64 a_enter[NPROBES] = {[P_REGION] = 300, [P_BODY] = 10};
+	static const __u64 a_exit[NPROBES] = {[P_REGION] = 20, [P_BODY] = 10};
+	struct phases_config cfg = {.probes = probes,
+				    .nprobes = NPROBES,
+				    .start_ns = START,
+				    .alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .model = PH_MODEL_MR};
+	struct phases_ops ops = {.episode = on_episode};
+	struct collected c;
+	struct phases *p;
+
+	memset(&c, 0, sizeof(c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	p = phases__new(&cfg, &ops, &c);
+	phases__add_thread(p, PID, 1, START);
+	phases__add_thread(p, PID, 2, START);
+	fork_region(p, 1, 1100, BODY_A); /* t_a 1100 */
+	body_in(p, 2, 1150, BODY_A);	 /* t_a 1100 + max(0, 50 - 300) = 1100 */
+	body_in(p, 1, 1410, BODY_A);	 /* t_a 1100 + 310 - 300 = 1110 */
+	body_out(p, 2, 1700);		 /* t_a 1100 + 550 - 10 = 1640 */
+	body_out(p, 1, 1900);		 /* t_a 1110 + 490 - 10 = 1590 */
+	join_region(p, 1, 1950);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_start, 1100);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_start, 1110);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_arrive, 1640);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_arrive, 1590);
+	/* exits: the approximated last arrival 1640 + (1950 - 1900 - 20) */
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 1670);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 1670);
+	phases__free(p);
+}
