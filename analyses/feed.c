@@ -52,6 +52,16 @@ static void unwind_lost_return(struct phases *p, struct ph_thread *t, __u16 prob
 	}
 }
 
+/* Frame d of thread t is the same call as the one below it: a probed
+ * function calling another probed one of the same kind on the same object
+ * (libomp's __kmpc_critical enters through __kmpc_critical_with_hint, a
+ * user wrapper around pthread_mutex_lock): only the outer one counts. */
+static int same_as_caller(const struct phases *p, const struct ph_thread *t, int d)
+{
+	return d > 0 && d < STACK_MAX && t->stack[d - 1].obj == t->stack[d].obj &&
+	       p->cfg.probes[t->stack[d - 1].probe].kind == p->cfg.probes[t->stack[d].probe].kind;
+}
+
 static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int kind = p->cfg.probes[e->probe].kind;
@@ -73,7 +83,7 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	if (d < STACK_MAX)
 		t->stack[d].ta = ta;
 	/* An unlock, post or signal takes effect at its entry. */
-	if (ph_is_release(kind) && p->cfg.sync)
+	if (ph_is_release(kind) && p->cfg.sync && !same_as_caller(p, t, d))
 		sync__release(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts, ta);
 	/* Only the outermost barrier call counts: a user-declared barrier that
 	 * wraps pthread_barrier_wait is one episode, not two. */
@@ -159,7 +169,7 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		t->stack[d - 1].blocked_ns += t->stack[d].blocked_ns;
 		t->stack[d - 1].futex_waits += t->stack[d].futex_waits;
 	}
-	if (is_sync_wait(kind))
+	if (is_sync_wait(kind) && !same_as_caller(p, t, d))
 		t->sync_wait_ns += e->ts - t->stack[d].ts;
 	if (kind == SBT_PK_REGION) {
 		regions__done(p, e, e->ts - t->stack[d].ts);
@@ -172,7 +182,7 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		if (barrier_depth(p, t, d) == 0)
 			episodes__settle(p, t, e->ts, (__s64)e->obj, e->site,
 					 t->stack[d].blocked_ns);
-	} else {
+	} else if (!same_as_caller(p, t, d)) {
 		struct sync_post v = {0};
 		int paired = !ph_is_release(kind) && p->cfg.sync && call_done(p, t, d, e, &v);
 

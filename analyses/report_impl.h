@@ -75,6 +75,13 @@ static inline const char *report__symbol(const struct report *r, __u16 probe)
 	return report_src__symbol(&r->src, probe);
 }
 
+/* Whether episodes of probe are a parallel region's implicit barrier. */
+static inline int report__implicit(const struct report *r, __u16 probe)
+{
+	return probe < r->src.phases.nprobes &&
+	       r->src.phases.probes[probe].kind == SBT_PK_REGION_BODY;
+}
+
 static inline const char *report__comm(const struct report *r, __u32 tid)
 {
 	return report_src__comm(&r->src, tid, "?");

@@ -161,6 +161,7 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 	json_kstr(j, "call_site", where);
 	json_kstr(j, "name", name);
 	json_kstr(j, "symbol", report__symbol(r, ep->probe));
+	json_kbool(j, "implicit", report__implicit(r, ep->probe));
 	json_ku64(j, "pid", ep->pid);
 	json_ku64(j, "object", ep->object);
 	json_episode_times(j, r, &m);
@@ -327,6 +328,7 @@ static void json_site(struct report *r, const struct ph_site *s)
 	json_ku64(j, "id", s->id);
 	json_ku64(j, "pid", s->pid);
 	json_kstr(j, "symbol", report__symbol(r, s->probe));
+	json_kbool(j, "implicit", report__implicit(r, s->probe));
 	json_kstr(j, "call_site", bn.where);
 	json_kstr(j, "name", bn.name);
 	json_ku64(j, "object", s->object);

@@ -145,10 +145,27 @@ load helpers
 	$CHECK omp "$T/f.json" "$T/wl.out" "$T/f.sbt" 2
 }
 
+# Implicit barriers: a time-stepped solver of four kinds of parallel
+# regions (static, dynamic and guided loops, a region with a worksharing
+# loop, single, collapse, nowait and critical), gcc and clang builds: each
+# region instance one episode in program order, each arrival after the
+# thread's own last statement, each share starting before its first, the
+# late thread the one the threads' own clocks say.
+@test "OpenMP implicit barriers: every region instance, its team, late thread and shares (gcc, clang)" {
+	local b
+	for b in gomp llvm; do
+		OMP_NUM_THREADS=2 run "$SBT" record -o "$T/$b.sbt" -- "$EX/omp_kernels_$b" -s 4 -n 1200
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/$b.out"
+		"$SBT" report --format json "$T/$b.sbt" >"$T/$b.json"
+		$CHECK omp_kernels "$T/$b.json" "$T/$b.out" "$T/$b.sbt" 4
+	done
+}
+
 # An OpenMP program whose only barriers are the implicit ones of its
 # `parallel for` regions is traced (-p too), never refused; each region is
-# counted, as many as the program ran (gcc and clang builds).
-@test "OpenMP parallel for only: -p is not refused, every region counted (gcc, clang)" {
+# counted and is a phase, as many as the program ran (gcc and clang builds).
+@test "OpenMP parallel for only: -p is not refused, every region counted and a phase (gcc, clang)" {
 	local b
 	for b in omp_for_gomp omp_for_llvm; do
 		OMP_NUM_THREADS=2 start_workload "$T/$b.out" "$EX/$b" -r 6 -i 4 -d 2 -W
@@ -159,5 +176,8 @@ load helpers
 		grep -q "^regions 6$" "$T/$b.out"
 		"$SBT" report --format json "$T/$b.sbt" >"$T/$b.json"
 		[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["regions"]["count"])' "$T/$b.json")" -eq 6 ]
+		# each region is a phase of its implicit barrier (-p attaches
+		# before the first: none is partial)
+		[ "$(python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(sum(p["implicit"] and not p["partial"] for p in r["phases"]))' "$T/$b.json")" -eq 6 ]
 	done
 }

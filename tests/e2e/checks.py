@@ -4,6 +4,7 @@ what the example workloads measured about themselves in the same run.
 
   checks.py imbalance REPORT.json WORKLOAD.out ORIGIN PHASES
   checks.py omp REPORT.json WORKLOAD.out ORIGIN PHASES
+  checks.py omp_kernels REPORT.json WORKLOAD.out ORIGIN STEPS  (implicit barriers)
   checks.py barrier REPORT.json WORKLOAD.out ORIGIN PHASES  (any one barrier, no futex calls)
   checks.py custom REPORT.json WORKLOAD.out ORIGIN PHASES   (spin_futex_barrier probed)
   checks.py futex REPORT.json WORKLOAD.out                  (the same barrier, not probed)
@@ -349,11 +350,89 @@ def omp(report, wl_out, org_spec, phases):
     n = int(re.search(r"^threads (\d+)$", open(wl_out).read(), re.M).group(1))
     wins = windows(wl_out, part=True)
     check(len({tid for _, _, tid in wins}) == n, f"{n} threads, the workload printed others")
-    barrier_phases(r, wins, origin(org_spec, r), Costs(r),
+    # the one parallel region's implicit barrier completes last, with the team
+    region = [p for p in r["phases"] if p["implicit"]]
+    explicit = dict(r, phases=[p for p in r["phases"] if not p["implicit"]])
+    if check(len(region) == 1, f"{len(region)} implicit-barrier phases, expected 1"):
+        team = {tid for _, _, tid in wins}
+        check({t["tid"] for t in region[0]["threads"]} == team,
+              f"region barrier: threads {[t['tid'] for t in region[0]['threads']]}, the team {team}")
+        check(region[0]["index"] == 2 * phases, f"region barrier is phase {region[0]['index']}")
+    barrier_phases(explicit, wins, origin(org_spec, r), Costs(r),
                    lambda k: (k // 2, ("explicit", "loop")[k % 2]), 2 * phases)
-    check(len(r["sites"]) == 2, f"{len(r['sites'])} sites, expected 2")
-    check(all(s["episodes"] == phases for s in r["sites"]), "episodes per site")
+    sites = [s for s in r["sites"] if not s["implicit"]]
+    check(len(sites) == 2, f"{len(sites)} explicit barrier sites, expected 2")
+    check(all(s["episodes"] == phases for s in sites), "episodes per site")
     check(r["regions"]["count"] == 1, f"{r['regions']['count']} parallel regions, expected 1")
+    common_facts(r)
+
+
+# A thread's own timestamp and the probe's on the other side of a function
+# boundary (a body's first or last statement, its entry or return): a probe
+# hit and the call, unless the thread lost its CPU right there.
+EDGE_NS = 2_000_000
+
+KERNELS = ("tri", "spmv", "dot", "jacobi")
+
+
+def omp_kernels(report, wl_out, org_spec, steps):
+    """omp_kernels: each region instance is one implicit-barrier episode, in
+    program order (tri, spmv, dot, jacobi per step); jacobi's worksharing
+    loop and single add one library barrier each. Per instance, against
+    what the threads measured: the team (those that ran iterations), each
+    arrival after the thread's last iteration (or statement), each share's
+    start before its first statement (tri), the late thread, and no
+    grouping error."""
+    r = load(report)
+    rx = (r"^region (?P<k>\w+) step (?P<s>\d+) thread (?P<i>\d+) tid (?P<tid>\d+) "
+          r"busy_ns (?P<busy>\d+) end_ns (?P<end>\d+) enter_ns (?P<enter>\d+) "
+          r"leave_ns (?P<leave>\d+)$")
+    inst = {}
+    for x in workload_lines(wl_out, rx):
+        inst.setdefault((int(x["s"]), x["k"]), {})[int(x["tid"])] = {
+            k: int(v) for k, v in x.items() if k != "k"}
+    org = origin(org_spec, r)
+    region = [p for p in r["phases"] if p["implicit"]]
+    order = [(s, k) for s in range(steps) for k in KERNELS]
+    check(len(region) == len(order), f"{len(region)} region barriers, expected {len(order)}")
+    check(len(r["phases"]) - len(region) == 2 * steps,
+          f"{len(r['phases']) - len(region)} library barriers, expected {2 * steps}")
+    check(r["regions"]["count"] == len(order), f"{r['regions']['count']} regions counted")
+    judged = late = 0
+    for p, (step, kernel) in zip(region, order):
+        mine, got = inst.get((step, kernel), {}), {t["tid"]: t for t in p["threads"]}
+        where = f"phase {p['index']} ({kernel} step {step})"
+        if not check(kernel in p["name"] or "outlined" in p["name"],
+                     f"{where}: region named {p['name']}"):
+            continue
+        if not check(set(mine) <= set(got), f"{where}: threads {sorted(got)}, "
+                     f"the ones that ran iterations {sorted(mine)}"):
+            continue
+        whole = kernel in ("tri", "jacobi")  # every thread has rows and statements
+        if whole:
+            check(set(mine) == set(got), f"{where}: threads {sorted(got)}, team {sorted(mine)}")
+        for tid, w in mine.items():
+            t = got[tid]
+            a = org + t["arrive_ns"]
+            last = w["leave"] if whole else w["end"]
+            judged += 1
+            check(last <= a <= last + EDGE_NS, f"{where} tid {tid}: arrival "
+                  f"{(a - last) / 1e3:.1f} us after the thread's last statement")
+            check(a <= org + t["depart_ns"], f"{where} tid {tid}: departs before arriving")
+            if kernel == "tri":
+                start = a - t["compute_ns"]
+                check(w["enter"] - EDGE_NS <= start <= w["enter"], f"{where} tid {tid}: "
+                      f"share starts {(w['enter'] - start) / 1e3:.1f} us before its first "
+                      f"statement")
+        if whole:
+            ends = {tid: w["leave"] for tid, w in mine.items()}
+            cand = {tid for tid, e in ends.items() if e + EDGE_NS >= max(ends.values())}
+            late += len(cand) == 1
+            check(p["critical_tid"] in cand,
+                  f"{where}: late thread {p['critical_tid']}, the threads say {sorted(cand)}")
+    check(late >= 1, f"no instance with one clearly late thread: the check had no teeth")
+    print(f"{len(region)} region instances, {judged} arrivals compared, {late} with one clearly "
+          f"late thread", file=sys.stderr)
     common_facts(r)
 
 
@@ -493,18 +572,22 @@ def mutex(report, wl_out, threads, iters, futex_traced):
     check(lk["wait_ns"] >= lk["blocked_ns"], "blocked time larger than the wait")
 
 
-def omp_locks(report, wl_out, criticals):
-    """omp_critical: per thread, the acquisitions of counter_lock (omp_lock_t)
-    and, where the runtime's named critical sections are probed (libgomp),
-    of the histogram critical section, exactly what each thread counted."""
+def omp_locks(report, wl_out, runtime):
+    """omp_critical: per thread, the acquisitions of counter_lock (omp_set_lock),
+    test_lock (omp_test_lock, its failed tests too), the histogram critical
+    section and the unnamed one, exactly what each thread counted. The
+    sections' objects: libgomp's named one is its word, its unnamed one has
+    none; libomp's are the compiler's .gomp_critical_user_NAME.var."""
     r = load(report)
     rows = workload_lines(wl_out, r"^thread (?P<i>\d+) tid (?P<tid>\d+) critical (?P<c>\d+) "
-                                  r"lock (?P<l>\d+)$")
-    own = {int(x["tid"]): (int(x["c"]), int(x["l"])) for x in rows}
+                                  r"lock (?P<l>\d+) anon (?P<a>\d+) tested (?P<t>\d+) "
+                                  r"failed (?P<f>\d+)$")
+    own = {int(x["tid"]): {k: int(x[k]) for k in "clatf"} for x in rows}
     check(len(own) > 1, f"{len(own)} thread lines")
-    want = [("counter_lock", "omp_lock", 1)]
-    if criticals:
-        want.append((".gomp_critical_user_histogram", "critical", 0))
+    gomp = runtime == "gomp"
+    want = [("counter_lock", "omp_lock", "l"), ("test_lock", "omp_lock", "t"),
+            (".gomp_critical_user_histogram" + ("" if gomp else ".var"), "critical", "c"),
+            ("(unnamed critical)" if gomp else ".gomp_critical_user_.var", "critical", "a")]
     for name, kind, col in want:
         locks = [l for l in r["locks"] if l["symbol"] == name]
         if not check(len(locks) == 1, f"{name} in locks[]: {[l['symbol'] for l in r['locks']]}"):
@@ -518,6 +601,10 @@ def omp_locks(report, wl_out, criticals):
               f"{name}: {lk['acquisitions']} acquisitions, {lk['holds']} holds")
         check(lk["errors"] == 0 and lk["timeouts"] == 0,
               f"{name}: {lk['errors']} errors, {lk['timeouts']} timed out")
+        if col == "t":
+            failed = sum(c["f"] for c in own.values())
+            check(lk.get("try_failures") == failed,
+                  f"{name}: {lk.get('try_failures')} failed tests, the threads counted {failed}")
     common_facts(r)
 
 
@@ -868,12 +955,13 @@ def main(argv):
         "imbalance": lambda: imbalance(a[0], a[1], a[2], int(a[3])),
         "attach": lambda: attach(a[0], a[1], a[2]),
         "omp": lambda: omp(a[0], a[1], a[2], int(a[3])),
+        "omp_kernels": lambda: omp_kernels(a[0], a[1], a[2], int(a[3])),
         "barrier": lambda: barrier(a[0], a[1], a[2], int(a[3])),
         "custom": lambda: custom(a[0], a[1], a[2], int(a[3])),
         "futex": lambda: futex(a[0], a[1]),
         "phases": lambda: phases(a[0], int(a[1])),
         "mutex": lambda: mutex(a[0], a[1], int(a[2]), int(a[3]), a[4:] == ["futex"]),
-        "omp_locks": lambda: omp_locks(a[0], a[1], a[2] == "criticals"),
+        "omp_locks": lambda: omp_locks(a[0], a[1], a[2]),
         "sem": lambda: sem(a[0], a[1], int(a[2])),
         "cond": lambda: cond(a[0], a[1], int(a[2])),
         "pages": lambda: pages(a[0], a[1], int(a[2]), int(a[3]), int(a[4]), int(a[5])),

@@ -24,6 +24,9 @@ enum {
 	P_SIG,
 	P_BCAST,
 	P_PBW,
+	P_CRIT,
+	P_CRIT_HINT,
+	P_CRIT_END,
 	NPROBES
 };
 
@@ -38,6 +41,13 @@ static const struct sbt_probe_info probes[NPROBES] = {
 	[P_SIG] = {.id = P_SIG, .kind = SBT_PK_COND_SIGNAL, .symbol = "pthread_cond_signal"},
 	[P_BCAST] = {.id = P_BCAST, .kind = SBT_PK_COND_SIGNAL, .symbol = "pthread_cond_broadcast"},
 	[P_PBW] = {.id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait"},
+	/* libomp: __kmpc_critical enters through __kmpc_critical_with_hint;
+	 * they return void */
+	[P_CRIT] = {.id = P_CRIT, .kind = SBT_PK_LOCK, .symbol = "__kmpc_critical"},
+	[P_CRIT_HINT] = {.id = P_CRIT_HINT,
+			 .kind = SBT_PK_LOCK,
+			 .symbol = "__kmpc_critical_with_hint"},
+	[P_CRIT_END] = {.id = P_CRIT_END, .kind = SBT_PK_UNLOCK, .symbol = "__kmpc_end_critical"},
 };
 
 #define PID		   9

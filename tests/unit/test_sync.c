@@ -40,6 +40,28 @@ TEST(mutex_contention_wait_and_hold)
 	teardown();
 }
 
+/* A critical section entered through two probed functions on the same
+ * object (libomp) is one acquisition and one hold, whatever the void
+ * functions leave in the return register. */
+TEST(nested_acquire_of_one_object_counts_once)
+{
+	const struct sync_obj *o;
+
+	setup();
+	ev(SBT_EV_ENTER, P_CRIT, 1, 100, MTX, 0);
+	ev(SBT_EV_ENTER, P_CRIT_HINT, 1, 110, MTX, 0);
+	ev(SBT_EV_EXIT, P_CRIT_HINT, 1, 150, 0x7f00dead, SITE);
+	ev(SBT_EV_EXIT, P_CRIT, 1, 160, 0x7f00beef, SITE);
+	call(P_CRIT_END, 1, 300, 310, MTX, 0x55);
+	o = only(SYNC_LOCK);
+	CHECK_EQ(o->count, 1);
+	CHECK_EQ(o->wait_ns, 60);
+	CHECK_EQ(o->holds, 1);
+	CHECK_EQ(o->hold_ns, 140);
+	CHECK_EQ(o->interrupted, 0);
+	teardown();
+}
+
 /* A timed lock that times out is counted as such, not as an acquisition. */
 TEST(timeouts_are_not_acquisitions)
 {
