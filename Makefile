@@ -48,7 +48,8 @@ PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline
 OMP_EXAMPLES := omp_barriers omp_critical omp_for omp_kernels
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) \
 	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm)
-BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/gen_trace
+BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/gen_trace \
+	      $(OUTPUT)/bench/omp_count.so
 
 .PHONY: all deps deps-test demo check check-soak test unit e2e bench install clean format
 
@@ -114,6 +115,10 @@ FLOOR_OBJS := $(call objs,user/resolve/elfsym.c user/bpf/uprobe_multi.c) \
 	      $(LIB_OBJS)
 $(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(FLOOR_OBJS)
 	$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< $(FLOOR_OBJS) $(LIBS) -o $@
+
+$(OUTPUT)/bench/omp_count.so: bench/omp_count.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -shared -fPIC $< -ldl -o $@
 
 $(OUTPUT)/bench/gen_trace: bench/gen_trace.c $(PURE_OBJS)
 	$(CC) $(CFLAGS) $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@

@@ -44,6 +44,10 @@ def workloads():
         ("omp_barriers_gomp -n 20 -d 2 -m spin, 2 threads",
          [f"{EX}/omp_barriers_gomp", "-n", "20", "-d", "2", "-m", "spin"],
          {"OMP_NUM_THREADS": "2"}, []),
+        ("omp_for_gomp -r 300 -i 2 -d 1 (parallel for only: implicit barriers), 2 threads",
+         [f"{EX}/omp_for_gomp", "-r", "300", "-i", "2", "-d", "1"], {"OMP_NUM_THREADS": "2"}, []),
+        ("omp_for_llvm -r 300 -i 2 -d 1 (parallel for only: implicit barriers), 2 threads",
+         [f"{EX}/omp_for_llvm", "-r", "300", "-i", "2", "-d", "1"], {"OMP_NUM_THREADS": "2"}, []),
         ("mutex_contention -t 2 -k 300 -c 10 -o 20, --trace lock,futex",
          [f"{EX}/mutex_contention", "-t", "2", "-k", "300", "-c", "10", "-o", "20"], {},
          ["--trace", "lock,futex"]),
@@ -61,14 +65,14 @@ def workloads():
 
 def own_timings(text):
     """total_ns and the per-phase times the workload printed: for each
-    'phase ... thread ... compute_ns N' key (in first-seen order), the
+    'phase|region ... thread ... compute_ns N' key (in first-seen order), the
     slowest thread's compute time."""
     total, phases = None, {}
     for line in text.splitlines():
         w = line.split()
         if w[:1] == ["total_ns"]:
             total = int(w[1])
-        elif w[:1] == ["phase"] and "thread" in w and "compute_ns" in w:
+        elif w[:1] in (["phase"], ["region"]) and "thread" in w and "compute_ns" in w:
             key = tuple(w[:w.index("thread")])
             c = int(w[w.index("compute_ns") + 1])
             phases[key] = max(phases.get(key, 0), c)

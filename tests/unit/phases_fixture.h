@@ -70,14 +70,23 @@ static inline void on_hang(void *ctx, const struct ph_episode *ep, const __u32 *
 static __u64 pending_site[64][8];
 static int pending_depth[64];
 
-static inline struct phases *new_phases(struct collected *c)
+/* A phase analysis of cfg (probes and start: the fixture's), its episodes
+ * and hangs collected into c. */
+static inline struct phases *new_phases_with(struct collected *c, struct phases_config cfg)
 {
-	struct phases_config cfg = {.probes = probes, .nprobes = NPROBES, .start_ns = START};
 	struct phases_ops ops = {.episode = on_episode, .hang = on_hang};
 
+	cfg.probes = probes;
+	cfg.nprobes = NPROBES;
+	cfg.start_ns = START;
 	memset(c, 0, sizeof(*c));
 	memset(pending_depth, 0, sizeof(pending_depth));
 	return phases__new(&cfg, &ops, c);
+}
+
+static inline struct phases *new_phases(struct collected *c)
+{
+	return new_phases_with(c, (struct phases_config){0});
 }
 
 static inline void feed(struct phases *p, __u16 type, __u16 probe, __u32 tid, __u64 ts, __u64 obj,

@@ -212,19 +212,11 @@ TEST(worker_share_starts_at_the_approximated_fork)
 {
 	static const __u64 a_enter[NPROBES] = {[P_REGION] = 300, [P_BODY] = 10};
 	static const __u64 a_exit[NPROBES] = {[P_REGION] = 20, [P_BODY] = 10};
-	struct phases_config cfg = {.probes = probes,
-				    .nprobes = NPROBES,
-				    .start_ns = START,
-				    .alpha_enter = a_enter,
-				    .alpha_exit = a_exit,
-				    .model = PH_MODEL_MR};
-	struct phases_ops ops = {.episode = on_episode};
 	struct collected c;
-	struct phases *p;
+	struct phases *p = new_phases_with(&c, (struct phases_config){.alpha_enter = a_enter,
+								      .alpha_exit = a_exit,
+								      .model = PH_MODEL_MR});
 
-	memset(&c, 0, sizeof(c));
-	memset(pending_depth, 0, sizeof(pending_depth));
-	p = phases__new(&cfg, &ops, &c);
 	phases__add_thread(p, PID, 1, START);
 	phases__add_thread(p, PID, 2, START);
 	fork_region(p, 1, 1100, BODY_A); /* t_a 1100 */
