@@ -54,7 +54,9 @@ start_in_namespace() {
 	$CHECK job "$T/sys.json" "$A" "$T/a.json"
 	$CHECK imbalance "$T/a.json" "$T/a.out" "$T/sys.json" 7
 	$CHECK job "$T/sys.json" "$B" "$T/b.json"
-	$CHECK omp "$T/b.json" "$T/b.out" "$T/sys.json" 4
+	# (-a probes a program started later a drain after its exec: its region
+	# may fork before the probes on its body are in)
+	$CHECK omp "$T/b.json" "$T/b.out" "$T/sys.json" 4 any
 	$CHECK job "$T/sys.json" "$C" "$T/c.json"
 	$CHECK barrier "$T/c.json" "$T/c.out" "$T/sys.json" 6
 	# the copy's call site was symbolized through its own root
@@ -122,7 +124,7 @@ for _ in range(5):
 	grep -qE "^=== pid $B: .*omp_barriers_llvm " "$T/sys.txt"
 	[ "$(grep -c '^SBT summary' "$T/sys.txt")" -eq 2 ]
 	grep -q "^SBT summary: 5 phases" "$T/sys.txt"
-	grep -q "^SBT summary: 6 phases" "$T/sys.txt"
+	grep -q "^SBT summary: 7 phases" "$T/sys.txt" # 3 x 2 explicit, the region's implicit one
 }
 
 # Lock probes are resolved per file, several processes sharing libc: each
