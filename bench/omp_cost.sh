@@ -7,8 +7,8 @@
 #  2. probe cost per region instance: omp_for with empty iterations
 #     (-d 0), untraced vs traced, median of ROUNDS interleaved runs of the
 #     program's own total_ns, per region and per probe hit;
-#  3. records per region instance, static schedule vs dynamic chunks (the
-#     runtime's per-chunk calls are not probed).
+#  3. records per region instance on omp_kernels, whose dynamic and guided
+#     loops call the runtime per chunk (calls not probed).
 #
 #   bench/omp_cost.sh [-r ROUNDS] [-n REGIONS]
 set -euo pipefail
@@ -31,7 +31,7 @@ for b in gomp llvm; do
 	LD_PRELOAD=$COUNT "$EX/omp_kernels_$b" -s 20 -n 400 >"$TMP/k.out" 2>"$TMP/k.err"
 	forks=$(awk '$1 == "forks" { print $2 }' "$TMP/k.err")
 	prog=$(awk '$1 == "steps" { print $4 }' "$TMP/k.out")
-	"$SBT" record -q -o "$TMP/k.sbt" -- "$EX/omp_kernels_$b" -s 20 -n 400 >/dev/null
+	"$SBT" record -q -o "$TMP/k.sbt" -- "$EX/omp_kernels_$b" -s 20 -n 400 >/dev/null 2>&1
 	"$SBT" report --format json "$TMP/k.sbt" >"$TMP/k.json"
 	echo "| $b | $forks | $prog | $(json "$TMP/k.json" 'sum(p["implicit"] for p in r["phases"])') |" \
 		"$(json "$TMP/k.json" 'r["partial_phases"]') | $(json "$TMP/k.json" 'r["drops"]["total"]') |"
@@ -60,11 +60,11 @@ for b in gomp llvm; do
 done
 
 echo
-echo "== 3. records per region instance: static schedule vs dynamic chunks (omp_kernels -s 10 -n 400) =="
+echo "== 3. records per region instance, omp_kernels -s 10 -n 400 (its dynamic and guided loops call the runtime per chunk: not probed) =="
 echo "| build | regions | records | records per region |"
 echo "|---|---|---|---|"
 for b in gomp llvm; do
-	"$SBT" record -q --trace barrier -o "$TMP/k.sbt" -- "$EX/omp_kernels_$b" -s 10 -n 400 >/dev/null
+	"$SBT" record -q --trace barrier -o "$TMP/k.sbt" -- "$EX/omp_kernels_$b" -s 10 -n 400 >/dev/null 2>&1
 	"$SBT" report --format json "$TMP/k.sbt" >"$TMP/k.json"
 	json "$TMP/k.json" '"| '"$b"' | %d | %d | %.1f |" % (r["regions"]["count"], r["events"], r["events"] / r["regions"]["count"])'
 done
