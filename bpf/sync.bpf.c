@@ -73,7 +73,9 @@ static __always_inline int is_barrier_kind(__u64 cookie)
 
 /* What an entry record carries, as the probe's cookie selects: an argument
  * (the object of __kmpc_critical is its third, the function a
- * __kmpc_fork_call starts its third), the probed address, or nothing. */
+ * __kmpc_fork_call starts its third), the return address or the probed
+ * address (a region body's: where it returns tells a barrier it tail-calls,
+ * its own address which region it is), or a constant. */
 static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dflt)
 {
 	switch (sel) {
@@ -87,6 +89,12 @@ static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dfl
 		return PT_REGS_PARM4(ctx);
 	case 5:
 		return PT_REGS_PARM5(ctx);
+	case SBT_ARG_RET: {
+		__u64 ra = 0;
+
+		bpf_probe_read_user(&ra, sizeof(ra), (void *)PT_REGS_SP(ctx));
+		return ra;
+	}
 	case SBT_ARG_IP:
 		return PT_REGS_IP(ctx);
 	}

@@ -51,7 +51,7 @@
 #define SBT_PK_REGION_BODY                                                                         \
 	12 /* a region's outlined function, run by each thread of the team:                        \
 	    * its return is the thread's arrival at the region's implicit                          \
-	    * barrier; entry: obj = first argument, site = its address */
+	    * barrier; entry: obj = its return address, site = its address */
 #define SBT_PK_MAX 12
 
 /* Upper bound on probe ids, carried in the attach cookie and in the record. */
@@ -65,10 +65,12 @@
 #define SBT_COOKIE_OBJ_ARG(c)		   (((c) >> 24) & 0xf)
 #define SBT_COOKIE_SITE_ARG(c)		   (((c) >> 28) & 0xf)
 /* Argument selectors: 0 the default (obj: first argument, site: second),
- * 1-5 that argument, SBT_ARG_IP the probed address, SBT_ARG_CONST(k) the
+ * 1-5 that argument, SBT_ARG_RET the return address (the word at the stack
+ * pointer on entry), SBT_ARG_IP the probed address, SBT_ARG_CONST(k) the
  * constant k < 8 (a function without the argument, such as
  * GOMP_critical_start(void), given a fixed object). */
 #define SBT_ARG_DEFAULT	 0
+#define SBT_ARG_RET	 6
 #define SBT_ARG_IP	 7
 #define SBT_ARG_CONST(k) (8 + (k))
 /* The objects of libgomp's unnamed critical and atomic sections: below any

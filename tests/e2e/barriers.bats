@@ -162,6 +162,27 @@ load helpers
 	done
 }
 
+# A barrier reached by a tail call (gcc ends both sweeps' bodies with
+# `jmp GOMP_barrier`) returns into the runtime, where every body returns:
+# its site is the body that made the call, so two barriers stay two sites.
+@test "OpenMP: tail-called barriers stay apart, each at its own region body (gcc, clang)" {
+	local b
+	for b in gomp llvm; do
+		OMP_NUM_THREADS=2 run "$SBT" -q --report "$T/$b.json" --format json -- "$EX/omp_tailcall_$b" -s 4
+		[ "$status" -eq 0 ]
+		python3 - "$T/$b.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+sites = [s for s in r["sites"] if not s["implicit"]]
+assert len(sites) == 2, [(s["call_site"], s["episodes"]) for s in sites]
+assert all(s["episodes"] == 4 for s in sites), [(s["call_site"], s["episodes"]) for s in sites]
+where = " ".join(s["call_site"] for s in sites)
+assert ("x_sweep" in where and "y_sweep" in where) or where.count("omp_outlined") == 2, where
+assert all("omp_tailcall.c:" in s["call_site"] for s in sites), where
+PY
+	done
+}
+
 # An OpenMP program whose only barriers are the implicit ones of its
 # `parallel for` regions is traced (-p too), never refused; each region is
 # counted and is a phase, as many as the program ran (gcc and clang builds).

@@ -9,7 +9,8 @@
 #define BODY_A	0x401100 /* outlined functions: their addresses */
 #define BODY_B	0x401200
 #define TASK_FN 0x401300
-#define DATA	0x7ffd0000 /* the body's argument (gcc: the shared data) */
+
+#define BODY_RET 0x7f0000001234 /* where bodies return, in the runtime */
 
 /* Master tid forks body fn at ts (region frame entry). */
 static void fork_region(struct phases *p, __u32 tid, __u64 ts, __u64 fn)
@@ -26,7 +27,7 @@ static void join_region(struct phases *p, __u32 tid, __u64 ts)
 static void body_in(struct phases *p, __u32 tid, __u64 ts, __u64 fn)
 {
 	pending_site[tid % 64][pending_depth[tid % 64]++ % 8] = 0x400000; /* its return */
-	feed(p, SBT_EV_ENTER, P_BODY, tid, ts, DATA, fn);
+	feed(p, SBT_EV_ENTER, P_BODY, tid, ts, BODY_RET, fn);
 }
 
 static void body_out(struct phases *p, __u32 tid, __u64 ts)
@@ -233,5 +234,36 @@ TEST(worker_share_starts_at_the_approximated_fork)
 	/* exits: the approximated last arrival 1640 + (1950 - 1900 - 20) */
 	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 1670);
 	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 1670);
+	phases__free(p);
+}
+
+/* A team barrier a body reaches by a tail call returns where the body
+ * returns (into the runtime): its site is the body; one called from the
+ * body keeps its call site. */
+TEST(tail_called_barrier_is_sited_at_its_body)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		__u64 fn = k ? BODY_B : BODY_A, t0 = 2000 + (__u64)k * 1000;
+
+		fork_region(p, 1, t0, fn);
+		body_in(p, 1, t0 + 10, fn);
+		body_in(p, 2, t0 + 20, fn);
+		feed(p, SBT_EV_ENTER, P_GOMP, 1, t0 + 100, 0, 0);
+		feed(p, SBT_EV_ENTER, P_GOMP, 2, t0 + 200, 0, 0);
+		/* k = 0: called from the body; k = 1: tail-called */
+		feed(p, SBT_EV_EXIT, P_GOMP, 1, t0 + 210, 0, k ? BODY_RET : SITE_B);
+		feed(p, SBT_EV_EXIT, P_GOMP, 2, t0 + 211, 0, k ? BODY_RET : SITE_B);
+		body_out(p, 1, t0 + 212);
+		body_out(p, 2, t0 + 213);
+		join_region(p, 1, t0 + 220);
+	}
+	CHECK_EQ(c.n, 4);
+	CHECK_EQ(ph_lowest_site(&c.ep[0]), SITE_B);
+	CHECK_EQ(ph_lowest_site(&c.ep[2]), BODY_B);
+	CHECK_EQ(phases__nsites(p), 4); /* two barriers, two regions */
 	phases__free(p);
 }

@@ -357,8 +357,9 @@ static int add_body(void *ctx, const char *name, uint64_t offset)
 	err = add_probe(b->t, name, SBT_PK_REGION_BODY, b->f->path, b->f->open_path, offset);
 	if (err)
 		return err;
-	/* the body's address tells which region frame started it */
-	set_args(b->t, first, SBT_ARG_DEFAULT, SBT_ARG_IP);
+	/* the body's address tells which region frame started it, its return
+	 * address a barrier it tail-calls (doc/design.md §5.1) */
+	set_args(b->t, first, SBT_ARG_RET, SBT_ARG_IP);
 	b->found++;
 	return 0;
 }
