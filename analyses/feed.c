@@ -151,22 +151,6 @@ static void call_returned(struct phases *p, struct ph_thread *t, int d, const st
 	p->ops.call(p->ctx, &c);
 }
 
-/* Where the program called barrier call d (returned: record e). A region
- * body that ends by jumping to the barrier (`jmp GOMP_barrier`: a tail
- * call) leaves no return address of its own: the barrier returns where the
- * body would, into the runtime, and every such barrier of every region
- * would be one site there. The body's entry recorded its return address:
- * a barrier returning there was tail-called, and its site is the body. */
-static __u64 barrier_site(const struct phases *p, const struct ph_thread *t, int d,
-			  const struct sbt_event *e)
-{
-	if (d > 0 && d <= STACK_MAX &&
-	    p->cfg.probes[t->stack[d - 1].probe].kind == SBT_PK_REGION_BODY &&
-	    t->stack[d - 1].obj == e->site)
-		return t->stack[d - 1].arg2; /* the body's own address */
-	return e->site;
-}
-
 static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int kind = p->cfg.probes[e->probe].kind;
@@ -196,7 +180,8 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 			implicit__arrive(p, t, d, e);
 	} else if (is_barrier(kind)) {
 		if (barrier_depth(p, t, d) == 0)
-			episodes__settle(p, t, e->ts, (__s64)e->obj, barrier_site(p, t, d, e),
+			episodes__settle(p, t, e->ts, (__s64)e->obj,
+					 implicit__barrier_site(p, t, d, e),
 					 t->stack[d].blocked_ns);
 	} else if (!same_as_caller(p, t, d)) {
 		struct sync_post v = {0};

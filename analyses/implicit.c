@@ -108,6 +108,21 @@ void implicit__arrive(struct phases *p, struct ph_thread *t, int d, const struct
 		episodes__arrive(p, t, e, t->stack[d].inst, body);
 }
 
+/* A region body that ends by jumping to a barrier (`jmp GOMP_barrier`: a
+ * tail call) leaves no return address of its own: the barrier returns where
+ * the body would, into the runtime, and every such barrier of every region
+ * would be one site there. The body's entry recorded its return address: a
+ * barrier returning there was tail-called, and its site is the body. */
+__u64 implicit__barrier_site(const struct phases *p, const struct ph_thread *t, int d,
+			     const struct sbt_event *e)
+{
+	if (d > 0 && d <= STACK_MAX &&
+	    p->cfg.probes[t->stack[d - 1].probe].kind == SBT_PK_REGION_BODY &&
+	    t->stack[d - 1].obj == e->site)
+		return t->stack[d - 1].arg2; /* the body's own address */
+	return e->site;
+}
+
 /* The team has arrived: each thread leaves at the release, the master
  * first (the record is its). The region's call site is the site of all. */
 void implicit__release(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)

@@ -11,7 +11,8 @@
  *   hangs.c           hangs, missing threads, the end of the trace
  *   phase_counters.c  counter deltas of the compute windows
  *   regions.c         parallel region frames
- *   implicit.c        implicit barriers of parallel regions (fork, bodies, join)
+ *   implicit.c        implicit barriers of parallel regions (fork, bodies, join),
+ *                     barriers tail-called by a body
  *   approx.c          the time-based approximation (Malony-Reed §3)
  *   approx_barrier.c  barrier exits (Malony-Reed §4.2, Sarukkai-Malony §3.2)
  *   approx_handoff.c  lock, semaphore, condvar and futex hand-offs (Malony-Reed §4.3)
@@ -130,6 +131,10 @@ void implicit__before_body(struct phases *p, struct ph_thread *t, const struct s
 void implicit__body(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
 void implicit__arrive(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
 void implicit__release(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
+/* Where the program called barrier call d of thread t (returned: record e):
+ * the body that tail-called it, else the call site. */
+__u64 implicit__barrier_site(const struct phases *p, const struct ph_thread *t, int d,
+			     const struct sbt_event *e);
 
 /* approx.c: the probe costs are known (phases__new() got them). */
 int approx__enabled(const struct phases *p);

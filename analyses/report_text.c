@@ -250,17 +250,15 @@ static void text_hang(struct report *r, const struct hang_note *h)
 
 static void text_site(struct report *r, const struct ph_site *s)
 {
+	/* a parallel region's implicit barrier: one episode per instance */
+	int implicit = report__implicit(r, s->probe);
 	struct barrier_names bn;
 	__u32 k;
 
 	report__name_barrier(r, s->pid, s->call_site, s->object, s->probe, &bn);
-	/* a parallel region's implicit barrier: one episode per instance */
-	if (report__implicit(r, s->probe))
-		fprintf(r->o.out, "Region barrier %s \"%s\" (pid %u): %" PRIu64 " regions\n",
-			bn.where, bn.name, s->pid, (uint64_t)s->episodes);
-	else
-		fprintf(r->o.out, "Loop barrier %s \"%s\" (pid %u): %" PRIu64 " episodes\n",
-			bn.where, bn.name, s->pid, (uint64_t)s->episodes);
+	fprintf(r->o.out, "%s barrier %s \"%s\" (pid %u): %" PRIu64 " %s\n",
+		implicit ? "Region" : "Loop", bn.where, bn.name, s->pid, (uint64_t)s->episodes,
+		implicit ? "regions" : "episodes");
 	fprintf(r->o.out,
 		"    barrier time: total %.3f ms, min %.3f, mean %.3f, max %.3f, sd %.3f ms\n",
 		ms(s->barrier_sum), ms(s->barrier_min), ms(s->barrier_sum / s->episodes),

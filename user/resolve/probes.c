@@ -335,7 +335,7 @@ static void set_args(struct probe_table *t, int first, int obj_arg, int site_arg
  * (`.omp_task_entry.`) are not region bodies. gcc's task bodies share the
  * region bodies' names: the analysis keeps only those a region frame
  * started (doc/design.md §5.1). */
-int probes__is_region_body(const char *symbol)
+static int is_region_body(const char *symbol)
 {
 	return (strstr(symbol, "._omp_fn.") || strstr(symbol, "omp_outlined")) &&
 	       !strstr(symbol, "_debug__");
@@ -352,7 +352,7 @@ static int add_body(void *ctx, const char *name, uint64_t offset)
 	struct body_scan *b = ctx;
 	int first = b->t->n, err;
 
-	if (!probes__is_region_body(name) || !probeable(b->f->open_path, offset))
+	if (!is_region_body(name) || !probeable(b->f->open_path, offset))
 		return 0;
 	err = add_probe(b->t, name, SBT_PK_REGION_BODY, b->f->path, b->f->open_path, offset);
 	if (err)

@@ -80,9 +80,6 @@ int probes__add_known(struct probe_table *t, const struct elfsym *es, const stru
 int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		       const char *symbol, int kind);
 
-/* Whether symbol names a compiler-outlined OpenMP region body. */
-int probes__is_region_body(const char *symbol);
-
 /* Resolve the probes of process pid. Returns 0, or a negative errno with a
  * message in err: -ESRCH no such process, -ENOENT a user symbol not found. */
 int probes__resolve(pid_t pid, unsigned int classes, const struct user_probe *up, int nup,

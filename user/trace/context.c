@@ -103,16 +103,15 @@ static void name_object(struct trace_ctx *c, struct job *job, __u64 obj)
 static void name_call(struct trace_ctx *c, struct job *job, const struct sbt_event *e)
 {
 	char buf[SBT_SYMBOL_MAX * 2];
+	/* code addresses: a return's call site; a region body's entry carries
+	 * its own address, the implicit barrier's object */
 	int body = e->type == SBT_EV_ENTER && c->costs.infos[e->probe].kind == SBT_PK_REGION_BODY;
 
-	if (e->type == SBT_EV_EXIT && !names__get(c->names, e->pid, e->site)) {
-		symbolizer__code(job->user, e->site, buf, sizeof(buf));
-		names__set(c->names, e->pid, e->site, buf);
-	}
-	/* a region body's entry carries its own address: the implicit
-	 * barrier's object */
-	if (body && !names__get(c->names, e->pid, e->site)) {
-		symbolizer__function(job->user, e->site, buf, sizeof(buf));
+	if ((e->type == SBT_EV_EXIT || body) && !names__get(c->names, e->pid, e->site)) {
+		if (body)
+			symbolizer__function(job->user, e->site, buf, sizeof(buf));
+		else
+			symbolizer__code(job->user, e->site, buf, sizeof(buf));
 		names__set(c->names, e->pid, e->site, buf);
 	}
 	if (e->type == SBT_EV_ENTER && names_object(c->costs.infos[e->probe].kind))
