@@ -2,8 +2,9 @@
 /* Ground-truth workload for per-phase counters: after a warm-up phase,
  * worker t touches exactly PAGES fresh pages in phase 1 + (t % PHASES) and
  * none in the others (so page-faults per phase x thread is known); in every
- * phase each worker sleeps SLEEPS times (so context switches are at least
- * that) and spins SPIN_MS ms. Each worker prints the window around its
+ * phase each worker sleeps SLEEPS times (context switches, which it counts
+ * itself: a sleep whose timer fires before the switch is none) and spins
+ * SPIN_MS ms. Each worker prints the window around its
  * barrier calls, its own CPU time at both edges (what a task-clock counter
  * counts), and its context switches and run-queue wait in between. */
 #define _GNU_SOURCE
@@ -33,7 +34,6 @@ static void warm_up(void)
 	window_open(&w);
 	window_close(&w);
 	emit("warm-up tid %d\n", (int)get_tid());
-	usage_now(&last);
 }
 
 static void one_phase(unsigned int index, unsigned long k, pid_t tid)
@@ -77,6 +77,7 @@ static void worker_main(unsigned int index)
 
 	warm_up();
 	pthread_barrier_wait(&page_barrier); /* phase 0: the warm-up */
+	usage_now(&last);
 	for (k = 1; k <= nphases; k++)
 		one_phase(index, k, tid);
 }
