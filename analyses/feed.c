@@ -7,11 +7,14 @@
  * analysis and the hand-off models (approx_handoff.c). Futex records split
  * the wait of the call they happen in; thread and counter records go to
  * their modules. Every record is approximated before its handling, and its
- * own probe cost charged after it (approx.c).
+ * own probe cost charged after it (approx.c). Records are held back while a
+ * condition variable's nature is undecided (condbar.c): a condvar barrier's
+ * first episodes are barrier episodes too.
  */
 #include <errno.h>
 #include <string.h>
 #include "analyses/phases_impl.h"
+#include "analyses/condbar.h"
 #include "analyses/sync.h"
 
 static int is_barrier(int kind)
@@ -62,6 +65,18 @@ static int same_as_caller(const struct phases *p, const struct ph_thread *t, int
 	       p->cfg.probes[t->stack[d - 1].probe].kind == p->cfg.probes[t->stack[d].probe].kind;
 }
 
+/* A wait on, or the broadcast of, condvar cv recognized as a barrier
+ * (condbar.c): an arrival at its entry, a departure at its return. */
+static int cond_barrier_call(const struct phases *p, const struct ph_thread *t, int kind,
+			     __u16 probe, __u64 cv)
+{
+	if (!p->condbar ||
+	    !(kind == SBT_PK_COND_WAIT ||
+	      (kind == SBT_PK_COND_SIGNAL && condbar__is_broadcast(p->condbar, probe))))
+		return 0;
+	return condbar__is_barrier(p->condbar, t->pid, cv);
+}
+
 static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int kind = p->cfg.probes[e->probe].kind;
@@ -91,6 +106,8 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		__u64 object = kind == SBT_PK_BARRIER ? e->obj : 0;
 
 		episodes__arrive(p, t, e, object, object);
+	} else if (cond_barrier_call(p, t, kind, e->probe, e->obj) && barrier_depth(p, t, d) == 0) {
+		episodes__arrive(p, t, e, e->obj, e->obj);
 	} else if (kind == SBT_PK_REGION && d < STACK_MAX) {
 		implicit__fork(p, t, d, e);
 	} else if (kind == SBT_PK_REGION_BODY && d < STACK_MAX) {
@@ -99,10 +116,11 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 }
 
 /* A lock, semaphore or condvar call other than a release returned: to the
- * sync analysis and the hand-off models. Returns 1 if it was a P paired
+ * sync analysis and the hand-off models (not a wait at a condvar barrier:
+ * its departure is the barrier model's). Returns 1 if it was a P paired
  * with the V in *v. */
 static int call_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
-		     struct sync_post *v)
+		     struct sync_post *v, int at_barrier)
 {
 	struct sync_call c = {
 		.pid = e->pid,
@@ -116,10 +134,13 @@ static int call_done(struct phases *p, struct ph_thread *t, int d, const struct 
 		.site = e->site,
 		.blocked_ns = t->stack[d].blocked_ns,
 		.futex_waits = t->stack[d].futex_waits,
+		.barrier = at_barrier,
 	};
 	int paired = sync__call(p->cfg.sync, &c, v);
 
-	approx_handoff__returned(p, t, d, e, p->cfg.probes[e->probe].kind, paired, v);
+	/* a barrier's departure is timed by the barrier model */
+	if (!at_barrier)
+		approx_handoff__returned(p, t, d, e, p->cfg.probes[e->probe].kind, paired, v);
 	return paired;
 }
 
@@ -151,10 +172,19 @@ static void call_returned(struct phases *p, struct ph_thread *t, int d, const st
 	p->ops.call(p->ctx, &c);
 }
 
+/* Call d of thread t is its wait at, or broadcast of, the condvar barrier
+ * it arrived at. */
+static int departs_cond_barrier(const struct phases *p, const struct ph_thread *t, int d, int kind)
+{
+	return d < STACK_MAX && t->waiting && t->waiting->key == t->stack[d].obj &&
+	       cond_barrier_call(p, t, kind, t->stack[d].probe, t->stack[d].obj) &&
+	       barrier_depth(p, t, d) == 0;
+}
+
 static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int kind = p->cfg.probes[e->probe].kind;
-	int d;
+	int d, cbar;
 
 	/* Find the matching call; exits of calls entered before the session
 	 * (or whose entry was lost) have none and are ignored. */
@@ -169,7 +199,9 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		t->stack[d - 1].blocked_ns += t->stack[d].blocked_ns;
 		t->stack[d - 1].futex_waits += t->stack[d].futex_waits;
 	}
-	if (is_sync_wait(kind) && !same_as_caller(p, t, d))
+	/* a condvar barrier's wait is barrier time, not a lock/sem/cond wait */
+	cbar = departs_cond_barrier(p, t, d, kind);
+	if (is_sync_wait(kind) && !same_as_caller(p, t, d) && !cbar)
 		t->sync_wait_ns += e->ts - t->stack[d].ts;
 	if (kind == SBT_PK_REGION) {
 		regions__done(p, e, e->ts - t->stack[d].ts);
@@ -185,7 +217,11 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 					 t->stack[d].blocked_ns);
 	} else if (!same_as_caller(p, t, d)) {
 		struct sync_post v = {0};
-		int paired = !ph_is_release(kind) && p->cfg.sync && call_done(p, t, d, e, &v);
+		int paired;
+
+		if (cbar)
+			episodes__settle(p, t, e->ts, 0, e->site, t->stack[d].blocked_ns);
+		paired = !ph_is_release(kind) && p->cfg.sync && call_done(p, t, d, e, &v, cbar);
 
 		if (p->ops.call)
 			call_returned(p, t, d, e, paired ? &v : NULL);
@@ -323,7 +359,7 @@ static void charge(struct phases *p, struct ph_thread *t, const struct sbt_event
 	}
 }
 
-int phases__feed(struct phases *p, const struct sbt_event *e)
+static int feed_one(struct phases *p, const struct sbt_event *e)
 {
 	struct ph_thread *t;
 
@@ -353,5 +389,39 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 		approx__time(p, t, e->ts);
 	dispatch(p, t, e);
 	charge(p, t, e);
+	if (p->on_record)
+		p->on_record(p->record_ctx, e, p);
+	return 0;
+}
+
+/* Records held for undecided condvars at most (20 MB): past it they are
+ * decided as no barriers. A condvar broadcast once (a start gate) stays
+ * undecided until then or the end of the trace. */
+#define HOLD_MAX_RECORDS (1u << 19)
+
+void phases__release_held(struct phases *p)
+{
+	size_t i;
+
+	if (p->condbar)
+		condbar__decide_pending(p->condbar);
+	for (i = 0; i < p->nheld; i++)
+		feed_one(p, &p->held[i]);
+	p->nheld = 0;
+}
+
+int phases__feed(struct phases *p, const struct sbt_event *e)
+{
+	if (p->condbar)
+		condbar__observe(p->condbar, e);
+	if (!p->nheld && (!p->condbar || !condbar__pending(p->condbar)))
+		return feed_one(p, e);
+	if (array_reserve((void **)&p->held, &p->cap_held, p->nheld + 1, sizeof(*e))) {
+		phases__release_held(p);
+		return feed_one(p, e);
+	}
+	p->held[p->nheld++] = *e;
+	if (!condbar__pending(p->condbar) || p->nheld >= HOLD_MAX_RECORDS)
+		phases__release_held(p);
 	return 0;
 }

@@ -99,6 +99,7 @@ void phases__finish(struct phases *p)
 {
 	size_t i;
 
+	phases__release_held(p);
 	/* Settle released episodes first: completing them may move sites'
 	 * participant lists, which hang reports read. */
 	for (i = 0; i < p->nthreads; i++) {

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "analyses/condbar.h"
 #include "analyses/phases_impl.h"
 
 struct phases *phases__new(const struct phases_config *cfg, const struct phases_ops *ops, void *ctx)
@@ -22,6 +23,8 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	hmap_init(&p->open);
 	hmap_init(&p->bodies);
 	hmap_init(&p->objects);
+	/* without it (no memory) condvars are never barriers */
+	p->condbar = condbar__new(cfg->probes, cfg->nprobes);
 	return p;
 }
 
@@ -45,7 +48,17 @@ void phases__free(struct phases *p)
 	hmap_free(&p->open);
 	hmap_free_values(&p->bodies);
 	hmap_free_values(&p->objects);
+	condbar__free(p->condbar);
+	free(p->held);
 	free(p);
+}
+
+void phases__on_record(struct phases *p,
+		       void (*fn)(void *ctx, const struct sbt_event *e, const struct phases *p),
+		       void *ctx)
+{
+	p->on_record = fn;
+	p->record_ctx = ctx;
 }
 
 /* ---- accessors ------------------------------------------------------------- */

@@ -238,13 +238,19 @@ void phases__free(struct phases *p);
 /* Feed one record. Returns 0, or -EINVAL for a record that makes no sense
  * (unknown type or probe id); such records are counted and skipped. */
 int phases__feed(struct phases *p, const struct sbt_event *e);
+/* fn(ctx, e, p) after the analysis took record e (records held while a
+ * condvar is classified come later than they were fed). */
+void phases__on_record(struct phases *p,
+		       void (*fn)(void *ctx, const struct sbt_event *e, const struct phases *p),
+		       void *ctx);
 /* Declare a thread known before tracing began (from /proc), started at
  * start_ns; 0: before the session, at an unknown time (a process attached
  * to): its first phase is partial (doc/design.md §5.1). */
 void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns);
 /* Report episodes waiting longer than timeout_ns at time now_ns (once each). */
 void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns);
-/* End of stream: complete episodes that were released but miss departures.
+/* End of stream: records held for undecided condvars are analysed (those
+ * are no barriers); complete episodes that were released but miss departures.
  * Episodes still open (never released) are reported through the hang
  * callback if they have not been already. */
 void phases__finish(struct phases *p);

@@ -4,7 +4,8 @@
  * modules share, and what one module calls in another. Private to them.
  *
  *   phases.c          the object: lifecycle, accessors, episode metrics
- *   feed.c            phases__feed(): a record through its thread's call stack
+ *   feed.c            phases__feed(): a record through its thread's call stack;
+ *                     records held while a condvar is classified (condbar.c)
  *   threads.c         the thread table: first sight, start, exit, a recycled id
  *   episodes.c        arrivals grouped into episodes; settle, complete
  *   sites.c           loop-barrier sites, idle time per thread
@@ -23,6 +24,8 @@
 #include "lib/array.h"
 #include "lib/hmap.h"
 #include "analyses/phases.h"
+
+struct condbar;
 
 #define LOST_PHASES_KEPT 16
 
@@ -43,10 +46,15 @@ struct phases {
 	struct ph_thread **thread_list;
 	size_t nthreads, cap_threads;
 
-	struct hmap open;	      /* (pid, object key) -> OPEN episode */
-	struct hmap bodies;	      /* (pid, region body address) -> struct ph_body */
-	__u64 instances;	      /* parallel region instances started */
-	struct hmap objects;	      /* (pid, object) -> struct obj_state */
+	struct hmap open;	 /* (pid, object key) -> OPEN episode */
+	struct hmap bodies;	 /* (pid, region body address) -> struct ph_body */
+	__u64 instances;	 /* parallel region instances started */
+	struct hmap objects;	 /* (pid, object) -> struct obj_state */
+	struct condbar *condbar; /* which condvars are barriers (condbar.c) */
+	struct sbt_event *held;	 /* records held while one is undecided */
+	size_t nheld, cap_held;
+	void (*on_record)(void *ctx, const struct sbt_event *e, const struct phases *p);
+	void *record_ctx;
 	struct ph_episode **inflight; /* OPEN and RELEASING episodes */
 	size_t ninflight, cap_inflight;
 	__u64 hang_timeout_ns; /* of the latest phases__check_hangs(); 0: hangs not checked */
@@ -92,6 +100,10 @@ static inline int ph_is_release(int kind)
 {
 	return kind == SBT_PK_UNLOCK || kind == SBT_PK_SEM_POST || kind == SBT_PK_COND_SIGNAL;
 }
+
+/* feed.c: the records held for undecided condvars, analysed now (the
+ * condvars still undecided are no barriers). */
+void phases__release_held(struct phases *p);
 
 /* threads.c: thread tid, added on first sight (NULL: no memory); its
  * THREAD_START (a recycled id starts afresh) and THREAD_EXIT records. */

@@ -178,12 +178,12 @@ int replay__run(struct replay *r, struct phases *ph, __u64 hang_ns,
 		if (!r->pid || m->threads[i].pid == r->pid)
 			phases__add_thread(ph, m->threads[i].pid, m->threads[i].tid,
 					   start_of(&m->threads[i], start));
+	if (r->on_record)
+		phases__on_record(ph, r->on_record, r->record_ctx);
 	while ((rc = tracefile__next(r->tf, &e)) == 1) {
 		if (r->pid && e.pid != r->pid)
 			continue;
 		phases__feed(ph, &e);
-		if (r->on_record)
-			r->on_record(r->record_ctx, &e, ph);
 		/* Hangs in trace time, checked every 10 ms of it. */
 		if (hang_ns && e.ts > last_check + 10000000ULL) {
 			phases__check_hangs(ph, e.ts, hang_ns);

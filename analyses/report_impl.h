@@ -82,6 +82,15 @@ static inline int report__implicit(const struct report *r, __u16 probe)
 	       r->src.phases.probes[probe].kind == SBT_PK_REGION_BODY;
 }
 
+/* A barrier made of a mutex and a condvar (its episodes' probe is a condvar
+ * call: analyses/condbar.h). */
+static inline int report__condvar_barrier(const struct report *r, __u16 probe)
+{
+	return probe < r->src.phases.nprobes &&
+	       (r->src.phases.probes[probe].kind == SBT_PK_COND_WAIT ||
+		r->src.phases.probes[probe].kind == SBT_PK_COND_SIGNAL);
+}
+
 static inline const char *report__comm(const struct report *r, __u32 tid)
 {
 	return report_src__comm(&r->src, tid, "?");

@@ -331,6 +331,7 @@ static void cond_call(struct sync *s, const struct sync_call *c)
 	if (!o)
 		return;
 	account_wait(o, c);
+	o->barrier |= c->barrier;
 	if ((int)c->retval == ETIMEDOUT)
 		o->timeouts++;
 }

@@ -105,6 +105,8 @@ __u64 sync_report__thread_wait(const struct sync_report *sr, __u32 tid)
 		for (i = 0; i < sync__count(sr->sync, kind); i++) {
 			const struct sync_obj *o = sync__obj(sr->sync, kind, i);
 
+			if (o->barrier)
+				continue; /* barrier time, counted as such */
 			for (k = 0; k < o->nthreads; k++)
 				if (o->threads[k].tid == tid)
 					total += o->threads[k].wait_ns;

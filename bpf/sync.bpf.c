@@ -62,13 +62,16 @@ static __always_inline void emit_counters(__u32 pid, __u32 tid)
 		sbt_emit(SBT_EV_COUNTERS, 2 | flags, pid, tid, v[2], v[3]);
 }
 
-/* Counters are read where phases begin and end: barriers, and the bodies
- * of parallel regions (their return is an arrival at the implicit barrier). */
-static __always_inline int is_barrier_kind(__u64 cookie)
+/* Counters are read where phases may begin and end: barriers, the bodies
+ * of parallel regions (their return is an arrival at the implicit barrier),
+ * condvar waits and wake-ups (a barrier made of a condvar is recognized in
+ * userspace, later). */
+static __always_inline int reads_counters(__u64 cookie)
 {
 	__u64 kind = SBT_COOKIE_KIND(cookie);
 
-	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER || kind == SBT_PK_REGION_BODY;
+	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER ||
+	       kind == SBT_PK_REGION_BODY || kind == SBT_PK_COND_WAIT || kind == SBT_PK_COND_SIGNAL;
 }
 
 /* What an entry record carries, as the probe's cookie selects: an argument
@@ -115,7 +118,7 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 		site = entry_arg(ctx, SBT_COOKIE_SITE_ARG(cookie), site);
 	}
 	sbt_emit(type, (__u16)cookie, pid, (__u32)id, obj, site);
-	if (ncounters && is_barrier_kind(cookie))
+	if (ncounters && reads_counters(cookie))
 		emit_counters(pid, (__u32)id);
 	return 0;
 }

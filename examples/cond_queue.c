@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Ground-truth condition-variable workload: the main thread pushes ITEMS items
- * onto a queue guarded by queue_lock, signalling queue_nonempty once per push,
- * then sets a done flag and broadcasts once. WORKERS threads wait on the
+ * onto a queue guarded by queue_lock, signalling queue_nonempty once per push
+ * (or, with -B, broadcasting it: the workers that find the queue empty wait
+ * again), then sets a done flag and broadcasts once. No barrier. WORKERS threads wait on the
  * condition variable, take items and sleep WORK_US each. Every worker prints
  * how many items it took and how many times it called pthread_cond_wait. */
 #define _GNU_SOURCE
@@ -28,7 +29,7 @@ struct worker {
 
 static struct worker *workers;
 static unsigned long nworkers = 3, nitems = 300, work_ns = 200 * 1000;
-static int wait_start;
+static int wait_start, broadcast_each;
 
 /* Returns 0 once the queue is drained and closed, else 1 with *item set. */
 static int take_item(struct worker *w, unsigned long *item)
@@ -61,15 +62,18 @@ static void worker_main(unsigned int index)
 	     w->cond_waits);
 }
 
-/* Producer side, run by the main thread; returns the number of signals. */
-static unsigned long push_all(void)
+/* Producer side, run by the main thread. */
+static void push_all(void)
 {
 	unsigned long k;
 
 	for (k = 0; k < nitems; k++) {
 		pthread_mutex_lock(&queue_lock);
 		queue.slot[queue.tail++] = k;
-		pthread_cond_signal(&queue_nonempty);
+		if (broadcast_each)
+			pthread_cond_broadcast(&queue_nonempty);
+		else
+			pthread_cond_signal(&queue_nonempty);
 		pthread_mutex_unlock(&queue_lock);
 		work_for_ns(PUSH_GAP_NS, 0);
 	}
@@ -78,19 +82,19 @@ static unsigned long push_all(void)
 	queue.done = 1;
 	pthread_cond_broadcast(&queue_nonempty);
 	pthread_mutex_unlock(&queue_lock);
-	return nitems;
 }
 
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-t WORKERS] [-n ITEMS] [-w WORK_US] [-W] [-h]\n"
+		"Usage: %s [-t WORKERS] [-n ITEMS] [-w WORK_US] [-B] [-W] [-h]\n"
 		"The main thread pushes ITEMS items (50 us apart) onto a queue guarded by\n"
 		"queue_lock, signalling queue_nonempty per push and broadcasting once at the\n"
 		"end; WORKERS threads take items and sleep WORK_US us for each.\n"
 		"  -t WORKERS  worker threads, 1..256 (default 3)\n"
 		"  -n ITEMS    items to push, 1..10000000 (default 300)\n"
 		"  -w WORK_US  work per item in us, 0..1000000 (default 200)\n"
+		"  -B          broadcast per push instead of signalling\n"
 		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
 		"  -h          show this help\n"
 		"Example: %s -t 3 -n 300 -w 200\n",
@@ -103,10 +107,11 @@ int main(int argc, char **argv)
 		OPT_NUM('t', nworkers, 1, 256, 1),
 		OPT_NUM('n', nitems, 1, 10000000, 1),
 		OPT_NUM('w', work_ns, 0, 1000000, 1000),
+		OPT_FLAG('B', broadcast_each),
 		OPT_FLAG('W', wait_start),
 		{0},
 	};
-	unsigned long i, processed = 0, signals;
+	unsigned long i, processed = 0;
 	struct team *team;
 	uint64_t start;
 
@@ -119,11 +124,12 @@ int main(int argc, char **argv)
 	}
 	start = begin_run(wait_start);
 	team = team_start(nworkers, worker_main);
-	signals = push_all();
+	push_all();
 	team_join(team);
 	for (i = 0; i < nworkers; i++)
 		processed += workers[i].items;
-	emit("pushed %lu processed %lu signals %lu broadcasts %d\n", nitems, processed, signals, 1);
+	emit("pushed %lu processed %lu signals %lu broadcasts %lu\n", nitems, processed,
+	     broadcast_each ? 0 : nitems, broadcast_each ? nitems + 1 : 1);
 	end_run(start);
 	free(queue.slot);
 	free(workers);

@@ -202,3 +202,31 @@ PY
 		[ "$(python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(sum(p["implicit"] and not p["partial"] for p in r["phases"]))' "$T/$b.json")" -eq 6 ]
 	done
 }
+
+# Splash-3's default BARRIER macro: a mutex, a condition variable, a
+# counter. Recognized from the records; every episode a phase, the first
+# ones too; with the lock probes on, the rule against a woken waiter that
+# waits again holds for it as well.
+@test "a barrier made of a mutex and a condvar (Splash-3's macro): every episode, late thread, times" {
+	local trace
+	for trace in barrier,cond all; do
+		run "$SBT" record --trace "$trace" -e context-switches -o "$T/cb.sbt" -- \
+			"$EX/cond_barrier" -t 4 -n 4 -c 200000
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/cb.out"
+		"$SBT" report --format json "$T/cb.sbt" >"$T/cb.json"
+		$CHECK condbar "$T/cb.json" "$T/cb.out" "$T/cb.sbt" 9
+	done
+	"$SBT" report "$T/cb.sbt" >"$T/cb.txt"
+	grep -q 'Loop barrier barrier_call (cond_barrier.c:[0-9]*) "gm+0x28" (mutex + condvar) (pid [0-9]*): 9 episodes' "$T/cb.txt"
+}
+
+# The live summary of an attached run: -p, threads created after attach.
+@test "a condvar barrier under -p: live lines and the summary count every episode" {
+	start_workload "$T/wl.out" "$EX/cond_barrier" -t 3 -n 5 -c 150000 -W
+	start_tracer "$T/sbt.out" -p "$WL"
+	kill -USR1 "$WL"
+	wait_exit "$TR" 30
+	grep -q "^SBT summary: 11 phases, 1 barrier site" "$T/sbt.out"
+	[ "$(grep -cE '^barrier_call \(cond_barrier.c:[0-9]+\) "gm\+0x28" \(barrier: ' "$T/sbt.out")" -eq 11 ]
+}

@@ -6,6 +6,7 @@ what the example workloads measured about themselves in the same run.
   checks.py omp REPORT.json WORKLOAD.out ORIGIN PHASES [any]
   checks.py omp_kernels REPORT.json WORKLOAD.out ORIGIN STEPS  (implicit barriers)
   checks.py barrier REPORT.json WORKLOAD.out ORIGIN PHASES  (any one barrier, no futex calls)
+  checks.py condbar REPORT.json WORKLOAD.out ORIGIN PHASES  (cond_barrier: mutex + condvar)
   checks.py custom REPORT.json WORKLOAD.out ORIGIN PHASES   (spin_futex_barrier probed)
   checks.py futex REPORT.json WORKLOAD.out                  (the same barrier, not probed)
   checks.py phases REPORT.json N
@@ -447,6 +448,38 @@ def barrier(report, wl_out, org_spec, phases):
     common_facts(r)
 
 
+def condbar(report, wl_out, org_spec, phases):
+    """cond_barrier: the condvar made into a barrier is one site, each of its
+    episodes a phase against the workload's windows; its waits are barrier
+    time (no lock/sem/cond wait of the threads), the condvar table exact."""
+    r = load(report)
+    barrier_phases(r, windows(wl_out), origin(org_spec, r), Costs(r), lambda k: (k, None), phases)
+    check(len(r["sites"]) == 1 and r["sites"][0]["episodes"] == phases,
+          f"sites: {[(s['name'], s['episodes']) for s in r['sites']]}")
+    cvs = r["condvars"]
+    check(len(cvs) == 1 and cvs[0]["broadcasts"] == phases and cvs[0]["signals"] == 0,
+          f"condvars: {[(c['symbol'], c['waits'], c['broadcasts']) for c in cvs]}")
+    if r["sites"] and cvs:
+        check(r["sites"][0]["object"] == cvs[0]["object"],
+              f"site object {r['sites'][0]['object']}, condvar {cvs[0]['object']}")
+    # counters are read at the condvar calls: every phase has its deltas
+    if r["counters"]:
+        for p in r["phases"][1:]:
+            for t in p["threads"]:
+                check(t["counters"] is not None, f"phase {p['index']} tid {t['tid']}: no counters")
+    # a thread's lock/sem/cond wait is its lock waits (when traced), not
+    # its waits at the barrier's condvar
+    team = {t["tid"] for p in r["phases"] for t in p["threads"]}
+    for t in r["threads"]:
+        if t["tid"] in team:
+            locked = sum(s["wait_ns"] for o in r["locks"] + r["semaphores"]
+                         for s in o["threads"] if s["tid"] == t["tid"])
+            check(t["sync_wait_ns"] == locked,
+                  f"tid {t['tid']}: {t['sync_wait_ns']} ns of lock/sem/cond wait, "
+                  f"its lock waits {locked} ns")
+    common_facts(r)
+
+
 def futex_counts(wl_out):
     """The futex calls custom_barrier made on its barrier word, counted by
     the barrier itself, per (phase, tid)."""
@@ -655,17 +688,26 @@ def sem(report, wl_out, items):
 
 
 def cond(report, wl_out, items):
+    """cond_queue: the condvar's waits, signals and broadcasts as the
+    workload counted them; a work queue is no barrier: no phase."""
     r = load(report)
     text = open(wl_out).read()
     waits = sum(int(x) for x in re.findall(r"cond_waits (\d+)", text))
+    m = re.search(r"pushed (\d+) processed \d+ signals (\d+) broadcasts (\d+)", text)
+    check(m and int(m.group(1)) == items, "the workload's summary line")
+    signals, broadcasts = (int(m.group(2)), int(m.group(3))) if m else (-1, -1)
     cvs = [c for c in r["condvars"] if c["symbol"] == "queue_nonempty"]
     check(len(cvs) == 1, f"condvars {[c['symbol'] for c in r['condvars']]}")
     if cvs:
         c = cvs[0]
         check(c["waits"] == waits, f"{c['waits']} waits, the workers counted {waits}")
-        check(c["signals"] == items, f"{c['signals']} signals, expected {items}")
-        check(c["broadcasts"] == 1, f"{c['broadcasts']} broadcasts")
+        check(c["signals"] == signals, f"{c['signals']} signals, expected {signals}")
+        check(c["broadcasts"] == broadcasts, f"{c['broadcasts']} broadcasts, expected {broadcasts}")
+    check(not r["phases"] and not r["sites"],
+          f"{len(r['phases'])} phases at {[s['name'] for s in r['sites']]}: a queue is no barrier")
     locks = [l for l in r["locks"] if l["symbol"] == "queue_lock"]
+    if "queue_lock" not in [l["symbol"] for l in r["locks"]] and not r["locks"]:
+        return  # locks not traced
     check(len(locks) == 1, "queue_lock in locks[]")
     if locks and cvs:
         # each wait releases the mutex and takes it again: it splits a hold in two
@@ -970,6 +1012,7 @@ def main(argv):
         "omp": lambda: omp(a[0], a[1], a[2], int(a[3]), *a[4:5]),
         "omp_kernels": lambda: omp_kernels(a[0], a[1], a[2], int(a[3])),
         "barrier": lambda: barrier(a[0], a[1], a[2], int(a[3])),
+        "condbar": lambda: condbar(a[0], a[1], a[2], int(a[3])),
         "custom": lambda: custom(a[0], a[1], a[2], int(a[3])),
         "futex": lambda: futex(a[0], a[1]),
         "phases": lambda: phases(a[0], int(a[1])),

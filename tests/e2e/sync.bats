@@ -34,12 +34,19 @@ load helpers
 	$CHECK sem "$T/s.json" "$T/wl.out" 150
 }
 
-@test "condition variables: waits, signals and broadcasts of a work queue" {
-	run "$SBT" record --trace all -o "$T/c.sbt" -- "$EX/cond_queue" -t 3 -n 120 -w 100
-	[ "$status" -eq 0 ]
-	echo "$output" >"$T/wl.out"
-	"$SBT" report --format json "$T/c.sbt" >"$T/c.json"
-	$CHECK cond "$T/c.json" "$T/wl.out" 120
+# ... and a work queue's condvar is no barrier: signalled per item, or
+# broadcast per item (the woken workers that find the queue empty wait
+# again), with the lock probes on or off.
+@test "condition variables: waits, signals and broadcasts of a work queue, no barrier" {
+	local how
+	for how in "all" "all -B" "barrier,cond -B"; do
+		set -- $how
+		run "$SBT" record --trace "$1" -o "$T/c.sbt" -- "$EX/cond_queue" -t 3 -n 120 -w 100 ${2:-}
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/wl.out"
+		"$SBT" report --format json "$T/c.sbt" >"$T/c.json"
+		$CHECK cond "$T/c.json" "$T/wl.out" 120
+	done
 }
 
 @test "futex: a hand-made barrier with no exported symbol is seen through futex waits" {

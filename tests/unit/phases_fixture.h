@@ -10,7 +10,21 @@
 #include "unit.h"
 
 /* Probe ids of the synthetic probe table. */
-enum { P_NONE, P_PBW, P_GOMP, P_USER, P_REGION, P_BODY, P_KMPC, NPROBES };
+enum {
+	P_NONE,
+	P_PBW,
+	P_GOMP,
+	P_USER,
+	P_REGION,
+	P_BODY,
+	P_KMPC,
+	P_LOCK,
+	P_UNLOCK,
+	P_CWAIT,
+	P_SIGNAL,
+	P_BCAST,
+	NPROBES
+};
 
 static const struct sbt_probe_info probes[NPROBES] = {
 	[P_PBW] = {.id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait"},
@@ -21,6 +35,11 @@ static const struct sbt_probe_info probes[NPROBES] = {
 	 * id for several, told apart by the address in the entry record */
 	[P_BODY] = {.id = P_BODY, .kind = SBT_PK_REGION_BODY, .symbol = "main._omp_fn.0"},
 	[P_KMPC] = {.id = P_KMPC, .kind = SBT_PK_REGION, .symbol = "__kmpc_fork_call"},
+	[P_LOCK] = {.id = P_LOCK, .kind = SBT_PK_LOCK, .symbol = "pthread_mutex_lock"},
+	[P_UNLOCK] = {.id = P_UNLOCK, .kind = SBT_PK_UNLOCK, .symbol = "pthread_mutex_unlock"},
+	[P_CWAIT] = {.id = P_CWAIT, .kind = SBT_PK_COND_WAIT, .symbol = "pthread_cond_wait"},
+	[P_SIGNAL] = {.id = P_SIGNAL, .kind = SBT_PK_COND_SIGNAL, .symbol = "pthread_cond_signal"},
+	[P_BCAST] = {.id = P_BCAST, .kind = SBT_PK_COND_SIGNAL, .symbol = "pthread_cond_broadcast"},
 };
 
 #define PID	100

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Barriers made of a mutex and a condvar (analyses/condbar.c, feed.c): the
+ * classifier on synthetic streams — Splash-3's BARRIER macro recognized from
+ * its first episode on, with exact arrivals and departures; a work queue
+ * (signal, or broadcast whose woken consumers wait again), a start gate
+ * broadcast once and a condvar whose team changes are no barriers; a
+ * first group missing threads that waited before the session. */
+#include "phases_fixture.h"
+
+#define MUTEX 0x9000
+#define CV    0x9040
+
+/* pthread_cond_wait(CV, MUTEX) entered: the mutex is the entry's second
+ * argument. */
+static void cwait(struct phases *p, __u32 tid, __u64 ts)
+{
+	pending_site[tid % 64][pending_depth[tid % 64]++ % 8] = SITE_A;
+	feed(p, SBT_EV_ENTER, P_CWAIT, tid, ts, CV, MUTEX);
+}
+
+/* Thread tid arrives at the condvar barrier at ts and is not the last: it
+ * locks, waits from ts + 2. */
+static void cb_wait_in(struct phases *p, __u32 tid, __u64 ts)
+{
+	enter(p, P_LOCK, tid, ts, MUTEX, SITE_A);
+	leave(p, P_LOCK, tid, ts + 1, 0);
+	cwait(p, tid, ts + 2);
+}
+
+/* ...and is woken at ts: the wait returns, the mutex is released. */
+static void cb_wait_out(struct phases *p, __u32 tid, __u64 ts)
+{
+	leave(p, P_CWAIT, tid, ts, 0);
+	enter(p, P_UNLOCK, tid, ts + 1, MUTEX, SITE_A);
+	leave(p, P_UNLOCK, tid, ts + 2, 0);
+}
+
+/* The last thread: lock at ts, broadcast at ts + 2 (returns at ts + 4). */
+static void cb_last(struct phases *p, __u32 tid, __u64 ts)
+{
+	enter(p, P_LOCK, tid, ts, MUTEX, SITE_B);
+	leave(p, P_LOCK, tid, ts + 1, 0);
+	enter(p, P_BCAST, tid, ts + 2, CV, SITE_B);
+	leave(p, P_BCAST, tid, ts + 4, 0);
+	enter(p, P_UNLOCK, tid, ts + 5, MUTEX, SITE_B);
+	leave(p, P_UNLOCK, tid, ts + 6, 0);
+}
+
+/* One episode at base: tids 1..3 arrive at base + 100 * tid; `last` (the
+ * latest) broadcasts; the others return from their waits from base + 400. */
+static void cb_episode(struct phases *p, __u64 base, __u32 last)
+{
+	__u32 tid;
+
+	for (tid = 1; tid <= 3; tid++)
+		if (tid != last)
+			cb_wait_in(p, tid, base + 100 * tid);
+	cb_last(p, last, base + 300);
+	for (tid = 1; tid <= 3; tid++)
+		if (tid != last)
+			cb_wait_out(p, tid, base + 400 + 10 * tid);
+}
+
+/*
+ * Splash-3's BARRIER: three episodes, the last arriver changing in the
+ * third. Every episode is a barrier episode, the first two included (their
+ * records were held until the third proved the pattern): arrivals at the
+ * wait and the broadcast, departures at their returns.
+ */
+TEST(splash_barrier_is_recognized_from_its_first_episode)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_arrival *a;
+
+	cb_episode(p, 10000, 3);
+	cb_episode(p, 20000, 3);
+	CHECK_EQ(c.n, 0); /* the same last thread twice proves nothing: held */
+	/* tid 2 is the last now */
+	cb_wait_in(p, 1, 30100);
+	cb_wait_in(p, 3, 30150);
+	cb_last(p, 2, 30200);
+	cb_wait_out(p, 1, 30410);
+	cb_wait_out(p, 3, 30430);
+	phases__finish(p);
+	CHECK_EQ(c.n, 3);
+	CHECK_EQ(c.ep[0].object, CV);
+	CHECK_EQ(c.ep[0].n, 3);
+	CHECK_EQ(c.ep[0].first_arrive, 10102);
+	CHECK_EQ(c.ep[0].last_arrive, 10302); /* the broadcast */
+	a = arrival_of(&c.ep[0], 3);
+	CHECK_EQ(a->depart_ns, 10304);
+	a = arrival_of(&c.ep[0], 1);
+	CHECK_EQ(a->depart_ns, 10410);
+	CHECK_EQ(ph_wait_ns(a), 10410 - 10102);
+	a = arrival_of(&c.ep[1], 2);
+	CHECK_EQ(a->start_ns, 10420); /* its wait's return in the first */
+	CHECK_EQ(ph_compute_ns(a), 20202 - 10420);
+	CHECK_EQ(c.ep[2].last_arrive, 30202);
+	CHECK_EQ(arrival_of(&c.ep[2], 2)->arrive_ns, 30202);
+	CHECK_EQ(phases__nsites(p), 1);
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	phases__free(p);
+}
+
+/* A work queue: the producer signals once per item. */
+TEST(queue_signalled_per_item_is_no_barrier)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		__u64 b = 10000 + 1000 * k;
+
+		cb_wait_in(p, 2, b);
+		enter(p, P_LOCK, 1, b + 100, MUTEX, SITE_B);
+		leave(p, P_LOCK, 1, b + 101, 0);
+		enter(p, P_SIGNAL, 1, b + 102, CV, SITE_B);
+		leave(p, P_SIGNAL, 1, b + 103, 0);
+		enter(p, P_UNLOCK, 1, b + 104, MUTEX, SITE_B);
+		leave(p, P_UNLOCK, 1, b + 105, 0);
+		cb_wait_out(p, 2, b + 200);
+	}
+	phases__finish(p);
+	CHECK_EQ(c.n, 0);
+	CHECK_EQ(phases__nsites(p), 0);
+	phases__free(p);
+}
+
+/* A queue whose items come with a broadcast: thread 3 wakes to an empty
+ * queue and waits again without unlocking. The groups would pass for a
+ * barrier's otherwise (same team, the broadcaster changing): the re-wait
+ * rules it out. */
+TEST(queue_broadcast_with_rewaits_is_no_barrier)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	cb_wait_in(p, 2, 10000);
+	cb_wait_in(p, 3, 10010);
+	enter(p, P_BCAST, 1, 10100, CV, SITE_B);
+	leave(p, P_BCAST, 1, 10101, 0);
+	cb_wait_out(p, 2, 10200); /* took the item */
+	leave(p, P_CWAIT, 3, 10210, 0);
+	cwait(p, 3, 10211); /* woke to an empty queue: waits again */
+	cb_wait_in(p, 1, 10300);
+	enter(p, P_BCAST, 2, 10400, CV, SITE_B);
+	leave(p, P_BCAST, 2, 10401, 0);
+	cb_wait_out(p, 1, 10500);
+	cb_wait_out(p, 3, 10510);
+	cb_episode(p, 20000, 2);
+	phases__finish(p);
+	CHECK_EQ(c.n, 0);
+	phases__free(p);
+}
+
+/* A start gate broadcast once, then a pthread barrier: the gate stays
+ * undecided (records held) until the end, when it is no barrier and the
+ * pthread barrier's episodes are analysed. */
+TEST(gate_broadcast_once_is_no_barrier)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	cb_episode(p, 10000, 3);
+	enter(p, P_PBW, 1, 20000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 20010, OBJ_X, SITE_A);
+	enter(p, P_PBW, 3, 20020, OBJ_X, SITE_A);
+	leave(p, P_PBW, 3, 20030, -1);
+	leave(p, P_PBW, 1, 20040, 0);
+	leave(p, P_PBW, 2, 20050, 0);
+	CHECK_EQ(c.n, 0);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].object, OBJ_X);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->start_ns, START); /* the gate ended no phase */
+	phases__free(p);
+}
+
+/* A producer broadcasting to consumers that are all idle each time: the
+ * same team, the same broadcaster. No barrier, decided after
+ * SAME_LAST_MAX (8) groups, not held until the end. */
+TEST(same_broadcaster_every_time_is_no_barrier)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	int k;
+
+	for (k = 0; k < 8; k++)
+		cb_episode(p, 10000 + 1000 * k, 3);
+	enter(p, P_PBW, 1, 20000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 20010, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 20030, -1);
+	leave(p, P_PBW, 1, 20040, 0);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].object, OBJ_X);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	phases__free(p);
+}
+
+/* The team changes between groups: no barrier. */
+TEST(changing_team_is_no_barrier)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	cb_episode(p, 10000, 3);
+	cb_wait_in(p, 1, 20000);
+	cb_last(p, 2, 20100);
+	cb_wait_out(p, 1, 20200);
+	cb_episode(p, 30000, 3);
+	phases__finish(p);
+	CHECK_EQ(c.n, 0);
+	phases__free(p);
+}
+
+/*
+ * Attached while thread 1 waited: the first group misses it (its wait's
+ * entry was before the session). The next two groups are the whole team:
+ * a barrier, the first episode's arrival of thread 1 unknown.
+ */
+TEST(first_group_missing_earlier_waiters_is_rebased)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	cb_wait_in(p, 2, 10200);
+	cb_last(p, 3, 10300);
+	leave(p, P_CWAIT, 1, 10405, 0); /* entered before the session */
+	enter(p, P_UNLOCK, 1, 10406, MUTEX, SITE_A);
+	leave(p, P_UNLOCK, 1, 10407, 0);
+	cb_wait_out(p, 2, 10420);
+	cb_episode(p, 20000, 3);
+	cb_episode(p, 30000, 2);
+	phases__finish(p);
+	CHECK_EQ(c.n, 3);
+	CHECK_EQ(c.ep[0].n, 2); /* thread 1's arrival unseen */
+	CHECK_EQ(c.ep[1].n, 3);
+	CHECK_EQ(c.ep[2].n, 3);
+	phases__free(p);
+}
