@@ -112,6 +112,8 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		implicit__fork(p, t, d, e);
 	} else if (kind == SBT_PK_REGION_BODY && d < STACK_MAX) {
 		implicit__body(p, t, d, e);
+	} else if (kind == SBT_PK_TASK_NEW) {
+		tasks__created(p, t);
 	}
 }
 
@@ -210,6 +212,13 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	} else if (kind == SBT_PK_REGION_BODY) {
 		if (d < STACK_MAX && barrier_depth(p, t, d) == 0)
 			implicit__arrive(p, t, d, e);
+		if (d < STACK_MAX)
+			tasks__body_done(p, t, d, e);
+	} else if (kind == SBT_PK_TASK_WAIT) {
+		if (d < STACK_MAX)
+			tasks__wait_done(p, t, d, e);
+	} else if (kind == SBT_PK_TASK_NEW) {
+		/* its own time is the program's: nothing to do */
 	} else if (is_barrier(kind)) {
 		if (barrier_depth(p, t, d) == 0)
 			episodes__settle(p, t, e->ts, (__s64)e->obj,

@@ -102,8 +102,9 @@ struct ph_thread {
 		__u32 futex_waits;
 		__u64 ts, obj, arg2;
 		__u64 blocked_ns;
-		__u64 ta;   /* approximated time of the entry */
-		__u64 inst; /* region frame or body: its instance (implicit.c); 0 none */
+		__u64 ta;     /* approximated time of the entry */
+		__u64 inst;   /* region frame or body: its instance (implicit.c); 0 none */
+		__u64 ran_ns; /* task wait: task bodies it ran meanwhile (tasks.c) */
 	} stack[8];
 	int depth;
 	struct {
@@ -112,8 +113,11 @@ struct ph_thread {
 		__u64 uaddr, ts;
 		__u64 ta; /* approximated time of the call */
 	} futex;
-	__u64 sync_wait_ns; /* cumulative lock/semaphore/condvar wait */
-	__u64 sync_mark;    /* sync_wait_ns at its last barrier departure */
+	__u64 sync_wait_ns; /* cumulative lock/semaphore/condvar/task wait */
+	/* OpenMP tasks (tasks.c): created; taskwait/taskgroup waits, their time
+	 * waiting, and the task bodies the thread ran inside them */
+	__u64 tasks_created, task_waits, task_wait_ns, task_run_ns;
+	__u64 sync_mark; /* sync_wait_ns at its last barrier departure */
 	/* counters: values at its last barrier departure, and where the next
 	 * COUNTERS record goes (arrival or departure) */
 	__u64 ctr_depart[SBT_MAX_COUNTERS];

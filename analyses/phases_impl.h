@@ -14,6 +14,7 @@
  *   regions.c         parallel region frames
  *   implicit.c        implicit barriers of parallel regions (fork, bodies, join),
  *                     barriers tail-called by a body
+ *   tasks.c           OpenMP tasks: created, waited for, run while waiting
  *   approx.c          the time-based approximation (Malony-Reed §3)
  *   approx_barrier.c  barrier exits (Malony-Reed §4.2, Sarukkai-Malony §3.2)
  *   approx_handoff.c  lock, semaphore, condvar and futex hand-offs (Malony-Reed §4.3)
@@ -147,6 +148,13 @@ void implicit__release(struct phases *p, struct ph_thread *t, int d, const struc
  * the body that tail-called it, else the call site. */
 __u64 implicit__barrier_site(const struct phases *p, const struct ph_thread *t, int d,
 			     const struct sbt_event *e);
+
+/* tasks.c: OpenMP tasks. A task is created (entry e of thread t); task
+ * wait d of thread t returned (record e); a region body's call d returned:
+ * a task body run inside a task wait. */
+void tasks__created(struct phases *p, struct ph_thread *t);
+void tasks__wait_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
+void tasks__body_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
 
 /* approx.c: the probe costs are known (phases__new() got them). */
 int approx__enabled(const struct phases *p);

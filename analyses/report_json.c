@@ -394,6 +394,15 @@ static void json_thread(struct report *r, const struct ph_thread *t, const struc
 	}
 	if (r->src.phases.ncounters)
 		json_kcounters(j, r, t->ctr_total);
+	if (t->tasks_created || t->task_waits) {
+		json_key(j, "tasks");
+		json_obj_begin(j);
+		json_ku64(j, "created", t->tasks_created);
+		json_ku64(j, "waits", t->task_waits);
+		json_ku64(j, "wait_ns", t->task_wait_ns);
+		json_ku64(j, "run_in_waits_ns", t->task_run_ns);
+		json_obj_end(j);
+	}
 	json_obj_end(j);
 }
 

@@ -427,6 +427,29 @@ static void text_headline(struct report *r)
 			(uint64_t)r->suppressed, (uint64_t)r->o.max_lines_per_s);
 }
 
+/* OpenMP tasks per thread, when any were created or waited for. */
+static void text_tasks(struct report *r)
+{
+	size_t i, n = phases__nthreads(r->ph);
+	int any = 0;
+
+	for (i = 0; i < n && !any; i++)
+		any = phases__thread(r->ph, i)->tasks_created ||
+		      phases__thread(r->ph, i)->task_waits;
+	if (!any)
+		return;
+	fprintf(r->o.out, "Tasks:\n    %10s %10s %10s %14s %16s\n", "tid", "created", "waits",
+		"wait ms", "ran in waits ms");
+	for (i = 0; i < n; i++) {
+		const struct ph_thread *t = phases__thread(r->ph, i);
+
+		if (t->tasks_created || t->task_waits)
+			fprintf(r->o.out, "    %10u %10" PRIu64 " %10" PRIu64 " %14.3f %16.3f\n",
+				t->tid, (uint64_t)t->tasks_created, (uint64_t)t->task_waits,
+				ms(t->task_wait_ns), ms(t->task_run_ns));
+	}
+}
+
 static void text_end(struct report *r, const struct report_drops *d)
 {
 	const struct ph_region_stats *reg = phases__regions(r->ph);
@@ -439,6 +462,7 @@ static void text_end(struct report *r, const struct report_drops *d)
 	for (i = 0; i < phases__nsites(r->ph); i++)
 		text_site(r, phases__site(r->ph, i));
 	text_threads(r);
+	text_tasks(r);
 	text_counters(r);
 	sync_report__text(r->o.out, &sr);
 	if (phases__grouping_errors(r->ph))

@@ -49,10 +49,12 @@
 #define SBT_PK_COND_WAIT    10 /* obj = the condition variable, second argument = its mutex */
 #define SBT_PK_COND_SIGNAL  11 /* signal or broadcast; obj = the condition variable */
 #define SBT_PK_REGION_BODY                                                                         \
-	12 /* a region's outlined function, run by each thread of the team:                        \
-	    * its return is the thread's arrival at the region's implicit                          \
-	    * barrier; entry: obj = its return address, site = its address */
-#define SBT_PK_MAX 12
+	12		    /* a region's outlined function, run by each thread of the team:       \
+			     * its return is the thread's arrival at the region's implicit         \
+			     * barrier; entry: obj = its return address, site = its address */
+#define SBT_PK_TASK_NEW	 13 /* an OpenMP task created (GOMP_task, __kmpc_omp_task) */
+#define SBT_PK_TASK_WAIT 14 /* taskwait / taskgroup end: waits for tasks, running some */
+#define SBT_PK_MAX	 14
 
 /* Upper bound on probe ids, carried in the attach cookie and in the record. */
 #define SBT_MAX_PROBES 1024

@@ -7,6 +7,7 @@ what the example workloads measured about themselves in the same run.
   checks.py omp_kernels REPORT.json WORKLOAD.out ORIGIN STEPS  (implicit barriers)
   checks.py barrier REPORT.json WORKLOAD.out ORIGIN PHASES  (any one barrier, no futex calls)
   checks.py condbar REPORT.json WORKLOAD.out ORIGIN PHASES  (cond_barrier: mutex + condvar)
+  checks.py tasks REPORT.json WORKLOAD.out   (omp_tasks: tasks created, waits, time in them)
   checks.py custom REPORT.json WORKLOAD.out ORIGIN PHASES   (spin_futex_barrier probed)
   checks.py futex REPORT.json WORKLOAD.out                  (the same barrier, not probed)
   checks.py phases REPORT.json N
@@ -645,6 +646,31 @@ def omp_locks(report, wl_out, runtime):
     common_facts(r)
 
 
+def tasks(report, wl_out):
+    """omp_tasks: each thread's tasks created and task waits exactly as it
+    counted them; the probes' wait and the task bodies run inside it lie
+    within the thread's own timing: the wait calls inside its windows
+    (wait + run <= its wait_ns), its bodies' timing inside the body probes
+    (run >= its ran_in_waits_ns)."""
+    r = load(report)
+    rows = workload_lines(wl_out, r"^thread \d+ tid (?P<tid>\d+) created (?P<c>\d+) waits (?P<w>\d+) "
+                                  r"wait_ns (?P<wn>\d+) ran_in_waits_ns (?P<rn>\d+)")
+    check(rows and sum(int(x["c"]) for x in rows) > 0, "the workload created tasks")
+    mine = {t["tid"]: t.get("tasks") for t in r["threads"]}
+    for x in rows:
+        tid, created, waits = int(x["tid"]), int(x["c"]), int(x["w"])
+        got = mine.get(tid) or {"created": 0, "waits": 0, "wait_ns": 0, "run_in_waits_ns": 0}
+        check(got["created"] == created, f"tid {tid}: {got['created']} tasks created, it counted {created}")
+        check(got["waits"] == waits, f"tid {tid}: {got['waits']} task waits, it counted {waits}")
+        check(got["wait_ns"] + got["run_in_waits_ns"] <= int(x["wn"]),
+              f"tid {tid}: waited {ms(got['wait_ns'])} + ran {ms(got['run_in_waits_ns'])}, "
+              f"its own windows {ms(int(x['wn']))}")
+        check(got["run_in_waits_ns"] >= int(x["rn"]),
+              f"tid {tid}: ran {ms(got['run_in_waits_ns'])} of tasks in its waits, "
+              f"it timed {ms(int(x['rn']))}")
+    check(r["drops"]["total"] == 0, f"{r['drops']['total']} records lost")
+
+
 def sem(report, wl_out, items):
     """Single producer / single consumer: P = V = items on both semaphores,
     FIFO pairing. Each semaphore has one taker, so a wait that found a token
@@ -1020,6 +1046,7 @@ def main(argv):
         "omp_locks": lambda: omp_locks(a[0], a[1], a[2]),
         "sem": lambda: sem(a[0], a[1], int(a[2])),
         "cond": lambda: cond(a[0], a[1], int(a[2])),
+        "tasks": lambda: tasks(a[0], a[1]),
         "pages": lambda: pages(a[0], a[1], int(a[2]), int(a[3]), int(a[4]), int(a[5])),
         "taskclock": lambda: taskclock(a[0], a[1], a[2]),
         "live": lambda: live(a[0], int(a[1])),

@@ -23,6 +23,8 @@ enum {
 	P_CWAIT,
 	P_SIGNAL,
 	P_BCAST,
+	P_TASK,
+	P_TASKWAIT,
 	NPROBES
 };
 
@@ -40,6 +42,8 @@ static const struct sbt_probe_info probes[NPROBES] = {
 	[P_CWAIT] = {.id = P_CWAIT, .kind = SBT_PK_COND_WAIT, .symbol = "pthread_cond_wait"},
 	[P_SIGNAL] = {.id = P_SIGNAL, .kind = SBT_PK_COND_SIGNAL, .symbol = "pthread_cond_signal"},
 	[P_BCAST] = {.id = P_BCAST, .kind = SBT_PK_COND_SIGNAL, .symbol = "pthread_cond_broadcast"},
+	[P_TASK] = {.id = P_TASK, .kind = SBT_PK_TASK_NEW, .symbol = "GOMP_task"},
+	[P_TASKWAIT] = {.id = P_TASKWAIT, .kind = SBT_PK_TASK_WAIT, .symbol = "GOMP_taskwait"},
 };
 
 #define PID	100

@@ -119,9 +119,9 @@ static const struct argp_option options[] = {
 	 "0xHEX as nm prints it (stripped binaries); repeatable",
 	 2},
 	{"trace", OPT_TRACE, "LIST", 0,
-	 "What to trace: barrier, lock, sem, cond, futex, all (default barrier,sem,cond,futex: "
-	 "lock probes are the most frequent calls, so the most perturbing; with -a, futex is "
-	 "off too: it costs every syscall of the machine)",
+	 "What to trace: barrier, lock, sem, cond, futex, task (OpenMP tasks), all (default "
+	 "barrier,sem,cond,futex: lock and task probes are the most frequent calls, so the most "
+	 "perturbing; with -a, futex is off too: it costs every syscall of the machine)",
 	 2},
 	{"force", OPT_FORCE, NULL, 0,
 	 "Trace even if the target uses no traced function (-p); with -- CMD, no warning "

@@ -61,6 +61,13 @@ static const struct known_func known[] = {
 	{"__kmpc_critical", SBT_PK_LOCK, "libomp"},
 	{"__kmpc_critical_with_hint", SBT_PK_LOCK, "libomp"},
 	{"__kmpc_end_critical", SBT_PK_UNLOCK, "libomp"},
+	{"GOMP_task", SBT_PK_TASK_NEW, "libgomp"},
+	{"GOMP_taskwait", SBT_PK_TASK_WAIT, "libgomp"},
+	{"GOMP_taskgroup_end", SBT_PK_TASK_WAIT, "libgomp"},
+	{"__kmpc_omp_task", SBT_PK_TASK_NEW, "libomp"},
+	{"__kmpc_omp_task_with_deps", SBT_PK_TASK_NEW, "libomp"},
+	{"__kmpc_omp_taskwait", SBT_PK_TASK_WAIT, "libomp"},
+	{"__kmpc_end_taskgroup", SBT_PK_TASK_WAIT, "libomp"},
 	{"pthread_mutex_lock", SBT_PK_LOCK, "glibc"},
 	{"pthread_mutex_timedlock", SBT_PK_LOCK, "glibc"},
 	{"pthread_mutex_trylock", SBT_PK_TRYLOCK, "glibc"},
@@ -156,6 +163,9 @@ unsigned int probe_kind__class(int kind)
 	case SBT_PK_COND_WAIT:
 	case SBT_PK_COND_SIGNAL:
 		return SBT_TRACE_COND;
+	case SBT_PK_TASK_NEW:
+	case SBT_PK_TASK_WAIT:
+		return SBT_TRACE_TASK;
 	}
 	return 0;
 }
@@ -165,7 +175,7 @@ static const struct {
 	unsigned int bit;
 } trace_classes[] = {
 	{"barrier", SBT_TRACE_BARRIER}, {"lock", SBT_TRACE_LOCK},   {"sem", SBT_TRACE_SEM},
-	{"cond", SBT_TRACE_COND},	{"futex", SBT_TRACE_FUTEX},
+	{"cond", SBT_TRACE_COND},	{"futex", SBT_TRACE_FUTEX}, {"task", SBT_TRACE_TASK},
 };
 
 int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t errlen)
@@ -186,6 +196,7 @@ int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t 
 		if (i == sizeof(trace_classes) / sizeof(trace_classes[0])) {
 			snprintf(err, errlen,
 				 "--trace: unknown class '%s' (barrier, lock, sem, cond, futex, "
+				 "task, "
 				 "all)",
 				 tok);
 			return -EINVAL;
@@ -341,9 +352,18 @@ static int is_region_body(const char *symbol)
 	       !strstr(symbol, "_debug__");
 }
 
+/* clang's task entry (`.omp_task_entry.`, the task's code inlined): a body
+ * like the others, probed with the task class (a task body run inside a
+ * task wait is work, not waiting: analyses/tasks.c). */
+static int is_task_body(const char *symbol)
+{
+	return strstr(symbol, ".omp_task_entry.") != NULL;
+}
+
 struct body_scan {
 	struct probe_table *t;
 	const struct mapped_file *f;
+	unsigned int classes;
 	int found;
 };
 
@@ -352,7 +372,9 @@ static int add_body(void *ctx, const char *name, uint64_t offset)
 	struct body_scan *b = ctx;
 	int first = b->t->n, err;
 
-	if (!is_region_body(name) || !probeable(b->f->open_path, offset))
+	if (!(((b->classes & SBT_TRACE_BARRIER) && is_region_body(name)) ||
+	      ((b->classes & SBT_TRACE_TASK) && is_task_body(name))) ||
+	    !probeable(b->f->open_path, offset))
 		return 0;
 	err = add_probe(b->t, name, SBT_PK_REGION_BODY, b->f->path, b->f->open_path, offset);
 	if (err)
@@ -364,10 +386,11 @@ static int add_body(void *ctx, const char *name, uint64_t offset)
 	return 0;
 }
 
-/* The region bodies es (file f) defines, from its symbol table. */
-static int add_bodies(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f)
+/* The region (and task) bodies es (file f) defines, from its symbol table. */
+static int add_bodies(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
+		      unsigned int classes)
 {
-	struct body_scan b = {.t = t, .f = f};
+	struct body_scan b = {.t = t, .f = f, .classes = classes};
 	int err = elfsym__each_function(es, add_body, &b);
 
 	return err ? err : b.found;
@@ -398,9 +421,9 @@ static int add_known(struct probe_table *t, const struct elfsym *es, const struc
 			used[i] = 1;
 		added += n;
 	}
-	if (!(classes & SBT_TRACE_BARRIER))
+	if (!(classes & (SBT_TRACE_BARRIER | SBT_TRACE_TASK)))
 		return added;
-	n = add_bodies(t, es, f);
+	n = add_bodies(t, es, f, classes);
 	if (n < 0)
 		return n;
 	/* a region body counts as a use: its program runs OpenMP regions */

@@ -48,9 +48,10 @@ struct probe_table {
 #define SBT_TRACE_SEM	  4u
 #define SBT_TRACE_COND	  8u
 #define SBT_TRACE_FUTEX	  16u
-#define SBT_TRACE_ALL	  31u
-/* Lock probes are off by default: they are the most frequent calls, so the
- * most perturbing (each hit costs ~1 µs on a VM). */
+#define SBT_TRACE_TASK	  32u
+#define SBT_TRACE_ALL	  63u
+/* Lock and task probes are off by default: they are the most frequent
+ * calls, so the most perturbing (each hit costs ~1 µs on a VM). */
 #define SBT_TRACE_DEFAULT (SBT_TRACE_BARRIER | SBT_TRACE_SEM | SBT_TRACE_COND | SBT_TRACE_FUTEX)
 
 /* Parse a comma-separated class list ("barrier,lock" or "all"). */

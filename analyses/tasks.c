@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * OpenMP tasks (doc/design.md §5.1), where the runtimes expose them: a task
+ * is created by GOMP_task / __kmpc_omp_task; a thread waits for tasks in
+ * GOMP_taskwait, GOMP_taskgroup_end, __kmpc_omp_taskwait,
+ * __kmpc_end_taskgroup. A waiting thread runs queued tasks meanwhile: the
+ * task bodies (outlined like region bodies, and probed with them) returning
+ * inside a wait are work, the rest of the wait is waiting — counted with
+ * the thread's lock/semaphore/condvar waits, out of its useful compute.
+ */
+#include "analyses/phases_impl.h"
+
+void tasks__created(struct phases *p, struct ph_thread *t)
+{
+	(void)p;
+	t->tasks_created++;
+}
+
+void tasks__wait_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
+{
+	__u64 ns = e->ts - t->stack[d].ts, ran = t->stack[d].ran_ns;
+	__u64 waited = ns > ran ? ns - ran : 0;
+
+	(void)p;
+	t->task_waits++;
+	t->task_wait_ns += waited;
+	t->task_run_ns += ran;
+	t->sync_wait_ns += waited;
+}
+
+void tasks__body_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
+{
+	int i;
+
+	/* the innermost task wait it ran in; a body nested in another body
+	 * counts once, in that one */
+	for (i = d - 1; i >= 0 && i < STACK_MAX; i--) {
+		int kind = p->cfg.probes[t->stack[i].probe].kind;
+
+		if (kind == SBT_PK_REGION_BODY)
+			return;
+		if (kind == SBT_PK_TASK_WAIT) {
+			t->stack[i].ran_ns += e->ts - t->stack[d].ts;
+			return;
+		}
+	}
+}

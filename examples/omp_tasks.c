@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* OpenMP tasks as blocked codes write them: per step, one thread (single)
+ * creates a task per block of an irregular workload and waits for them
+ * (taskwait), then a second batch inside a taskgroup; the other threads run
+ * tasks at the single's barrier. Every thread counts the tasks it created
+ * and its task waits, times each wait (omp_get_wtime's clock, the one the
+ * probes use) and the task bodies it ran inside its own waits, the ground
+ * truth of the task table:
+ *   thread T tid X created C waits W wait_ns N ran_in_waits_ns R
+ * Thread count from OMP_NUM_THREADS. */
+#define _GNU_SOURCE
+#include <omp.h>
+#include "workload.h"
+
+static unsigned long steps = 4, blocks = 24, unit_ns = 200 * 1000;
+
+struct task_stats {
+	unsigned long created, waits;
+	uint64_t wait_ns, ran_in_waits_ns;
+	int in_wait; /* inside one of its own task waits now */
+};
+
+static struct task_stats stats[256];
+
+/* Block b's work: irregular (1..4 units). */
+static void block_work(unsigned long b)
+{
+	struct task_stats *me = &stats[omp_get_thread_num()];
+	uint64_t t0 = now_ns();
+
+	work_for_ns(unit_ns * (1 + (b * 7) % 4), 1);
+	if (me->in_wait)
+		me->ran_in_waits_ns += now_ns() - t0;
+}
+
+static void spawn(unsigned long first, unsigned long n)
+{
+	struct task_stats *me = &stats[omp_get_thread_num()];
+	unsigned long b;
+
+	for (b = first; b < first + n; b++) {
+#pragma omp task firstprivate(b)
+		block_work(b);
+		me->created++;
+	}
+}
+
+static void one_step(void)
+{
+	struct task_stats *me = &stats[omp_get_thread_num()];
+	uint64_t t0;
+
+	spawn(0, blocks);
+	me->in_wait = 1;
+	t0 = now_ns();
+#pragma omp taskwait
+	me->wait_ns += now_ns() - t0;
+	me->in_wait = 0;
+	me->waits++;
+#pragma omp taskgroup
+	{
+		spawn(blocks, blocks / 2);
+		me->in_wait = 1;
+		t0 = now_ns(); /* the taskgroup's end waits from here */
+	}
+	me->wait_ns += now_ns() - t0;
+	me->in_wait = 0;
+	me->waits++;
+}
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [-n STEPS] [-b BLOCKS] [-u UNIT_US] [-h]\n"
+		"Per step one thread creates BLOCKS tasks (1..4 units of UNIT_US us each)\n"
+		"and waits for them (taskwait), then BLOCKS/2 more in a taskgroup.\n"
+		"  -n STEPS    steps, 1..100000 (default 4)\n"
+		"  -b BLOCKS   tasks per batch, 1..100000 (default 24)\n"
+		"  -u UNIT_US  work unit in us, 0..1000000 (default 200)\n"
+		"  -h          show this help\n"
+		"Example: OMP_NUM_THREADS=3 %s -n 4 -b 24\n",
+		prog, prog);
+}
+
+int main(int argc, char **argv)
+{
+	const struct wl_opt opts[] = {
+		OPT_NUM('n', steps, 1, 100000, 1),
+		OPT_NUM('b', blocks, 1, 100000, 1),
+		OPT_NUM('u', unit_ns, 0, 1000000, 1000),
+		{0},
+	};
+	uint64_t start;
+
+	parse_options(argc, argv, opts, usage);
+	if (omp_get_max_threads() > 256) {
+		fprintf(stderr, "%s: at most 256 threads\n", prog_name(argv[0]));
+		return 2;
+	}
+	start = begin_run(0);
+#pragma omp parallel
+	{
+		unsigned long s;
+
+		for (s = 0; s < steps; s++) {
+#pragma omp single
+			one_step();
+		}
+#pragma omp critical
+		{
+			const struct task_stats *me = &stats[omp_get_thread_num()];
+
+			emit("thread %d tid %d created %lu waits %lu wait_ns %llu ran_in_waits_ns "
+			     "%llu\n",
+			     omp_get_thread_num(), (int)get_tid(), me->created, me->waits,
+			     (unsigned long long)me->wait_ns,
+			     (unsigned long long)me->ran_in_waits_ns);
+		}
+	}
+	end_run(start);
+	return 0;
+}
