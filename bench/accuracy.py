@@ -44,6 +44,8 @@ def workloads():
         ("omp_barriers_gomp -n 20 -d 2 -m spin, 2 threads",
          [f"{EX}/omp_barriers_gomp", "-n", "20", "-d", "2", "-m", "spin"],
          {"OMP_NUM_THREADS": "2"}, []),
+        ("cond_barrier -t 2 -n 100 -c 20000 -s 5 (mutex + condvar barrier)",
+         [f"{EX}/cond_barrier", "-t", "2", "-n", "100", "-c", "20000", "-s", "5"], {}, []),
         ("omp_for_gomp -r 300 -i 2 -d 1 (parallel for only: implicit barriers), 2 threads",
          [f"{EX}/omp_for_gomp", "-r", "300", "-i", "2", "-d", "1"], {"OMP_NUM_THREADS": "2"}, []),
         ("omp_for_llvm -r 300 -i 2 -d 1 (parallel for only: implicit barriers), 2 threads",
