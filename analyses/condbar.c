@@ -39,7 +39,7 @@ struct cb_cond {
 	__u32 *waiters; /* in cond_wait now */
 	size_t nwait, cap_wait;
 	__u32 *team; /* the last group, sorted */
-	size_t nteam, cap_team;
+	size_t nteam;
 };
 
 struct cb_thread {
@@ -228,7 +228,7 @@ static void group(struct condbar *cb, struct cb_cond *c, __u32 tid)
 	}
 	free(c->team);
 	c->team = team;
-	c->nteam = c->cap_team = n;
+	c->nteam = n;
 	if (!c->groups++) {
 		c->last = tid;
 		c->rotated = 0;

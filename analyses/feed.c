@@ -113,7 +113,7 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	} else if (kind == SBT_PK_REGION_BODY && d < STACK_MAX) {
 		implicit__body(p, t, d, e);
 	} else if (kind == SBT_PK_TASK_NEW) {
-		tasks__created(p, t);
+		tasks__created(t);
 	}
 }
 
@@ -216,7 +216,7 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 			tasks__body_done(p, t, d, e);
 	} else if (kind == SBT_PK_TASK_WAIT) {
 		if (d < STACK_MAX)
-			tasks__wait_done(p, t, d, e);
+			tasks__wait_done(t, d, e);
 	} else if (kind == SBT_PK_TASK_NEW) {
 		/* its own time is the program's: nothing to do */
 	} else if (is_barrier(kind)) {

@@ -294,6 +294,12 @@ __u64 phases__thread_approx(const struct phases *p, __u32 tid);
 __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);
 
 /* Metrics of one episode (doc/design.md §5.1); see also ph_episode_times(). */
+/* Whether thread t created or waited for OpenMP tasks (--trace task). */
+static inline int ph_thread_has_tasks(const struct ph_thread *t)
+{
+	return t->tasks_created || t->task_waits;
+}
+
 static inline __u64 ph_barrier_ns(const struct ph_episode *ep)
 {
 	return ep->last_arrive - ep->first_arrive;

@@ -152,8 +152,8 @@ __u64 implicit__barrier_site(const struct phases *p, const struct ph_thread *t, 
 /* tasks.c: OpenMP tasks. A task is created (entry e of thread t); task
  * wait d of thread t returned (record e); a region body's call d returned:
  * a task body run inside a task wait. */
-void tasks__created(struct phases *p, struct ph_thread *t);
-void tasks__wait_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
+void tasks__created(struct ph_thread *t);
+void tasks__wait_done(struct ph_thread *t, int d, const struct sbt_event *e);
 void tasks__body_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
 
 /* approx.c: the probe costs are known (phases__new() got them). */

@@ -394,7 +394,7 @@ static void json_thread(struct report *r, const struct ph_thread *t, const struc
 	}
 	if (r->src.phases.ncounters)
 		json_kcounters(j, r, t->ctr_total);
-	if (t->tasks_created || t->task_waits) {
+	if (ph_thread_has_tasks(t)) {
 		json_key(j, "tasks");
 		json_obj_begin(j);
 		json_ku64(j, "created", t->tasks_created);

@@ -434,8 +434,7 @@ static void text_tasks(struct report *r)
 	int any = 0;
 
 	for (i = 0; i < n && !any; i++)
-		any = phases__thread(r->ph, i)->tasks_created ||
-		      phases__thread(r->ph, i)->task_waits;
+		any = ph_thread_has_tasks(phases__thread(r->ph, i));
 	if (!any)
 		return;
 	fprintf(r->o.out, "Tasks:\n    %10s %10s %10s %14s %16s\n", "tid", "created", "waits",
@@ -443,7 +442,7 @@ static void text_tasks(struct report *r)
 	for (i = 0; i < n; i++) {
 		const struct ph_thread *t = phases__thread(r->ph, i);
 
-		if (t->tasks_created || t->task_waits)
+		if (ph_thread_has_tasks(t))
 			fprintf(r->o.out, "    %10u %10" PRIu64 " %10" PRIu64 " %14.3f %16.3f\n",
 				t->tid, (uint64_t)t->tasks_created, (uint64_t)t->task_waits,
 				ms(t->task_wait_ns), ms(t->task_run_ns));

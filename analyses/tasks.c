@@ -10,18 +10,16 @@
  */
 #include "analyses/phases_impl.h"
 
-void tasks__created(struct phases *p, struct ph_thread *t)
+void tasks__created(struct ph_thread *t)
 {
-	(void)p;
 	t->tasks_created++;
 }
 
-void tasks__wait_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
+void tasks__wait_done(struct ph_thread *t, int d, const struct sbt_event *e)
 {
 	__u64 ns = e->ts - t->stack[d].ts, ran = t->stack[d].ran_ns;
 	__u64 waited = ns > ran ? ns - ran : 0;
 
-	(void)p;
 	t->task_waits++;
 	t->task_wait_ns += waited;
 	t->task_run_ns += ran;

@@ -133,6 +133,21 @@ static inline void leave(struct phases *p, __u16 probe, __u32 tid, __u64 ts, __u
 	feed(p, SBT_EV_EXIT, probe, tid, ts, ret, site);
 }
 
+#define BODY_RET 0x7f0000001234 /* where region and task bodies return, in the runtime */
+
+/* Body fn (outlined function) entered by tid at ts: the record carries its
+ * return address as object, its address as site. */
+static inline void body_in(struct phases *p, __u32 tid, __u64 ts, __u64 fn)
+{
+	pending_site[tid % 64][pending_depth[tid % 64]++ % 8] = 0x400000; /* its return */
+	feed(p, SBT_EV_ENTER, P_BODY, tid, ts, BODY_RET, fn);
+}
+
+static inline void body_out(struct phases *p, __u32 tid, __u64 ts)
+{
+	leave(p, P_BODY, tid, ts, 0);
+}
+
 static inline const struct ph_arrival *arrival_of(const struct ph_episode *ep, __u32 tid)
 {
 	__u32 i;

@@ -10,8 +10,6 @@
 #define BODY_B	0x401200
 #define TASK_FN 0x401300
 
-#define BODY_RET 0x7f0000001234 /* where bodies return, in the runtime */
-
 /* Master tid forks body fn at ts (region frame entry). */
 static void fork_region(struct phases *p, __u32 tid, __u64 ts, __u64 fn)
 {
@@ -21,18 +19,6 @@ static void fork_region(struct phases *p, __u32 tid, __u64 ts, __u64 fn)
 static void join_region(struct phases *p, __u32 tid, __u64 ts)
 {
 	leave(p, P_REGION, tid, ts, 0);
-}
-
-/* Body fn entered by tid at ts: the record carries its address as site. */
-static void body_in(struct phases *p, __u32 tid, __u64 ts, __u64 fn)
-{
-	pending_site[tid % 64][pending_depth[tid % 64]++ % 8] = 0x400000; /* its return */
-	feed(p, SBT_EV_ENTER, P_BODY, tid, ts, BODY_RET, fn);
-}
-
-static void body_out(struct phases *p, __u32 tid, __u64 ts)
-{
-	leave(p, P_BODY, tid, ts, 0);
 }
 
 /*

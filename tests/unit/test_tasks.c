@@ -8,9 +8,8 @@
 
 static void task_body(struct phases *p, __u32 tid, __u64 in, __u64 out)
 {
-	pending_site[tid % 64][pending_depth[tid % 64]++ % 8] = 0x400000;
-	feed(p, SBT_EV_ENTER, P_BODY, tid, in, 0x7f0000001234, TASK_FN);
-	leave(p, P_BODY, tid, out, 0);
+	body_in(p, tid, in, TASK_FN);
+	body_out(p, tid, out);
 }
 
 /*
@@ -31,10 +30,9 @@ TEST(task_wait_split_into_work_and_waiting)
 	enter(p, P_TASK, 1, 1030, 0, SITE_A);
 	leave(p, P_TASK, 1, 1040, 0);
 	enter(p, P_TASKWAIT, 1, 1100, 0, SITE_A);
-	pending_site[1][pending_depth[1]++ % 8] = 0x400000;
-	feed(p, SBT_EV_ENTER, P_BODY, 1, 1200, 0x7f0000001234, TASK_FN);
+	body_in(p, 1, 1200, TASK_FN);
 	task_body(p, 1, 1220, 1240);
-	leave(p, P_BODY, 1, 1300, 0);
+	body_out(p, 1, 1300);
 	leave(p, P_TASKWAIT, 1, 1500, 0);
 	task_body(p, 1, 2000, 2100);
 	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
