@@ -206,7 +206,8 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	if (is_sync_wait(kind) && !same_as_caller(p, t, d) && !cbar)
 		t->sync_wait_ns += e->ts - t->stack[d].ts;
 	if (kind == SBT_PK_REGION) {
-		regions__done(p, e, e->ts - t->stack[d].ts);
+		regions__done(p, e, e->ts - t->stack[d].ts,
+			      d < STACK_MAX && implicit__unprobed(p, t, d));
 		if (d < STACK_MAX)
 			implicit__release(p, t, d, e);
 	} else if (kind == SBT_PK_REGION_BODY) {
@@ -311,6 +312,9 @@ static int bad_record(const struct phases *p, const struct sbt_event *e)
 {
 	if (is_call(e) && (e->probe >= p->cfg.nprobes || !p->cfg.probes[e->probe].kind))
 		return 1;
+	if (e->type == SBT_EV_PROBE_ARMED)
+		return e->probe >= p->cfg.nprobes ||
+		       p->cfg.probes[e->probe].kind != SBT_PK_REGION_BODY;
 	return e->type < SBT_EV_ENTER || e->type > SBT_EV_COUNTERS;
 }
 
@@ -373,6 +377,12 @@ static int feed_one(struct phases *p, const struct sbt_event *e)
 	struct ph_thread *t;
 
 	p->events++;
+	if (e->type == SBT_EV_PROBE_ARMED && !bad_record(p, e)) {
+		/* the process's, no thread's: written when the attach returned,
+		 * it bounds no time of the run */
+		implicit__armed(p, e);
+		return 0;
+	}
 	if (!p->first_ts || e->ts < p->first_ts)
 		p->first_ts = e->ts;
 	if (e->ts > p->last_ts)

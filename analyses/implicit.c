@@ -27,19 +27,23 @@ struct ph_body {
 	__u64 inst;
 	__u64 fork_tm, fork_ta; /* the fork: the master's entry into the frame */
 	__u16 fork_probe;
+	__u64 armed_ns; /* its probe went in then (found while tracing), else 0 */
 };
+
+static struct ph_body *body_of(struct phases *p, __u32 pid, __u64 addr)
+{
+	struct ph_body *b = hmap_get(&p->bodies, pid, addr);
+
+	return b ? b : hmap_put_new(&p->bodies, pid, addr, sizeof(*b));
+}
 
 /* Instance keys: above any object address (user space ends below 2^47). */
 #define INSTANCE_KEY(n) ((1ull << 63) | (n))
 
 void implicit__fork(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
 {
-	struct ph_body *b = hmap_get(&p->bodies, e->pid, e->obj);
+	struct ph_body *b = e->obj ? body_of(p, e->pid, e->obj) : NULL;
 
-	if (!e->obj)
-		return;
-	if (!b)
-		b = hmap_put_new(&p->bodies, e->pid, e->obj, sizeof(*b));
 	if (!b)
 		return;
 	b->inst = INSTANCE_KEY(++p->instances);
@@ -49,6 +53,24 @@ void implicit__fork(struct phases *p, struct ph_thread *t, int d, const struct s
 	t->stack[d].inst = b->inst;
 }
 
+/* A body probe that went in while tracing (a stripped binary's: see
+ * late_bodies.h) counts from e->ts on: an instance forked before it may have
+ * shares that started unseen. */
+void implicit__armed(struct phases *p, const struct sbt_event *e)
+{
+	struct ph_body *b = body_of(p, e->pid, e->obj);
+
+	if (b)
+		b->armed_ns = e->ts;
+}
+
+int implicit__unprobed(const struct phases *p, const struct ph_thread *t, int d)
+{
+	const struct ph_body *b = hmap_get(&p->bodies, t->pid, t->stack[d].obj);
+
+	return b && t->stack[d].ts < b->armed_ns;
+}
+
 /* The instance thread t (about to push its frame at depth d) starts a share
  * of with the body entry e (site: the body's address); 0: none. The master
  * runs the body inside the frame that forked it, a worker from the
@@ -56,16 +78,15 @@ void implicit__fork(struct phases *p, struct ph_thread *t, int d, const struct s
 static __u64 instance_of(const struct phases *p, const struct ph_thread *t, int d,
 			 const struct sbt_event *e)
 {
-	const struct ph_body *b;
+	const struct ph_body *b = hmap_get(&p->bodies, e->pid, e->site);
 
 	if (d > 0 && d <= STACK_MAX) {
 		if (p->cfg.probes[t->stack[d - 1].probe].kind == SBT_PK_REGION &&
-		    t->stack[d - 1].obj == e->site)
+		    t->stack[d - 1].obj == e->site && !(b && t->stack[d - 1].ts < b->armed_ns))
 			return t->stack[d - 1].inst;
 		return 0;
 	}
-	b = d == 0 ? hmap_get(&p->bodies, e->pid, e->site) : NULL;
-	return b ? b->inst : 0;
+	return d == 0 && b && b->fork_tm >= b->armed_ns ? b->inst : 0;
 }
 
 /* Fork hand-off (Malony-Reed §3.2.2): a worker starts its share at the
@@ -78,7 +99,8 @@ void implicit__before_body(struct phases *p, struct ph_thread *t, const struct s
 	const struct ph_body *b = hmap_get(&p->bodies, e->pid, e->site);
 	__u64 ta;
 
-	if (!b || !b->inst || t->depth || !approx__event_based(p) || e->ts < b->fork_tm)
+	if (!b || !b->inst || t->depth || !approx__event_based(p) || e->ts < b->fork_tm ||
+	    b->fork_tm < b->armed_ns)
 		return;
 	ta = b->fork_ta + sub0(e->ts - b->fork_tm, p->cfg.alpha_enter[b->fork_probe]);
 	if (ta >= t->ta_prev && ta < approx__time_based(t, e->ts))

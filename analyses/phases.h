@@ -147,6 +147,7 @@ struct ph_region_site {
 	__u64 site;
 	__u16 probe;
 	__u64 count, total_ns, min_ns, max_ns;
+	__u64 unprobed; /* instances forked before their body's probe went in */
 };
 
 struct ph_region_stats {

@@ -133,13 +133,18 @@ void sites__account(struct ph_site *s, const struct ph_episode *ep);
 void phase_counters__record(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 
 /* regions.c: a parallel region frame of ns returned (record e). */
-void regions__done(struct phases *p, const struct sbt_event *e, __u64 ns);
+/* A region frame returned after ns; unprobed: its body was probed after it
+ * forked (implicit__unprobed()). */
+void regions__done(struct phases *p, const struct sbt_event *e, __u64 ns, int unprobed);
 
 /* implicit.c: the implicit barriers of parallel regions. A region frame
  * (at stack depth d of thread t) forks an instance; a body entry starts a
  * thread's share of it; the body's return is an arrival; the frame's
  * return releases the instance. */
 void implicit__fork(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
+void implicit__armed(struct phases *p, const struct sbt_event *e);
+/* The region frame at depth d of t forked before its body was probed. */
+int implicit__unprobed(const struct phases *p, const struct ph_thread *t, int d);
 void implicit__before_body(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 void implicit__body(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
 void implicit__arrive(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);

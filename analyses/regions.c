@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include "analyses/phases_impl.h"
 
-void regions__done(struct phases *p, const struct sbt_event *e, __u64 ns)
+void regions__done(struct phases *p, const struct sbt_event *e, __u64 ns, int unprobed)
 {
 	struct ph_region_stats *r = &p->regions;
 	struct ph_region_site *rs;
@@ -30,6 +30,7 @@ void regions__done(struct phases *p, const struct sbt_event *e, __u64 ns)
 	}
 	rs = &r->sites[i];
 	rs->count++;
+	rs->unprobed += unprobed != 0;
 	rs->total_ns += ns;
 	rs->min_ns = ns < rs->min_ns ? ns : rs->min_ns;
 	rs->max_ns = ns > rs->max_ns ? ns : rs->max_ns;

@@ -308,6 +308,7 @@ static void json_regions(struct report *r)
 		json_kstr(j, "call_site", where);
 		json_kstr(j, "symbol", report__symbol(r, rs->probe));
 		json_ku64(j, "count", rs->count);
+		json_ku64(j, "unprobed", rs->unprobed);
 		json_ku64(j, "total_ns", rs->total_ns);
 		json_ku64(j, "min_ns", rs->min_ns);
 		json_ku64(j, "max_ns", rs->max_ns);

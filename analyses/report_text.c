@@ -372,11 +372,14 @@ static void text_regions(struct report *r, const struct ph_region_stats *reg)
 		const struct ph_region_site *rs = &reg->sites[i];
 
 		report__site_where(r, rs->pid, rs->site, where, sizeof(where));
-		fprintf(r->o.out,
-			"    %s \"%s\": %" PRIu64 " regions, total %.3f ms, min %.3f, mean %.3f, "
-			"max %.3f ms\n",
-			where, report__symbol(r, rs->probe), (uint64_t)rs->count, ms(rs->total_ns),
-			ms(rs->min_ns), ms(rs->total_ns / rs->count), ms(rs->max_ns));
+		fprintf(r->o.out, "    %s \"%s\": %" PRIu64 " regions", where,
+			report__symbol(r, rs->probe), (uint64_t)rs->count);
+		if (rs->unprobed)
+			fprintf(r->o.out, " (%" PRIu64 " before its body was probed)",
+				(uint64_t)rs->unprobed);
+		fprintf(r->o.out, ", total %.3f ms, min %.3f, mean %.3f, max %.3f ms\n",
+			ms(rs->total_ns), ms(rs->min_ns), ms(rs->total_ns / rs->count),
+			ms(rs->max_ns));
 	}
 }
 

@@ -143,16 +143,21 @@ static int find_file(const struct mapped_file *f, int n, uint64_t dev, uint64_t 
 	return -1;
 }
 
+/* One mapping of a maps line: its addresses and where in the file they start. */
+struct maps_range {
+	uint64_t start, end, pgoff;
+};
+
 /* Parse one maps line; returns 0 for a file-backed mapping. */
-static int parse_maps_line(const char *line, struct mapped_file *m)
+static int parse_maps_line(const char *line, struct mapped_file *m, struct maps_range *r)
 {
 	unsigned int major, minor;
 	char perms[8];
 	int pos = 0;
 	const char *path;
 
-	if (sscanf(line, "%*x-%*x %7s %*x %x:%x %" SCNu64 " %n", perms, &major, &minor, &m->inode,
-		   &pos) < 4 ||
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", &r->start,
+		   &r->end, perms, &r->pgoff, &major, &minor, &m->inode, &pos) < 7 ||
 	    !pos)
 		return -EINVAL;
 	path = line + pos;
@@ -182,6 +187,7 @@ int proc__mapped_files(pid_t pid, struct mapped_file **out)
 {
 	FILE *f = open_proc("/proc/%d/maps", pid, 0);
 	struct mapped_file *files = NULL, m;
+	struct maps_range r;
 	int n = 0, cap = 0, i;
 	char line[1024];
 
@@ -189,7 +195,7 @@ int proc__mapped_files(pid_t pid, struct mapped_file **out)
 		return errno == ENOENT ? -ESRCH : -errno;
 	while (fgets(line, sizeof(line), f)) {
 		memset(&m, 0, sizeof(m));
-		if (parse_maps_line(line, &m))
+		if (parse_maps_line(line, &m, &r))
 			continue;
 		i = find_file(files, n, m.dev, m.inode);
 		if (i >= 0) {
@@ -206,6 +212,29 @@ int proc__mapped_files(pid_t pid, struct mapped_file **out)
 	fclose(f);
 	*out = files;
 	return n;
+}
+
+int proc__locate(pid_t pid, uint64_t addr, struct mapped_file *f, uint64_t *offset)
+{
+	FILE *in = open_proc("/proc/%d/maps", pid, 0);
+	struct maps_range r;
+	char line[1024];
+	int rc = -ENOENT;
+
+	if (!in)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (rc && fgets(line, sizeof(line), in)) {
+		memset(f, 0, sizeof(*f));
+		if (parse_maps_line(line, f, &r) || addr < r.start || addr >= r.end)
+			continue;
+		if (!f->executable)
+			break; /* data, not code */
+		snprintf(f->open_path, sizeof(f->open_path), "/proc/%d/root%s", (int)pid, f->path);
+		*offset = addr - r.start + r.pgoff;
+		rc = 0;
+	}
+	fclose(in);
+	return rc;
 }
 
 int proc__exe_inode(pid_t pid, uint64_t *ino)

@@ -54,6 +54,10 @@ struct mapped_file {
 /* The files process pid maps. Returns the count and a malloc'ed array in
  * *out, or a negative errno (-ESRCH: no such process). */
 int proc__mapped_files(pid_t pid, struct mapped_file **out);
+/* The file and file offset of code address addr of process pid (a file's
+ * executable mapping). 0, -ENOENT (not code of a file), -ESRCH or another
+ * negative errno. */
+int proc__locate(pid_t pid, uint64_t addr, struct mapped_file *f, uint64_t *offset);
 /* The inode of the program process pid runs. 0 or a negative errno. */
 int proc__exe_inode(pid_t pid, uint64_t *ino);
 /* The program's entry point (AT_ENTRY of /proc/PID/auxv). 0 or a negative

@@ -31,6 +31,10 @@
 /* System-wide (-a) and launch mode only, never in trace files: */
 #define SBT_EV_EXEC 8 /* a process replaced its image (exec); obj, site = new comm */
 #define SBT_EV_MAPS 9 /* the dynamic loader changed a process's mappings (dlopen, start) */
+/* Written by userspace, not the BPF side (in trace files): a probe attached
+ * while tracing (a region body of a binary without symbols) took effect for
+ * process pid at ts; obj = the body's address there, probe = its id. */
+#define SBT_EV_PROBE_ARMED 10
 
 /* Launch mode: the command's process tree is a bitmap of pids, which stay
  * below the kernel's PID_MAX_LIMIT (2^22 on 64-bit). */

@@ -162,6 +162,32 @@ load helpers
 	done
 }
 
+# A stripped binary names no region body: each is probed when its region
+# first forks (the frame's entry carries the body's address). The instances
+# forked before count as regions, not episodes; every later one is an episode
+# with its whole team and the late thread the threads' clocks say; launched
+# and attached to with -p (gcc, clang).
+@test "OpenMP implicit barriers of stripped binaries: bodies probed when first forked (gcc, clang; launch, -p)" {
+	local b
+	for b in gomp llvm; do
+		strip -o "$T/k_$b" "$EX/omp_kernels_$b"
+		refute_grep -q "omp_outlined\|_omp_fn" <(nm "$T/k_$b" 2>&1)
+		OMP_NUM_THREADS=2 run "$SBT" record -o "$T/$b.sbt" -- "$T/k_$b" -s 10 -n 1200
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/$b.out"
+		grep -q "names no region body" "$T/$b.out"
+		"$SBT" report --format json "$T/$b.sbt" >"$T/$b.json"
+		$CHECK omp_kernels "$T/$b.json" "$T/$b.out" "$T/$b.sbt" 10 stripped
+
+		OMP_NUM_THREADS=2 start_workload "$T/p$b.out" "$T/k_$b" -s 10 -n 1200 -W
+		start_tracer "$T/p$b.sbt.out" record -p "$WL" -o "$T/p$b.sbt"
+		kill -USR1 "$WL"
+		wait_exit "$TR" 30
+		"$SBT" report --format json "$T/p$b.sbt" >"$T/p$b.json"
+		$CHECK omp_kernels "$T/p$b.json" "$T/p$b.out" "$T/p$b.sbt" 10 stripped
+	done
+}
+
 # A barrier reached by a tail call (gcc ends both sweeps' bodies with
 # `jmp GOMP_barrier`) returns into the runtime, where every body returns:
 # its site is the body that made the call, so two barriers stay two sites.

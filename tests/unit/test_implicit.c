@@ -253,3 +253,55 @@ TEST(tail_called_barrier_is_sited_at_its_body)
 	CHECK_EQ(phases__nsites(p), 4); /* two barriers, two regions */
 	phases__free(p);
 }
+
+/*
+ * A stripped binary's body, probed once its region first ran (late_bodies.h):
+ * the probe goes in at 1150, while instance 1 runs. Thread 1 entered the body
+ * before (unseen), thread 2 after: instance 1 is no episode, although thread
+ * 2's return is seen. Instance 2, forked after, is whole. The armed record is
+ * no time of the run.
+ */
+TEST(body_probed_mid_instance_counts_from_the_next)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	struct sbt_event armed =
+		sbt_event_make(SBT_EV_PROBE_ARMED, P_BODY, PID, PID, 1150, BODY_A, 0);
+
+	fork_region(p, 1, 1100, BODY_A);
+	CHECK_EQ(phases__feed(p, &armed), 0);
+	body_in(p, 2, 1160, BODY_A);
+	body_out(p, 2, 1200);
+	join_region(p, 1, 1300);
+	CHECK_EQ(c.n, 0);
+	fork_region(p, 1, 1400, BODY_A);
+	body_in(p, 1, 1410, BODY_A);
+	body_in(p, 2, 1420, BODY_A);
+	body_out(p, 1, 1500);
+	body_out(p, 2, 1550);
+	join_region(p, 1, 1560);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].n, 2);
+	CHECK_EQ(c.ep[0].first_arrive, 1500);
+	CHECK_EQ(c.ep[0].last_arrive, 1550);
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	CHECK_EQ(phases__bad_records(p), 0);
+	CHECK_EQ(phases__regions(p)->sites[0].count, 2);
+	CHECK_EQ(phases__regions(p)->sites[0].unprobed, 1);
+	CHECK_EQ(phases__first_ts(p), 1100);
+	CHECK_EQ(phases__last_ts(p), 1560);
+	phases__free(p);
+}
+
+/* An armed record naming a probe that is no region body is a bad record. */
+TEST(armed_record_of_other_probe_is_bad)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	struct sbt_event armed =
+		sbt_event_make(SBT_EV_PROBE_ARMED, P_REGION, PID, PID, 1150, BODY_A, 0);
+
+	CHECK(phases__feed(p, &armed) < 0);
+	CHECK_EQ(phases__bad_records(p), 1);
+	phases__free(p);
+}

@@ -2,7 +2,10 @@
 /* The /proc readers, on this test process itself (no root needed). */
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "lib/proc.h"
 #include "unit.h"
@@ -93,6 +96,30 @@ TEST(mapped_files_include_the_program_once)
 	CHECK_EQ(self, 1);
 	free(f);
 	CHECK(proc__mapped_files(-5, &f) == -ESRCH);
+}
+
+/* The file offset of code: its bytes there are the bytes in memory. */
+TEST(locate_code_in_its_file)
+{
+	static const int data = 42;
+	uint64_t addr = (uint64_t)(uintptr_t)&count, off = 0, exe = 0;
+	unsigned char in_file[16];
+	struct mapped_file f;
+	FILE *in;
+
+	CHECK_EQ(proc__locate(getpid(), addr, &f, &off), 0);
+	CHECK_EQ(proc__exe_inode(getpid(), &exe), 0);
+	CHECK_EQ(f.inode, exe);
+	CHECK(strstr(f.path, "test_proc") != NULL);
+	in = fopen(f.open_path, "rb");
+	CHECK(in != NULL);
+	CHECK_EQ(fseek(in, (long)off, SEEK_SET), 0);
+	CHECK_EQ(fread(in_file, 1, sizeof(in_file), in), sizeof(in_file));
+	fclose(in);
+	CHECK(!memcmp(in_file, (const void *)(uintptr_t)addr, sizeof(in_file)));
+	CHECK_EQ(proc__locate(getpid(), (uint64_t)(uintptr_t)&data, &f, &off), -ENOENT);
+	CHECK_EQ(proc__locate(getpid(), 16, &f, &off), -ENOENT);
+	CHECK_EQ(proc__locate(-5, addr, &f, &off), -ESRCH);
 }
 
 TEST(entry_point_and_cpu)

@@ -251,15 +251,15 @@ void probes__known(unsigned int classes, char *buf, size_t n)
 					known[i].symbol, known[i].runtime);
 }
 
-static int add_probe(struct probe_table *t, const char *symbol, int kind, const char *object,
-		     const char *open_path, uint64_t offset)
+static int add_probe(struct probe_table *t, const char *symbol, int kind,
+		     const struct mapped_file *f, uint64_t offset)
 {
 	struct probe *p;
 	int i;
 
 	for (i = 1; i < t->n; i++)
 		if (t->probes[i].info.offset == offset &&
-		    !strcmp(t->probes[i].open_path, open_path))
+		    !strcmp(t->probes[i].open_path, f->open_path))
 			return 0; /* declared twice (e.g. --probe on a known function) */
 	if (t->n >= SBT_MAX_PROBES)
 		return -E2BIG;
@@ -273,8 +273,10 @@ static int add_probe(struct probe_table *t, const char *symbol, int kind, const 
 	p->info.kind = kind;
 	p->info.offset = offset;
 	snprintf(p->info.symbol, sizeof(p->info.symbol), "%s", symbol);
-	snprintf(p->info.object, sizeof(p->info.object), "%s", object);
-	snprintf(p->open_path, sizeof(p->open_path), "%s", open_path);
+	snprintf(p->info.object, sizeof(p->info.object), "%s", f->path);
+	snprintf(p->open_path, sizeof(p->open_path), "%s", f->open_path);
+	p->dev = f->dev;
+	p->ino = f->inode;
 	return 0;
 }
 
@@ -323,7 +325,7 @@ int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const str
 				 "%s%s", len ? ", " : "", symbol);
 			continue;
 		}
-		err = add_probe(t, symbol, kind, f->path, f->open_path, offs[i]);
+		err = add_probe(t, symbol, kind, f, offs[i]);
 		if (err)
 			return err;
 	}
@@ -367,21 +369,46 @@ struct body_scan {
 	int found;
 };
 
-static int add_body(void *ctx, const char *name, uint64_t offset)
+int probes__add_body(struct probe_table *t, const char *name, const struct mapped_file *f,
+		     uint64_t offset)
 {
-	struct body_scan *b = ctx;
-	int first = b->t->n, err;
+	int first = t->n, err;
 
-	if (!(((b->classes & SBT_TRACE_BARRIER) && is_region_body(name)) ||
-	      ((b->classes & SBT_TRACE_TASK) && is_task_body(name))) ||
-	    !probeable(b->f->open_path, offset))
-		return 0;
-	err = add_probe(b->t, name, SBT_PK_REGION_BODY, b->f->path, b->f->open_path, offset);
+	if (!probeable(f->open_path, offset))
+		return -ENOTSUP;
+	err = add_probe(t, name, SBT_PK_REGION_BODY, f, offset);
 	if (err)
 		return err;
 	/* the body's address tells which region frame started it, its return
 	 * address a barrier it tail-calls (doc/design.md §5.1) */
-	set_args(b->t, first, SBT_ARG_RET, SBT_ARG_IP);
+	set_args(t, first, SBT_ARG_RET, SBT_ARG_IP);
+	return t->n > first;
+}
+
+int probes__find(const struct probe_table *t, uint64_t dev, uint64_t ino, uint64_t offset)
+{
+	int i;
+
+	for (i = 1; i < t->n; i++)
+		if (t->probes[i].info.offset == offset && t->probes[i].ino == ino &&
+		    t->probes[i].dev == dev)
+			return i;
+	return 0;
+}
+
+static int add_body(void *ctx, const char *name, uint64_t offset)
+{
+	struct body_scan *b = ctx;
+	int n;
+
+	if (!(((b->classes & SBT_TRACE_BARRIER) && is_region_body(name)) ||
+	      ((b->classes & SBT_TRACE_TASK) && is_task_body(name))))
+		return 0;
+	n = probes__add_body(b->t, name, b->f, offset);
+	if (n == -ENOTSUP)
+		return 0;
+	if (n < 0)
+		return n;
 	b->found++;
 	return 0;
 }
@@ -484,6 +511,7 @@ static int add_user_probe(struct probe_table *t, const struct user_probe *up,
 {
 	const struct mapped_file *f = find_mapped(files, nfiles, up->binary);
 	struct mapped_file unmapped;
+	struct stat st;
 	struct elfsym *es;
 	int e, n;
 
@@ -496,6 +524,10 @@ static int add_user_probe(struct probe_table *t, const struct user_probe *up,
 			return -ENOENT;
 		}
 		snprintf(unmapped.open_path, sizeof(unmapped.open_path), "%s", unmapped.path);
+		if (!stat(unmapped.path, &st)) {
+			unmapped.dev = ((uint64_t)major(st.st_dev) << 32) | minor(st.st_dev);
+			unmapped.inode = st.st_ino;
+		}
 		f = &unmapped;
 	}
 	es = elfsym__open(f->open_path, &e);

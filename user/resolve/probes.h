@@ -8,6 +8,7 @@
 #define SBT_PROBES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "sbt/format.h"
 
@@ -25,6 +26,7 @@ struct probe {
 	char open_path[SBT_PATH_MAX + 64]; /* the file as we can open it */
 	int entry_only;			   /* no return probe (calibration) */
 	int obj_arg, site_arg;		   /* what its entry records carry (SBT_ARG_*) */
+	uint64_t dev, ino;		   /* the file (0: unknown) */
 };
 
 /* The attach cookie of probe p (include/sbt/events.h). */
@@ -80,6 +82,14 @@ int probes__add_known(struct probe_table *t, const struct elfsym *es, const stru
  * address already in the table): t->n says what was added. */
 int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		       const char *symbol, int kind);
+
+/* Add a region body at offset of file f, named name (doc/design.md §5.1).
+ * 1: added, 0: already there, -ENOTSUP: its first instruction cannot take a
+ * uprobe, or a negative errno. */
+int probes__add_body(struct probe_table *t, const char *name, const struct mapped_file *f,
+		     uint64_t offset);
+/* The id of the probe at offset of file (dev, ino), 0 if none. */
+int probes__find(const struct probe_table *t, uint64_t dev, uint64_t ino, uint64_t offset);
 
 /* Resolve the probes of process pid. Returns 0, or a negative errno with a
  * message in err: -ESRCH no such process, -ENOENT a user symbol not found. */

@@ -46,6 +46,11 @@ struct target {
 	struct trace_ctx *ctx;
 	pid_t pid;   /* the one process, once prepared; 0 with several */
 	int several; /* several processes: a report each (-- CMD: as it turns out) */
+	/* once attached: the probe table, and whether its probes go in for
+	 * every process (-a, -- CMD) or per process (-p); probes found while
+	 * tracing join it (late_bodies.h) */
+	struct probe_table *table;
+	int every_process;
 };
 
 /* -p PID. NULL on allocation failure. */

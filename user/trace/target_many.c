@@ -418,6 +418,8 @@ static int many_attach(struct target *tg)
 {
 	const struct env *env = tg->ctx->env;
 
+	tg->table = &many_of(tg)->disc.table;
+	tg->every_process = env->cmd || env->all;
 	if (env->cmd)
 		return attach_tree(many_of(tg));
 	/* running processes produce records while the probes go in */

@@ -92,6 +92,7 @@ static int one_attach(struct target *tg)
 		return EXIT_RUNTIME;
 	}
 	t1 = clock_ns(CLOCK_MONOTONIC);
+	tg->table = &o->probes;
 	/* a running process produces records while the probes go in: its
 	 * session starts before them */
 	c->start_ns = t0;

@@ -15,6 +15,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "user/resolve/symbolize.h"
+#include "user/trace/late_bodies.h"
 #include "user/trace/launch.h"
 #include "user/trace/target.h"
 #include "user/trace/trace_meta.h"
@@ -24,6 +25,7 @@ struct tracer {
 	const struct env *env;
 	struct trace_ctx ctx;
 	struct target *tg;
+	struct late_bodies late; /* region bodies probed while tracing */
 	struct tf_writer *writer;
 	struct trace_meta *meta; /* what of the session the trace file holds */
 	int write_err;		 /* writing the trace file failed (-errno): it stopped there */
@@ -324,6 +326,7 @@ int tracer__open(const struct env *env, struct tracer **out)
 		return EXIT_RUNTIME;
 	t->env = env;
 	t->ctx.env = env;
+	late_bodies__init(&t->late);
 	t->ctx.realtime_offset_ns = (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
 	rc = set_up(t);
 	if (rc)
@@ -340,12 +343,33 @@ int tracer__open(const struct env *env, struct tracer **out)
 
 /* ---- the drain loop ---------------------------------------------------------- */
 
+/* Into the trace file and the process's analysis. */
+static void feed(struct tracer *t, const struct sbt_event *e)
+{
+	int err;
+
+	if (t->writer && (err = tracefile__write(t->writer, e, 1)))
+		trace_file_failed(t, err);
+	jobs__feed(t->ctx.jobs, e);
+}
+
+/* A region forked: its body is probed from now on if it was not. */
+static void see_region(struct tracer *t, const struct sbt_event *e)
+{
+	struct sbt_event armed;
+
+	if (e->type != SBT_EV_ENTER || e->probe >= SBT_MAX_PROBES ||
+	    t->ctx.costs.infos[e->probe].kind != SBT_PK_REGION || !t->tg->table)
+		return;
+	if (late_bodies__see(&t->late, &t->ctx, t->tg->table, t->tg->every_process, e, &armed) > 0)
+		feed(t, &armed);
+}
+
 static int on_event(void *ctx, const struct sbt_event *e)
 {
 	struct tracer *t = ctx;
 	struct target *tg = t->tg;
 	struct job *job;
-	int err;
 
 	if (tg->ops->record && tg->ops->record(tg, e))
 		return 0;
@@ -353,9 +377,8 @@ static int on_event(void *ctx, const struct sbt_event *e)
 	if (!job)
 		return 0; /* a process that is not (or no longer) traced */
 	trace_ctx__name_record(&t->ctx, job, e);
-	if (t->writer && (err = tracefile__write(t->writer, e, 1)))
-		trace_file_failed(t, err);
-	jobs__feed(t->ctx.jobs, e);
+	feed(t, e);
+	see_region(t, e);
 	if (job->end_ns)
 		tg->ops->job_exited(tg, job);
 	return 0;
@@ -512,6 +535,7 @@ void tracer__free(struct tracer *t)
 		tracefile__finish(t->writer, NULL);
 	}
 	trace_meta__free(t->meta);
+	late_bodies__free(&t->late);
 	/* before the session closes: a target may have processes to resume */
 	if (t->tg)
 		t->tg->ops->free(t->tg);
