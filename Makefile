@@ -45,7 +45,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 EX_DIR    := $(OUTPUT)/examples
 PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline cond_queue cond_barrier page_touch stepper \
 		    custom_barrier
-OMP_EXAMPLES := omp_barriers omp_critical omp_for omp_kernels omp_tailcall omp_tasks
+OMP_EXAMPLES := omp_barriers omp_critical omp_for omp_kernels omp_nested omp_tailcall omp_tasks
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) \
 	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm)
 BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/gen_trace \

@@ -162,6 +162,23 @@ load helpers
 	done
 }
 
+# Teams that change: one region's num_threads cycling 1..3, and nested
+# regions (nesting inactive, the default: each outer thread's inner region
+# is a team of one, two instances of one body at once). Every instance is
+# one episode with the team that ran it (gcc, clang).
+@test "OpenMP: num_threads changes and nested regions, every instance its own team (gcc, clang)" {
+	local b
+	for b in gomp llvm; do
+		OMP_MAX_ACTIVE_LEVELS=1 OMP_NUM_THREADS=3 run "$SBT" record -o "$T/$b.sbt" -- \
+			"$EX/omp_nested_$b" -s 6 -u 4000
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/$b.out"
+		grep -q "^steps 6 levels 1$" "$T/$b.out"
+		"$SBT" report --format json "$T/$b.sbt" >"$T/$b.json"
+		$CHECK omp_nested "$T/$b.json" "$T/$b.out" "$T/$b.sbt" 6
+	done
+}
+
 # A stripped binary names no region body: each is probed when its region
 # first forks (the frame's entry carries the body's address). The instances
 # forked before count as regions, not episodes; every later one is an episode

@@ -5,6 +5,7 @@ what the example workloads measured about themselves in the same run.
   checks.py imbalance REPORT.json WORKLOAD.out ORIGIN PHASES
   checks.py omp REPORT.json WORKLOAD.out ORIGIN PHASES [any]
   checks.py omp_kernels REPORT.json WORKLOAD.out ORIGIN STEPS [stripped]  (implicit barriers)
+  checks.py omp_nested REPORT.json WORKLOAD.out ORIGIN STEPS  (team sizes, nested regions)
   checks.py barrier REPORT.json WORKLOAD.out ORIGIN PHASES  (any one barrier, no futex calls)
   checks.py condbar REPORT.json WORKLOAD.out ORIGIN PHASES  (cond_barrier: mutex + condvar)
   checks.py tasks REPORT.json WORKLOAD.out   (omp_tasks: tasks created, waits, time in them)
@@ -453,6 +454,51 @@ def omp_kernels(report, wl_out, org_spec, steps, stripped=False):
     check(late >= 1, f"no instance with one clearly late thread: the check had no teeth")
     print(f"{len(region)} region instances, {judged} arrivals compared, {late} with one clearly "
           f"late thread", file=sys.stderr)
+    common_facts(r)
+
+
+def omp_nested(report, wl_out, org_spec, steps):
+    """omp_nested (nesting inactive): per step a region whose team size
+    changes (num_threads 1, 2, 3, ...) and an outer region of two whose
+    threads each fork an inner region (a team of one each). Every instance,
+    inner ones included, is exactly one implicit-barrier episode with the
+    team that ran it, each arrival after the thread's last statement, the
+    late thread the one the threads' clocks say; the three region sites
+    count their instances."""
+    r = load(report)
+    rx = (r"^region (?P<r>\w+) step (?P<s>\d+) outer (?P<o>\d+) thread \d+ tid (?P<tid>\d+) "
+          r"enter_ns (?P<enter>\d+) leave_ns (?P<leave>\d+)$")
+    inst = {}
+    for x in workload_lines(wl_out, rx):
+        key = (x["r"], int(x["s"]), int(x["o"]))
+        inst.setdefault(key, {})[int(x["tid"])] = (int(x["enter"]), int(x["leave"]))
+    org = origin(org_spec, r)
+    region = [p for p in r["phases"] if p["implicit"]]
+    check(len(inst) == 4 * steps, f"the program ran {len(inst)} instances, expected {4 * steps}")
+    check(len(region) == len(inst), f"{len(region)} region barriers, {len(inst)} instances")
+    sizes = {len(team) for (name, _, _), team in inst.items() if name == "resize"}
+    check(len(sizes) >= 2, f"resize teams of sizes {sorted(sizes)}: no team change to judge")
+    counts = sorted(site["count"] for site in r["regions"]["sites"])
+    check(counts == sorted([steps, steps, 2 * steps]), f"region sites count {counts}")
+    matched, late = set(), 0
+    for p in region:
+        got = {t["tid"]: org + t["arrive_ns"] for t in p["threads"]}
+        keys = [k for k, team in inst.items() if set(team) == set(got) and
+                all(team[tid][1] <= a <= team[tid][1] + EDGE_NS for tid, a in got.items())]
+        where = f"phase {p['index']} (threads {sorted(got)})"
+        if not check(len(keys) == 1, f"{where}: matches instances {keys}"):
+            continue
+        check(keys[0] not in matched, f"{where}: instance {keys[0]} twice")
+        matched.add(keys[0])
+        ends = {tid: w[1] for tid, w in inst[keys[0]].items()}
+        cand = {tid for tid, e in ends.items() if e + EDGE_NS >= max(ends.values())}
+        late += len(cand) == 1 and len(ends) > 1
+        check(p["critical_tid"] in cand,
+              f"{where}: late thread {p['critical_tid']}, the threads say {sorted(cand)}")
+    check(matched == set(inst), f"instances without an episode: {sorted(set(inst) - matched)}")
+    check(late >= 1, "no instance with one clearly late thread: the check had no teeth")
+    print(f"{len(region)} region instances matched, {late} with one clearly late thread",
+          file=sys.stderr)
     common_facts(r)
 
 
@@ -1050,6 +1096,7 @@ def main(argv):
         "imbalance": lambda: imbalance(a[0], a[1], a[2], int(a[3])),
         "attach": lambda: attach(a[0], a[1], a[2]),
         "omp": lambda: omp(a[0], a[1], a[2], int(a[3]), *a[4:5]),
+        "omp_nested": lambda: omp_nested(a[0], a[1], a[2], int(a[3])),
         "omp_kernels": lambda: omp_kernels(a[0], a[1], a[2], int(a[3]),
                                            len(a) > 4 and a[4] == "stripped"),
         "barrier": lambda: barrier(a[0], a[1], a[2], int(a[3])),
