@@ -19,9 +19,6 @@ bench_init "$@"
 EX=.output/examples
 CB_ARGS="-t 2 -n $CALLS -c 20000 -s 5"
 
-json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
-total_ns() { awk '$1 == "total_ns" { print $2 }' "$1"; }
-
 echo "== 1. condvar barrier episodes vs the program's barrier calls; work queues =="
 echo "| program | --trace | barrier calls per worker (program) | phases (trace) | condvar-barrier sites | broadcasts | records lost |"
 echo "|---|---|---|---|---|---|---|"

@@ -66,5 +66,10 @@ run_loop() {
 	awk '/ns_per_call/ {print $4}' "$TMP/loop"
 }
 
+# json FILE EXPR: print a Python expression of the JSON document r in FILE
+json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# total_ns OUT: the run time an example workload measured itself
+total_ns() { awk '$1 == "total_ns" { print $2 }' "$1"; }
+
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 

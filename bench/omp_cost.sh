@@ -21,9 +21,6 @@ EX=.output/examples
 COUNT=$PWD/.output/bench/omp_count.so
 export OMP_NUM_THREADS=2
 
-json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
-total_ns() { awk '$1 == "total_ns" { print $2 }' "$1"; }
-
 echo "== 1. implicit-barrier episodes vs forks counted by LD_PRELOAD (omp_kernels -s 20 -n 400) =="
 echo "| build | forks (preload) | regions (program) | region barriers (trace) | partial | records lost |"
 echo "|---|---|---|---|---|---|"

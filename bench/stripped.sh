@@ -17,9 +17,6 @@ EX=.output/examples
 STEPS=10
 K_ARGS="-s $STEPS -n 1200"
 
-json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
-total_ns() { awk '$1 == "total_ns" { print $2 }' "$1"; }
-
 echo "== 1. stripped vs with symbols: omp_kernels $K_ARGS, 2 threads, $ROUNDS rounds =="
 echo "| build | binary | region instances | region-barrier episodes | before the body was probed | traced ms (median) |"
 echo "|---|---|---|---|---|---|"
