@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "lib/proc.h"
 
@@ -143,6 +144,16 @@ static int find_file(const struct mapped_file *f, int n, uint64_t dev, uint64_t 
 	return -1;
 }
 
+static uint64_t dev_number(unsigned int major, unsigned int minor)
+{
+	return ((uint64_t)major << 32) | minor;
+}
+
+uint64_t proc__dev_of(dev_t st_dev)
+{
+	return dev_number(major(st_dev), minor(st_dev));
+}
+
 /* One mapping of a maps line: its addresses and where in the file they start. */
 struct maps_range {
 	uint64_t start, end, pgoff;
@@ -164,7 +175,7 @@ static int parse_maps_line(const char *line, struct mapped_file *m, struct maps_
 	if (path[0] != '/' || !m->inode || strstr(path, " (deleted)"))
 		return -ENOENT;
 	snprintf(m->path, sizeof(m->path), "%.*s", (int)strcspn(path, "\n"), path);
-	m->dev = ((uint64_t)major << 32) | minor;
+	m->dev = dev_number(major, minor);
 	m->executable = perms[2] == 'x';
 	return 0;
 }

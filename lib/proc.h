@@ -51,6 +51,9 @@ struct mapped_file {
 	int executable;	     /* has an executable mapping */
 };
 
+/* A file's device as mapped_file.dev holds it (major << 32 | minor, the
+ * numbers /proc/PID/maps shows), from stat(2)'s st_dev. */
+uint64_t proc__dev_of(dev_t st_dev);
 /* The files process pid maps. Returns the count and a malloc'ed array in
  * *out, or a negative errno (-ESRCH: no such process). */
 int proc__mapped_files(pid_t pid, struct mapped_file **out);

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include "user/resolve/discover.h"
 #include "lib/log.h"
 #include "lib/proc.h"
@@ -19,11 +18,6 @@ static const char *const installed_globs[] = {
 	"/lib/*-linux-gnu*/libiomp5.so",  "/lib/llvm-*/lib/libomp.so*",
 	"/usr/local/lib/libgomp.so*",	  "/usr/local/lib/libomp.so*",
 };
-
-static uint64_t dev_of(const struct stat *st)
-{
-	return ((uint64_t)major(st->st_dev) << 32) | minor(st->st_dev);
-}
 
 int discover__init(struct discover *d, unsigned int classes, const struct user_probe *up, int nup,
 		   int loader)
@@ -45,7 +39,7 @@ int discover__init(struct discover *d, unsigned int classes, const struct user_p
 	for (i = 0; i < nup; i++) {
 		if (stat(up[i].binary, &st))
 			continue;
-		d->up_ident[i].dev = dev_of(&st);
+		d->up_ident[i].dev = proc__dev_of(st.st_dev);
 		d->up_ident[i].ino = st.st_ino;
 		es = elfsym__open(up[i].binary, &e);
 		if (es) {
@@ -190,7 +184,7 @@ int discover__path(struct discover *d, const char *path)
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return -ENOENT;
 	memset(&f, 0, sizeof(f));
-	f.dev = dev_of(&st);
+	f.dev = proc__dev_of(st.st_dev);
 	f.inode = st.st_ino;
 	f.executable = 1;
 	if (!realpath(path, f.path))

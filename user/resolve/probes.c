@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "user/resolve/elfsym.h"
 #include "user/resolve/probes.h"
@@ -490,7 +489,7 @@ static const struct mapped_file *find_mapped(const struct mapped_file *files, in
 	int i;
 
 	if (!stat(binary, &st)) {
-		uint64_t dev = ((uint64_t)major(st.st_dev) << 32) | minor(st.st_dev);
+		uint64_t dev = proc__dev_of(st.st_dev);
 
 		for (i = 0; i < n; i++)
 			if (files[i].inode == st.st_ino && files[i].dev == dev)
@@ -525,7 +524,7 @@ static int add_user_probe(struct probe_table *t, const struct user_probe *up,
 		}
 		snprintf(unmapped.open_path, sizeof(unmapped.open_path), "%s", unmapped.path);
 		if (!stat(unmapped.path, &st)) {
-			unmapped.dev = ((uint64_t)major(st.st_dev) << 32) | minor(st.st_dev);
+			unmapped.dev = proc__dev_of(st.st_dev);
 			unmapped.inode = st.st_ino;
 		}
 		f = &unmapped;
