@@ -30,6 +30,13 @@ struct ph_body {
 	__u64 armed_ns; /* its probe went in then (found while tracing), else 0 */
 };
 
+/* An instance of body b forked at fork_ts began before b's probe went in:
+ * some shares may have started unseen (late_bodies.h). */
+static int forked_unprobed(const struct ph_body *b, __u64 fork_ts)
+{
+	return b && fork_ts < b->armed_ns;
+}
+
 static struct ph_body *body_of(struct phases *p, __u32 pid, __u64 addr)
 {
 	struct ph_body *b = hmap_get(&p->bodies, pid, addr);
@@ -68,7 +75,7 @@ int implicit__unprobed(const struct phases *p, const struct ph_thread *t, int d)
 {
 	const struct ph_body *b = hmap_get(&p->bodies, t->pid, t->stack[d].obj);
 
-	return b && t->stack[d].ts < b->armed_ns;
+	return forked_unprobed(b, t->stack[d].ts);
 }
 
 /* The instance thread t (about to push its frame at depth d) starts a share
@@ -82,11 +89,11 @@ static __u64 instance_of(const struct phases *p, const struct ph_thread *t, int 
 
 	if (d > 0 && d <= STACK_MAX) {
 		if (p->cfg.probes[t->stack[d - 1].probe].kind == SBT_PK_REGION &&
-		    t->stack[d - 1].obj == e->site && !(b && t->stack[d - 1].ts < b->armed_ns))
+		    t->stack[d - 1].obj == e->site && !forked_unprobed(b, t->stack[d - 1].ts))
 			return t->stack[d - 1].inst;
 		return 0;
 	}
-	return d == 0 && b && b->fork_tm >= b->armed_ns ? b->inst : 0;
+	return d == 0 && b && !forked_unprobed(b, b->fork_tm) ? b->inst : 0;
 }
 
 /* Fork hand-off (Malony-Reed §3.2.2): a worker starts its share at the
@@ -100,7 +107,7 @@ void implicit__before_body(struct phases *p, struct ph_thread *t, const struct s
 	__u64 ta;
 
 	if (!b || !b->inst || t->depth || !approx__event_based(p) || e->ts < b->fork_tm ||
-	    b->fork_tm < b->armed_ns)
+	    forked_unprobed(b, b->fork_tm))
 		return;
 	ta = b->fork_ta + sub0(e->ts - b->fork_tm, p->cfg.alpha_enter[b->fork_probe]);
 	if (ta >= t->ta_prev && ta < approx__time_based(t, e->ts))
