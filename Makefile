@@ -43,7 +43,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
 EX_DIR    := $(OUTPUT)/examples
-PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline cond_queue cond_barrier page_touch stepper \
+PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline sem_barrier cond_queue cond_barrier page_touch stepper \
 		    custom_barrier
 OMP_EXAMPLES := omp_barriers omp_critical omp_for omp_kernels omp_nested omp_tailcall omp_tasks
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) \

@@ -52,6 +52,13 @@ static int checks_serial(const struct phases *p, const struct ph_episode *ep)
 	return !strcmp(p->cfg.probes[ep->probe].symbol, "pthread_barrier_wait") && !ep->lost;
 }
 
+/* Arrivals still expected: a semaphore barrier's waiter can enter its wait
+ * after the last thread posted (and left). */
+static int awaits_arrivals(const struct ph_episode *ep)
+{
+	return ep->n < ep->expect;
+}
+
 static void complete(struct phases *p, struct ph_episode *ep)
 {
 	struct ph_site *s = sites__get(p, ep);
@@ -105,6 +112,15 @@ static void departed(struct phases *p, struct ph_thread *t, struct ph_episode *e
 	t->wait_a_ns += ph_wait_a(a);
 }
 
+/* The first departure: later arrivals at its key begin the next episode. */
+static void release(struct phases *p, struct ph_episode *ep)
+{
+	if (ep->state == PH_OPEN) {
+		ep->state = PH_RELEASING;
+		hmap_del(&p->open, ep->pid, ep->key);
+	}
+}
+
 void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval,
 		      __u64 site, __u64 blocked_ns)
 {
@@ -114,10 +130,8 @@ void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __
 	if (!ep)
 		return;
 	t->waiting = NULL;
-	if (ep->state == PH_OPEN) {
-		ep->state = PH_RELEASING;
-		hmap_del(&p->open, ep->pid, ep->key);
-	}
+	if (!awaits_arrivals(ep))
+		release(p, ep);
 	a = &ep->arr[t->waiting_idx];
 	a->depart_ns = depart_ns;
 	a->retval = retval;
@@ -136,7 +150,7 @@ void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __
 	}
 	if (depart_ns)
 		departed(p, t, ep, a);
-	if (ep->departed == ep->n)
+	if (ep->departed == ep->n && !awaits_arrivals(ep))
 		complete(p, ep);
 }
 
@@ -207,6 +221,37 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	t->waiting = ep;
 	t->waiting_idx = ep->n++;
 	t->ctr_target = CTR_ARRIVAL;
+	/* the last one expected, after a departure */
+	if (ep->departed && !awaits_arrivals(ep))
+		release(p, ep);
+}
+
+void episodes__expect(struct phases *p, __u32 pid, __u64 key, __u32 n)
+{
+	struct ph_episode *ep = hmap_get(&p->open, pid, key);
+
+	if (ep && n > ep->expect)
+		ep->expect = n;
+}
+
+void episodes__stop_expecting(struct phases *p, struct ph_episode *ep)
+{
+	if (!awaits_arrivals(ep))
+		return;
+	ep->expect = 0;
+	if (!ep->departed)
+		return;
+	release(p, ep);
+	if (ep->departed == ep->n)
+		complete(p, ep);
+}
+
+void episodes__stop_expecting_key(struct phases *p, __u32 pid, __u64 key)
+{
+	struct ph_episode *ep = hmap_get(&p->open, pid, key);
+
+	if (ep)
+		episodes__stop_expecting(p, ep);
 }
 
 void episodes__lost(struct phases *p, __u32 lost)

@@ -8,14 +8,21 @@
  * the wait of the call they happen in; thread and counter records go to
  * their modules. Every record is approximated before its handling, and its
  * own probe cost charged after it (approx.c). Records are held back while a
- * condition variable's nature is undecided (condbar.c): a condvar barrier's
- * first episodes are barrier episodes too.
+ * condition variable's or a semaphore's nature is undecided (condbar.c,
+ * sembar.c): the first episodes of such a barrier are barrier episodes too.
  */
 #include <errno.h>
 #include <string.h>
 #include "analyses/phases_impl.h"
 #include "analyses/condbar.h"
+#include "analyses/sembar.h"
+#include "analyses/semgroups.h"
 #include "analyses/sync.h"
+
+static int is_call(const struct sbt_event *e)
+{
+	return e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT;
+}
 
 static int is_barrier(int kind)
 {
@@ -77,6 +84,87 @@ static int cond_barrier_call(const struct phases *p, const struct ph_thread *t, 
 	return condbar__is_barrier(p->condbar, t->pid, cv);
 }
 
+/* A call of probe kind kind on semaphore sem, recognized as a barrier
+ * (sembar.c). */
+static int sem_barrier_call(const struct phases *p, const struct ph_thread *t, int kind, __u64 sem)
+{
+	return p->sembar && sembar__is_sem_kind(kind) && sembar__is_barrier(p->sembar, t->pid, sem);
+}
+
+/* Call d of thread t on a barrier semaphore entered (record e): a thread's
+ * first call in a release group (semgroups.h) is its arrival in the
+ * group's episode. A waiter that enters its wait after the burst that
+ * releases it had counted itself in before the last thread did: its
+ * arrival is put just before the burst. */
+static void sem_barrier_enter(struct phases *p, struct ph_thread *t, int d,
+			      const struct sbt_event *e, int kind)
+{
+	struct sbt_event a = *e;
+	struct sg_step st;
+	__u64 key;
+
+	semgroups__enter(p->semgroups, e, kind, e->obj, &st);
+	if (!st.group)
+		return;
+	key = semgroups__key(e->obj, st.group);
+	if (d < STACK_MAX)
+		t->stack[d].inst = key;
+	if (st.closed)
+		episodes__stop_expecting_key(p, e->pid, semgroups__key(e->obj, st.closed));
+	if (!st.arrives || barrier_depth(p, t, d))
+		return;
+	if (kind != SBT_PK_SEM_POST && st.release_ns && a.ts >= st.release_ns)
+		a.ts = max_u64(st.release_ns - 1, t->last_depart);
+	episodes__arrive(p, t, &a, key, e->obj);
+	episodes__expect(p, e->pid, key, st.expect);
+}
+
+/* Call d of thread t on a barrier semaphore returned (record e): the
+ * thread leaves the episode it arrived in with the call; the one that
+ * posts, when its burst of posts ends. */
+static void sem_barrier_return(struct phases *p, struct ph_thread *t, int d,
+			       const struct sbt_event *e, int kind)
+{
+	struct sg_step st;
+
+	if (kind != SBT_PK_SEM_POST)
+		semgroups__exit(p->semgroups, e, kind, &st);
+	if (d >= STACK_MAX || !t->waiting || !t->stack[d].inst ||
+	    t->waiting->key != t->stack[d].inst)
+		return;
+	if (kind == SBT_PK_SEM_POST) {
+		t->burst_sem = t->stack[d].obj;
+		t->burst_end_ns = e->ts;
+		t->burst_site = e->site;
+		/* its counters are the departure's if this post is the last */
+		t->ctr_target = CTR_DEPARTURE;
+		return;
+	}
+	episodes__settle(p, t, e->ts, 0, e->site, t->stack[d].blocked_ns);
+}
+
+/* Record e of thread t is part of its burst of posts: another post, a
+ * futex call inside one, the counters read at one. */
+static int continues_burst(const struct phases *p, const struct ph_thread *t,
+			   const struct sbt_event *e)
+{
+	if (e->type == SBT_EV_COUNTERS ||
+	    ((e->type == SBT_EV_FUTEX_ENTER || e->type == SBT_EV_FUTEX_EXIT) && t->depth > 0))
+		return 1;
+	if (!is_call(e) || e->probe >= p->cfg.nprobes ||
+	    p->cfg.probes[e->probe].kind != SBT_PK_SEM_POST)
+		return 0;
+	return e->type == SBT_EV_EXIT || e->obj == t->burst_sem;
+}
+
+void feed__burst_done(struct phases *p, struct ph_thread *t)
+{
+	if (!t->burst_sem)
+		return;
+	t->burst_sem = 0;
+	episodes__settle(p, t, t->burst_end_ns, 0, t->burst_site, 0);
+}
+
 static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int kind = p->cfg.probes[e->probe].kind;
@@ -108,6 +196,8 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		episodes__arrive(p, t, e, object, object);
 	} else if (cond_barrier_call(p, t, kind, e->probe, e->obj) && barrier_depth(p, t, d) == 0) {
 		episodes__arrive(p, t, e, e->obj, e->obj);
+	} else if (sem_barrier_call(p, t, kind, e->obj)) {
+		sem_barrier_enter(p, t, d, e, kind);
 	} else if (kind == SBT_PK_REGION && d < STACK_MAX) {
 		implicit__fork(p, t, d, e);
 	} else if (kind == SBT_PK_REGION_BODY && d < STACK_MAX) {
@@ -186,7 +276,7 @@ static int departs_cond_barrier(const struct phases *p, const struct ph_thread *
 static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int kind = p->cfg.probes[e->probe].kind;
-	int d, cbar;
+	int d, cbar, sbar;
 
 	/* Find the matching call; exits of calls entered before the session
 	 * (or whose entry was lost) have none and are ignored. */
@@ -201,9 +291,11 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		t->stack[d - 1].blocked_ns += t->stack[d].blocked_ns;
 		t->stack[d - 1].futex_waits += t->stack[d].futex_waits;
 	}
-	/* a condvar barrier's wait is barrier time, not a lock/sem/cond wait */
+	/* a condvar or semaphore barrier's wait is barrier time, not a
+	 * lock/sem/cond wait */
 	cbar = departs_cond_barrier(p, t, d, kind);
-	if (is_sync_wait(kind) && !same_as_caller(p, t, d) && !cbar)
+	sbar = d < STACK_MAX && sem_barrier_call(p, t, kind, t->stack[d].obj);
+	if (is_sync_wait(kind) && !same_as_caller(p, t, d) && !cbar && !sbar)
 		t->sync_wait_ns += e->ts - t->stack[d].ts;
 	if (kind == SBT_PK_REGION) {
 		regions__done(p, e, e->ts - t->stack[d].ts,
@@ -231,7 +323,10 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 
 		if (cbar)
 			episodes__settle(p, t, e->ts, 0, e->site, t->stack[d].blocked_ns);
-		paired = !ph_is_release(kind) && p->cfg.sync && call_done(p, t, d, e, &v, cbar);
+		if (sbar)
+			sem_barrier_return(p, t, d, e, kind);
+		paired = !ph_is_release(kind) && p->cfg.sync &&
+			 call_done(p, t, d, e, &v, cbar || sbar);
 
 		if (p->ops.call)
 			call_returned(p, t, d, e, paired ? &v : NULL);
@@ -300,11 +395,6 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 	} else if (sync__futex_is_wake(t->futex.op) && p->cfg.sync) {
 		sync__futex_wake(p->cfg.sync, e->pid, t->futex.uaddr, ret);
 	}
-}
-
-static int is_call(const struct sbt_event *e)
-{
-	return e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT;
 }
 
 /* An unknown type, or a call record of an unknown probe id. */
@@ -396,6 +486,8 @@ static int feed_one(struct phases *p, const struct sbt_event *e)
 	t = threads__get(p, e->pid, e->tid);
 	if (!t)
 		return -ENOMEM;
+	if (t->burst_sem && !continues_burst(p, t, e))
+		feed__burst_done(p, t);
 	if (is_call(e))
 		t->ctr_target = CTR_NONE; /* set again by an arrival or a departure */
 	/* futex records inside a probed call are part of that call: they get
@@ -413,10 +505,18 @@ static int feed_one(struct phases *p, const struct sbt_event *e)
 	return 0;
 }
 
-/* Records held for undecided condvars at most (20 MB): past it they are
- * decided as no barriers. A condvar broadcast once (a start gate) stays
- * undecided until then or the end of the trace. */
+/* Records held for undecided condvars and semaphores at most (20 MB, or
+ * 10 s of the trace): past it they are decided as no barriers. A condvar
+ * broadcast once or a semaphore posted once (a start gate) stays undecided
+ * until then or the end of the trace. */
 #define HOLD_MAX_RECORDS (1u << 19)
+#define HOLD_MAX_NS	 (10ULL * 1000000000ULL)
+
+static int pending(const struct phases *p)
+{
+	return (p->condbar && condbar__pending(p->condbar)) ||
+	       (p->sembar && sembar__pending(p->sembar));
+}
 
 void phases__release_held(struct phases *p)
 {
@@ -424,6 +524,8 @@ void phases__release_held(struct phases *p)
 
 	if (p->condbar)
 		condbar__decide_pending(p->condbar);
+	if (p->sembar)
+		sembar__decide_pending(p->sembar);
 	for (i = 0; i < p->nheld; i++)
 		feed_one(p, &p->held[i]);
 	p->nheld = 0;
@@ -433,14 +535,16 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 {
 	if (p->condbar)
 		condbar__observe(p->condbar, e);
-	if (!p->nheld && (!p->condbar || !condbar__pending(p->condbar)))
+	if (p->sembar)
+		sembar__observe(p->sembar, e);
+	if (!p->nheld && !pending(p))
 		return feed_one(p, e);
 	if (array_reserve((void **)&p->held, &p->cap_held, p->nheld + 1, sizeof(*e))) {
 		phases__release_held(p);
 		return feed_one(p, e);
 	}
 	p->held[p->nheld++] = *e;
-	if (!condbar__pending(p->condbar) || p->nheld >= HOLD_MAX_RECORDS)
+	if (!pending(p) || p->nheld >= HOLD_MAX_RECORDS || e->ts > p->held[0].ts + HOLD_MAX_NS)
 		phases__release_held(p);
 	return 0;
 }

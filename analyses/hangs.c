@@ -89,7 +89,7 @@ void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns)
 	for (i = 0; i < p->ninflight; i++) {
 		struct ph_episode *ep = p->inflight[i];
 
-		if (ep->state == PH_OPEN && !ep->hang_reported && ep->n &&
+		if (ep->state == PH_OPEN && !ep->hang_reported && ep->n && !ep->departed &&
 		    now_ns >= ep->last_arrive + timeout_ns)
 			report_hang(p, ep);
 	}
@@ -100,6 +100,12 @@ void phases__finish(struct phases *p)
 	size_t i;
 
 	phases__release_held(p);
+	for (i = 0; i < p->nthreads; i++)
+		feed__burst_done(p, p->thread_list[i]);
+	/* no more arrivals come to episodes that expected some (completing
+	 * one takes it out of the list: from the end) */
+	for (i = p->ninflight; i-- > 0;)
+		episodes__stop_expecting(p, p->inflight[i]);
 	/* Settle released episodes first: completing them may move sites'
 	 * participant lists, which hang reports read. */
 	for (i = 0; i < p->nthreads; i++) {

@@ -8,6 +8,21 @@
 #include <string.h>
 #include "analyses/condbar.h"
 #include "analyses/phases_impl.h"
+#include "analyses/sembar.h"
+#include "analyses/semgroups.h"
+
+/* Which condvars and semaphores are barriers. Without them (no memory),
+ * none is. */
+static void new_classifiers(struct phases *p)
+{
+	p->condbar = condbar__new(p->cfg.probes, p->cfg.nprobes);
+	p->sembar = sembar__new(p->cfg.probes, p->cfg.nprobes);
+	p->semgroups = semgroups__new(NULL, NULL);
+	if (!p->semgroups) {
+		sembar__free(p->sembar);
+		p->sembar = NULL;
+	}
+}
 
 struct phases *phases__new(const struct phases_config *cfg, const struct phases_ops *ops, void *ctx)
 {
@@ -23,8 +38,8 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	hmap_init(&p->open);
 	hmap_init(&p->bodies);
 	hmap_init(&p->objects);
-	/* without it (no memory) condvars are never barriers */
-	p->condbar = condbar__new(cfg->probes, cfg->nprobes);
+	if (!cfg->no_sync_barriers)
+		new_classifiers(p);
 	return p;
 }
 
@@ -49,6 +64,8 @@ void phases__free(struct phases *p)
 	hmap_free_values(&p->bodies);
 	hmap_free_values(&p->objects);
 	condbar__free(p->condbar);
+	sembar__free(p->sembar);
+	semgroups__free(p->semgroups);
 	free(p->held);
 	free(p);
 }

@@ -56,9 +56,11 @@ struct ph_episode {
 	 * thread and counter statistics: threads may be missing from it too
 	 * (those waiting when the probes went in are not seen leaving). */
 	__u32 partial;
-	int state; /* internal: open, or released and waiting for departures */
-	__u64 key; /* internal: its key among the open episodes (the object, or
-		    * a parallel region's instance) */
+	__u32 expect; /* arrivals it waits for before a departure releases it: a
+		       * semaphore barrier's team (sembar.h); 0: none */
+	int state;    /* internal: open, or released and waiting for departures */
+	__u64 key;    /* internal: its key among the open episodes (the object, or
+		       * a parallel region's instance) */
 	int hang_reported;
 };
 
@@ -103,7 +105,9 @@ struct ph_thread {
 		__u64 ts, obj, arg2;
 		__u64 blocked_ns;
 		__u64 ta;     /* approximated time of the entry */
-		__u64 inst;   /* region frame or body: its instance (implicit.c); 0 none */
+		__u64 inst;   /* region frame or body: its instance (implicit.c);
+			       * call on a barrier semaphore: its group's episode
+			       * key (semgroups.h); 0 none */
 		__u64 ran_ns; /* task wait: task bodies it ran meanwhile (tasks.c) */
 	} stack[8];
 	int depth;
@@ -137,6 +141,9 @@ struct ph_thread {
 	__u64 overhead_total;
 	struct ph_episode *waiting;
 	__u32 waiting_idx;
+	/* the last arrival at a semaphore barrier leaves when its burst of
+	 * posts ends (feed.c): the semaphore, and its latest post's return */
+	__u64 burst_sem, burst_end_ns, burst_site;
 };
 
 /* Parallel region frames (GOMP_parallel, __kmpc_fork_call, --probe :region)
@@ -233,6 +240,9 @@ struct phases_config {
 	__u64 alpha_counters; /* cost of one COUNTERS record */
 	int model;	      /* enum ph_model */
 	int exit_order;	      /* enum ph_exit_order, for PH_MODEL_SM */
+	/* condvars and semaphores are never barriers: no record is held back
+	 * while one is classified (condbar.h, sembar.h) */
+	int no_sync_barriers;
 };
 
 struct phases;

@@ -5,7 +5,8 @@
  *
  *   phases.c          the object: lifecycle, accessors, episode metrics
  *   feed.c            phases__feed(): a record through its thread's call stack;
- *                     records held while a condvar is classified (condbar.c)
+ *                     records held while a condvar or a semaphore is
+ *                     classified (condbar.c, sembar.c)
  *   threads.c         the thread table: first sight, start, exit, a recycled id
  *   episodes.c        arrivals grouped into episodes; settle, complete
  *   sites.c           loop-barrier sites, idle time per thread
@@ -27,6 +28,8 @@
 #include "analyses/phases.h"
 
 struct condbar;
+struct sembar;
+struct semgroups;
 
 #define LOST_PHASES_KEPT 16
 
@@ -47,12 +50,14 @@ struct phases {
 	struct ph_thread **thread_list;
 	size_t nthreads, cap_threads;
 
-	struct hmap open;	 /* (pid, object key) -> OPEN episode */
-	struct hmap bodies;	 /* (pid, region body address) -> struct ph_body */
-	__u64 instances;	 /* parallel region instances started */
-	struct hmap objects;	 /* (pid, object) -> struct obj_state */
-	struct condbar *condbar; /* which condvars are barriers (condbar.c) */
-	struct sbt_event *held;	 /* records held while one is undecided */
+	struct hmap open;	     /* (pid, object key) -> OPEN episode */
+	struct hmap bodies;	     /* (pid, region body address) -> struct ph_body */
+	__u64 instances;	     /* parallel region instances started */
+	struct hmap objects;	     /* (pid, object) -> struct obj_state */
+	struct condbar *condbar;     /* which condvars are barriers (condbar.c) */
+	struct sembar *sembar;	     /* which semaphores are barriers (sembar.c) */
+	struct semgroups *semgroups; /* their release groups, in feed order */
+	struct sbt_event *held;	     /* records held while one is undecided */
 	size_t nheld, cap_held;
 	void (*on_record)(void *ctx, const struct sbt_event *e, const struct phases *p);
 	void *record_ctx;
@@ -102,9 +107,13 @@ static inline int ph_is_release(int kind)
 	return kind == SBT_PK_UNLOCK || kind == SBT_PK_SEM_POST || kind == SBT_PK_COND_SIGNAL;
 }
 
-/* feed.c: the records held for undecided condvars, analysed now (the
- * condvars still undecided are no barriers). */
+/* feed.c: the records held for undecided condvars and semaphores, analysed
+ * now (those still undecided are no barriers). */
 void phases__release_held(struct phases *p);
+
+/* feed.c: thread t's burst of posts at a semaphore barrier ended: it
+ * leaves the barrier at its last post's return. */
+void feed__burst_done(struct phases *p, struct ph_thread *t);
 
 /* threads.c: thread tid, added on first sight (NULL: no memory); its
  * THREAD_START (a recycled id starts afresh) and THREAD_EXIT records. */
@@ -120,6 +129,12 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
  * never (depart_ns == 0). Completes the episode when it was the last. */
 void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval,
 		      __u64 site, __u64 blocked_ns);
+/* The open episode of key expects n arrivals at least (a semaphore
+ * barrier's team): its first departure does not release it before. */
+void episodes__expect(struct phases *p, __u32 pid, __u64 key, __u32 n);
+/* No more arrivals are coming to ep (or to the open episode of key). */
+void episodes__stop_expecting(struct phases *p, struct ph_episode *ep);
+void episodes__stop_expecting_key(struct phases *p, __u32 pid, __u64 key);
 /* Records lost: every episode in flight is marked. */
 void episodes__lost(struct phases *p, __u32 lost);
 void episode__free(struct ph_episode *ep);

@@ -82,13 +82,18 @@ static inline int report__implicit(const struct report *r, __u16 probe)
 	       r->src.phases.probes[probe].kind == SBT_PK_REGION_BODY;
 }
 
-/* A barrier made of a mutex and a condvar (its episodes' probe is a condvar
- * call: analyses/condbar.h). */
-static inline int report__condvar_barrier(const struct report *r, __u16 probe)
+/* What a barrier whose episodes' probe is probe is made of: a mutex and a
+ * condvar (analyses/condbar.h), semaphores (analyses/sembar.h), or NULL: a
+ * barrier function or a parallel region. */
+static inline const char *report__made_of(const struct report *r, __u16 probe)
 {
-	return probe < r->src.phases.nprobes &&
-	       (r->src.phases.probes[probe].kind == SBT_PK_COND_WAIT ||
-		r->src.phases.probes[probe].kind == SBT_PK_COND_SIGNAL);
+	int kind = probe < r->src.phases.nprobes ? r->src.phases.probes[probe].kind : 0;
+
+	if (kind == SBT_PK_COND_WAIT || kind == SBT_PK_COND_SIGNAL)
+		return "mutex + condvar";
+	if (kind == SBT_PK_SEM_WAIT || kind == SBT_PK_SEM_TRYWAIT || kind == SBT_PK_SEM_POST)
+		return "semaphores";
+	return NULL;
 }
 
 static inline const char *report__comm(const struct report *r, __u32 tid)

@@ -318,6 +318,14 @@ static void json_regions(struct report *r)
 	json_obj_end(j);
 }
 
+/* A site's "made_of": what its episodes are found in. */
+static const char *site_made_of(const struct report *r, __u16 probe)
+{
+	if (report__implicit(r, probe))
+		return "parallel region";
+	return report__made_of(r, probe) ? report__made_of(r, probe) : "barrier function";
+}
+
 static void json_site(struct report *r, const struct ph_site *s)
 {
 	struct json *j = &r->json;
@@ -330,6 +338,7 @@ static void json_site(struct report *r, const struct ph_site *s)
 	json_ku64(j, "pid", s->pid);
 	json_kstr(j, "symbol", report__symbol(r, s->probe));
 	json_kbool(j, "implicit", report__implicit(r, s->probe));
+	json_kstr(j, "made_of", site_made_of(r, s->probe));
 	json_kstr(j, "call_site", bn.where);
 	json_kstr(j, "name", bn.name);
 	json_ku64(j, "object", s->object);

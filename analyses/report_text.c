@@ -252,14 +252,15 @@ static void text_site(struct report *r, const struct ph_site *s)
 {
 	/* a parallel region's implicit barrier: one episode per instance */
 	int implicit = report__implicit(r, s->probe);
+	const char *made_of = report__made_of(r, s->probe);
 	struct barrier_names bn;
 	__u32 k;
 
 	report__name_barrier(r, s->pid, s->call_site, s->object, s->probe, &bn);
-	fprintf(r->o.out, "%s barrier %s \"%s\"%s (pid %u): %" PRIu64 " %s\n",
-		implicit ? "Region" : "Loop", bn.where, bn.name,
-		report__condvar_barrier(r, s->probe) ? " (mutex + condvar)" : "", s->pid,
-		(uint64_t)s->episodes, implicit ? "regions" : "episodes");
+	fprintf(r->o.out, "%s barrier %s \"%s\"%s%s%s (pid %u): %" PRIu64 " %s\n",
+		implicit ? "Region" : "Loop", bn.where, bn.name, made_of ? " (" : "",
+		made_of ? made_of : "", made_of ? ")" : "", s->pid, (uint64_t)s->episodes,
+		implicit ? "regions" : "episodes");
 	fprintf(r->o.out,
 		"    barrier time: total %.3f ms, min %.3f, mean %.3f, max %.3f, sd %.3f ms\n",
 		ms(s->barrier_sum), ms(s->barrier_min), ms(s->barrier_sum / s->episodes),

@@ -307,6 +307,7 @@ static int sem_call(struct sync *s, const struct sync_call *c, int kind, struct 
 
 	if (!o)
 		return 0;
+	o->barrier |= c->barrier;
 	if ((int)c->retval == 0) {
 		account_wait(o, c);
 		return pair_p(s, o, c, v);

@@ -25,7 +25,8 @@ struct sync_call {
 	__u64 site;	  /* call site */
 	__u64 blocked_ns; /* time in futex waits during the call */
 	__u32 futex_waits;
-	int barrier; /* a wait at a condvar that is a barrier (condbar.h) */
+	int barrier; /* a wait at a condvar or semaphore that is a barrier
+		      * (condbar.h, sembar.h) */
 };
 
 /* Per-thread share of an object. */
@@ -71,7 +72,7 @@ struct sync_obj {
 	__u64 holds;
 	__u64 blocked_ns; /* of wait_ns, the time blocked in the kernel */
 	__u64 outside;	  /* futex: waits outside any probed function */
-	int barrier;	  /* condvars: a barrier, its waits barrier time */
+	int barrier;	  /* condvars, semaphores: a barrier, its waits barrier time */
 	__u64 outside_ns;
 	struct sync_share *threads;
 	__u32 nthreads;

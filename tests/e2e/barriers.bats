@@ -264,6 +264,35 @@ PY
 	grep -q 'Loop barrier barrier_call (cond_barrier.c:[0-9]*) "gm+0x28" (mutex + condvar) (pid [0-9]*): 9 episodes' "$T/cb.txt"
 }
 
+# The textbook barrier made of semaphores (Pacheco's pth_sem_bar: a
+# semaphore as the counter's mutex, the last thread posts for the others;
+# -A: for everyone, and waits too), two barrier semaphores taking turns.
+# Recognized from the records: every episode a phase, the first ones too;
+# the mutex semaphore no barrier.
+@test "a barrier made of semaphores (textbook, both shapes): every episode, late thread, times" {
+	local how
+	for how in "" -A; do
+		run "$SBT" record --trace all -e context-switches -o "$T/sb.sbt" -- \
+			"$EX/sem_barrier" -t 4 -n 4 -c 200000 $how
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/sb.out"
+		"$SBT" report --format json "$T/sb.sbt" >"$T/sb.json"
+		$CHECK sembar "$T/sb.json" "$T/sb.out" "$T/sb.sbt" 9
+	done
+	"$SBT" report "$T/sb.sbt" >"$T/sb.txt"
+	[ "$(grep -c 'Loop barrier barrier_call (sem_barrier.c:[0-9]*) "sb+0x[24]0" (semaphores) (pid [0-9]*): [45] episodes' "$T/sb.txt")" -eq 2 ]
+}
+
+# Attached: the live lines and the summary of a semaphore barrier.
+@test "a semaphore barrier under -p: live lines and the summary count every episode" {
+	start_workload "$T/wl.out" "$EX/sem_barrier" -t 3 -n 5 -c 150000 -W
+	start_tracer "$T/sbt.out" -p "$WL"
+	kill -USR1 "$WL"
+	wait_exit "$TR" 30
+	grep -q "^SBT summary: 11 phases, 2 barrier site" "$T/sbt.out"
+	[ "$(grep -cE '^barrier_call \(sem_barrier.c:[0-9]+\) "sb\+0x[24]0" \(barrier: ' "$T/sbt.out")" -eq 11 ]
+}
+
 # The live summary of an attached run: -p, threads created after attach.
 @test "a condvar barrier under -p: live lines and the summary count every episode" {
 	start_workload "$T/wl.out" "$EX/cond_barrier" -t 3 -n 5 -c 150000 -W

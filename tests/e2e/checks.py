@@ -8,6 +8,7 @@ what the example workloads measured about themselves in the same run.
   checks.py omp_nested REPORT.json WORKLOAD.out ORIGIN STEPS  (team sizes, nested regions)
   checks.py barrier REPORT.json WORKLOAD.out ORIGIN PHASES  (any one barrier, no futex calls)
   checks.py condbar REPORT.json WORKLOAD.out ORIGIN PHASES  (cond_barrier: mutex + condvar)
+  checks.py sembar REPORT.json WORKLOAD.out ORIGIN PHASES   (sem_barrier: semaphores)
   checks.py tasks REPORT.json WORKLOAD.out   (omp_tasks: tasks created, waits, time in them)
   checks.py custom REPORT.json WORKLOAD.out ORIGIN PHASES   (spin_futex_barrier probed)
   checks.py futex REPORT.json WORKLOAD.out                  (the same barrier, not probed)
@@ -535,16 +536,51 @@ def condbar(report, wl_out, org_spec, phases):
         for p in r["phases"][1:]:
             for t in p["threads"]:
                 check(t["counters"] is not None, f"phase {p['index']} tid {t['tid']}: no counters")
-    # a thread's lock/sem/cond wait is its lock waits (when traced), not
-    # its waits at the barrier's condvar
+    sync_wait_outside_barriers(r)
+    common_facts(r)
+
+
+def sync_wait_outside_barriers(r):
+    """A thread's lock/sem/cond wait is its waits at the objects that are
+    no barrier (when traced), not its waits at a barrier's condvar or
+    semaphores."""
     team = {t["tid"] for p in r["phases"] for t in p["threads"]}
     for t in r["threads"]:
         if t["tid"] in team:
-            locked = sum(s["wait_ns"] for o in r["locks"] + r["semaphores"]
-                         for s in o["threads"] if s["tid"] == t["tid"])
-            check(t["sync_wait_ns"] == locked,
+            waited = sum(s["wait_ns"] for o in r["locks"] + r["semaphores"] + r["condvars"]
+                         if not o.get("barrier") for s in o["threads"] if s["tid"] == t["tid"])
+            check(t["sync_wait_ns"] == waited,
                   f"tid {t['tid']}: {t['sync_wait_ns']} ns of lock/sem/cond wait, "
-                  f"its lock waits {locked} ns")
+                  f"its waits outside the barrier {waited} ns")
+
+
+def sembar(report, wl_out, org_spec, phases):
+    """sem_barrier: the two barrier semaphores are two sites taking turns,
+    each of their episodes a phase against the workload's windows; the
+    semaphore used as a mutex (count_sem) is no barrier and its waits stay
+    the threads' semaphore wait."""
+    r = load(report)
+    barrier_phases(r, windows(wl_out), origin(org_spec, r), Costs(r), lambda k: (k, None), phases)
+    sites = r["sites"]
+    check([s["made_of"] for s in sites] == ["semaphores"] * 2 and
+          sorted(s["episodes"] for s in sites) == [phases // 2, phases - phases // 2],
+          f"sites: {[(s['name'], s['made_of'], s['episodes']) for s in sites]}")
+    # barriers alternate between the two semaphores, the first on bar_sem[0]
+    objs = [p["object"] for p in r["phases"]]
+    check(len(set(objs)) == 2 and all(a != b for a, b in zip(objs, objs[1:])),
+          f"phase objects do not alternate: {objs}")
+    sems = {o["object"]: o for o in r["semaphores"]}
+    bars = [o for o in sems.values() if o["barrier"]]
+    check(sorted(o["object"] for o in bars) == sorted(set(objs)),
+          f"barrier semaphores {[o['symbol'] for o in bars]}, the phases' {sorted(set(objs))}")
+    mutex = [o for o in sems.values() if not o["barrier"]]
+    check(len(mutex) == 1 and mutex[0]["initial_tokens"] == 1,
+          f"other semaphores: {[(o['symbol'], o['initial_tokens']) for o in mutex]}")
+    # every post of a barrier semaphore taken by a wait of its episode
+    for o in bars:
+        check(o["v"] == o["p"] and o["unconsumed_v"] == 0,
+              f"{o['symbol']}: {o['p']} P, {o['v']} V, {o['unconsumed_v']} unconsumed")
+    sync_wait_outside_barriers(r)
     common_facts(r)
 
 
@@ -1108,6 +1144,7 @@ def main(argv):
                                            len(a) > 4 and a[4] == "stripped"),
         "barrier": lambda: barrier(a[0], a[1], a[2], int(a[3])),
         "condbar": lambda: condbar(a[0], a[1], a[2], int(a[3])),
+        "sembar": lambda: sembar(a[0], a[1], a[2], int(a[3])),
         "custom": lambda: custom(a[0], a[1], a[2], int(a[3])),
         "futex": lambda: futex(a[0], a[1]),
         "phases": lambda: phases(a[0], int(a[1])),

@@ -25,6 +25,8 @@ enum {
 	P_BCAST,
 	P_TASK,
 	P_TASKWAIT,
+	P_SEMW,
+	P_POST,
 	NPROBES
 };
 
@@ -44,6 +46,8 @@ static const struct sbt_probe_info probes[NPROBES] = {
 	[P_BCAST] = {.id = P_BCAST, .kind = SBT_PK_COND_SIGNAL, .symbol = "pthread_cond_broadcast"},
 	[P_TASK] = {.id = P_TASK, .kind = SBT_PK_TASK_NEW, .symbol = "GOMP_task"},
 	[P_TASKWAIT] = {.id = P_TASKWAIT, .kind = SBT_PK_TASK_WAIT, .symbol = "GOMP_taskwait"},
+	[P_SEMW] = {.id = P_SEMW, .kind = SBT_PK_SEM_WAIT, .symbol = "sem_wait"},
+	[P_POST] = {.id = P_POST, .kind = SBT_PK_SEM_POST, .symbol = "sem_post"},
 };
 
 #define PID	100

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Semaphore barriers recognized from their release groups
+ * (analyses/sembar.h, analyses/semgroups.h, doc/design.md §5.1). The first
+ * group of a semaphore is not judged: threads may have been waiting since
+ * before the session. Each later group either fits a barrier's release or
+ * rules the semaphore out; two in a row with one team and two posters make
+ * it a barrier.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "analyses/sembar.h"
+#include "analyses/semgroups.h"
+#include "lib/hmap.h"
+
+enum sb_state { SB_UNSEEN, SB_PENDING, SB_BARRIER, SB_NOT };
+
+/* Consecutive groups of one team and one poster before a semaphore is
+ * ruled out: a producer releasing idle consumers. */
+#define SAME_POSTER_MAX 8
+
+/* A barrier of fewer threads is not told from a mutex or a hand-off. */
+#define TEAM_MIN 3
+
+struct sb_sem {
+	int state;
+	int groups;   /* consecutive fitting groups with the same team */
+	int rotated;  /* two of them had different posters */
+	__u32 poster; /* the first one's */
+	__u32 *team;
+	__u32 nteam;
+};
+
+struct sembar {
+	const struct sbt_probe_info *probes;
+	int nprobes;
+	struct semgroups *groups;
+	struct hmap sems; /* (pid, semaphore) -> struct sb_sem */
+	int npending;
+	int finishing; /* the groups judged are cut by the end of the trace */
+};
+
+static struct sb_sem *sem_of(struct sembar *sb, __u32 pid, __u64 sem)
+{
+	struct sb_sem *s = hmap_get(&sb->sems, pid, sem);
+
+	return s ? s : hmap_put_new(&sb->sems, pid, sem, sizeof(*s));
+}
+
+static void set_state(struct sembar *sb, struct sb_sem *s, int state)
+{
+	sb->npending += (state == SB_PENDING) - (s->state == SB_PENDING);
+	s->state = state;
+}
+
+/* Ruled out; a decision is final. */
+static void rule_out(struct sembar *sb, struct sb_sem *s)
+{
+	if (s->state != SB_BARRIER)
+		set_state(sb, s, SB_NOT);
+}
+
+/* A group as a barrier's release makes it: three or more threads, every
+ * post taken by a wait of the group and every wait by a post, each waiter
+ * back from its wait, and most waiters there before the burst. */
+static int fits(const struct sg_group *g)
+{
+	__u32 waiters = g->nteam - 1;
+
+	return g->nteam >= TEAM_MIN && g->posts == g->taken && !g->unexplained &&
+	       !g->still_waiting && 2 * g->waited_before >= waiters;
+}
+
+static int same_team(const struct sb_sem *s, const struct sg_group *g)
+{
+	return s->nteam == g->nteam && !memcmp(s->team, g->team, g->nteam * sizeof(*g->team));
+}
+
+/* The first of a run of fitting groups. */
+static void first_of_run(struct sb_sem *s, const struct sg_group *g)
+{
+	__u32 *team = malloc(g->nteam * sizeof(*team));
+
+	s->groups = 0;
+	if (!team)
+		return;
+	memcpy(team, g->team, g->nteam * sizeof(*team));
+	free(s->team);
+	s->team = team;
+	s->nteam = g->nteam;
+	s->groups = 1;
+	s->poster = g->poster;
+	s->rotated = 0;
+}
+
+static void judge(void *ctx, __u32 pid, __u64 sem, const struct sg_group *g)
+{
+	struct sembar *sb = ctx;
+	struct sb_sem *s = hmap_get(&sb->sems, pid, sem);
+
+	if (!s || s->state == SB_BARRIER || s->state == SB_NOT || g->seq == 1)
+		return;
+	if (!fits(g)) {
+		if (!sb->finishing)
+			rule_out(sb, s);
+		return;
+	}
+	if (!s->groups) {
+		first_of_run(s, g);
+		return;
+	}
+	if (!same_team(s, g)) {
+		rule_out(sb, s);
+		return;
+	}
+	s->groups++;
+	s->rotated |= g->poster != s->poster;
+	if (s->rotated)
+		set_state(sb, s, SB_BARRIER);
+	else if (s->groups >= SAME_POSTER_MAX)
+		rule_out(sb, s);
+}
+
+struct sembar *sembar__new(const struct sbt_probe_info *probes, int nprobes)
+{
+	struct sembar *sb = calloc(1, sizeof(*sb));
+
+	if (!sb)
+		return NULL;
+	sb->probes = probes;
+	sb->nprobes = nprobes;
+	sb->groups = semgroups__new(judge, sb);
+	if (!sb->groups) {
+		free(sb);
+		return NULL;
+	}
+	hmap_init(&sb->sems);
+	return sb;
+}
+
+void sembar__free(struct sembar *sb)
+{
+	const struct hmap_slot *slot;
+	size_t pos = 0;
+
+	if (!sb)
+		return;
+	while ((slot = hmap_next(&sb->sems, &pos)))
+		free(((struct sb_sem *)slot->val)->team);
+	hmap_free_values(&sb->sems);
+	semgroups__free(sb->groups);
+	free(sb);
+}
+
+void sembar__observe(struct sembar *sb, const struct sbt_event *e)
+{
+	struct sb_sem *s;
+	struct sg_step st;
+	int kind;
+
+	if ((e->type != SBT_EV_ENTER && e->type != SBT_EV_EXIT) || e->probe >= sb->nprobes)
+		return;
+	kind = sb->probes[e->probe].kind;
+	if (!sembar__is_sem_kind(kind))
+		return;
+	if (e->type == SBT_EV_EXIT) {
+		semgroups__exit(sb->groups, e, kind, &st);
+		/* a barrier's semaphore starts at 0: no wait passes before the
+		 * last thread posts */
+		if (st.unposted && (s = hmap_get(&sb->sems, e->pid, st.sem)))
+			rule_out(sb, s);
+		return;
+	}
+	if (kind != SBT_PK_SEM_POST) {
+		s = sem_of(sb, e->pid, e->obj);
+		if (s && s->state == SB_UNSEEN)
+			set_state(sb, s, SB_PENDING);
+	}
+	semgroups__enter(sb->groups, e, kind, e->obj, &st);
+}
+
+int sembar__pending(const struct sembar *sb)
+{
+	return sb->npending;
+}
+
+void sembar__decide_pending(struct sembar *sb)
+{
+	const struct hmap_slot *slot;
+	size_t pos = 0;
+
+	if (!sb->npending)
+		return;
+	sb->finishing = 1;
+	semgroups__close_all(sb->groups);
+	sb->finishing = 0;
+	while (sb->npending && (slot = hmap_next(&sb->sems, &pos))) {
+		struct sb_sem *s = slot->val;
+
+		if (s->state == SB_PENDING)
+			set_state(sb, s, SB_NOT);
+	}
+}
+
+int sembar__is_barrier(const struct sembar *sb, __u32 pid, __u64 sem)
+{
+	const struct sb_sem *s = hmap_get(&sb->sems, pid, sem);
+
+	return s && s->state == SB_BARRIER;
+}

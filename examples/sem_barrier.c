@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Ground-truth workload for a barrier made of semaphores, written the way
+ * textbooks write it (Pacheco, "An Introduction to Parallel Programming",
+ * pth_sem_bar): a counter guarded by a semaphore used as a mutex
+ * (count_sem, initially 1); the last thread to count itself in resets the
+ * counter and posts the barrier semaphore once for every other thread,
+ * which wait on it. With -A the last thread posts once for every thread and
+ * waits too (the "preloaded turnstile"). Consecutive barriers alternate
+ * between two barrier semaphores, so a fast thread cannot take a post
+ * meant for a slow one. A 1-D heat equation: each worker relaxes its block
+ * of the rod, with sweeps per step scaled so the slowest worker rotates
+ * from step to step; the residuals are then summed under count_sem. Two
+ * barrier calls per step, one before the first: 2 * STEPS + 1 phases. Every
+ * worker prints the window around each barrier call: from just after it
+ * holds count_sem (its arrival, where it counts itself in) to the return of
+ * its wait, or of its last post. */
+#define _GNU_SOURCE
+#include <semaphore.h>
+#include "workload.h"
+
+/* Global so debug info can name the semaphores in a trace. */
+struct sem_barrier {
+	sem_t count_sem;
+	sem_t bar_sem[2];
+	unsigned long counter;
+} sb;
+
+static unsigned long nthreads = 4, nsteps = 5, cells = 20000, sweeps = 20;
+static int wait_start, all_wait;
+static double *rod[2], residual;
+
+static void sem_wait_retry(sem_t *s)
+{
+	while (sem_wait(s) && errno == EINTR)
+		;
+}
+
+/* Barrier call number k (every thread counts its calls the same way). */
+static void barrier(unsigned long k, struct window *w)
+{
+	sem_t *bar = &sb.bar_sem[k & 1];
+	unsigned long j;
+
+	sem_wait_retry(&sb.count_sem);
+	window_open(w);
+	if (++sb.counter == nthreads) {
+		sb.counter = 0;
+		sem_post(&sb.count_sem);
+		for (j = all_wait ? 0 : 1; j < nthreads; j++)
+			sem_post(bar);
+		if (all_wait)
+			sem_wait_retry(bar);
+	} else {
+		sem_post(&sb.count_sem);
+		sem_wait_retry(bar);
+	}
+	window_close(w);
+}
+
+/* One Jacobi sweep of cells [lo, hi) from rod[from] into rod[!from]; the
+ * squared change. */
+static double sweep(unsigned long lo, unsigned long hi, int from)
+{
+	const double *u = rod[from];
+	double *v = rod[!from], change = 0;
+	unsigned long i;
+
+	for (i = lo; i < hi; i++) {
+		double left = i ? u[i - 1] : 1.0, right = i + 1 < cells ? u[i + 1] : 0.0;
+
+		v[i] = 0.5 * (left + right);
+		change += (v[i] - u[i]) * (v[i] - u[i]);
+	}
+	return change;
+}
+
+/* Worker index's barrier call number k, timed. */
+static void barrier_call(unsigned int index, pid_t tid, unsigned long k, uint64_t t0)
+{
+	struct window w;
+
+	barrier(k, &w);
+	/* Printed after the barrier so it never delays an arrival. */
+	emit("phase %lu thread %u tid %d compute_ns %llu " WINDOW_FMT "\n", k, index, (int)tid,
+	     (unsigned long long)(w.enter_ns - t0), WINDOW_ARGS(w));
+}
+
+static void worker_main(unsigned int index)
+{
+	pid_t tid = get_tid();
+	unsigned long lo = cells * index / nthreads, hi = cells * (index + 1) / nthreads;
+	unsigned long step, r, k = 0;
+
+	barrier_call(index, tid, k++, now_ns());
+	for (step = 0; step < nsteps; step++) {
+		/* the slowest worker moves on by one each step */
+		unsigned long reps = sweeps * (1 + (index + step) % nthreads);
+		uint64_t t0 = now_ns();
+		double mine = 0;
+
+		for (r = 0; r < reps; r++)
+			mine = sweep(lo, hi, (int)(r & 1));
+		barrier_call(index, tid, k++, t0);
+		t0 = now_ns();
+		sem_wait_retry(&sb.count_sem);
+		residual += mine;
+		sem_post(&sb.count_sem);
+		barrier_call(index, tid, k++, t0);
+	}
+}
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [-t THREADS] [-n STEPS] [-c CELLS] [-s SWEEPS] [-A] [-W] [-h]\n"
+		"A 1-D heat equation on THREADS workers synchronized by a barrier made of\n"
+		"semaphores (sb.count_sem guards the counter, sb.bar_sem[0..1] release):\n"
+		"per step, worker i sweeps its block SWEEPS * (1 + (i + step) %% THREADS)\n"
+		"times, then the residuals are summed under sb.count_sem; 2 * STEPS + 1\n"
+		"barrier calls per worker.\n"
+		"  -t THREADS  worker threads, 1..256 (default 4)\n"
+		"  -n STEPS    time steps, 1..100000 (default 5)\n"
+		"  -c CELLS    cells of the rod, THREADS..10000000 (default 20000)\n"
+		"  -s SWEEPS   sweeps per step of the fastest worker, 1..100000 (default 20)\n"
+		"  -A          the last thread posts once for every thread and waits too\n"
+		"              (default: once for every other thread, and goes on)\n"
+		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
+		"  -h          show this help\n"
+		"Example: %s -t 4 -n 3\n",
+		prog, prog);
+}
+
+int main(int argc, char **argv)
+{
+	const struct wl_opt opts[] = {
+		OPT_NUM('t', nthreads, 1, 256, 1),
+		OPT_NUM('n', nsteps, 1, 100000, 1),
+		OPT_NUM('c', cells, 1, 10000000, 1),
+		OPT_NUM('s', sweeps, 1, 100000, 1),
+		OPT_FLAG('A', all_wait),
+		OPT_FLAG('W', wait_start),
+		{0},
+	};
+	uint64_t start;
+
+	parse_options(argc, argv, opts, usage);
+	if (cells < nthreads) {
+		fprintf(stderr, "%s: -c must be at least -t\n", prog_name(argv[0]));
+		return 2;
+	}
+	if (sem_init(&sb.count_sem, 0, 1) || sem_init(&sb.bar_sem[0], 0, 0) ||
+	    sem_init(&sb.bar_sem[1], 0, 0)) {
+		perror("sem_init");
+		return 1;
+	}
+	rod[0] = calloc(cells, sizeof(double));
+	rod[1] = calloc(cells, sizeof(double));
+	if (!rod[0] || !rod[1]) {
+		fprintf(stderr, "%s: out of memory\n", prog_name(argv[0]));
+		return 1;
+	}
+	start = begin_run(wait_start);
+	run_workers(nthreads, worker_main);
+	emit("residual %g\n", residual);
+	end_run(start);
+	free(rod[0]);
+	free(rod[1]);
+	return 0;
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Barriers made of semaphores (analyses/semgroups.c, sembar.c, feed.c): the
+ * textbook barrier (a semaphore as the counter's mutex, the last thread
+ * posting once per other thread) recognized from its first episode on,
+ * with exact arrivals and departures; the preloaded turnstile (the last
+ * posts for everyone and waits too); a waiter that enters its wait after
+ * the posts; a first group missing a thread that waited before the
+ * session. No barrier: a semaphore used as a mutex, a producer releasing
+ * idle consumers, a queue whose posts pile up, a hand-off of two threads. */
+#include "phases_fixture.h"
+
+#define COUNT_SEM 0x9000 /* the counter's mutex, initially 1 */
+#define BAR_SEM	  0x9040 /* the barrier's, initially 0 */
+
+/* The counter's semaphore taken at ts (no wait) and posted at ts + 2. */
+static void count_in(struct phases *p, __u32 tid, __u64 ts)
+{
+	enter(p, P_SEMW, tid, ts, COUNT_SEM, SITE_A);
+	leave(p, P_SEMW, tid, ts + 1, 0);
+	enter(p, P_POST, tid, ts + 2, COUNT_SEM, SITE_A);
+	leave(p, P_POST, tid, ts + 3, 0);
+}
+
+/* A waiter: counts itself in at ts, waits on the barrier from ts + 10. */
+static void sb_wait_in(struct phases *p, __u32 tid, __u64 ts)
+{
+	count_in(p, tid, ts);
+	enter(p, P_SEMW, tid, ts + 10, BAR_SEM, SITE_A);
+}
+
+static void sb_wait_out(struct phases *p, __u32 tid, __u64 ts)
+{
+	leave(p, P_SEMW, tid, ts, 0);
+}
+
+/* The last thread counts itself in at ts and posts n times from ts + 20,
+ * each post taking 2 ns (the last returns at ts + 19 + 2n). */
+static void sb_last(struct phases *p, __u32 tid, __u64 ts, int n)
+{
+	int k;
+
+	count_in(p, tid, ts);
+	for (k = 0; k < n; k++) {
+		enter(p, P_POST, tid, ts + 20 + 2 * k, BAR_SEM, SITE_B);
+		leave(p, P_POST, tid, ts + 21 + 2 * k, 0);
+	}
+}
+
+/* One episode at base of threads 1..4: the others count in at base +
+ * 100 * tid and wait; `last` counts in at base + 500 and posts 3 times
+ * (returns at base + 525); the waiters return at base + 600 + 10 * tid. */
+static void sb_episode(struct phases *p, __u64 base, __u32 last)
+{
+	__u32 tid;
+
+	for (tid = 1; tid <= 4; tid++)
+		if (tid != last)
+			sb_wait_in(p, tid, base + 100 * tid);
+	sb_last(p, last, base + 500, 3);
+	for (tid = 1; tid <= 4; tid++)
+		if (tid != last)
+			sb_wait_out(p, tid, base + 600 + 10 * tid);
+}
+
+/* A pthread barrier of threads 1 and 2 at ts, to see whether records are
+ * held: its episode comes out at once unless they are. */
+static void pbw_episode(struct phases *p, __u64 ts)
+{
+	enter(p, P_PBW, 1, ts, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, ts + 10, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, ts + 20, -1);
+	leave(p, P_PBW, 1, ts + 30, 0);
+}
+
+/*
+ * Four episodes, the last thread 4, 4, 3, 2: the first group is not
+ * judged (it could miss earlier waiters), the second and third have one
+ * team and two posters: a barrier once the fourth burst closes the third.
+ * Every episode is a barrier episode, the first ones too: arrivals at the
+ * waits and at the last thread's first post, departures at the waits'
+ * returns and at its last post's.
+ */
+TEST(textbook_barrier_is_recognized_from_its_first_episode)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_arrival *a;
+
+	sb_episode(p, 10000, 4);
+	sb_episode(p, 20000, 4);
+	sb_episode(p, 30000, 3);
+	CHECK_EQ(c.n, 0); /* held: undecided */
+	sb_episode(p, 40000, 2);
+	phases__finish(p);
+	CHECK_EQ(c.n, 4);
+	CHECK_EQ(c.ep[0].object, BAR_SEM);
+	CHECK_EQ(c.ep[0].n, 4);
+	CHECK_EQ(c.ep[0].first_arrive, 10110);
+	CHECK_EQ(c.ep[0].last_arrive, 10520); /* the first post */
+	a = arrival_of(&c.ep[0], 4);
+	CHECK_EQ(a->arrive_ns, 10520);
+	CHECK_EQ(a->depart_ns, 10525); /* the last post's return */
+	a = arrival_of(&c.ep[0], 1);
+	CHECK_EQ(a->depart_ns, 10610);
+	CHECK_EQ(ph_wait_ns(a), 10610 - 10110);
+	a = arrival_of(&c.ep[1], 4);
+	CHECK_EQ(a->start_ns, 10525);
+	CHECK_EQ(ph_compute_ns(a), 20520 - 10525);
+	CHECK_EQ(arrival_of(&c.ep[2], 3)->arrive_ns, 30520);
+	CHECK_EQ(arrival_of(&c.ep[3], 2)->depart_ns, 40525);
+	CHECK_EQ(arrival_of(&c.ep[3], 3)->start_ns, 30525);
+	CHECK_EQ(phases__nsites(p), 1);
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	phases__free(p);
+}
+
+/* The preloaded turnstile: the last thread posts once for every thread
+ * (4) and waits too, its wait returning at once. It leaves at its last
+ * post's return; its own wait is no second arrival. */
+TEST(preloaded_turnstile_is_a_barrier)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u32 last[] = {4, 3, 2, 1};
+	__u32 tid;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		__u64 base = 10000 * (k + 1);
+
+		for (tid = 1; tid <= 4; tid++)
+			if (tid != last[k])
+				sb_wait_in(p, tid, base + 100 * tid);
+		sb_last(p, last[k], base + 500, 4);
+		enter(p, P_SEMW, last[k], base + 530, BAR_SEM, SITE_A);
+		leave(p, P_SEMW, last[k], base + 531, 0);
+		for (tid = 1; tid <= 4; tid++)
+			if (tid != last[k])
+				sb_wait_out(p, tid, base + 600 + 10 * tid);
+	}
+	phases__finish(p);
+	CHECK_EQ(c.n, 4);
+	for (k = 0; k < 4; k++) {
+		CHECK_EQ(c.ep[k].n, 4);
+		CHECK_EQ(arrival_of(&c.ep[k], last[k])->arrive_ns, 10000 * (k + 1) + 520);
+		CHECK_EQ(arrival_of(&c.ep[k], last[k])->depart_ns, 10000 * (k + 1) + 527);
+	}
+	phases__free(p);
+}
+
+/* Thread 1 counts itself in first but enters its wait only after the
+ * last thread posted (and left): it is the same episode, its arrival just
+ * before the first post, and the episode waits for it. */
+TEST(waiter_entering_after_the_posts_joins_the_episode)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_arrival *a;
+
+	sb_episode(p, 10000, 4);
+	sb_episode(p, 20000, 3);
+	count_in(p, 1, 30100);
+	sb_wait_in(p, 2, 30200);
+	sb_wait_in(p, 4, 30400);
+	sb_last(p, 3, 30500, 3);
+	enter(p, P_SEMW, 1, 30530, BAR_SEM, SITE_A); /* a post is left for it */
+	leave(p, P_SEMW, 1, 30531, 0);
+	sb_wait_out(p, 2, 30620);
+	sb_wait_out(p, 4, 30640);
+	sb_episode(p, 40000, 2);
+	phases__finish(p);
+	CHECK_EQ(c.n, 4);
+	CHECK_EQ(c.ep[2].n, 4);
+	a = arrival_of(&c.ep[2], 1);
+	CHECK_EQ(a->arrive_ns, 30519);
+	CHECK_EQ(a->depart_ns, 30531);
+	CHECK_EQ(c.ep[2].last_arrive, 30520); /* the last thread is still the last */
+	CHECK_EQ(c.ep[3].n, 4);
+	phases__free(p);
+}
+
+/*
+ * Attached while thread 1 waited: the first group misses it (its wait's
+ * entry was before the session), and is not judged. The next ones are
+ * the whole team: a barrier, its first episode without thread 1.
+ */
+TEST(first_group_missing_an_earlier_waiter)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	sb_wait_in(p, 2, 10200);
+	sb_wait_in(p, 3, 10300);
+	sb_last(p, 4, 10500, 3);
+	leave(p, P_SEMW, 1, 10610, 0); /* entered before the session */
+	sb_wait_out(p, 2, 10620);
+	sb_wait_out(p, 3, 10630);
+	sb_episode(p, 20000, 4);
+	sb_episode(p, 30000, 3);
+	sb_episode(p, 40000, 2);
+	phases__finish(p);
+	CHECK_EQ(c.n, 4);
+	CHECK_EQ(c.ep[0].n, 3);
+	CHECK_EQ(c.ep[1].n, 4);
+	CHECK_EQ(c.ep[3].n, 4);
+	phases__free(p);
+}
+
+/* A semaphore as a mutex (initially 1): its first wait passes with no
+ * post seen. No barrier, decided there: records are not held. */
+TEST(mutex_semaphore_is_no_barrier)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u32 tid;
+	int k;
+
+	for (k = 0; k < 6; k++)
+		for (tid = 1; tid <= 4; tid++)
+			count_in(p, tid, 10000 + 1000 * k + 100 * tid);
+	pbw_episode(p, 20000);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].object, OBJ_X);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	phases__free(p);
+}
+
+/* A producer releasing three idle consumers with a burst each time: the
+ * same team, the same poster. No barrier, decided after eight groups
+ * judged (the first is not, the tenth burst closes the ninth). */
+TEST(same_poster_every_time_is_no_barrier)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	int k;
+
+	for (k = 0; k < 10; k++) {
+		__u64 base = 10000 + 1000 * k;
+
+		enter(p, P_SEMW, 1, base + 100, BAR_SEM, SITE_A);
+		enter(p, P_SEMW, 2, base + 200, BAR_SEM, SITE_A);
+		enter(p, P_SEMW, 3, base + 300, BAR_SEM, SITE_A);
+		sb_last(p, 4, base + 500, 3);
+		sb_wait_out(p, 1, base + 610);
+		sb_wait_out(p, 2, base + 620);
+		sb_wait_out(p, 3, base + 630);
+	}
+	pbw_episode(p, 30000);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].object, OBJ_X);
+	phases__free(p);
+}
+
+/* A queue: the producers (changing) post faster than the three consumers
+ * take: posts are left when the next burst comes. No barrier. */
+TEST(queue_with_posts_left_is_no_barrier)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		__u64 base = 10000 + 1000 * k;
+
+		enter(p, P_SEMW, 1, base + 100, BAR_SEM, SITE_A);
+		enter(p, P_SEMW, 2, base + 200, BAR_SEM, SITE_A);
+		enter(p, P_SEMW, 3, base + 300, BAR_SEM, SITE_A);
+		sb_last(p, 4 + k % 2, base + 500, 4); /* one more than waits */
+		sb_wait_out(p, 1, base + 610);
+		sb_wait_out(p, 2, base + 620);
+		sb_wait_out(p, 3, base + 630);
+	}
+	pbw_episode(p, 20000);
+	CHECK_EQ(c.n, 1);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	phases__free(p);
+}
+
+/* Two threads handing a token back and forth: no barrier (two threads are
+ * not told from a hand-off). */
+TEST(two_thread_hand_off_is_no_barrier)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	int k;
+
+	for (k = 0; k < 6; k++) {
+		__u64 base = 10000 + 1000 * k;
+		__u32 w = 1 + k % 2;
+
+		enter(p, P_SEMW, w, base, BAR_SEM, SITE_A);
+		sb_last(p, 3 - w, base + 500, 1);
+		sb_wait_out(p, w, base + 600);
+	}
+	pbw_episode(p, 20000);
+	CHECK_EQ(c.n, 1);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	phases__free(p);
+}
