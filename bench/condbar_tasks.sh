@@ -42,18 +42,7 @@ done
 
 echo
 echo "== 2. cost: cond_barrier $CB_ARGS, untraced vs traced, $ROUNDS interleaved rounds =="
-echo "| untraced ms | traced ms | episodes | cost per episode us |"
-echo "|---|---|---|---|"
-: >"$TMP/plain"
-: >"$TMP/traced"
-for r in $(seq "$ROUNDS"); do
-	"$EX/cond_barrier" $CB_ARGS >"$TMP/p.out"
-	total_ns "$TMP/p.out" >>"$TMP/plain"
-	"$SBT" -q -- "$EX/cond_barrier" $CB_ARGS >"$TMP/t.out" 2>/dev/null
-	total_ns "$TMP/t.out" >>"$TMP/traced"
-done
-awk -v p="$(median <"$TMP/plain")" -v t="$(median <"$TMP/traced")" -v n=$((2 * CALLS + 1)) 'BEGIN {
-	printf "| %.1f | %.1f | %d | %.1f |\n", p / 1e6, t / 1e6, n, (t - p) / n / 1e3 }'
+cost_per_episode $((2 * CALLS + 1)) "$EX/cond_barrier" $CB_ARGS
 
 echo
 echo "== 3. OpenMP tasks: trace vs the program's counts (omp_tasks -n 10 -b 32 -u 50, 2 threads) =="

@@ -73,3 +73,23 @@ total_ns() { awk '$1 == "total_ns" { print $2 }' "$1"; }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
+
+# cost_per_episode EPISODES CMD ARGS...: CMD untraced vs under sbt-bpf,
+# ROUNDS interleaved runs each, as a table row: the medians of the run time
+# CMD measured itself, and the cost per episode
+cost_per_episode() {
+	local n=$1 r
+	shift
+	echo "| untraced ms | traced ms | episodes | cost per episode us |"
+	echo "|---|---|---|---|"
+	: >"$TMP/plain"
+	: >"$TMP/traced"
+	for r in $(seq "$ROUNDS"); do
+		"$@" >"$TMP/p.out"
+		total_ns "$TMP/p.out" >>"$TMP/plain"
+		"$SBT" -q -- "$@" >"$TMP/t.out" 2>/dev/null
+		total_ns "$TMP/t.out" >>"$TMP/traced"
+	done
+	awk -v p="$(median <"$TMP/plain")" -v t="$(median <"$TMP/traced")" -v n="$n" 'BEGIN {
+		printf "| %.1f | %.1f | %d | %.1f |\n", p / 1e6, t / 1e6, n, (t - p) / n / 1e3 }'
+}

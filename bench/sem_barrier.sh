@@ -41,15 +41,4 @@ echo "| sem_pipeline -n 300 -p 100 -c 50 | default | 0 | $(json "$TMP/p.json" 'l
 
 echo
 echo "== 2. cost: sem_barrier $SB_ARGS, untraced vs traced, $ROUNDS interleaved rounds =="
-echo "| untraced ms | traced ms | episodes | cost per episode us |"
-echo "|---|---|---|---|"
-: >"$TMP/plain"
-: >"$TMP/traced"
-for r in $(seq "$ROUNDS"); do
-	"$EX/sem_barrier" $SB_ARGS >"$TMP/p.out"
-	total_ns "$TMP/p.out" >>"$TMP/plain"
-	"$SBT" -q -- "$EX/sem_barrier" $SB_ARGS >"$TMP/t.out" 2>/dev/null
-	total_ns "$TMP/t.out" >>"$TMP/traced"
-done
-awk -v p="$(median <"$TMP/plain")" -v t="$(median <"$TMP/traced")" -v n=$((2 * CALLS + 1)) 'BEGIN {
-	printf "| %.1f | %.1f | %d | %.1f |\n", p / 1e6, t / 1e6, n, (t - p) / n / 1e3 }'
+cost_per_episode $((2 * CALLS + 1)) "$EX/sem_barrier" $SB_ARGS

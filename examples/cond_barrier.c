@@ -11,6 +11,7 @@
  * where it counts itself in) to the return of its wait or broadcast. */
 #define _GNU_SOURCE
 #include "workload.h"
+#include "heat_rod.h"
 
 /* Splash-3's c.m4.null.POSIX barrier, with the window's hooks. */
 #define BARDEC(B)                                                                                  \
@@ -52,60 +53,18 @@ struct global_memory {
 	double residual;
 } gm;
 
-static unsigned long nthreads = 4, nsteps = 5, cells = 20000, sweeps = 20;
 static int wait_start;
-static double *rod[2];
 
-/* One Jacobi sweep of cells [lo, hi) from rod[from] into rod[!from]; the
- * squared change. */
-static double sweep(unsigned long lo, unsigned long hi, int from)
+static void heat_barrier(unsigned long k, struct window *w)
 {
-	const double *u = rod[from];
-	double *v = rod[!from], change = 0;
-	unsigned long i;
-
-	for (i = lo; i < hi; i++) {
-		double left = i ? u[i - 1] : 1.0, right = i + 1 < cells ? u[i + 1] : 0.0;
-
-		v[i] = 0.5 * (left + right);
-		change += (v[i] - u[i]) * (v[i] - u[i]);
-	}
-	return change;
+	BARRIER(gm.start, nthreads, w);
 }
 
-/* Worker index's barrier call number k, timed. */
-static void barrier_call(unsigned int index, pid_t tid, unsigned long k, uint64_t t0)
+static void heat_add_residual(double mine)
 {
-	struct window w;
-
-	BARRIER(gm.start, nthreads, &w);
-	/* Printed after the barrier so it never delays an arrival. */
-	emit("phase %lu thread %u tid %d compute_ns %llu " WINDOW_FMT "\n", k, index, (int)tid,
-	     (unsigned long long)(w.enter_ns - t0), WINDOW_ARGS(w));
-}
-
-static void worker_main(unsigned int index)
-{
-	pid_t tid = get_tid();
-	unsigned long lo = cells * index / nthreads, hi = cells * (index + 1) / nthreads;
-	unsigned long step, r, k = 0;
-
-	barrier_call(index, tid, k++, now_ns());
-	for (step = 0; step < nsteps; step++) {
-		/* the slowest worker moves on by one each step */
-		unsigned long reps = sweeps * (1 + (index + step) % nthreads);
-		uint64_t t0 = now_ns();
-		double mine = 0;
-
-		for (r = 0; r < reps; r++)
-			mine = sweep(lo, hi, (int)(r & 1));
-		barrier_call(index, tid, k++, t0);
-		t0 = now_ns();
-		pthread_mutex_lock(&gm.lock);
-		gm.residual += mine;
-		pthread_mutex_unlock(&gm.lock);
-		barrier_call(index, tid, k++, t0);
-	}
+	pthread_mutex_lock(&gm.lock);
+	gm.residual += mine;
+	pthread_mutex_unlock(&gm.lock);
 }
 
 static void usage(FILE *f, const char *prog)
@@ -134,25 +93,18 @@ int main(int argc, char **argv)
 		OPT_FLAG('W', wait_start),	     {0},
 	};
 	uint64_t start;
+	int rc;
 
 	parse_options(argc, argv, opts, usage);
-	if (cells < nthreads) {
-		fprintf(stderr, "%s: -c must be at least -t\n", prog_name(argv[0]));
-		return 2;
-	}
+	rc = heat_alloc(argv[0]);
+	if (rc)
+		return rc;
 	BARINIT(gm.start);
 	pthread_mutex_init(&gm.lock, NULL);
-	rod[0] = calloc(cells, sizeof(double));
-	rod[1] = calloc(cells, sizeof(double));
-	if (!rod[0] || !rod[1]) {
-		fprintf(stderr, "%s: out of memory\n", prog_name(argv[0]));
-		return 1;
-	}
 	start = begin_run(wait_start);
-	run_workers(nthreads, worker_main);
+	run_workers(nthreads, heat_worker);
 	emit("residual %g\n", gm.residual);
 	end_run(start);
-	free(rod[0]);
-	free(rod[1]);
+	heat_free();
 	return 0;
 }

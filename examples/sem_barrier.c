@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <semaphore.h>
 #include "workload.h"
+#include "heat_rod.h"
 
 /* Global so debug info can name the semaphores in a trace. */
 struct sem_barrier {
@@ -25,9 +26,8 @@ struct sem_barrier {
 	unsigned long counter;
 } sb;
 
-static unsigned long nthreads = 4, nsteps = 5, cells = 20000, sweeps = 20;
 static int wait_start, all_wait;
-static double *rod[2], residual;
+static double residual;
 
 static void sem_wait_retry(sem_t *s)
 {
@@ -36,7 +36,7 @@ static void sem_wait_retry(sem_t *s)
 }
 
 /* Barrier call number k (every thread counts its calls the same way). */
-static void barrier(unsigned long k, struct window *w)
+static void heat_barrier(unsigned long k, struct window *w)
 {
 	sem_t *bar = &sb.bar_sem[k & 1];
 	unsigned long j;
@@ -57,56 +57,11 @@ static void barrier(unsigned long k, struct window *w)
 	window_close(w);
 }
 
-/* One Jacobi sweep of cells [lo, hi) from rod[from] into rod[!from]; the
- * squared change. */
-static double sweep(unsigned long lo, unsigned long hi, int from)
+static void heat_add_residual(double mine)
 {
-	const double *u = rod[from];
-	double *v = rod[!from], change = 0;
-	unsigned long i;
-
-	for (i = lo; i < hi; i++) {
-		double left = i ? u[i - 1] : 1.0, right = i + 1 < cells ? u[i + 1] : 0.0;
-
-		v[i] = 0.5 * (left + right);
-		change += (v[i] - u[i]) * (v[i] - u[i]);
-	}
-	return change;
-}
-
-/* Worker index's barrier call number k, timed. */
-static void barrier_call(unsigned int index, pid_t tid, unsigned long k, uint64_t t0)
-{
-	struct window w;
-
-	barrier(k, &w);
-	/* Printed after the barrier so it never delays an arrival. */
-	emit("phase %lu thread %u tid %d compute_ns %llu " WINDOW_FMT "\n", k, index, (int)tid,
-	     (unsigned long long)(w.enter_ns - t0), WINDOW_ARGS(w));
-}
-
-static void worker_main(unsigned int index)
-{
-	pid_t tid = get_tid();
-	unsigned long lo = cells * index / nthreads, hi = cells * (index + 1) / nthreads;
-	unsigned long step, r, k = 0;
-
-	barrier_call(index, tid, k++, now_ns());
-	for (step = 0; step < nsteps; step++) {
-		/* the slowest worker moves on by one each step */
-		unsigned long reps = sweeps * (1 + (index + step) % nthreads);
-		uint64_t t0 = now_ns();
-		double mine = 0;
-
-		for (r = 0; r < reps; r++)
-			mine = sweep(lo, hi, (int)(r & 1));
-		barrier_call(index, tid, k++, t0);
-		t0 = now_ns();
-		sem_wait_retry(&sb.count_sem);
-		residual += mine;
-		sem_post(&sb.count_sem);
-		barrier_call(index, tid, k++, t0);
-	}
+	sem_wait_retry(&sb.count_sem);
+	residual += mine;
+	sem_post(&sb.count_sem);
 }
 
 static void usage(FILE *f, const char *prog)
@@ -142,28 +97,21 @@ int main(int argc, char **argv)
 		{0},
 	};
 	uint64_t start;
+	int rc;
 
 	parse_options(argc, argv, opts, usage);
-	if (cells < nthreads) {
-		fprintf(stderr, "%s: -c must be at least -t\n", prog_name(argv[0]));
-		return 2;
-	}
+	rc = heat_alloc(argv[0]);
+	if (rc)
+		return rc;
 	if (sem_init(&sb.count_sem, 0, 1) || sem_init(&sb.bar_sem[0], 0, 0) ||
 	    sem_init(&sb.bar_sem[1], 0, 0)) {
 		perror("sem_init");
 		return 1;
 	}
-	rod[0] = calloc(cells, sizeof(double));
-	rod[1] = calloc(cells, sizeof(double));
-	if (!rod[0] || !rod[1]) {
-		fprintf(stderr, "%s: out of memory\n", prog_name(argv[0]));
-		return 1;
-	}
 	start = begin_run(wait_start);
-	run_workers(nthreads, worker_main);
+	run_workers(nthreads, heat_worker);
 	emit("residual %g\n", residual);
 	end_run(start);
-	free(rod[0]);
-	free(rod[1]);
+	heat_free();
 	return 0;
 }
