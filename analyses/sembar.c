@@ -171,7 +171,9 @@ void sembar__observe(struct sembar *sb, const struct sbt_event *e)
 			rule_out(sb, s);
 		return;
 	}
-	if (kind != SBT_PK_SEM_POST) {
+	/* a barrier's threads block in a wait; a trywait alone (polling)
+	 * holds no records back */
+	if (kind == SBT_PK_SEM_WAIT) {
 		s = sem_of(sb, e->pid, e->obj);
 		if (s && s->state == SB_UNSEEN)
 			set_state(sb, s, SB_PENDING);

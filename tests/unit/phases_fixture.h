@@ -27,6 +27,7 @@ enum {
 	P_TASKWAIT,
 	P_SEMW,
 	P_POST,
+	P_SEMTRY,
 	NPROBES
 };
 
@@ -48,6 +49,7 @@ static const struct sbt_probe_info probes[NPROBES] = {
 	[P_TASKWAIT] = {.id = P_TASKWAIT, .kind = SBT_PK_TASK_WAIT, .symbol = "GOMP_taskwait"},
 	[P_SEMW] = {.id = P_SEMW, .kind = SBT_PK_SEM_WAIT, .symbol = "sem_wait"},
 	[P_POST] = {.id = P_POST, .kind = SBT_PK_SEM_POST, .symbol = "sem_post"},
+	[P_SEMTRY] = {.id = P_SEMTRY, .kind = SBT_PK_SEM_TRYWAIT, .symbol = "sem_trywait"},
 };
 
 #define PID	100

@@ -6,7 +6,8 @@
  * posts for everyone and waits too); a waiter that enters its wait after
  * the posts; a first group missing a thread that waited before the
  * session. No barrier: a semaphore used as a mutex, a producer releasing
- * idle consumers, a queue whose posts pile up, a hand-off of two threads. */
+ * idle consumers, a queue whose posts pile up, a hand-off of two threads;
+ * a semaphore only polled with sem_trywait holds no records back. */
 #include "phases_fixture.h"
 
 #define COUNT_SEM 0x9000 /* the counter's mutex, initially 1 */
@@ -298,5 +299,27 @@ TEST(two_thread_hand_off_is_no_barrier)
 	CHECK_EQ(c.n, 1);
 	phases__finish(p);
 	CHECK_EQ(c.n, 1);
+	phases__free(p);
+}
+
+/* Threads polling a semaphore with sem_trywait (failing) while another
+ * posts now and then: never a candidate, records flow at once. */
+TEST(trywait_polling_holds_nothing)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u32 tid;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		for (tid = 1; tid <= 3; tid++) {
+			enter(p, P_SEMTRY, tid, 10000 + 1000 * k + 10 * tid, BAR_SEM, SITE_A);
+			leave(p, P_SEMTRY, tid, 10001 + 1000 * k + 10 * tid, (__u64)-1);
+		}
+		sb_last(p, 4, 10500 + 1000 * k, 1);
+	}
+	pbw_episode(p, 20000);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].object, OBJ_X);
 	phases__free(p);
 }
