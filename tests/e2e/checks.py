@@ -780,8 +780,11 @@ def sem(report, wl_out, items):
     cannot block and one that slept did (but for a rare sleep of the probes'
     own): blocked P's lie between the two counts. Its waits lie inside the
     taker's own and fall short of them by two probe gaps a call and the time
-    it was off its CPU unseen."""
+    it was off its CPU unseen. A pipeline's semaphores are no barrier."""
     r = load(report)
+    check(not r["phases"] and not any(s["barrier"] for s in r["semaphores"]),
+          f"{len(r['phases'])} phases, barrier semaphores "
+          f"{[s['symbol'] for s in r['semaphores'] if s['barrier']]}")
     by = {s["symbol"]: s for s in r["semaphores"]}
     check(set(by) >= {"items", "slots"}, f"semaphores {list(by)}")
     if not {"items", "slots"} <= set(by):
