@@ -125,10 +125,6 @@ static void sem_barrier_enter(struct phases *p, struct ph_thread *t, int d,
 static void sem_barrier_return(struct phases *p, struct ph_thread *t, int d,
 			       const struct sbt_event *e, int kind)
 {
-	struct sg_step st;
-
-	if (kind != SBT_PK_SEM_POST)
-		semgroups__exit(p->semgroups, e, kind, &st);
 	if (d >= STACK_MAX || !t->waiting || !t->stack[d].inst ||
 	    t->waiting->key != t->stack[d].inst)
 		return;
@@ -278,6 +274,12 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	int kind = p->cfg.probes[e->probe].kind;
 	int d, cbar, sbar;
 
+	/* every semaphore wait's return, as the classifier sees them */
+	if (p->semgroups && (kind == SBT_PK_SEM_WAIT || kind == SBT_PK_SEM_TRYWAIT)) {
+		struct sg_step st;
+
+		semgroups__exit(p->semgroups, e, kind, &st);
+	}
 	/* Find the matching call; exits of calls entered before the session
 	 * (or whose entry was lost) have none and are ignored. */
 	for (d = t->depth - 1; d >= 0; d--)

@@ -43,6 +43,7 @@ struct sg_thread {
 	struct sg_sem *in; /* the semaphore it waits on (NULL: none) */
 	__u64 group;	   /* the group it waits in */
 	int trywait;
+	__u64 returned_ns; /* its latest return from a wait on any semaphore */
 };
 
 struct semgroups {
@@ -252,12 +253,18 @@ static void post_entered(struct semgroups *g, struct sg_sem *s, const struct sbt
  * before the last thread but reached its wait after the posts). Posts left
  * over the first group may have gone to threads that waited since before
  * the session: a wait after them is for the next group. */
-static int joins_current(const struct sg_sem *s, const struct sg_member *m)
+static int joins_current(const struct sg_sem *s, const struct sg_member *m,
+			 const struct sg_thread *t)
 {
 	if (!s->seq || untaken(s) <= 0)
 		return 0;
 	if (m)
 		return !m->took && !m->waiting;
+	/* no team known yet: a thread that has not come back from a wait
+	 * since the burst began (one that had waited before the session
+	 * has) */
+	if (!s->prev_team)
+		return t->returned_ns < s->release_ns;
 	return s->nmem < s->prev_team;
 }
 
@@ -268,7 +275,7 @@ static void wait_entered(struct sg_sem *s, struct sg_thread *t, const struct sbt
 
 	if (m && s->poster == e->tid)
 		s->bursting = 0;
-	if (joins_current(s, m)) {
+	if (joins_current(s, m, t)) {
 		/* a post of the current group is left for it */
 		st->arrives = !m;
 		if (!m)
@@ -360,12 +367,14 @@ static void trywait_took(struct sg_sem *s, __u32 tid)
 
 void semgroups__exit(struct semgroups *g, const struct sbt_event *e, int kind, struct sg_step *st)
 {
-	struct sg_thread *t = hmap_get(&g->threads, e->tid, 0);
+	struct sg_thread *t = kind == SBT_PK_SEM_POST ? NULL : thread_of(g, e->tid);
 	struct sg_sem *s = t ? t->in : NULL;
 	int took = (int)e->obj == 0; /* an int: the upper bits are garbage */
 
 	memset(st, 0, sizeof(*st));
-	if (!s || kind == SBT_PK_SEM_POST)
+	if (t)
+		t->returned_ns = e->ts;
+	if (!s)
 		return; /* entered before the session */
 	t->in = NULL;
 	st->sem = s->addr;

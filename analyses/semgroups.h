@@ -51,7 +51,8 @@ void semgroups__free(struct semgroups *g);
  * record e. */
 void semgroups__enter(struct semgroups *g, const struct sbt_event *e, int kind, __u64 sem,
 		      struct sg_step *s);
-/* The return (record e) of a wait thread e->tid entered; posts need none. */
+/* The return (record e) of a wait by thread e->tid, entered in the session
+ * or before; posts need none. */
 void semgroups__exit(struct semgroups *g, const struct sbt_event *e, int kind, struct sg_step *s);
 /* Every semaphore's current group, to closed: the end of the trace. */
 void semgroups__close_all(struct semgroups *g);

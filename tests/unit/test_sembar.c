@@ -323,3 +323,28 @@ TEST(trywait_polling_holds_nothing)
 	CHECK_EQ(c.ep[0].object, OBJ_X);
 	phases__free(p);
 }
+
+/* In the first group too (no team known yet), a waiter that enters its
+ * wait after the posts, not back from any wait since, is of the group. */
+TEST(late_waiter_in_the_first_group)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	count_in(p, 1, 10100);
+	sb_wait_in(p, 2, 10200);
+	sb_wait_in(p, 3, 10300);
+	sb_last(p, 4, 10500, 3);
+	enter(p, P_SEMW, 1, 10530, BAR_SEM, SITE_A);
+	leave(p, P_SEMW, 1, 10531, 0);
+	sb_wait_out(p, 2, 10620);
+	sb_wait_out(p, 3, 10630);
+	sb_episode(p, 20000, 3);
+	sb_episode(p, 30000, 2);
+	sb_episode(p, 40000, 1);
+	phases__finish(p);
+	CHECK_EQ(c.n, 4);
+	CHECK_EQ(c.ep[0].n, 4);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->arrive_ns, 10519);
+	phases__free(p);
+}
