@@ -127,13 +127,6 @@ static int find_tid(const __u32 *v, size_t n, __u32 tid)
 	return -1;
 }
 
-static int cmp_tid(const void *a, const void *b)
-{
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Every tid of a[na] in b[nb] (both sorted). */
 static int is_subset(const __u32 *a, size_t na, const __u32 *b, size_t nb)
 {
@@ -213,7 +206,7 @@ static void group(struct condbar *cb, struct cb_cond *c, __u32 tid)
 		return;
 	memcpy(team, c->waiters, c->nwait * sizeof(*team));
 	team[c->nwait] = tid;
-	qsort(team, n, sizeof(*team), cmp_tid);
+	qsort(team, n, sizeof(*team), array_cmp_u32);
 	if (c->groups && (n != c->nteam || memcmp(team, c->team, n * sizeof(*team)))) {
 		/* the first group seen may miss threads that waited since
 		 * before the session */

@@ -18,9 +18,11 @@ static void new_classifiers(struct phases *p)
 	p->condbar = condbar__new(p->cfg.probes, p->cfg.nprobes);
 	p->sembar = sembar__new(p->cfg.probes, p->cfg.nprobes);
 	p->semgroups = semgroups__new(NULL, NULL);
-	if (!p->semgroups) {
+	if (!p->sembar || !p->semgroups) {
 		sembar__free(p->sembar);
+		semgroups__free(p->semgroups);
 		p->sembar = NULL;
+		p->semgroups = NULL;
 	}
 }
 

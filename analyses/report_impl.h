@@ -10,6 +10,7 @@
 
 #include "lib/json.h"
 #include "analyses/report.h"
+#include "analyses/sembar.h"
 #include "analyses/sync_report.h"
 
 #define NAME_MAX_LEN 256
@@ -91,7 +92,7 @@ static inline const char *report__made_of(const struct report *r, __u16 probe)
 
 	if (kind == SBT_PK_COND_WAIT || kind == SBT_PK_COND_SIGNAL)
 		return "mutex + condvar";
-	if (kind == SBT_PK_SEM_WAIT || kind == SBT_PK_SEM_TRYWAIT || kind == SBT_PK_SEM_POST)
+	if (sembar__is_sem_kind(kind))
 		return "semaphores";
 	return NULL;
 }

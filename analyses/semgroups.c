@@ -19,9 +19,8 @@
 
 struct sg_member {
 	__u32 tid;
-	__u8 waited_before; /* waiting when the group's first post came */
-	__u8 waiting;	    /* in a wait of the group now */
-	__u8 took;	    /* a wait of it took a post of the group */
+	__u8 waiting; /* in a wait of the group now */
+	__u8 took;    /* a wait of it took a post of the group */
 };
 
 struct sg_sem {
@@ -138,13 +137,6 @@ static __s64 untaken(const struct sg_sem *s)
 	return n;
 }
 
-static int cmp_tid(const void *a, const void *b)
-{
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The current group of s, to the closed callback. */
 static void close_group(struct semgroups *g, struct sg_sem *s)
 {
@@ -168,7 +160,7 @@ static void close_group(struct semgroups *g, struct sg_sem *s)
 		team[i] = s->mem[i].tid;
 		grp.still_waiting += s->mem[i].waiting;
 	}
-	qsort(team, s->nmem, sizeof(*team), cmp_tid);
+	qsort(team, s->nmem, sizeof(*team), array_cmp_u32);
 	grp.team = team;
 	grp.nteam = (__u32)s->nmem;
 	g->closed(g->ctx, s->pid, s->addr, &grp);
@@ -224,7 +216,7 @@ static void begin_group(struct semgroups *g, struct sg_sem *s, __u32 tid, __u64 
 		struct sg_member *m = add_member(s, s->next[i]);
 
 		if (m)
-			m->waited_before = m->waiting = 1;
+			m->waiting = 1;
 	}
 	s->nnext = 0;
 	add_member(s, tid);

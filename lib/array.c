@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/array.h"
@@ -20,4 +21,11 @@ int array_reserve(void **arr, size_t *cap, size_t n, size_t sz)
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+int array_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
 }

@@ -10,4 +10,7 @@
  * and *cap untouched. */
 int array_reserve(void **arr, size_t *cap, size_t n, size_t sz);
 
+/* qsort() comparator of uint32_t values (thread ids), ascending. */
+int array_cmp_u32(const void *a, const void *b);
+
 #endif
