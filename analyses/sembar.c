@@ -5,7 +5,10 @@
  * group of a semaphore is not judged: threads may have been waiting since
  * before the session. Each later group either fits a barrier's release or
  * rules the semaphore out; two in a row with one team and two posters make
- * it a barrier.
+ * it a barrier. The posters may also differ between two semaphores of one
+ * process releasing the same team (a barrier whose semaphores take turns):
+ * a thread kept last by the scheduler for a few episodes of one of them
+ * does not hide it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +96,41 @@ static void first_of_run(struct sb_sem *s, const struct sg_group *g)
 	s->rotated = 0;
 }
 
+/* Whether two runs release one team and show two posters between them. */
+static int rotate_together(const struct sb_sem *a, const struct sb_sem *b)
+{
+	return a->nteam == b->nteam && !memcmp(a->team, b->team, a->nteam * sizeof(*a->team)) &&
+	       (a->rotated || b->rotated || a->poster != b->poster);
+}
+
+/*
+ * s's run has two or more fitting groups of one team: a barrier if the
+ * poster changed in it, or if it rotates together with a partner (another
+ * semaphore of the process with a fitting run), which is then made a
+ * barrier too once its own run is as long.
+ */
+static void judge_run(struct sembar *sb, __u32 pid, struct sb_sem *s)
+{
+	const struct hmap_slot *slot;
+	int barrier = s->rotated;
+	size_t pos = 0;
+
+	while ((slot = hmap_next(&sb->sems, &pos))) {
+		struct sb_sem *o = slot->val;
+
+		if (slot->k1 != pid || o == s || o->state == SB_NOT || !o->groups ||
+		    !rotate_together(s, o))
+			continue;
+		barrier = 1;
+		if (o->groups >= 2)
+			set_state(sb, o, SB_BARRIER);
+	}
+	if (barrier)
+		set_state(sb, s, SB_BARRIER);
+	else if (s->groups >= SAME_POSTER_MAX)
+		rule_out(sb, s);
+}
+
 static void judge(void *ctx, __u32 pid, __u64 sem, const struct sg_group *g)
 {
 	struct sembar *sb = ctx;
@@ -115,10 +153,7 @@ static void judge(void *ctx, __u32 pid, __u64 sem, const struct sg_group *g)
 	}
 	s->groups++;
 	s->rotated |= g->poster != s->poster;
-	if (s->rotated)
-		set_state(sb, s, SB_BARRIER);
-	else if (s->groups >= SAME_POSTER_MAX)
-		rule_out(sb, s);
+	judge_run(sb, pid, s);
 }
 
 struct sembar *sembar__new(const struct sbt_probe_info *probes, int nprobes)

@@ -4,7 +4,8 @@
  * records themselves: a semaphore is such a barrier when its release groups
  * (semgroups.h) are the same team of three or more threads each time, every
  * post taken before the next burst, most waiters waiting before the burst
- * came, and the poster (the last to arrive) changing. Posts left untaken (a
+ * came, and the poster (the last to arrive) changing, in its own groups or
+ * between it and another semaphore releasing the same team. Posts left untaken (a
  * queue), a wait that returned with no post to explain it, a waiter still
  * waiting when the next burst comes (a mutex made of a semaphore hands on
  * one post at a time), a different team, or eight groups with one poster (a

@@ -5,13 +5,15 @@
  * with exact arrivals and departures; the preloaded turnstile (the last
  * posts for everyone and waits too); a waiter that enters its wait after
  * the posts; a first group missing a thread that waited before the
- * session. No barrier: a semaphore used as a mutex, a producer releasing
+ * session; two semaphores taking turns, one of them always posted by the
+ * same thread. No barrier: a semaphore used as a mutex, a producer releasing
  * idle consumers, a queue whose posts pile up, a hand-off of two threads;
  * a semaphore only polled with sem_trywait holds no records back. */
 #include "phases_fixture.h"
 
 #define COUNT_SEM 0x9000 /* the counter's mutex, initially 1 */
 #define BAR_SEM	  0x9040 /* the barrier's, initially 0 */
+#define BAR_SEM2  0x9080 /* a second one taking turns with it */
 
 /* The counter's semaphore taken at ts (no wait) and posted at ts + 2. */
 static void count_in(struct phases *p, __u32 tid, __u64 ts)
@@ -22,11 +24,16 @@ static void count_in(struct phases *p, __u32 tid, __u64 ts)
 	leave(p, P_POST, tid, ts + 3, 0);
 }
 
-/* A waiter: counts itself in at ts, waits on the barrier from ts + 10. */
-static void sb_wait_in(struct phases *p, __u32 tid, __u64 ts)
+/* A waiter: counts itself in at ts, waits on semaphore sem from ts + 10. */
+static void sb_wait_in_on(struct phases *p, __u64 sem, __u32 tid, __u64 ts)
 {
 	count_in(p, tid, ts);
-	enter(p, P_SEMW, tid, ts + 10, BAR_SEM, SITE_A);
+	enter(p, P_SEMW, tid, ts + 10, sem, SITE_A);
+}
+
+static void sb_wait_in(struct phases *p, __u32 tid, __u64 ts)
+{
+	sb_wait_in_on(p, BAR_SEM, tid, ts);
 }
 
 static void sb_wait_out(struct phases *p, __u32 tid, __u64 ts)
@@ -34,33 +41,43 @@ static void sb_wait_out(struct phases *p, __u32 tid, __u64 ts)
 	leave(p, P_SEMW, tid, ts, 0);
 }
 
-/* The last thread counts itself in at ts and posts n times from ts + 20,
- * each post taking 2 ns (the last returns at ts + 19 + 2n). */
-static void sb_last(struct phases *p, __u32 tid, __u64 ts, int n)
+/* The last thread counts itself in at ts and posts n times to sem from
+ * ts + 20, each post taking 2 ns (the last returns at ts + 19 + 2n). */
+static void sb_last_on(struct phases *p, __u64 sem, __u32 tid, __u64 ts, int n)
 {
 	int k;
 
 	count_in(p, tid, ts);
 	for (k = 0; k < n; k++) {
-		enter(p, P_POST, tid, ts + 20 + 2 * k, BAR_SEM, SITE_B);
+		enter(p, P_POST, tid, ts + 20 + 2 * k, sem, SITE_B);
 		leave(p, P_POST, tid, ts + 21 + 2 * k, 0);
 	}
+}
+
+static void sb_last(struct phases *p, __u32 tid, __u64 ts, int n)
+{
+	sb_last_on(p, BAR_SEM, tid, ts, n);
 }
 
 /* One episode at base of threads 1..4: the others count in at base +
  * 100 * tid and wait; `last` counts in at base + 500 and posts 3 times
  * (returns at base + 525); the waiters return at base + 600 + 10 * tid. */
-static void sb_episode(struct phases *p, __u64 base, __u32 last)
+static void sb_episode_on(struct phases *p, __u64 sem, __u64 base, __u32 last)
 {
 	__u32 tid;
 
 	for (tid = 1; tid <= 4; tid++)
 		if (tid != last)
-			sb_wait_in(p, tid, base + 100 * tid);
-	sb_last(p, last, base + 500, 3);
+			sb_wait_in_on(p, sem, tid, base + 100 * tid);
+	sb_last_on(p, sem, last, base + 500, 3);
 	for (tid = 1; tid <= 4; tid++)
 		if (tid != last)
 			sb_wait_out(p, tid, base + 600 + 10 * tid);
+}
+
+static void sb_episode(struct phases *p, __u64 base, __u32 last)
+{
+	sb_episode_on(p, BAR_SEM, base, last);
 }
 
 /* A pthread barrier of threads 1 and 2 at ts, to see whether records are
@@ -346,5 +363,32 @@ TEST(late_waiter_in_the_first_group)
 	CHECK_EQ(c.n, 4);
 	CHECK_EQ(c.ep[0].n, 4);
 	CHECK_EQ(arrival_of(&c.ep[0], 1)->arrive_ns, 10519);
+	phases__free(p);
+}
+
+/*
+ * Two semaphores taking turns (the textbook barrier's alternating pair),
+ * the scheduler keeping thread 4 last at every episode of the first: its
+ * posters differ from the second's, which rotate (4, 4, 2, 2). Both are
+ * barriers; the first is decided even though the second's rotation shows
+ * only in the group the end of the trace closes.
+ */
+TEST(alternating_semaphores_share_their_rotation)
+{
+	static const __u32 last_b[] = {4, 4, 2, 2};
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	int k, i;
+
+	for (k = 0; k < 4; k++) {
+		sb_episode_on(p, BAR_SEM, 10000 + 20000 * k, 4);
+		sb_episode_on(p, BAR_SEM2, 20000 + 20000 * k, last_b[k]);
+	}
+	phases__finish(p);
+	CHECK_EQ(c.n, 8);
+	for (i = 0; i < c.n; i++) {
+		CHECK_EQ(c.ep[i].object, i % 2 ? BAR_SEM2 : BAR_SEM);
+		CHECK_EQ(c.ep[i].n, 4);
+	}
 	phases__free(p);
 }
