@@ -226,24 +226,31 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		release(p, ep);
 }
 
-void episodes__expect(struct phases *p, __u32 pid, __u64 key, __u32 n)
+/* ep expects n arrivals from now on: released if it had waited only for
+ * arrivals that n no longer asks for. */
+static void expect_arrivals(struct phases *p, struct ph_episode *ep, __u32 n)
 {
-	struct ph_episode *ep = hmap_get(&p->open, pid, key);
+	int waited = awaits_arrivals(ep);
 
-	if (ep && n > ep->expect)
-		ep->expect = n;
-}
-
-void episodes__stop_expecting(struct phases *p, struct ph_episode *ep)
-{
-	if (!awaits_arrivals(ep))
-		return;
-	ep->expect = 0;
-	if (!ep->departed)
+	ep->expect = n;
+	if (!waited || awaits_arrivals(ep) || !ep->departed)
 		return;
 	release(p, ep);
 	if (ep->departed == ep->n)
 		complete(p, ep);
+}
+
+void episodes__expect(struct phases *p, __u32 pid, __u64 key, __u32 n)
+{
+	struct ph_episode *ep = hmap_get(&p->open, pid, key);
+
+	if (ep)
+		expect_arrivals(p, ep, n);
+}
+
+void episodes__stop_expecting(struct phases *p, struct ph_episode *ep)
+{
+	expect_arrivals(p, ep, 0);
 }
 
 void episodes__stop_expecting_key(struct phases *p, __u32 pid, __u64 key)

@@ -111,11 +111,12 @@ static void sem_barrier_enter(struct phases *p, struct ph_thread *t, int d,
 		t->stack[d].inst = key;
 	if (st.closed)
 		episodes__stop_expecting_key(p, e->pid, semgroups__key(e->obj, st.closed));
-	if (!st.arrives || barrier_depth(p, t, d))
-		return;
-	if (kind != SBT_PK_SEM_POST && st.release_ns && a.ts >= st.release_ns)
-		a.ts = max_u64(st.release_ns - 1, t->last_depart);
-	episodes__arrive(p, t, &a, key, e->obj);
+	if (st.arrives && !barrier_depth(p, t, d)) {
+		if (kind != SBT_PK_SEM_POST && st.release_ns && a.ts >= st.release_ns)
+			a.ts = max_u64(st.release_ns - 1, t->last_depart);
+		episodes__arrive(p, t, &a, key, e->obj);
+	}
+	/* every post and wait may change the arrivals still to come */
 	episodes__expect(p, e->pid, key, st.expect);
 }
 

@@ -129,8 +129,8 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
  * never (depart_ns == 0). Completes the episode when it was the last. */
 void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval,
 		      __u64 site, __u64 blocked_ns);
-/* The open episode of key expects n arrivals at least (a semaphore
- * barrier's team): its first departure does not release it before. */
+/* The open episode of key expects n arrivals (a semaphore barrier's team,
+ * semgroups.h): no departure releases it before they came. */
 void episodes__expect(struct phases *p, __u32 pid, __u64 key, __u32 n);
 /* No more arrivals are coming to ep (or to the open episode of key). */
 void episodes__stop_expecting(struct phases *p, struct ph_episode *ep);

@@ -222,6 +222,19 @@ static void begin_group(struct semgroups *g, struct sg_sem *s, __u32 tid, __u64 
 	add_member(s, tid);
 }
 
+/* The arrivals group seq of s waits for (sg_step.expect). */
+static __u32 team_expected(const struct sg_sem *s, __u64 seq)
+{
+	__s64 left;
+
+	if (seq != s->seq)
+		return (__u32)s->nmem; /* the next group's: this one's team */
+	if (s->prev_team)
+		return s->prev_team;
+	left = untaken(s);
+	return (__u32)s->nmem + (__u32)(left > 0 ? left : 0);
+}
+
 static void post_entered(struct semgroups *g, struct sg_sem *s, const struct sbt_event *e,
 			 struct sg_step *st)
 {
@@ -236,7 +249,7 @@ static void post_entered(struct semgroups *g, struct sg_sem *s, const struct sbt
 	s->bursting = 1;
 	st->group = s->seq;
 	st->release_ns = s->release_ns;
-	st->expect = s->prev_team;
+	st->expect = team_expected(s, s->seq);
 }
 
 /* Whether a wait by tid entered now takes a post of the current group: a
@@ -276,14 +289,14 @@ static void wait_entered(struct sg_sem *s, struct sg_thread *t, const struct sbt
 			m->waiting = 1;
 		t->group = s->seq;
 		st->release_ns = s->release_ns;
-		st->expect = s->prev_team;
+		st->expect = team_expected(s, s->seq);
 	} else {
 		st->arrives = 1;
 		if (!waiting_next(s, e->tid) &&
 		    !array_reserve((void **)&s->next, &s->cap_next, s->nnext + 1, sizeof(__u32)))
 			s->next[s->nnext++] = e->tid;
 		t->group = s->seq + 1;
-		st->expect = (__u32)s->nmem;
+		st->expect = team_expected(s, t->group);
 	}
 	st->group = t->group;
 }

@@ -27,13 +27,19 @@ struct sg_group {
 	__u32 unexplained;   /* waits returned with no post of theirs to take */
 };
 
-/* What one semaphore call means (semgroups__enter, semgroups__exit). */
+/*
+ * What one semaphore call means (semgroups__enter, semgroups__exit). The
+ * expected arrivals of a group are the previous group's team; for the
+ * first group, whose team is not known yet, its members and the posts no
+ * wait has taken yet (a waiter that counted itself in before the last
+ * thread may reach its wait after everyone else left).
+ */
 struct sg_step {
 	__u64 sem;	  /* the call's semaphore (0: a call the tracker does not know) */
 	__u64 group;	  /* the group the call belongs to (0: none) */
 	int arrives;	  /* the thread's first call in that group */
 	__u64 release_ns; /* the group's first post (0: not posted yet) */
-	__u32 expect;	  /* the team of the semaphore's previous group (0: none) */
+	__u32 expect;	  /* arrivals the group's episode waits for now (below) */
 	__u64 closed;	  /* a group the call closed by beginning the next (0: none) */
 	int unposted;	  /* a wait took a post before any post was seen: the
 			   * semaphore's initial value (a mutex, a pool) */

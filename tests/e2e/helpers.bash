@@ -19,7 +19,12 @@ teardown() {
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 	if [ -n "${TMUX_SESSION:-}" ]; then tmux kill-session -t "$TMUX_SESSION" 2>/dev/null || true; fi
-	[ -n "${T:-}" ] && rm -rf "$T"
+	# SBT_E2E_KEEP=1: keep a failed test's files to look at.
+	if [ -n "${SBT_E2E_KEEP:-}" ] && [ -z "${BATS_TEST_COMPLETED:-}" ]; then
+		echo "# files kept in $T" >&3
+	elif [ -n "${T:-}" ]; then
+		rm -rf "$T"
+	fi
 }
 
 # wait_for FILE REGEX [SECONDS]: until FILE has a line matching REGEX.

@@ -392,3 +392,31 @@ TEST(alternating_semaphores_share_their_rotation)
 	}
 	phases__free(p);
 }
+
+/* The first group again, its late waiter (1) entering its wait only after
+ * the others left the barrier: no team is known yet, so the episode waits
+ * for arrivals until the next burst closes the group. One episode of four. */
+TEST(late_waiter_after_the_first_group_left)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	count_in(p, 1, 10100);
+	sb_wait_in(p, 2, 10200);
+	sb_wait_in(p, 3, 10300);
+	sb_last(p, 4, 10500, 3);
+	sb_wait_out(p, 2, 10620);
+	sb_wait_out(p, 3, 10630);
+	enter(p, P_SEMW, 1, 10700, BAR_SEM, SITE_A);
+	leave(p, P_SEMW, 1, 10701, 0);
+	sb_episode(p, 20000, 3);
+	sb_episode(p, 30000, 2);
+	sb_episode(p, 40000, 1);
+	phases__finish(p);
+	CHECK_EQ(c.n, 4);
+	CHECK_EQ(c.ep[0].n, 4);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->arrive_ns, 10519);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->depart_ns, 10701);
+	CHECK_EQ(c.ep[1].n, 4);
+	phases__free(p);
+}
