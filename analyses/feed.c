@@ -536,6 +536,12 @@ void phases__release_held(struct phases *p)
 
 int phases__feed(struct phases *p, const struct sbt_event *e)
 {
+	/* the process's own mark is stamped when the attach returned */
+	if (e->type != SBT_EV_PROBE_ARMED) {
+		p->out_of_order += e->ts < p->newest_ts;
+		if (e->ts > p->newest_ts)
+			p->newest_ts = e->ts;
+	}
 	if (p->condbar)
 		condbar__observe(p->condbar, e);
 	if (p->sembar)

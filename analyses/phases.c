@@ -137,6 +137,11 @@ __u64 phases__grouping_errors(const struct phases *p)
 	return p->grouping_errors;
 }
 
+__u64 phases__out_of_order(const struct phases *p)
+{
+	return p->out_of_order;
+}
+
 __u64 phases__first_ts(const struct phases *p)
 {
 	return p->first_ts;

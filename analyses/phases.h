@@ -285,6 +285,9 @@ __u64 phases__lost(const struct phases *p);
  * PTHREAD_BARRIER_SERIAL_THREAD: the grouping into episodes was wrong (or a
  * departure record was lost). */
 __u64 phases__grouping_errors(const struct phases *p);
+/* Records fed older than one fed before them: the recording's rings were
+ * not merged back into time order there (user/bpf/rings.h). */
+__u64 phases__out_of_order(const struct phases *p);
 __u64 phases__first_ts(const struct phases *p);
 /* Approximated time of the last event (probe cost removed). */
 __u64 phases__approx_last_ts(const struct phases *p);

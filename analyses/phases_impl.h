@@ -70,6 +70,7 @@ struct phases {
 
 	struct ph_region_stats regions;
 	__u64 completed, partial, events, bad, lost, grouping_errors;
+	__u64 newest_ts, out_of_order; /* records older than one before them */
 	__u64 first_ts, last_ts;
 	__u64 lost_phases, lost_first[LOST_PHASES_KEPT];
 	__u64 ta_last, ta_last_tm; /* approximated and measured time of the last event */

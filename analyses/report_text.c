@@ -473,6 +473,11 @@ static void text_end(struct report *r, const struct report_drops *d)
 			"WARNING: %" PRIu64 " pthread_barrier_wait episodes without exactly one "
 			"serial thread: episodes may be mis-grouped\n",
 			(uint64_t)phases__grouping_errors(r->ph));
+	if (phases__out_of_order(r->ph))
+		fprintf(r->o.out,
+			"WARNING: %" PRIu64 " records came after later ones: times around them "
+			"may be off\n",
+			(uint64_t)phases__out_of_order(r->ph));
 	text_drops(r, d);
 }
 

@@ -21,13 +21,30 @@
 #define SBT_GLOBAL extern
 #endif
 
-/* One ring buffer for every CPU: causally ordered events (a barrier's last
- * arrival and the departures it releases) then appear in causal order. Its
- * size is set from userspace before load. */
+/* A ring buffer per CPU (doc/design.md §4, Per-CPU ring buffers): no lock
+ * and no cache line shared between CPUs when threads hit probes at once.
+ * Userspace creates the rings after load, sizes them and merges them back
+ * into time order. */
+struct sbt_ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+};
+
+SBT_GLOBAL struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct sbt_ring);
+} rings SEC(".maps");
+
+/* The one shared ring, where the kernel refuses rings in a map or
+ * --shared-ring asks for it: events then arrive in reservation order. */
 SBT_GLOBAL struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 22);
 } events SEC(".maps");
+
+SBT_GLOBAL const volatile __u8 per_cpu_rings;
 
 /* Thread-group ids being traced; value unused. */
 SBT_GLOBAL struct {
@@ -159,6 +176,45 @@ static __always_inline void sbt_pause(struct task_struct *task, __u32 pid)
 	bpf_send_signal(SBT_SIGSTOP);
 }
 
+/* cpu as an index of the per-CPU arrays, masked where the verifier sees it
+ * (a value that went through the stack as a map key lost its bounds). */
+static __always_inline __u32 sbt_cpu_slot(__u32 cpu)
+{
+	asm volatile("" : "+r"(cpu));
+	return cpu & (SBT_MAX_CPUS - 1);
+}
+
+/* A record that found no room: counted on its CPU and for its process. */
+static __always_inline int sbt_drop(__u32 cpu, __u32 pid)
+{
+	__u64 one = 1, *n;
+
+	cpu = sbt_cpu_slot(cpu);
+	__sync_fetch_and_add(&drops_total[cpu], 1);
+	__sync_fetch_and_add(&drops_pending[cpu], 1);
+	n = bpf_map_lookup_elem(&drops_by_pid, &pid);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		bpf_map_update_elem(&drops_by_pid, &pid, &one, BPF_NOEXIST);
+	return 0;
+}
+
+/* Whether the consumer should wake now: the ring holds more than the
+ * watermark, or a process waits for it. */
+static __always_inline __u64 sbt_wake_flag(void *ring, int wake)
+{
+	__u64 avail;
+
+	if (wake)
+		return BPF_RB_FORCE_WAKEUP;
+	if (per_cpu_rings)
+		avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
+	else
+		avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	return avail > wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 /* Reserve, fill and submit one record. Submission does not wake the
  * consumer below the watermark: a wakeup costs microseconds in the traced
  * thread, and the consumer drains on a timer instead. `wake`: wake it now (a
@@ -167,21 +223,21 @@ static __always_inline int sbt_emit_x(__u16 type, __u16 probe, __u32 pid, __u32 
 				      __u64 site, int wake)
 {
 	__u32 cpu = bpf_get_smp_processor_id() & (SBT_MAX_CPUS - 1);
+	void *ring = &events;
 	struct sbt_event *e;
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		__u64 one = 1, *n;
+	if (per_cpu_rings) {
+		__u32 key = cpu;
 
-		__sync_fetch_and_add(&drops_total[cpu], 1);
-		__sync_fetch_and_add(&drops_pending[cpu], 1);
-		n = bpf_map_lookup_elem(&drops_by_pid, &pid);
-		if (n)
-			__sync_fetch_and_add(n, 1);
-		else
-			bpf_map_update_elem(&drops_by_pid, &pid, &one, BPF_NOEXIST);
-		return 0;
+		ring = bpf_map_lookup_elem(&rings, &key);
+		if (!ring)
+			return sbt_drop(cpu, pid);
+		e = bpf_ringbuf_reserve(ring, sizeof(*e), 0);
+	} else {
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	}
+	if (!e)
+		return sbt_drop(cpu, pid);
 	e->ts = bpf_ktime_get_ns();
 	e->obj = obj;
 	e->site = site;
@@ -190,11 +246,10 @@ static __always_inline int sbt_emit_x(__u16 type, __u16 probe, __u32 pid, __u32 
 	e->type = type;
 	e->probe = probe;
 	e->lost = 0;
+	cpu = sbt_cpu_slot(cpu);
 	if (drops_pending[cpu])
 		e->lost = __sync_lock_test_and_set(&drops_pending[cpu], 0);
-	bpf_ringbuf_submit(e, wake || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > wakeup_bytes
-				      ? BPF_RB_FORCE_WAKEUP
-				      : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(e, sbt_wake_flag(ring, wake));
 	return 0;
 }
 

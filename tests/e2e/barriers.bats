@@ -10,6 +10,27 @@ load helpers
 	$CHECK imbalance "$T/b.json" "$T/wl.out" "$T/b.sbt" 6
 }
 
+# Per-CPU ring buffers merged back into time order (user/bpf/rings.c): a hot
+# barrier loop of four threads on the VM's CPUs, every phase exact against
+# the workload's own clocks, one serial thread each, no record out of
+# order; the shared ring (--shared-ring) the same.
+@test "per-CPU rings: a hot 4-thread barrier loop, records in time order, every phase exact" {
+	local ring
+	for ring in per-CPU --shared-ring; do
+		run "$SBT" record -v $([ $ring = per-CPU ] || echo $ring) -o "$T/h.sbt" -- \
+			"$EX/barrier_imbalance" -t 4 -n 2000 -d 0
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/wl.out"
+		if [ $ring = per-CPU ]; then
+			grep -q "per-CPU ring buffers of" "$T/wl.out"
+		else
+			grep -q "one ring buffer of .* shared by the CPUs" "$T/wl.out"
+		fi
+		"$SBT" report --format json "$T/h.sbt" >"$T/h.json"
+		$CHECK imbalance "$T/h.json" "$T/wl.out" "$T/h.sbt" 2000
+	done
+}
+
 @test "attach: -p on a running process, threads created after attach" {
 	start_workload "$T/wl.out" "$EX/barrier_imbalance" -t 3 -n 5 -d 20 -m sleep -W
 	start_tracer "$T/sbt.out" record -p "$WL" -o "$T/a.sbt"

@@ -302,6 +302,7 @@ def common_facts(r):
                   f"phase {p['index']}: phase {p['phase_ns']} < tid {t['tid']}'s compute "
                   f"{t['compute_ns']}")
     check(r["grouping_errors"] == 0, f"{r['grouping_errors']} episodes without one serial thread")
+    check(r["out_of_order"] == 0, f"{r['out_of_order']} records out of time order")
 
 
 def imbalance(report, wl_out, org_spec, phases):

@@ -9,6 +9,7 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 #include "sbt.skel.h"
+#include "user/bpf/rings.h"
 #include "user/bpf/session.h"
 #include "user/bpf/uprobe_multi.h"
 
@@ -17,24 +18,18 @@
 
 struct session {
 	struct sbt *skel;
-	struct ring_buffer *rb;
+	struct rings *rings;
+	int shared_ring;	 /* per-CPU rings refused: the one shared ring */
 	int multi;		 /* programs loaded for multi-uprobe links */
 	struct bpf_link **links; /* per-function links (kernels before 6.6) */
 	int nlinks;
 	int *link_fds; /* multi-uprobe links */
 	int nlink_fds;
-	session_event_fn fn;
-	void *ctx;
-	long budget; /* records left for this drain */
 	struct session_opts opts;
 	pid_t *targets; /* pids in the filter, added again on fallback */
 	int ntargets;
 	pid_t followed; /* launch mode: the command, in the tree again on fallback */
 };
-
-/* Records handled per drain call at most: a target producing faster than we
- * consume must not keep the caller from its signal and timer checks. */
-#define DRAIN_BUDGET 65536
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -128,28 +123,22 @@ static int attach_counters(struct session *s, const struct counter_set *cs, char
 	return 0;
 }
 
-static int on_sample(void *ctx, void *data, size_t size)
-{
-	struct session *s = ctx;
-
-	if (size < sizeof(struct sbt_event))
-		return 0;
-	if (s->budget-- <= 0)
-		return -EAGAIN; /* libbpf keeps this record for the next drain */
-	return s->fn(s->ctx, data);
-}
-
 /* Open and load the skeleton, with the uprobe programs typed for
  * multi-uprobe links when `multi` (refused by kernels before 6.6). */
 static int load_skeleton(struct session *s, const struct session_opts *o, int multi)
 {
 	int nctr = o->counters ? o->counters->n : 0, k;
+	char err[256];
 
 	s->skel = sbt__open();
 	if (!s->skel)
 		return -errno;
-	bpf_map__set_max_entries(s->skel->maps.events, o->ringbuf_bytes);
-	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
+	rings__free(s->rings);
+	s->rings = rings__new(s->skel, !s->shared_ring, o->ringbuf_bytes, err, sizeof(err));
+	if (!s->rings) {
+		log_info("%s", err);
+		return errno ? -errno : -ENOMEM;
+	}
 	s->skel->rodata->single_target = o->single_target;
 	s->skel->rodata->proc_all = !!o->system_wide;
 	s->skel->rodata->follow = !!o->follow;
@@ -185,7 +174,20 @@ static int setup(struct session *s, int multi, char *err, size_t errlen)
 	const struct session_opts *o = &s->opts;
 	int e;
 
+	s->shared_ring = o->shared_ring;
 	e = multi ? load_skeleton(s, o, 1) : -EOPNOTSUPP;
+	if (e && multi && !s->shared_ring) {
+		/* a kernel may refuse ring buffers in a map: try one ring */
+		sbt__destroy(s->skel);
+		s->shared_ring = 1;
+		if (!load_skeleton(s, o, 1)) {
+			log_info("per-CPU ring buffers unavailable (%s): one shared ring",
+				 strerror(-e));
+			e = 0;
+		} else {
+			s->shared_ring = 0;
+		}
+	}
 	if (e) {
 		if (multi)
 			log_info("multi-uprobe links unavailable (%s): one link per function",
@@ -204,12 +206,7 @@ static int setup(struct session *s, int multi, char *err, size_t errlen)
 	if (attach_tracepoints(s, err, errlen) || (o->futex && attach_futex(s, err, errlen)) ||
 	    (o->counters && o->counters->n && attach_counters(s, o->counters, err, errlen)))
 		return -EINVAL;
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_sample, s, NULL);
-	if (!s->rb) {
-		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(errno));
-		return -errno;
-	}
-	return 0;
+	return rings__start(s->rings, s->skel, err, errlen) ? -EINVAL : 0;
 }
 
 struct session *session__open(const struct session_opts *o, char *err, size_t errlen)
@@ -240,8 +237,8 @@ static int add_targets(struct session *s);
 static int fall_back_per_function(struct session *s, char *err, size_t errlen)
 {
 	log_info("multi-uprobe links refused: one link per function");
-	ring_buffer__free(s->rb);
-	s->rb = NULL;
+	rings__free(s->rings);
+	s->rings = NULL;
 	sbt__destroy(s->skel);
 	s->skel = NULL;
 	if (setup(s, 0, err, errlen))
@@ -489,23 +486,22 @@ int session__attach(struct session *s, const struct probe_table *t, pid_t pid, c
 
 int session__drain(struct session *s, int timeout_ms, session_event_fn fn, void *ctx)
 {
-	int n, m;
+	return rings__drain(s->rings, timeout_ms, fn, ctx);
+}
 
-	s->fn = fn;
-	s->ctx = ctx;
-	s->budget = DRAIN_BUDGET;
-	n = ring_buffer__poll(s->rb, timeout_ms);
-	if (n == -EINTR)
-		return -EINTR;
-	if (n == -EAGAIN)
-		return DRAIN_BUDGET;
-	/* Records submitted without wakeup do not wake epoll: always drain. */
-	m = ring_buffer__consume(s->rb);
-	if (m == -EAGAIN)
-		return DRAIN_BUDGET;
-	if (n < 0)
-		return n;
-	return m < 0 ? m : n + m;
+int session__flush(struct session *s, session_event_fn fn, void *ctx)
+{
+	return rings__flush(s->rings, fn, ctx);
+}
+
+int session__rings(const struct session *s)
+{
+	return rings__count(s->rings);
+}
+
+__u64 session__late(const struct session *s)
+{
+	return rings__late(s->rings);
 }
 
 __u64 session__drops(struct session *s, __u64 *per_cpu, int max)
@@ -555,7 +551,7 @@ void session__close(struct session *s)
 	if (!s)
 		return;
 	session__detach(s);
-	ring_buffer__free(s->rb);
+	rings__free(s->rings);
 	sbt__destroy(s->skel);
 	free(s->targets);
 	free(s);

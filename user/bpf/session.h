@@ -12,7 +12,8 @@
 #include "sbt/events.h"
 
 struct session_opts {
-	size_t ringbuf_bytes;		    /* power of two, >= page size */
+	size_t ringbuf_bytes;		    /* power of two, >= page size: all rings together */
+	int shared_ring;		    /* one ring for every CPU, not one per CPU */
 	pid_t single_target;		    /* the one process traced (cheaper filtering), or 0 */
 	int futex;			    /* trace futex() calls (raw syscall tracepoints) */
 	const struct counter_set *counters; /* read at barrier boundaries; may be NULL */
@@ -50,9 +51,16 @@ int session__attach_probes(struct session *s, const struct probe *p, int n, pid_
 /* Attach entry and return probes for every entry of t, for process pid. */
 int session__attach(struct session *s, const struct probe_table *t, pid_t pid, char *err,
 		    size_t errlen);
-/* Wait up to timeout_ms for data, then drain everything; calls fn per record.
+/* Wait up to timeout_ms for data, then drain the rings; calls fn per record,
+ * in time order, for the records no ring can still precede (user/bpf/rings.h).
  * Returns records drained, or -EINTR when a signal arrived. */
 int session__drain(struct session *s, int timeout_ms, session_event_fn fn, void *ctx);
+/* The end: drain everything and call fn for every record still held. */
+int session__flush(struct session *s, session_event_fn fn, void *ctx);
+/* Ring buffers in use (1: the shared one). */
+int session__rings(const struct session *s);
+/* Records that reached us after later ones had been handed on. */
+__u64 session__late(const struct session *s);
 /* Failed reservations: total, and per CPU into per_cpu[0..max). */
 __u64 session__drops(struct session *s, __u64 *per_cpu, int max);
 int session__ncpus(void);

@@ -17,6 +17,7 @@ enum {
 	OPT_PROBE = 1000,
 	OPT_BUFFER,
 	OPT_DRAIN,
+	OPT_SHARED_RING,
 	OPT_MAX_LINES,
 	OPT_FORCE,
 	OPT_TRACE,
@@ -139,7 +140,12 @@ static const struct argp_option options[] = {
 	 "(sbt-bpf calibrate)",
 	 3},
 	{"duration", 'd', "S", 0, "Stop after S seconds", 3},
-	{"buffer-size", OPT_BUFFER, "SIZE", 0, "Ring buffer size, power of two (default 16M)", 3},
+	{"buffer-size", OPT_BUFFER, "SIZE", 0,
+	 "Ring buffer memory, power of two, split between the CPUs' rings (default 16M)", 3},
+	{"shared-ring", OPT_SHARED_RING, NULL, 0,
+	 "One ring buffer for every CPU instead of one per CPU (less memory on many CPUs; "
+	 "costs more when threads hit probes at once)",
+	 3},
 	{"drain-interval", OPT_DRAIN, "MS", 0, "Drain the ring buffer every MS ms (default 20)", 3},
 	{"verbose", 'v', NULL, 0, "More messages (twice: libbpf debug output)", 4},
 	{},
@@ -157,6 +163,7 @@ static int top_option(int key)
 	case 'd':
 	case OPT_BUFFER:
 	case OPT_DRAIN:
+	case OPT_SHARED_RING:
 	case OPT_INTERVAL:
 	case 'v':
 	case OPT_ALPHA:
@@ -315,6 +322,9 @@ static int parse_value(struct env *env, int key, const char *arg, struct argp_st
 		if (!e && (env->buffer_bytes & (env->buffer_bytes - 1)))
 			e = -EINVAL;
 		return e ? bad_value(st, "--buffer-size (a power of two, 4K..1G)", arg, e) : 0;
+	case OPT_SHARED_RING:
+		env->shared_ring = 1;
+		return 0;
 	case OPT_DRAIN:
 		e = parse_int(arg, 1, 10000, &env->drain_ms);
 		return e ? bad_value(st, "--drain-interval", arg, e) : 0;

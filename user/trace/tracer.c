@@ -133,6 +133,7 @@ static int open_session(struct tracer *t)
 {
 	const struct env *env = t->env;
 	struct session_opts so = {.ringbuf_bytes = env->buffer_bytes,
+				  .shared_ring = env->shared_ring,
 				  .single_target = t->tg->pid,
 				  .futex = !!(env->classes & SBT_TRACE_FUTEX),
 				  .counters = t->ctx.counters.n ? &t->ctx.counters : NULL,
@@ -500,8 +501,11 @@ int tracer__finish(struct tracer *t)
 	 * what is still in the ring buffer. */
 	end_ns = clock_ns(CLOCK_MONOTONIC);
 	session__detach(t->ctx.session);
-	while (session__drain(t->ctx.session, 0, on_event, t) > 0)
-		;
+	session__flush(t->ctx.session, on_event, t);
+	if (session__late(t->ctx.session))
+		log_warn("%llu records reached sbt-bpf after later ones of other CPUs had been "
+			 "analysed: their order may be off",
+			 (unsigned long long)session__late(t->ctx.session));
 	dc.all.total = session__drops(t->ctx.session, per_cpu, dc.all.ncpus);
 	note_command_end(t);
 	jobs__end_all(t->ctx.jobs, drops_of, &dc);

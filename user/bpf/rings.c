@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Ring buffers, per CPU or shared (user/bpf/rings.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/ordered.h"
+#include "sbt.skel.h"
+#include "user/bpf/rings.h"
+
+/* Records taken from one ring per drain at most: a target producing faster
+ * than we consume must not keep the caller from its signal and timer
+ * checks. */
+#define RING_BUDGET 65536
+
+/* How long a record may be in flight between its clock read and its
+ * submission (a BPF program preempted there): a ring drained empty at t
+ * can still produce records stamped before t, up to this much. */
+#define INFLIGHT_NS (100ULL * 1000 * 1000)
+
+struct ring {
+	struct rings *owner;
+	struct ring_buffer *rb;
+	int fd; /* a per-CPU ring's map, ours to close (-1: the shared one) */
+	int idx;
+	long taken;    /* records taken in this drain */
+	__u64 last_ts; /* the newest record taken from it */
+};
+
+struct rings {
+	struct ring *r;
+	int n;
+	int per_cpu;
+	size_t each; /* bytes per ring */
+	int epfd;
+	struct ordered *ord;
+};
+
+static size_t ring_size(size_t total, int n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), each = total / (size_t)n, sz = page;
+
+	while (sz * 2 <= each)
+		sz *= 2;
+	return sz;
+}
+
+static int possible_cpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? n : 1;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct ring *r = ctx;
+	const struct sbt_event *e = data;
+
+	if (size < sizeof(*e))
+		return 0;
+	if (ordered__push(r->owner->ord, r->idx, e))
+		return -ENOMEM;
+	if (e->ts > r->last_ts)
+		r->last_ts = e->ts;
+	/* the record is kept either way: libbpf has consumed it */
+	return ++r->taken >= RING_BUDGET ? -EAGAIN : 0;
+}
+
+/* Ring idx on map fd: mapped and watched. */
+static int add_ring(struct rings *rs, int idx, int fd, char *err, size_t errlen)
+{
+	struct ring *r = &rs->r[idx];
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	r->owner = rs;
+	r->idx = idx;
+	r->rb = ring_buffer__new(fd, on_sample, r, NULL);
+	if (!r->rb) {
+		snprintf(err, errlen, "cannot map ring buffer %d: %s", idx, strerror(errno));
+		return -errno;
+	}
+	if (epoll_ctl(rs->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(r->rb), &ev)) {
+		snprintf(err, errlen, "cannot watch ring buffer %d: %s", idx, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int new_ring(__u32 size, char *err, size_t errlen)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "sbt_ring", 0, 0, size, NULL);
+
+	if (fd < 0)
+		snprintf(err, errlen, "cannot create a ring buffer of %u bytes: %s", size,
+			 strerror(errno));
+	return fd < 0 ? -errno : fd;
+}
+
+struct rings *rings__new(struct sbt *skel, int per_cpu, size_t total_bytes, char *err,
+			 size_t errlen)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct rings *rs = calloc(1, sizeof(*rs));
+	int i;
+
+	if (!rs)
+		goto nomem;
+	rs->per_cpu = !!per_cpu;
+	rs->n = per_cpu ? possible_cpus() : 1;
+	rs->each = per_cpu ? ring_size(total_bytes, rs->n) : total_bytes;
+	rs->epfd = -1;
+	rs->r = calloc(rs->n, sizeof(*rs->r));
+	rs->ord = ordered__new(rs->n);
+	if (!rs->r || !rs->ord)
+		goto nomem;
+	for (i = 0; i < rs->n; i++)
+		rs->r[i].fd = -1;
+	skel->rodata->per_cpu_rings = rs->per_cpu;
+	skel->rodata->wakeup_bytes = rs->each / 4;
+	bpf_map__set_max_entries(skel->maps.events, per_cpu ? page : total_bytes);
+	bpf_map__set_max_entries(skel->maps.rings, rs->n);
+	if (!per_cpu)
+		return rs;
+	/* CPU 0's ring is the template the verifier checks the others by */
+	rs->r[0].fd = new_ring(rs->each, err, errlen);
+	if (rs->r[0].fd < 0 || bpf_map__set_inner_map_fd(skel->maps.rings, rs->r[0].fd))
+		goto fail;
+	return rs;
+nomem:
+	snprintf(err, errlen, "out of memory");
+fail:
+	rings__free(rs);
+	return NULL;
+}
+
+/* Ring i: created (CPU 0's was), installed for its CPU. */
+static int install(struct rings *rs, struct sbt *skel, __u32 i, char *err, size_t errlen)
+{
+	if (rs->r[i].fd < 0)
+		rs->r[i].fd = new_ring(rs->each, err, errlen);
+	if (rs->r[i].fd < 0)
+		return rs->r[i].fd;
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.rings), &i, &rs->r[i].fd, BPF_ANY)) {
+		snprintf(err, errlen, "cannot install the ring buffer of CPU %u: %s", i,
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int rings__start(struct rings *rs, struct sbt *skel, char *err, size_t errlen)
+{
+	int i, e;
+
+	rs->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (rs->epfd < 0) {
+		snprintf(err, errlen, "epoll: %s", strerror(errno));
+		return -errno;
+	}
+	if (!rs->per_cpu) {
+		log_info("one ring buffer of %zu KiB, shared by the CPUs", rs->each >> 10);
+		return add_ring(rs, 0, bpf_map__fd(skel->maps.events), err, errlen);
+	}
+	log_info("%d per-CPU ring buffers of %zu KiB", rs->n, rs->each >> 10);
+	for (i = 0; i < rs->n; i++) {
+		e = install(rs, skel, i, err, errlen);
+		if (!e)
+			e = add_ring(rs, i, rs->r[i].fd, err, errlen);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+void rings__free(struct rings *rs)
+{
+	int i;
+
+	if (!rs)
+		return;
+	for (i = 0; rs->r && i < rs->n; i++) {
+		ring_buffer__free(rs->r[i].rb);
+		if (rs->r[i].fd >= 0)
+			close(rs->r[i].fd);
+	}
+	if (rs->epfd >= 0)
+		close(rs->epfd);
+	ordered__free(rs->ord);
+	free(rs->r);
+	free(rs);
+}
+
+/* Take what every ring holds (a budget each). *horizon: the time before
+ * which no ring can still produce a record. Returns records taken. */
+static long take_all(struct rings *rs, __u64 *horizon)
+{
+	__u64 h = ~0ULL, mark;
+	long total = 0;
+	int i, rc;
+
+	for (i = 0; i < rs->n; i++) {
+		struct ring *r = &rs->r[i];
+
+		r->taken = 0;
+		mark = clock_ns(CLOCK_MONOTONIC);
+		rc = ring_buffer__consume(r->rb);
+		if (rc < 0 && rc != -EAGAIN)
+			return rc;
+		/* emptied: nothing older than now can come but records in
+		 * flight; stopped by the budget: nothing older than what
+		 * it took */
+		if (rc == -EAGAIN)
+			mark = r->last_ts;
+		else if (rs->per_cpu)
+			mark = mark > INFLIGHT_NS ? mark - INFLIGHT_NS : 0;
+		if (mark < h)
+			h = mark;
+		total += r->taken;
+	}
+	*horizon = h;
+	return total;
+}
+
+int rings__drain(struct rings *rs, int timeout_ms, rings_event_fn fn, void *ctx)
+{
+	struct epoll_event ev[8];
+	__u64 horizon;
+	long taken, handed;
+
+	if (timeout_ms && epoll_wait(rs->epfd, ev, 8, timeout_ms) < 0 && errno == EINTR)
+		return -EINTR;
+	taken = take_all(rs, &horizon);
+	if (taken < 0)
+		return (int)taken;
+	handed = ordered__flush(rs->ord, horizon, (size_t)RING_BUDGET * rs->n, fn, ctx);
+	if (handed < 0)
+		return (int)handed;
+	return (int)taken;
+}
+
+int rings__flush(struct rings *rs, rings_event_fn fn, void *ctx)
+{
+	__u64 horizon;
+	long rc;
+
+	do {
+		rc = take_all(rs, &horizon);
+		if (rc < 0)
+			return (int)rc;
+	} while (rc > 0);
+	while (ordered__len(rs->ord)) {
+		rc = ordered__flush(rs->ord, ~0ULL, RING_BUDGET, fn, ctx);
+		if (rc < 0)
+			return (int)rc;
+	}
+	return 0;
+}
+
+int rings__count(const struct rings *rs)
+{
+	return rs->n;
+}
+
+__u64 rings__late(const struct rings *rs)
+{
+	return rs->per_cpu ? ordered__late(rs->ord) : 0;
+}
