@@ -46,6 +46,8 @@ run_loop() {
 	floor) "$FLOOR" -p $lp $FLOOR_ARGS 2>"$TMP/tool" & tp=$!; wait_for "$TMP/tool" tracing ;;
 	sbt) "$SBT" -q $SBT_ARGS -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" & tp=$!; wait_for "$TMP/tool" tracing ;;
 	sbt-default) "$SBT" -q -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" & tp=$!; wait_for "$TMP/tool" tracing ;;
+	sbt-shared) "$SBT" -q $SBT_ARGS --shared-ring -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" & tp=$!
+		wait_for "$TMP/tool" tracing ;;
 	floor-pf) SBT_BPF_NO_UPROBE_MULTI=1 "$FLOOR" -p $lp $FLOOR_ARGS 2>"$TMP/tool" & tp=$!
 		wait_for "$TMP/tool" tracing ;;
 	sbt-pf) SBT_BPF_NO_UPROBE_MULTI=1 "$SBT" -q $SBT_ARGS -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" & tp=$!

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
@@ -19,10 +20,10 @@
  * checks. */
 #define RING_BUDGET 65536
 
-/* How long a record may be in flight between its clock read and its
- * submission (a BPF program preempted there): a ring drained empty at t
- * can still produce records stamped before t, up to this much. */
-#define INFLIGHT_NS (100ULL * 1000 * 1000)
+/* A record can be taken after a later one of another CPU was handed on only
+ * if its program was preempted between its reservation and its clock read;
+ * where a ring is not known to be empty, the horizon keeps this much back. */
+#define BEHIND_NS (1000ULL * 1000)
 
 struct ring {
 	struct rings *owner;
@@ -31,6 +32,8 @@ struct ring {
 	int idx;
 	long taken;    /* records taken in this drain */
 	__u64 last_ts; /* the newest record taken from it */
+	/* the ring's positions, mapped read-only: equal, it is empty */
+	const unsigned long *consumer_pos, *producer_pos;
 };
 
 struct rings {
@@ -73,6 +76,25 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return ++r->taken >= RING_BUDGET ? -EAGAIN : 0;
 }
 
+/* The consumer and producer positions of ring fd (its first two pages). */
+static int map_positions(struct ring *r, int fd)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *c = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
+	void *p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, page);
+
+	if (c == MAP_FAILED || p == MAP_FAILED) {
+		if (c != MAP_FAILED)
+			munmap(c, page);
+		if (p != MAP_FAILED)
+			munmap(p, page);
+		return -errno;
+	}
+	r->consumer_pos = c;
+	r->producer_pos = p;
+	return 0;
+}
+
 /* Ring idx on map fd: mapped and watched. */
 static int add_ring(struct rings *rs, int idx, int fd, char *err, size_t errlen)
 {
@@ -81,6 +103,10 @@ static int add_ring(struct rings *rs, int idx, int fd, char *err, size_t errlen)
 
 	r->owner = rs;
 	r->idx = idx;
+	if (map_positions(r, fd)) {
+		snprintf(err, errlen, "cannot map ring buffer %d: %s", idx, strerror(errno));
+		return -errno;
+	}
 	r->rb = ring_buffer__new(fd, on_sample, r, NULL);
 	if (!r->rb) {
 		snprintf(err, errlen, "cannot map ring buffer %d: %s", idx, strerror(errno));
@@ -187,6 +213,10 @@ void rings__free(struct rings *rs)
 		return;
 	for (i = 0; rs->r && i < rs->n; i++) {
 		ring_buffer__free(rs->r[i].rb);
+		if (rs->r[i].consumer_pos)
+			munmap((void *)rs->r[i].consumer_pos, sysconf(_SC_PAGESIZE));
+		if (rs->r[i].producer_pos)
+			munmap((void *)rs->r[i].producer_pos, sysconf(_SC_PAGESIZE));
 		if (rs->r[i].fd >= 0)
 			close(rs->r[i].fd);
 	}
@@ -195,6 +225,20 @@ void rings__free(struct rings *rs)
 	ordered__free(rs->ord);
 	free(rs->r);
 	free(rs);
+}
+
+/* The time before which ring r can produce no record it has not given us:
+ * empty at some time, any record it makes later was reserved after, and
+ * stamped after its reservation; not empty (a drain budget, a record being
+ * written), not much before the newest record taken. */
+static __u64 ring_horizon(const struct ring *r)
+{
+	__u64 now = clock_ns(CLOCK_MONOTONIC);
+
+	if (__atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) ==
+	    __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE))
+		return now;
+	return r->last_ts > BEHIND_NS ? r->last_ts - BEHIND_NS : 0;
 }
 
 /* Take what every ring holds (a budget each). *horizon: the time before
@@ -209,17 +253,10 @@ static long take_all(struct rings *rs, __u64 *horizon)
 		struct ring *r = &rs->r[i];
 
 		r->taken = 0;
-		mark = clock_ns(CLOCK_MONOTONIC);
 		rc = ring_buffer__consume(r->rb);
 		if (rc < 0 && rc != -EAGAIN)
 			return rc;
-		/* emptied: nothing older than now can come but records in
-		 * flight; stopped by the budget: nothing older than what
-		 * it took */
-		if (rc == -EAGAIN)
-			mark = r->last_ts;
-		else if (rs->per_cpu)
-			mark = mark > INFLIGHT_NS ? mark - INFLIGHT_NS : 0;
+		mark = ring_horizon(r);
 		if (mark < h)
 			h = mark;
 		total += r->taken;

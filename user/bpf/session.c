@@ -203,10 +203,12 @@ static int setup(struct session *s, int multi, char *err, size_t errlen)
 			 strerror(-e));
 		return e;
 	}
-	if (attach_tracepoints(s, err, errlen) || (o->futex && attach_futex(s, err, errlen)) ||
+	/* the rings first: a record finding no ring is lost */
+	if (rings__start(s->rings, s->skel, err, errlen) || attach_tracepoints(s, err, errlen) ||
+	    (o->futex && attach_futex(s, err, errlen)) ||
 	    (o->counters && o->counters->n && attach_counters(s, o->counters, err, errlen)))
 		return -EINVAL;
-	return rings__start(s->rings, s->skel, err, errlen) ? -EINVAL : 0;
+	return 0;
 }
 
 struct session *session__open(const struct session_opts *o, char *err, size_t errlen)

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Per-CPU ring buffers vs one shared ring (issue 15): the per-call cost of a
+# probed pthread_barrier_wait pair (count-1 barrier: no waiting) with one
+# thread and with two threads hitting probes at once, side by side in one
+# run:
+#   none        - no probes
+#   floor       - empty BPF programs on the same uprobe/uretprobe
+#   sbt         - sbt-bpf --trace barrier (one ring per CPU, the default)
+#   sbt-shared  - the same with --shared-ring
+# Rounds are interleaved, medians kept. The ratio 2 threads / 1 thread of
+# each tool is what concurrency adds per call. Then: each mode at full speed,
+# 2 threads for S seconds: events/s and records lost.
+#
+#   bench/ring_cost.sh [-n CALLS] [-r ROUNDS] [-s SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+bench_init "$@"
+
+SBT_ARGS="--trace barrier"
+TOOLS="none floor sbt sbt-shared"
+echo "== $CALLS calls per thread, $ROUNDS interleaved rounds (median ns/call) =="
+declare -A res
+for tool in $TOOLS; do for t in 1 2; do : >"$TMP/r.$tool.$t"; done; done
+for r in $(seq "$ROUNDS"); do
+	for tool in $TOOLS; do
+		for t in 1 2; do
+			run_loop $tool $t -n "$CALLS" >>"$TMP/r.$tool.$t"
+		done
+	done
+done
+echo "| setup | 1 thread ns/call | 2 threads ns/call | 2 threads / 1 thread | probe cost 1 thread (minus none) | probe cost 2 threads (minus none) |"
+echo "|---|---|---|---|---|---|"
+n1=$(median <"$TMP/r.none.1")
+n2=$(median <"$TMP/r.none.2")
+for tool in $TOOLS; do
+	a=$(median <"$TMP/r.$tool.1")
+	b=$(median <"$TMP/r.$tool.2")
+	awk -v t=$tool -v a="$a" -v b="$b" -v n1="$n1" -v n2="$n2" \
+		'BEGIN {printf "| %s | %.0f | %.0f | %.3f | %.0f | %.0f |\n", t, a, b, b / a, a - n1, b - n2}'
+done
+
+echo
+echo "== full speed: 2 threads for ${SECONDS_FULL} s, --trace barrier, default buffers =="
+echo "| rings | calls | events recorded | expected (2 per call) | events/s | records lost |"
+echo "|---|---|---|---|---|---|"
+for mode in per-CPU shared; do
+	"$LOOP" -t 2 -s "$SECONDS_FULL" -W >"$TMP/loop" &
+	lp=$!
+	wait_for "$TMP/loop" ready
+	"$SBT" -q --trace barrier $([ $mode = shared ] && echo --shared-ring) -p $lp \
+		>"$TMP/sbt.out" 2>"$TMP/tool" &
+	tp=$!
+	wait_for "$TMP/tool" tracing
+	kill -USR1 $lp
+	wait $lp
+	wait $tp || true
+	calls=$(awk '/ns_per_call/ {print $2}' "$TMP/loop")
+	events=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "events") print $(i-1)}' "$TMP/sbt.out")
+	secs=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "in") print $(i+1)}' "$TMP/sbt.out")
+	lost=$(grep -oE '[0-9]+ records lost' "$TMP/sbt.out" "$TMP/tool" | awk -F: '{print $NF}' | awk '{print $1}' | head -1 || true)
+	awk -v m=$mode -v c="$calls" -v e="$events" -v s="$secs" -v l="${lost:-0}" \
+		'BEGIN {printf "| %s | %d | %d | %d | %.0f | %d |\n", m, c, e, 2 * c, e / s, l}'
+done
