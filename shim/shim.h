@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The probe shim (doc/design.md §4, Probe shim): preloaded into a launched
+ * command, it wraps the synchronization functions of one class. Each
+ * wrapper calls the function it wraps and, around the call, two probe sites
+ * of its own: functions whose first instruction is a 5-byte nop, which the
+ * kernel turns into a call to a uprobe trampoline instead of a trap
+ * (optimized uprobes). sbt-bpf finds them by name (sbt_enter_F, sbt_exit_F)
+ * and attaches there instead of to F. With no tracer the sites cost a call
+ * and a return each.
+ *
+ * The entry site gets the wrapped function's first five arguments in the
+ * registers the function got them (the BPF entry program picks the ones
+ * the probe's cookie names, as at F itself); the exit site gets the return
+ * value and the return address in the program (the call site).
+ */
+#ifndef SBT_SHIM_H
+#define SBT_SHIM_H
+
+#include <stdint.h>
+
+#define SHIM_EXPORT __attribute__((visibility("default")))
+
+/* The sites of function F: global, typed as functions, 5-byte nop + ret. */
+#define SHIM_SITES(F)                                                                              \
+	__asm__(".text\n"                                                                          \
+		".globl sbt_enter_" #F "\n"                                                        \
+		".type sbt_enter_" #F ",@function\n"                                               \
+		"sbt_enter_" #F ":\n"                                                              \
+		"\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                                           \
+		"\tret\n"                                                                          \
+		".size sbt_enter_" #F ", . - sbt_enter_" #F "\n"                                   \
+		".globl sbt_exit_" #F "\n"                                                         \
+		".type sbt_exit_" #F ",@function\n"                                                \
+		"sbt_exit_" #F ":\n"                                                               \
+		"\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                                           \
+		"\tret\n"                                                                          \
+		".size sbt_exit_" #F ", . - sbt_exit_" #F "\n");                                   \
+	void sbt_enter_##F(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);                 \
+	void sbt_exit_##F(intptr_t, void *)
+
+#define SHIM_A(x) ((uintptr_t)(x))
+
+/* The function a wrapper stands for: the next definition after ours
+ * (versioned where version is not NULL), or the one of the library that
+ * defines it when that library was loaded with RTLD_LOCAL. Aborts with a
+ * message when there is none: the program could not have called it. */
+void *shim__real(const char *name, const char *version);
+
+/* The real function of wrapper F, looked up once (a race looks it up
+ * twice, with the same result). */
+#define SHIM_REAL(F, version)                                                                      \
+	({                                                                                         \
+		static void *fn_;                                                                  \
+		void *f_ = __atomic_load_n(&fn_, __ATOMIC_ACQUIRE);                                \
+		if (!f_) {                                                                         \
+			f_ = shim__real(#F, version);                                              \
+			__atomic_store_n(&fn_, f_, __ATOMIC_RELEASE);                              \
+		}                                                                                  \
+		(__typeof__(&F))f_;                                                                \
+	})
+
+/* Wrapper body: enter site, the call, exit site. */
+#define SHIM_CALL(F, version, a1, a2, a3, a4, a5, ...)                                             \
+	({                                                                                         \
+		__typeof__(&F) real_ = SHIM_REAL(F, version);                                      \
+		__typeof__(real_(__VA_ARGS__)) r_;                                                 \
+		sbt_enter_##F(SHIM_A(a1), SHIM_A(a2), SHIM_A(a3), SHIM_A(a4), SHIM_A(a5));         \
+		r_ = real_(__VA_ARGS__);                                                           \
+		sbt_exit_##F((intptr_t)r_, __builtin_return_address(0));                           \
+		r_;                                                                                \
+	})
+
+/* The same for a function returning nothing. */
+#define SHIM_CALL_VOID(F, version, a1, a2, a3, a4, a5, ...)                                        \
+	do {                                                                                       \
+		__typeof__(&F) real_ = SHIM_REAL(F, version);                                      \
+		sbt_enter_##F(SHIM_A(a1), SHIM_A(a2), SHIM_A(a3), SHIM_A(a4), SHIM_A(a5));         \
+		real_(__VA_ARGS__);                                                                \
+		sbt_exit_##F(0, __builtin_return_address(0));                                      \
+	} while (0)
+
+#endif
