@@ -46,14 +46,17 @@ EX_DIR    := $(OUTPUT)/examples
 PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline sem_barrier cond_queue cond_barrier page_touch stepper \
 		    custom_barrier
 OMP_EXAMPLES := omp_barriers omp_critical omp_for omp_kernels omp_nested omp_tailcall omp_tasks
-EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) \
+EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) $(EX_DIR)/barrier_imbalance_static \
 	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm)
+# The probe shim (shim/shim.h): one library per class, preloaded by --shim.
+SHIM_CLASSES := barrier lock sem cond
+SHIM_LIBS := $(foreach c,$(SHIM_CLASSES),$(OUTPUT)/libsbt-probes-$(c).so)
 BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/gen_trace \
 	      $(OUTPUT)/bench/omp_count.so
 
 .PHONY: all deps deps-test demo check check-soak test unit e2e bench install clean format
 
-all: $(OUTPUT)/sbt-bpf $(EXAMPLES) $(BENCH_BINS)
+all: $(OUTPUT)/sbt-bpf $(SHIM_LIBS) $(EXAMPLES) $(BENCH_BINS)
 
 deps:
 	@scripts/deps.sh build
@@ -96,10 +99,24 @@ $(OUTPUT)/sbt-bpf: $(USER_OBJS) $(PURE_OBJS)
 
 -include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)
 
+# --- the probe shim -----------------------------------------------------------
+# No CET landing pad: a site's first instruction must be its 5-byte nop.
+# -Bsymbolic: the wrappers call their own sites, never another library's.
+SHIM_CFLAGS := -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -I. -fPIC -shared -fvisibility=hidden \
+	       -fcf-protection=none -Wl,-Bsymbolic
+$(OUTPUT)/libsbt-probes-cond.so: SHIM_CFLAGS += -Wl,--version-script=shim/cond.map
+$(OUTPUT)/libsbt-probes-%.so: shim/%.c shim/real.c shim/shim.h shim/cond.map
+	@mkdir -p $(@D)
+	$(CC) $(SHIM_CFLAGS) shim/$*.c shim/real.c -ldl -o $@
+
 # --- examples and bench programs --------------------------------------------
 $(EX_DIR)/%: examples/%.c examples/workload.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -pthread $< -o $@
+# A static program: no shared C library for a preloaded shim to stand in for
+$(EX_DIR)/barrier_imbalance_static: examples/barrier_imbalance.c examples/workload.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -pthread -static $< -o $@
 # OpenMP examples, each built by gcc (libgomp) and clang (libomp)
 $(EX_DIR)/%_gomp: examples/%.c examples/workload.h
 	@mkdir -p $(@D)
@@ -110,7 +127,7 @@ $(EX_DIR)/%_llvm: examples/%.c examples/workload.h
 
 $(OUTPUT)/bench/probe_loop: bench/probe_loop.c
 	@mkdir -p $(@D)
-	$(CC) -O2 -g $(WARN) -pthread $< -o $@
+	$(CC) -O2 -g $(WARN) -pthread $< -ldl -o $@
 FLOOR_OBJS := $(call objs,user/resolve/elfsym.c user/bpf/uprobe_multi.c) \
 	      $(LIB_OBJS)
 $(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(FLOOR_OBJS)
@@ -156,12 +173,15 @@ bench: all
 	@bench/run.sh
 
 # --- install, format, clean ---------------------------------------------------
-install: $(OUTPUT)/sbt-bpf
+install: $(OUTPUT)/sbt-bpf $(SHIM_LIBS)
 	install -D -m 0755 $(OUTPUT)/sbt-bpf $(DESTDIR)$(PREFIX)/sbin/sbt-bpf
+	for l in $(SHIM_LIBS); do \
+		install -D -m 0644 $$l $(DESTDIR)$(PREFIX)/lib/sbt-bpf/$$(basename $$l) || exit 1; \
+	done
 	install -D -m 0644 doc/sbt-bpf.8 $(DESTDIR)$(PREFIX)/share/man/man8/sbt-bpf.8
 
 format:
-	clang-format -i include/sbt/*.h bpf/*.c bpf/*.h lib/*.[ch] analyses/*.[ch] user/*/*.[ch] \
+	clang-format -i include/sbt/*.h bpf/*.c bpf/*.h lib/*.[ch] analyses/*.[ch] user/*/*.[ch] shim/*.[ch] \
 		tests/unit/*.[ch] examples/*.[ch] bench/*.c
 
 clean:

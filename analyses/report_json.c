@@ -279,6 +279,8 @@ static void json_calibration(struct report *r)
 		json_obj_begin(j);
 		json_ku64(j, "probe", k);
 		json_kstr(j, "symbol", k ? pc->probes[k].symbol : "[futex-tracepoints]");
+		/* the file probed: a library, or the probe shim standing in */
+		json_kstr(j, "object", k ? pc->probes[k].object : "");
 		json_ku64(j, "entry_ns", pc->alpha_enter[k]);
 		json_ku64(j, "exit_ns", pc->alpha_exit[k]);
 		json_obj_end(j);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * floor -p PID [-s SYMBOL]...: attach empty uprobe/uretprobe programs to each
- * SYMBOL (default pthread_barrier_wait) in every object PID maps that defines it,
- * the way sbt-bpf attaches (per pid, by file offset), and wait for SIGINT or
- * SIGTERM or the process's exit.
+ * floor -p PID [-e] [-s SYMBOL]...: attach empty uprobe/uretprobe programs to
+ * each SYMBOL (default pthread_barrier_wait) in every object PID maps that
+ * defines it, the way sbt-bpf attaches (per pid, by file offset), and wait for
+ * SIGINT or SIGTERM or the process's exit. -e: entry probes only (the probe
+ * shim's sites: sbt_enter_F and sbt_exit_F are both plain probes).
  */
 #include <errno.h>
 #include <signal.h>
@@ -26,6 +27,7 @@ static void on_signal(int sig)
 }
 
 static int multi;
+static int entry_only; /* -e */
 
 static int attach_file(struct floor *skel, pid_t pid, const char *path, const char *symbol)
 {
@@ -41,10 +43,11 @@ static int attach_file(struct floor *skel, pid_t pid, const char *path, const ch
 	if (multi) {
 		uint64_t cookies[4] = {0};
 
-		if (n && (uprobe_multi__attach(bpf_program__fd(skel->progs.floor_exit), path, offs,
-					       cookies, n, 1, pid) < 0 ||
-			  uprobe_multi__attach(bpf_program__fd(skel->progs.floor_enter), path, offs,
-					       cookies, n, 0, pid) < 0))
+		if (n &&
+		    ((!entry_only && uprobe_multi__attach(bpf_program__fd(skel->progs.floor_exit),
+							  path, offs, cookies, n, 1, pid) < 0) ||
+		     uprobe_multi__attach(bpf_program__fd(skel->progs.floor_enter), path, offs,
+					  cookies, n, 0, pid) < 0))
 			return -errno;
 		return n;
 	}
@@ -52,8 +55,8 @@ static int attach_file(struct floor *skel, pid_t pid, const char *path, const ch
 		LIBBPF_OPTS(bpf_uprobe_opts, ret, .retprobe = 1);
 		LIBBPF_OPTS(bpf_uprobe_opts, ent, .retprobe = 0);
 
-		if (!bpf_program__attach_uprobe_opts(skel->progs.floor_exit, pid, path, offs[i],
-						     &ret) ||
+		if ((!entry_only && !bpf_program__attach_uprobe_opts(skel->progs.floor_exit, pid,
+								     path, offs[i], &ret)) ||
 		    !bpf_program__attach_uprobe_opts(skel->progs.floor_enter, pid, path, offs[i],
 						     &ent))
 			return -errno;
@@ -92,18 +95,22 @@ int main(int argc, char **argv)
 	struct floor *skel;
 	int opt, pid = 0, n, i, links = 0, e;
 
-	while ((opt = getopt(argc, argv, "p:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:s:e")) != -1) {
 		if (opt == 'p' && !parse_int(optarg, 1, 1 << 30, &pid))
 			continue;
+		if (opt == 'e') {
+			entry_only = 1;
+			continue;
+		}
 		if (opt == 's' && nsymbols < 8) {
 			symbols[nsymbols++] = optarg;
 			continue;
 		}
-		fprintf(stderr, "usage: floor -p PID [-s SYMBOL]\n");
+		fprintf(stderr, "usage: floor -p PID [-e] [-s SYMBOL]\n");
 		return 2;
 	}
 	if (!pid) {
-		fprintf(stderr, "usage: floor -p PID [-s SYMBOL]\n");
+		fprintf(stderr, "usage: floor -p PID [-e] [-s SYMBOL]\n");
 		return 2;
 	}
 	n = proc__mapped_files(pid, &files);

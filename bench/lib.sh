@@ -68,6 +68,29 @@ run_loop() {
 	awk '/ns_per_call/ {print $4}' "$TMP/loop"
 }
 
+# full_speed SECONDS SBT_OPTIONS...: probe_loop ($LOOP_ARGS), 2 threads at
+# full speed for SECONDS under sbt-bpf; prints "calls events events/s lost"
+# (sbt-bpf's output stays in $TMP/sbt.out).
+full_speed() {
+	local secs=$1 lp tp calls events t lost
+	shift
+	"$LOOP" $LOOP_ARGS -t 2 -s "$secs" -W >"$TMP/loop" &
+	lp=$!
+	wait_for "$TMP/loop" ready
+	"$SBT" -q "$@" -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" &
+	tp=$!
+	wait_for "$TMP/tool" tracing
+	kill -USR1 $lp
+	wait $lp
+	wait $tp || true
+	calls=$(awk '/ns_per_call/ {print $2}' "$TMP/loop")
+	events=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "events") print $(i-1)}' "$TMP/sbt.out")
+	t=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "in") print $(i+1)}' "$TMP/sbt.out")
+	lost=$(cat "$TMP/sbt.out" "$TMP/tool" | grep -oE '[0-9]+ records lost' | awk '{print $1; exit}' || true)
+	awk -v c="$calls" -v e="$events" -v s="$t" -v l="${lost:-0}" \
+		'BEGIN {printf "%d %d %.0f %d\n", c, e, e / s, l}'
+}
+
 # json FILE EXPR: print a Python expression of the JSON document r in FILE
 json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
 # total_ns OUT: the run time an example workload measured itself

@@ -31,21 +31,9 @@ awk -v none="${res[none]}" -v floor="${res[floor]}" -v sbt="${res[sbt]}" 'BEGIN 
 
 echo
 echo "== full speed: 2 threads locking for ${SECONDS_FULL} s under sbt-bpf --trace all, default buffers =="
-"$LOOP" -f mutex -t 2 -s "$SECONDS_FULL" -W >"$TMP/loop" &
-lp=$!
-wait_for "$TMP/loop" ready
-"$SBT" -q --trace all -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" &
-tp=$!
-wait_for "$TMP/tool" tracing
-kill -USR1 $lp
-wait $lp
-wait $tp || true
-iters=$(awk '/ns_per_call/ {print $2}' "$TMP/loop")
-events=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "events") print $(i-1)}' "$TMP/sbt.out")
-secs=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "in") print $(i+1)}' "$TMP/sbt.out")
-lost=$(grep -oE '[0-9]+ records lost' "$TMP/sbt.out" | awk '{print $1}' || true)
+read -r iters events rate lost < <(full_speed "$SECONDS_FULL" --trace all)
 acq=$(awk '$2 == "mutex" {s += $3} END {print s + 0}' "$TMP/sbt.out")
 echo "| lock+unlock iterations | events recorded | expected (4 per iteration) | acquisitions in the lock table | events/s | records lost |"
 echo "|---|---|---|---|---|---|"
-awk -v c="$iters" -v e="$events" -v s="$secs" -v l="${lost:-0}" -v a="$acq" \
-	'BEGIN {printf "| %d | %d | %d | %d | %.0f | %d |\n", c, e, 4 * c, a, e / s, l}'
+awk -v c="$iters" -v e="$events" -v r="$rate" -v l="$lost" -v a="$acq" \
+	'BEGIN {printf "| %d | %d | %d | %d | %.0f | %d |\n", c, e, 4 * c, a, r, l}'

@@ -60,23 +60,9 @@ sysctl -qw kernel.bpf_stats_enabled="$old_stats"
 
 echo
 echo "== full speed: 2 threads for ${SECONDS_FULL} s under sbt-bpf --trace barrier, default buffers =="
-"$LOOP" -t 2 -s "$SECONDS_FULL" -W >"$TMP/loop" &
-lp=$!
-wait_for "$TMP/loop" ready
-"$SBT" -q --trace barrier -p $lp >"$TMP/sbt.out" 2>"$TMP/tool" &
-tp=$!
-wait_for "$TMP/tool" tracing
-kill -USR1 $lp
-wait $lp
-wait $tp || true
-calls=$(awk '/ns_per_call/ {print $2}' "$TMP/loop")
-events=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "events") print $(i-1)}' "$TMP/sbt.out")
-secs=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "in") print $(i+1)}' "$TMP/sbt.out")
-lost=$(grep -oE '[0-9]+ records lost' "$TMP/sbt.out" | awk '{print $1}' || true)
 echo "| calls | events recorded | expected (2 per call) | events/s | records lost |"
 echo "|---|---|---|---|---|"
-awk -v c="$calls" -v e="$events" -v s="$secs" -v l="${lost:-0}" \
-	'BEGIN {printf "| %d | %d | %d | %.0f | %d |\n", c, e, 2 * c, e / s, l}'
+full_speed "$SECONDS_FULL" --trace barrier | awk '{printf "| %s | %s | %s | %s | %s |\n", $1, $2, 2 * $1, $3, $4}'
 
 echo
 echo "== attach time: process using libc and libgomp (omp_barriers_gomp), $ROUNDS runs =="

@@ -4,10 +4,16 @@
  * pthread_barrier_wait on their own count-1 barrier (it returns at once), so
  * each iteration is one enter/exit pair of a probed function and nothing
  * else; or, with -f mutex, lock and unlock their own private mutex (two
- * pairs per iteration, never contended). Prints the mean cost per iteration.
+ * pairs per iteration, never contended); -f sem, post and wait their own
+ * semaphore (two pairs); -f gomp, call GOMP_barrier outside a parallel
+ * region (it returns at once; libgomp loaded at run time, the call bound
+ * the way the program's own would be, so a preloaded wrapper takes it).
+ * Prints the mean cost per iteration.
  *
- *   probe_loop [-f barrier|mutex] [-t THREADS] [-n CALLS_PER_THREAD | -s SECONDS] [-W]
+ *   probe_loop [-f barrier|mutex|sem|gomp] [-t THREADS] [-n CALLS_PER_THREAD | -s SECONDS] [-W]
  */
+#include <dlfcn.h>
+#include <semaphore.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -17,12 +23,15 @@
 #include <time.h>
 #include <unistd.h>
 
-static int use_mutex;
+enum { F_BARRIER, F_MUTEX, F_SEM, F_GOMP };
+static int func;
+static void (*gomp_barrier)(void);
 
 struct worker {
 	pthread_t thread;
 	pthread_barrier_t barrier;
 	pthread_mutex_t mutex;
+	sem_t sem;
 	unsigned long calls;
 	unsigned long limit;
 	double seconds;
@@ -39,12 +48,41 @@ static double now_ns(void)
 
 static inline void one_call(struct worker *w)
 {
-	if (use_mutex) {
+	switch (func) {
+	case F_MUTEX:
 		pthread_mutex_lock(&w->mutex);
 		pthread_mutex_unlock(&w->mutex);
-	} else {
+		break;
+	case F_SEM:
+		sem_post(&w->sem);
+		sem_wait(&w->sem);
+		break;
+	case F_GOMP:
+		gomp_barrier();
+		break;
+	default:
 		pthread_barrier_wait(&w->barrier);
 	}
+}
+
+/* -f name: 0, or -1 when unknown or libgomp is missing. */
+static int choose(const char *name)
+{
+	static const char *const names[] = {"barrier", "mutex", "sem", "gomp"};
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(name, names[i]))
+			func = i;
+	if (strcmp(name, names[func]))
+		return -1;
+	if (func == F_GOMP) {
+		/* RTLD_GLOBAL, then the global lookup: a preloaded wrapper first */
+		if (!dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL))
+			return -1;
+		gomp_barrier = (void (*)(void))dlsym(RTLD_DEFAULT, "GOMP_barrier");
+	}
+	return func == F_GOMP && !gomp_barrier ? -1 : 0;
 }
 
 static void *run(void *arg)
@@ -103,11 +141,11 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "f:t:n:s:W")) != -1) {
 		switch (opt) {
 		case 'f':
-			if (strcmp(optarg, "barrier") && strcmp(optarg, "mutex")) {
-				fprintf(stderr, "probe_loop: -f barrier or -f mutex\n");
+			if (choose(optarg)) {
+				fprintf(stderr, "probe_loop: -f barrier, mutex, sem or gomp "
+						"(libgomp.so.1 installed)\n");
 				return 2;
 			}
-			use_mutex = !strcmp(optarg, "mutex");
 			break;
 		case 't':
 			threads = number(optarg, "-t");
@@ -138,6 +176,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < threads; i++) {
 		pthread_barrier_init(&w[i].barrier, NULL, 1);
 		pthread_mutex_init(&w[i].mutex, NULL);
+		sem_init(&w[i].sem, 0, 0);
 		w[i].limit = limit;
 		w[i].seconds = seconds;
 		pthread_create(&w[i].thread, NULL, run, &w[i]);

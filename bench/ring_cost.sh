@@ -57,20 +57,6 @@ echo "== full speed: 2 threads for ${SECONDS_FULL} s, --trace barrier, default b
 echo "| rings | calls | events recorded | expected (2 per call) | events/s | records lost |"
 echo "|---|---|---|---|---|---|"
 for mode in per-CPU shared; do
-	"$LOOP" -t 2 -s "$SECONDS_FULL" -W >"$TMP/loop" &
-	lp=$!
-	wait_for "$TMP/loop" ready
-	"$SBT" -q --trace barrier $([ $mode = shared ] && echo --shared-ring) -p $lp \
-		>"$TMP/sbt.out" 2>"$TMP/tool" &
-	tp=$!
-	wait_for "$TMP/tool" tracing
-	kill -USR1 $lp
-	wait $lp
-	wait $tp || true
-	calls=$(awk '/ns_per_call/ {print $2}' "$TMP/loop")
-	events=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "events") print $(i-1)}' "$TMP/sbt.out")
-	secs=$(awk '/SBT summary/ {for (i = 1; i <= NF; i++) if ($i == "in") print $(i+1)}' "$TMP/sbt.out")
-	lost=$(grep -oE '[0-9]+ records lost' "$TMP/sbt.out" "$TMP/tool" | awk -F: '{print $NF}' | awk '{print $1}' | head -1 || true)
-	awk -v m=$mode -v c="$calls" -v e="$events" -v s="$secs" -v l="${lost:-0}" \
-		'BEGIN {printf "| %s | %d | %d | %d | %.0f | %d |\n", m, c, e, 2 * c, e / s, l}'
+	full_speed "$SECONDS_FULL" --trace barrier $([ $mode = shared ] && echo --shared-ring) |
+		awk -v m=$mode '{printf "| %s | %s | %s | %s | %s | %s |\n", m, $1, $2, 2 * $1, $3, $4}'
 done

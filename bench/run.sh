@@ -6,6 +6,8 @@ echo "# sbt-bpf benchmarks — $(date -u +%Y-%m-%d) — $(uname -r), $(nproc) CP
 ./probe_cost.sh "$@"
 ./lock_cost.sh
 ./counter_cost.sh
+./ring_cost.sh
+./shim_cost.sh
 ./accuracy.py -r 5
 ./export_cost.sh
 ./system_cost.sh

@@ -138,4 +138,13 @@ int BPF_KRETPROBE(sync_exit)
 	return on_call(ctx, SBT_EV_EXIT, PT_REGS_RC(ctx), PT_REGS_IP(ctx));
 }
 
+/* The exit site of a probe shim wrapper (shim/shim.h): a plain uprobe on a
+ * 5-byte nop, given the wrapped function's return value and call site as
+ * arguments. */
+SEC("uprobe")
+int BPF_KPROBE(site_exit)
+{
+	return on_call(ctx, SBT_EV_EXIT, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

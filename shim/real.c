@@ -28,7 +28,11 @@ static void *in_owner(const char *name, const char *version)
 	return NULL;
 }
 
-SHIM_EXPORT int sbt_probes_shim = 1; /* how sbt-bpf recognizes the library */
+/* How sbt-bpf recognizes the library (user/resolve/probes.c): a function,
+ * which its symbol reader sees. */
+SHIM_EXPORT void sbt_probes_shim_v1(void)
+{
+}
 
 void *shim__real(const char *name, const char *version)
 {
@@ -40,8 +44,8 @@ void *shim__real(const char *name, const char *version)
 		f = in_owner(name, version);
 	if (!f) {
 		/* write(2): no stdio lock in a lock wrapper */
-		if (write(2, msg, sizeof(msg) - 1) < 0 || write(2, name, __builtin_strlen(name)) < 0 ||
-		    write(2, "\n", 1) < 0)
+		if (write(2, msg, sizeof(msg) - 1) < 0 ||
+		    write(2, name, __builtin_strlen(name)) < 0 || write(2, "\n", 1) < 0)
 			abort();
 		abort();
 	}

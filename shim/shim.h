@@ -21,6 +21,9 @@
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
 
+/* The function that marks a library as the probe shim. */
+#define SHIM_MARK "sbt_probes_shim_v1"
+
 /* The sites of function F: global, typed as functions, 5-byte nop + ret. */
 #define SHIM_SITES(F)                                                                              \
 	__asm__(".text\n"                                                                          \

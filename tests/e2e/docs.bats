@@ -21,10 +21,13 @@ load helpers
 	for cmd in record report export calibrate top; do grep -q "^\.B $cmd" "$ROOT/doc/sbt-bpf.8"; done
 }
 
-@test "make install: binary and man page under DESTDIR/PREFIX" {
+@test "make install: binary, man page and probe shim under DESTDIR/PREFIX" {
 	make -C "$ROOT" -s install DESTDIR="$T/root" PREFIX=/usr >/dev/null
 	[ -x "$T/root/usr/sbin/sbt-bpf" ]
 	[ -f "$T/root/usr/share/man/man8/sbt-bpf.8" ]
+	# the probe shim, where the installed binary looks for it (../lib/sbt-bpf)
+	local c
+	for c in barrier lock sem cond; do [ -f "$T/root/usr/lib/sbt-bpf/libsbt-probes-$c.so" ]; done
 	if command -v man >/dev/null; then
 		man -l "$T/root/usr/share/man/man8/sbt-bpf.8" 2>/dev/null | grep -q "SBT-BPF(8)"
 	fi

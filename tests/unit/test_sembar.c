@@ -341,25 +341,40 @@ TEST(trywait_polling_holds_nothing)
 	phases__free(p);
 }
 
-/* In the first group too (no team known yet), a waiter that enters its
- * wait after the posts, not back from any wait since, is of the group. */
+/* A first group (no team known yet) of threads 1..4 whose waiter 1 counted
+ * itself in before the last thread (4) but enters its wait at `late`, after
+ * the posts (returning at once), the others leaving at 10620 and 10630;
+ * then three textbook episodes. */
+static void first_group_late_waiter(struct phases *p, __u64 late)
+{
+	count_in(p, 1, 10100);
+	sb_wait_in(p, 2, 10200);
+	sb_wait_in(p, 3, 10300);
+	sb_last(p, 4, 10500, 3);
+	if (late < 10620) {
+		enter(p, P_SEMW, 1, late, BAR_SEM, SITE_A);
+		leave(p, P_SEMW, 1, late + 1, 0);
+	}
+	sb_wait_out(p, 2, 10620);
+	sb_wait_out(p, 3, 10630);
+	if (late >= 10620) {
+		enter(p, P_SEMW, 1, late, BAR_SEM, SITE_A);
+		leave(p, P_SEMW, 1, late + 1, 0);
+	}
+	sb_episode(p, 20000, 3);
+	sb_episode(p, 30000, 2);
+	sb_episode(p, 40000, 1);
+	phases__finish(p);
+}
+
+/* In the first group too, a waiter that enters its wait after the posts,
+ * not back from any wait since, is of the group. */
 TEST(late_waiter_in_the_first_group)
 {
 	struct collected c;
 	struct phases *p = new_phases(&c);
 
-	count_in(p, 1, 10100);
-	sb_wait_in(p, 2, 10200);
-	sb_wait_in(p, 3, 10300);
-	sb_last(p, 4, 10500, 3);
-	enter(p, P_SEMW, 1, 10530, BAR_SEM, SITE_A);
-	leave(p, P_SEMW, 1, 10531, 0);
-	sb_wait_out(p, 2, 10620);
-	sb_wait_out(p, 3, 10630);
-	sb_episode(p, 20000, 3);
-	sb_episode(p, 30000, 2);
-	sb_episode(p, 40000, 1);
-	phases__finish(p);
+	first_group_late_waiter(p, 10530);
 	CHECK_EQ(c.n, 4);
 	CHECK_EQ(c.ep[0].n, 4);
 	CHECK_EQ(arrival_of(&c.ep[0], 1)->arrive_ns, 10519);
@@ -393,26 +408,15 @@ TEST(alternating_semaphores_share_their_rotation)
 	phases__free(p);
 }
 
-/* The first group again, its late waiter (1) entering its wait only after
- * the others left the barrier: no team is known yet, so the episode waits
- * for arrivals until the next burst closes the group. One episode of four. */
+/* The first group again, its late waiter entering its wait only after the
+ * others left the barrier: the episode waits for the arrivals its untaken
+ * post promises. One episode of four. */
 TEST(late_waiter_after_the_first_group_left)
 {
 	struct collected c;
 	struct phases *p = new_phases(&c);
 
-	count_in(p, 1, 10100);
-	sb_wait_in(p, 2, 10200);
-	sb_wait_in(p, 3, 10300);
-	sb_last(p, 4, 10500, 3);
-	sb_wait_out(p, 2, 10620);
-	sb_wait_out(p, 3, 10630);
-	enter(p, P_SEMW, 1, 10700, BAR_SEM, SITE_A);
-	leave(p, P_SEMW, 1, 10701, 0);
-	sb_episode(p, 20000, 3);
-	sb_episode(p, 30000, 2);
-	sb_episode(p, 40000, 1);
-	phases__finish(p);
+	first_group_late_waiter(p, 10700);
 	CHECK_EQ(c.n, 4);
 	CHECK_EQ(c.ep[0].n, 4);
 	CHECK_EQ(arrival_of(&c.ep[0], 1)->arrive_ns, 10519);

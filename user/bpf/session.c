@@ -160,6 +160,8 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 						      SBT_BPF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(s->skel->progs.sync_exit,
 						      SBT_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(s->skel->progs.site_exit,
+						      SBT_BPF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(s->skel->progs.maps_changed,
 						      SBT_BPF_TRACE_UPROBE_MULTI);
 	}
@@ -374,13 +376,38 @@ int session__attach_loader(struct session *s, const char *path, uint64_t offset,
 	return l ? keep_link(s, l) : -errno;
 }
 
-static int attach_one(struct session *s, const struct probe *p, pid_t pid, int retprobe)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = probe__cookie(p));
-	struct bpf_program *prog = retprobe ? s->skel->progs.sync_exit : s->skel->progs.sync_enter;
-	struct bpf_link *l;
+/* How a probe is attached: its entry, and its return (a return probe at
+ * the function) or its exit site (a plain probe at the shim's exit site). */
+enum attach_dir { AT_ENTRY, AT_RETURN, AT_EXIT_SITE, AT_NDIRS };
 
-	l = bpf_program__attach_uprobe_opts(prog, pid, p->open_path, p->info.offset, &opts);
+static struct bpf_program *prog_of(struct session *s, int dir)
+{
+	return dir == AT_ENTRY	  ? s->skel->progs.sync_enter
+	       : dir == AT_RETURN ? s->skel->progs.sync_exit
+				  : s->skel->progs.site_exit;
+}
+
+/* Whether probe p has a link in direction dir, and at what offset. */
+static int probe_dir(const struct probe *p, int dir, uint64_t *offset)
+{
+	*offset = dir == AT_EXIT_SITE ? p->exit_offset : p->info.offset;
+	if (dir == AT_ENTRY)
+		return 1;
+	if (p->entry_only)
+		return 0;
+	return dir == AT_EXIT_SITE ? p->exit_offset != 0 : p->exit_offset == 0;
+}
+
+static int attach_one(struct session *s, const struct probe *p, pid_t pid, int dir)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = dir == AT_RETURN,
+		    .bpf_cookie = probe__cookie(p));
+	struct bpf_link *l;
+	uint64_t offset;
+
+	if (!probe_dir(p, dir, &offset))
+		return 0;
+	l = bpf_program__attach_uprobe_opts(prog_of(s, dir), pid, p->open_path, offset, &opts);
 	return l ? keep_link(s, l) : -errno;
 }
 
@@ -392,11 +419,13 @@ static int attach_per_function(struct session *s, const struct probe *probes, in
 	for (i = 0; i < n; i++) {
 		const struct probe *p = &probes[i];
 
-		/* Return probe first: an entry record is then always followed by
+		/* The exit first: an entry record is then always followed by
 		 * its exit record, never an entry whose return goes unseen. */
-		e = p->entry_only ? 0 : attach_one(s, p, pid, 1);
+		e = attach_one(s, p, pid, AT_RETURN);
 		if (!e)
-			e = attach_one(s, p, pid, 0);
+			e = attach_one(s, p, pid, AT_EXIT_SITE);
+		if (!e)
+			e = attach_one(s, p, pid, AT_ENTRY);
 		if (e) {
 			snprintf(err, errlen, "cannot attach a uprobe to %s in %s: %s",
 				 p->info.symbol, p->info.object,
@@ -420,32 +449,28 @@ static int keep_fd(struct session *s, int fd)
 	return 0;
 }
 
-/* One entry and one return link for the probes in file `path`. */
+/* One link per direction (entry, return, exit site) for the probes in file
+ * `path`. */
 static int attach_file(struct session *s, const struct probe *probes, int np, const char *path,
 		       pid_t pid, char *err, size_t errlen)
 {
-	static uint64_t offsets[2][SBT_MAX_PROBES], cookies[2][SBT_MAX_PROBES];
-	int i, n[2] = {0, 0}, fd, dir;
+	static uint64_t offsets[AT_NDIRS][SBT_MAX_PROBES], cookies[AT_NDIRS][SBT_MAX_PROBES];
+	int i, n[AT_NDIRS] = {0}, fd, dir;
 
 	for (i = 0; i < np; i++) {
 		const struct probe *p = &probes[i];
 
 		if (strcmp(p->open_path, path))
 			continue;
-		for (dir = 0; dir < 2; dir++) {
-			if (dir && p->entry_only)
-				continue;
-			offsets[dir][n[dir]] = p->info.offset;
-			cookies[dir][n[dir]++] = probe__cookie(p);
-		}
+		for (dir = 0; dir < AT_NDIRS; dir++)
+			if (probe_dir(p, dir, &offsets[dir][n[dir]]))
+				cookies[dir][n[dir]++] = probe__cookie(p);
 	}
-	for (dir = 1; dir >= 0; dir--) { /* return probes first, as above */
-		int prog =
-			bpf_program__fd(dir ? s->skel->progs.sync_exit : s->skel->progs.sync_enter);
-
+	for (dir = AT_NDIRS - 1; dir >= 0; dir--) { /* exits first, as above */
 		if (!n[dir])
 			continue;
-		fd = uprobe_multi__attach(prog, path, offsets[dir], cookies[dir], n[dir], dir, pid);
+		fd = uprobe_multi__attach(bpf_program__fd(prog_of(s, dir)), path, offsets[dir],
+					  cookies[dir], n[dir], dir == AT_RETURN, pid);
 		if (fd < 0 || keep_fd(s, fd) < 0) {
 			snprintf(err, errlen, "cannot attach uprobes in %s: %s", path,
 				 fd == -ESRCH ? "process exited" : strerror(fd < 0 ? -fd : ENOMEM));

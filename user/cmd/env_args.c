@@ -18,6 +18,7 @@ enum {
 	OPT_BUFFER,
 	OPT_DRAIN,
 	OPT_SHARED_RING,
+	OPT_SHIM,
 	OPT_MAX_LINES,
 	OPT_FORCE,
 	OPT_TRACE,
@@ -123,6 +124,10 @@ static const struct argp_option options[] = {
 	 "What to trace: barrier, lock, sem, cond, futex, task (OpenMP tasks), all (default "
 	 "barrier,sem,cond,futex: lock and task probes are the most frequent calls, so the most "
 	 "perturbing; with -a, futex is off too: it costs every syscall of the machine)",
+	 2},
+	{"shim", OPT_SHIM, NULL, 0,
+	 "With -- CMD: preload the probe shim, whose wrappers carry cheap probe sites (a 5-byte "
+	 "nop the kernel calls through instead of trapping) for the classes traced",
 	 2},
 	{"force", OPT_FORCE, NULL, 0,
 	 "Trace even if the target uses no traced function (-p); with -- CMD, no warning "
@@ -325,6 +330,9 @@ static int parse_value(struct env *env, int key, const char *arg, struct argp_st
 	case OPT_SHARED_RING:
 		env->shared_ring = 1;
 		return 0;
+	case OPT_SHIM:
+		env->shim = 1;
+		return 0;
 	case OPT_DRAIN:
 		e = parse_int(arg, 1, 10000, &env->drain_ms);
 		return e ? bad_value(st, "--drain-interval", arg, e) : 0;
@@ -420,6 +428,9 @@ static int check_env(struct env *env, struct argp_state *st)
 		argp_error(st, "give one of -p PID, -a or -- COMMAND");
 	if (has_filter(env) && !env->all)
 		argp_error(st, "--filter selects among every process: use it with -a");
+	if (env->shim && !env->cmd)
+		argp_error(st, "--shim is preloaded into a command sbt-bpf starts: use it with "
+			       "-- COMMAND");
 	/* -a: the futex tracepoints would run at every syscall of every process
 	 * (measured: ~180 ns each here), so they are opt-in, like locks */
 	if (env->all && !env->classes_given)

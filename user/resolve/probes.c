@@ -422,6 +422,84 @@ static int add_bodies(struct probe_table *t, const struct elfsym *es, const stru
 	return err ? err : b.found;
 }
 
+/* The libraries whose functions the probe shim stands in for. */
+static int interposed(const struct mapped_file *f)
+{
+	static const char *const libs[] = {"libc.so", "libc-", "libpthread", "libgomp", "libomp"};
+	const char *base = strrchr(f->path, '/');
+	size_t i;
+
+	base = base ? base + 1 : f->path;
+	for (i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (!strncmp(base, libs[i], strlen(libs[i])))
+			return 1;
+	return 0;
+}
+
+static int shim_covers(const struct probe_table *t, size_t i)
+{
+	return (t->shim_covers[i / 64] >> (i % 64)) & 1;
+}
+
+static int shim_in_use(const struct probe_table *t)
+{
+	return t->shim_covers[0] || t->shim_covers[1];
+}
+
+_Static_assert(NKNOWN <= 128, "probe_table.shim_covers holds a bit per known function");
+
+int probes__use_shim(struct probe_table *t, const char *path)
+{
+	char name[SBT_SYMBOL_MAX + 16];
+	struct elfsym *es;
+	uint64_t off;
+	int e, n = 0;
+	size_t i;
+
+	es = elfsym__open(path, &e);
+	if (!es)
+		return e;
+	for (i = 0; i < NKNOWN; i++) {
+		snprintf(name, sizeof(name), "sbt_enter_%s", known[i].symbol);
+		if (elfsym__find(es, name, &off, 1) == 1) {
+			t->shim_covers[i / 64] |= 1ULL << (i % 64);
+			n++;
+		}
+	}
+	elfsym__close(es);
+	return n;
+}
+
+/* The probe shim's sites (shim/shim.h) of the known functions of classes:
+ * each probe enters at sbt_enter_F and leaves at sbt_exit_F. Returns the
+ * probes added or a negative errno. */
+static int add_shim_sites(struct probe_table *t, const struct elfsym *es,
+			  const struct mapped_file *f, unsigned int classes)
+{
+	char name[SBT_SYMBOL_MAX + 16];
+	uint64_t enter, exit;
+	int added = 0, e;
+	size_t i;
+
+	for (i = 0; i < NKNOWN; i++) {
+		if (!(probe_kind__class(known[i].kind) & classes) || !shim_covers(t, i))
+			continue;
+		snprintf(name, sizeof(name), "sbt_enter_%s", known[i].symbol);
+		if (elfsym__find(es, name, &enter, 1) != 1)
+			continue;
+		snprintf(name, sizeof(name), "sbt_exit_%s", known[i].symbol);
+		if (elfsym__find(es, name, &exit, 1) != 1)
+			continue;
+		e = add_probe(t, known[i].symbol, known[i].kind, f, enter);
+		if (e)
+			return e;
+		t->probes[t->n - 1].exit_offset = exit;
+		set_args(t, t->n - 1, entry_obj_arg(known[i].symbol), SBT_ARG_DEFAULT);
+		added++;
+	}
+	return added;
+}
+
 /* Known functions of the classes defined in es (file f), and the region
  * bodies it defines; used[], when not NULL, marks those f imports, and
  * those it defines when `exe` (a static binary defines what it uses), and
@@ -431,13 +509,20 @@ static int add_known(struct probe_table *t, const struct elfsym *es, const struc
 		     unsigned int classes, int exe, int *used)
 {
 	int n, added = 0, first;
+	uint64_t mark;
 	size_t i;
 
+	/* the shim defines the functions it wraps: only its sites are probes,
+	 * and only when it is ours to use */
+	if (elfsym__find(es, "sbt_probes_shim_v1", &mark, 1) == 1)
+		return shim_in_use(t) ? add_shim_sites(t, es, f, classes) : 0;
 	for (i = 0; i < NKNOWN; i++) {
 		if (!(probe_kind__class(known[i].kind) & classes))
 			continue;
 		if (used && elfsym__imports(es, known[i].symbol))
 			used[i] = 1;
+		if (shim_covers(t, i) && interposed(f))
+			continue;
 		first = t->n;
 		n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
 		if (n < 0)

@@ -25,8 +25,11 @@ struct probe {
 	struct sbt_probe_info info;
 	char open_path[SBT_PATH_MAX + 64]; /* the file as we can open it */
 	int entry_only;			   /* no return probe (calibration) */
-	int obj_arg, site_arg;		   /* what its entry records carry (SBT_ARG_*) */
-	uint64_t dev, ino;		   /* the file (0: unknown) */
+	/* a probe shim site (shim/shim.h): offset is the entry site's, and
+	 * the exit is a plain uprobe at this offset, not a return probe */
+	uint64_t exit_offset;
+	int obj_arg, site_arg; /* what its entry records carry (SBT_ARG_*) */
+	uint64_t dev, ino;     /* the file (0: unknown) */
 };
 
 /* The attach cookie of probe p (include/sbt/events.h). */
@@ -41,6 +44,10 @@ struct probe_table {
 	int used;	      /* probed functions the process calls (imports or defines) */
 	int files_searched;
 	int unprobeable; /* functions found whose first instruction a uprobe cannot take */
+	/* known functions the probe shim wraps in the traced processes
+	 * (shim/shim.h), a bit per index of the known table: probed at the
+	 * shim's sites, not in the libraries it interposes */
+	uint64_t shim_covers[2];
 	char unprobeable_names[256];
 };
 
@@ -82,6 +89,11 @@ int probes__add_known(struct probe_table *t, const struct elfsym *es, const stru
  * address already in the table): t->n says what was added. */
 int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		       const char *symbol, int kind);
+
+/* The functions the probe shim library at path wraps (its sbt_enter_F
+ * sites) are probed there from now on. Returns how many, or a negative
+ * errno. */
+int probes__use_shim(struct probe_table *t, const char *path);
 
 /* Add a region body at offset of file f, named name (doc/design.md §5.1).
  * 1: added, 0: already there, -ENOTSUP: its first instruction cannot take a

@@ -20,6 +20,8 @@
 #include "lib/log.h"
 #include "user/resolve/probes.h"
 #include "user/bpf/session.h"
+#include "user/resolve/elfsym.h"
+#include "user/trace/shim_preload.h"
 
 #define REP_NS 2000000.0 /* one repetition: calls for about 2 ms */
 #define BATCH  32	 /* calls between clock reads */
@@ -32,6 +34,10 @@ static pthread_mutex_t cal_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cal_cond = PTHREAD_COND_INITIALIZER;
 static sem_t cal_sem;
 static void (*gomp_barrier)(void);
+/* the probe shim's pthread_barrier_wait wrapper, called directly (the
+ * library is loaded privately: it interposes nothing of ours) */
+static int (*shim_barrier_wait)(pthread_barrier_t *);
+static char shim_path[SBT_PATH_MAX];
 
 static void run_barrier(int n)
 {
@@ -61,6 +67,12 @@ static void run_cond(int n)
 		pthread_cond_signal(&cal_cond);
 		pthread_cond_broadcast(&cal_cond);
 	}
+}
+
+static void run_shim(int n)
+{
+	while (n--)
+		shim_barrier_wait(&cal_barrier);
 }
 
 /* A futex call that wakes nobody: a syscall through the tracepoints. */
@@ -102,6 +114,9 @@ static struct group groups[] = {
 
 /* The syscall tracepoints, timed in a pass of their own (no uprobes). */
 static struct group futex_group = {.name = "futex", .run = run_futex, .symbols = {CAL_FUTEX}};
+/* The shim's sites: not return probes, so out of the groups whose return
+ * costs are pooled. */
+static struct group shim_group = {.name = "shim", .run = run_shim, .symbols = {CAL_SHIM_SITE}};
 
 static double now_ns(void)
 {
@@ -151,29 +166,73 @@ static int group_available(const struct group *g)
 	return g->run != run_gomp || gomp_barrier;
 }
 
-/* Time every group with the session's probes in place, emptying the ring
- * buffer between groups. */
+/* Time group g in pass `pass`, then empty the ring buffers. */
+static void time_one(struct session *s, struct group *g, int pass)
+{
+	double t = time_group(g);
+
+	/* passes are repeated: keep the least disturbed of each kind */
+	if (pass == 0)
+		g->plain = t;
+	else if (pass == 1)
+		g->entry = g->entry && g->entry < t ? g->entry : t;
+	else
+		g->both = g->both && g->both < t ? g->both : t;
+	if (s)
+		session__drain(s, 0, discard, NULL);
+}
+
+/* Time every group with the session's probes in place. */
 static void time_all(struct session *s, int pass)
 {
 	size_t i;
 
-	for (i = 0; i < NGROUPS; i++) {
-		struct group *g = &groups[i];
-		double t;
+	for (i = 0; i < NGROUPS; i++)
+		if (group_available(&groups[i]))
+			time_one(s, &groups[i], pass);
+	if (pass == 0 && shim_barrier_wait)
+		time_one(s, &shim_group, pass);
+}
 
-		if (!group_available(g))
-			continue;
-		t = time_group(g);
-		/* passes are repeated: keep the least disturbed of each kind */
-		if (pass == 0)
-			g->plain = t;
-		else if (pass == 1)
-			g->entry = g->entry && g->entry < t ? g->entry : t;
-		else
-			g->both = g->both && g->both < t ? g->both : t;
-		if (s)
-			session__drain(s, 0, discard, NULL);
-	}
+/* The shim's sites of pthread_barrier_wait as probe p (entry_only: the
+ * entry site alone). 0, or -ENOENT when the shim is not loaded. */
+static int shim_probe(struct probe *p, int entry_only)
+{
+	uint64_t enter, exit;
+	struct elfsym *es;
+	int e, n;
+
+	if (!shim_barrier_wait || !(es = elfsym__open(shim_path, &e)))
+		return -ENOENT;
+	n = elfsym__find(es, "sbt_enter_pthread_barrier_wait", &enter, 1) +
+	    elfsym__find(es, "sbt_exit_pthread_barrier_wait", &exit, 1);
+	elfsym__close(es);
+	if (n != 2)
+		return -ENOENT;
+	memset(p, 0, sizeof(*p));
+	p->info.kind = SBT_PK_BARRIER;
+	p->info.offset = enter;
+	p->exit_offset = exit;
+	p->entry_only = entry_only;
+	snprintf(p->info.symbol, sizeof(p->info.symbol), "%s", CAL_SHIM_SITE);
+	snprintf(p->info.object, sizeof(p->info.object), "%s", shim_path);
+	snprintf(p->open_path, sizeof(p->open_path), "%s", shim_path);
+	return 0;
+}
+
+/* The probe shim, loaded privately, when it is installed. */
+static void load_shim(void)
+{
+	char err[256];
+	void *h;
+
+	shim_barrier_wait = NULL;
+	if (shim_preload__find(SBT_TRACE_BARRIER, shim_path, sizeof(shim_path), err, sizeof(err)) <=
+	    0)
+		return;
+	h = dlopen(shim_path, RTLD_NOW | RTLD_LOCAL);
+	if (h)
+		shim_barrier_wait = (int (*)(pthread_barrier_t *))dlsym(h, "pthread_barrier_wait");
 }
 
 static int wanted(const char *symbol)
@@ -198,7 +257,7 @@ static int own_probes(struct probe_table *t, int entry_only, char *err, size_t e
 	if (e)
 		return e;
 	memset(t, 0, sizeof(*t));
-	t->probes = calloc(all.n, sizeof(*t->probes));
+	t->probes = calloc(all.n + 1, sizeof(*t->probes));
 	if (!t->probes) {
 		probes__free(&all);
 		return -ENOMEM;
@@ -216,12 +275,27 @@ static int own_probes(struct probe_table *t, int entry_only, char *err, size_t e
 	return 0;
 }
 
+/* The shim's sites alone: its wrapper calls the real pthread_barrier_wait,
+ * whose own probes must not be there to be counted in. */
+static int shim_probes(struct probe_table *t, int entry_only)
+{
+	memset(t, 0, sizeof(*t));
+	t->probes = calloc(2, sizeof(*t->probes));
+	if (!t->probes)
+		return -ENOMEM;
+	t->n = 1;
+	if (!shim_probe(&t->probes[1], entry_only))
+		t->probes[1].info.id = t->n++;
+	return 0;
+}
+
 /* The barrier group timed with both probes and two counters read at each
  * hit (a counter record per hit). */
 static double counters_time;
 
 /* One pass with probes attached: 1 = entry probes only, 2 = both; 3 =
- * the futex tracepoints only; 4 = both, and counters. */
+ * the futex tracepoints only; 4 = both, and counters; 5 and 6 = the shim's
+ * entry site, both sites. */
 static int probed_pass(int pass, char *err, size_t errlen)
 {
 	struct session_opts so = {
@@ -238,7 +312,7 @@ static int probed_pass(int pass, char *err, size_t errlen)
 		so.counters = &cs;
 	}
 
-	e = own_probes(&t, pass == 1, err, errlen);
+	e = pass >= 5 ? shim_probes(&t, pass == 5) : own_probes(&t, pass == 1, err, errlen);
 	if (!e && pass == 3)
 		t.n = 1; /* no uprobes */
 	s = e ? NULL : session__open(&so, err, errlen);
@@ -252,6 +326,8 @@ static int probed_pass(int pass, char *err, size_t errlen)
 	} else if (!e && pass == 3) {
 		futex_group.both = time_group(&futex_group);
 		session__drain(s, 0, discard, NULL);
+	} else if (!e && pass >= 5) {
+		time_one(s, &shim_group, pass - 4);
 	} else if (!e) {
 		time_all(s, pass);
 	}
@@ -412,12 +488,14 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 	memset(c, 0, sizeof(*c));
 	identity(c);
 	gomp_barrier = gomp ? (void (*)(void))dlsym(gomp, "GOMP_barrier") : NULL;
+	load_shim();
 	pthread_barrier_init(&cal_barrier, NULL, 1);
 	sem_init(&cal_sem, 0, 0);
 	time_all(NULL, 0);
 	futex_group.plain = time_group(&futex_group);
 	for (i = 0; i < NGROUPS; i++)
 		groups[i].entry = groups[i].both = 0;
+	shim_group.entry = shim_group.both = 0;
 	/* entry-only and both-probes passes alternate twice: the VM's noise
 	 * moves between passes, and the return cost is their difference */
 	e = probed_pass(1, err, errlen);
@@ -431,6 +509,9 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 		e = probed_pass(3, err, errlen);
 	if (!e)
 		e = probed_pass(4, err, errlen);
+	/* the shim's sites, in passes of their own, alternating too */
+	for (k = 0; !e && shim_barrier_wait && k < 4; k++)
+		e = probed_pass(5 + k % 2, err, errlen);
 	if (!e)
 		e = own_probes(&own, 0, err, errlen);
 	for (i = 0; !e && i < NGROUPS; i++) {
@@ -456,6 +537,9 @@ int calibration__measure(struct calibration *c, char *err, size_t errlen)
 			  (futex_group.both - futex_group.plain) / 2, INSN_NCLASSES);
 		/* a record at the entry and one at the return of each call */
 		add_alpha(c, CAL_COUNTERS, (counters_time - groups[0].both) / 2, 0, INSN_NCLASSES);
+		if (shim_barrier_wait)
+			add_alpha(c, CAL_SHIM_SITE, shim_group.entry - shim_group.plain,
+				  shim_group.both - shim_group.entry, INSN_NOP5);
 	}
 	pthread_barrier_destroy(&cal_barrier);
 	sem_destroy(&cal_sem);
@@ -494,6 +578,13 @@ int calibration__save(const struct calibration *c, const char *path)
 	return 0;
 }
 
+static int shim_installed(void)
+{
+	char path[4096], err[256];
+
+	return shim_preload__find(SBT_TRACE_BARRIER, path, sizeof(path), err, sizeof(err)) > 0;
+}
+
 int calibration__load(struct calibration *c, const char *path)
 {
 	struct calibration here;
@@ -521,6 +612,8 @@ int calibration__load(struct calibration *c, const char *path)
 		return -EINVAL;
 	if (!calibration__find(c, CAL_FUTEX) || !calibration__find(c, CAL_COUNTERS))
 		return -ESTALE; /* made by an older version */
+	if (!calibration__find(c, CAL_SHIM_SITE) && shim_installed())
+		return -ESTALE; /* made before the shim was there */
 	if (strcmp(here.kernel, c->kernel) || strcmp(here.cpu, c->cpu))
 		return -ESTALE;
 	return 0;

@@ -21,6 +21,9 @@
 /* The cost of one counter record (-e: two counters read and recorded at a
  * barrier hit), as the entry cost of this pseudo-symbol. */
 #define CAL_COUNTERS "[counter-record]"
+/* The probe shim's sites (shim/shim.h): an entry site hit as the entry
+ * cost, an exit site hit as the exit cost; the same for every function. */
+#define CAL_SHIM_SITE "[shim-site]"
 
 /* How the kernel handles the probed first instruction (x86): the cost of an
  * entry hit depends on it far more than on the function. */

@@ -42,6 +42,7 @@ struct env {
 	uint64_t duration_ns;		 /* --duration; 0 = until the target exits */
 	uint64_t buffer_bytes;		 /* --buffer-size */
 	int shared_ring;		 /* --shared-ring */
+	int shim;			 /* --shim */
 	int drain_ms;			 /* --drain-interval */
 	uint64_t max_lines;		 /* --max-lines: episode lines per second */
 	int quiet;			 /* -q: no episode lines */

@@ -17,12 +17,30 @@
 #error "launch.c: stopping at the entry point is implemented for x86_64 only"
 #endif
 
+/* preload after the user's own LD_PRELOAD, which stays first. */
+static int add_preload(const char *preload)
+{
+	const char *mine = getenv("LD_PRELOAD");
+	char *both;
+	int e;
+
+	if (!preload || !*preload)
+		return 0;
+	if (!mine || !*mine)
+		return setenv("LD_PRELOAD", preload, 1);
+	if (asprintf(&both, "%s:%s", mine, preload) < 0)
+		return -1;
+	e = setenv("LD_PRELOAD", both, 1);
+	free(both);
+	return e;
+}
+
 /* The child reports a failed exec through a close-on-exec pipe. */
-static void child(char *const argv[], int errfd)
+static void child(char *const argv[], const char *preload, int errfd)
 {
 	int e;
 
-	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
+	if (add_preload(preload) == 0 && ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
 		execvp(argv[0], argv);
 	e = errno;
 	if (write(errfd, &e, sizeof(e)) < 0)
@@ -77,7 +95,7 @@ static int run_to_entry(pid_t pid, unsigned long entry)
 	return 0;
 }
 
-pid_t launch__start(char *const argv[], char *err, size_t errlen)
+pid_t launch__start(char *const argv[], const char *preload, char *err, size_t errlen)
 {
 	unsigned long entry = 0;
 	int pipefd[2], sig, e, exec_errno = 0;
@@ -96,7 +114,7 @@ pid_t launch__start(char *const argv[], char *err, size_t errlen)
 		return e;
 	}
 	if (pid == 0)
-		child(argv, pipefd[1]);
+		child(argv, preload, pipefd[1]);
 	close(pipefd[1]);
 	e = wait_stop(pid, &sig);
 	if (read(pipefd[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno) && exec_errno) {

@@ -11,10 +11,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Fork and exec argv under ptrace, run to the entry point and stop there.
- * Returns the child's pid, or a negative errno with a message in err (the
- * command does not exist, is not executable, exited early...). */
-pid_t launch__start(char *const argv[], char *err, size_t errlen);
+/* Fork and exec argv under ptrace, with preload (NULL: none) appended to
+ * its LD_PRELOAD, run to the entry point and stop there. Returns the
+ * child's pid, or a negative errno with a message in err (the command does
+ * not exist, is not executable, exited early...). */
+pid_t launch__start(char *const argv[], const char *preload, char *err, size_t errlen);
 /* Let the held child run (detach ptrace). */
 int launch__release(pid_t pid);
 /* Kill a held child that will not be released. */

@@ -59,7 +59,10 @@ static void cost_of(const struct probe_costs *pc, const struct probe *p, __u64 *
 	}
 	if (!pc->cal_ok)
 		return;
-	a = calibration__find(&pc->cal, p->info.symbol);
+	/* a shim site costs the same whatever the function it wraps */
+	a = p->exit_offset ? calibration__find(&pc->cal, CAL_SHIM_SITE) : NULL;
+	if (!a)
+		a = calibration__find(&pc->cal, p->info.symbol);
 	if (!a)
 		a = calibration__for_class(&pc->cal, insn_class__of(p->open_path, p->info.offset));
 	if (!a)

@@ -41,6 +41,7 @@
 #include "user/resolve/symbolize.h"
 #include "user/trace/filter.h"
 #include "user/trace/launch.h"
+#include "user/trace/shim_preload.h"
 #include "user/trace/target.h"
 
 struct target_many {
@@ -50,6 +51,7 @@ struct target_many {
 	struct hmap procs;   /* processes that are not jobs (yet): pid -> struct proc_note */
 	struct hmap pending; /* their threads: tid -> struct pending_thread */
 	int rescans;	     /* procs with a rescan due */
+	struct hmap no_shim; /* --shim: processes said not to load it (pid -> 1) */
 	/* -- CMD */
 	pid_t cmd;    /* the command's pid; 0 with -p and -a */
 	int released; /* it runs */
@@ -323,6 +325,52 @@ static void raise_fd_limit(void)
 
 /* ---- -- CMD: the command and its process tree ------------------------------- */
 
+/* --shim: the libraries to preload for the classes traced; their classes
+ * are probed at the shim's sites from now on. Without them, plain uprobes. */
+static void use_shim(struct target_many *m, char *preload, size_t n)
+{
+	char err[512], *lib, *save = NULL, copy[4096];
+	int cls = shim_preload__find(m->base.ctx->env->classes, preload, n, err, sizeof(err));
+
+	if (cls < 0) {
+		log_warn("--shim: %s: plain uprobes", err);
+		preload[0] = '\0';
+		return;
+	}
+	snprintf(copy, sizeof(copy), "%s", preload);
+	for (lib = strtok_r(copy, ":", &save); lib; lib = strtok_r(NULL, ":", &save))
+		if (probes__use_shim(&m->disc.table, lib) < 0)
+			log_warn("--shim: cannot read %s", lib);
+	log_info("probe shim preloaded: %s", preload);
+}
+
+/* --shim: a process of the tree that maps the C library but not the shim
+ * (a setuid program, whose loader ignores LD_PRELOAD, or one run with its
+ * environment cleared) makes the calls the shim wraps untraced: say so,
+ * once per process. A static program defines the functions itself and is
+ * probed there, as without the shim. */
+static void check_shim_loaded(struct target_many *m, pid_t pid)
+{
+	struct mapped_file *files;
+	int n, i, libc = 0, shim = 0;
+
+	if (!m->base.ctx->env->shim ||
+	    !(m->disc.table.shim_covers[0] | m->disc.table.shim_covers[1]))
+		return;
+	n = proc__mapped_files(pid, &files);
+	for (i = 0; i < n; i++) {
+		shim |= strstr(files[i].path, "/libsbt-probes-") != NULL;
+		libc |= strstr(files[i].path, "/libc.so") != NULL;
+	}
+	if (n > 0 && libc && !shim && !hmap_get(&m->no_shim, pid, 0) &&
+	    !hmap_put(&m->no_shim, pid, 0, (void *)2))
+		log_warn("pid %d did not load the probe shim (a setuid program, or LD_PRELOAD "
+			 "cleared): its calls of the functions the shim wraps are not traced",
+			 (int)pid);
+	if (n > 0)
+		free(files);
+}
+
 /* The command, held at its entry point. Its --probe functions and the ones
  * it maps are resolved as for one process, for the same errors (an unknown
  * --probe symbol stops here) and warnings. */
@@ -331,8 +379,12 @@ static int launch(struct target_many *m)
 	struct trace_ctx *c = m->base.ctx;
 	const struct env *env = c->env;
 	struct probe_table t;
-	char err[1024] = "";
-	pid_t pid = launch__start(env->cmd, err, sizeof(err));
+	char err[1024] = "", preload[4096] = "";
+	pid_t pid;
+
+	if (env->shim)
+		use_shim(m, preload, sizeof(preload));
+	pid = launch__start(env->cmd, preload, err, sizeof(err));
 
 	if (pid < 0) {
 		log_err("%s", err);
@@ -345,7 +397,9 @@ static int launch(struct target_many *m)
 		probes__free(&t);
 		return EXIT_RUNTIME;
 	}
-	probes__warn_unprobeable(&t);
+	/* the shim's sites stand in for what uprobes cannot take */
+	if (!env->shim || !preload[0])
+		probes__warn_unprobeable(&t);
 	probes__free(&t);
 	return 0;
 }
@@ -365,6 +419,7 @@ static int attach_tree(struct target_many *m)
 		log_err("cannot read the mappings of '%s': %s", c->command, strerror(-n));
 		return EXIT_RUNTIME;
 	}
+	check_shim_loaded(m, m->cmd);
 	attach_new_files(m);
 	if (session__follow(c->session, m->cmd)) {
 		log_err("pid %d: cannot follow it", (int)m->cmd);
@@ -395,6 +450,7 @@ static void resume_paused(struct target_many *m, int probe)
 		for (i = 0; probe && i < n; i++) {
 			scan_pid(m, pids[i]);
 			note_names(m, pids[i]);
+			check_shim_loaded(m, pids[i]);
 		}
 		if (probe)
 			attach_new_files(m);
@@ -686,6 +742,7 @@ static void many_free(struct target *tg)
 	while ((sl = hmap_next(&m->procs, &pos)))
 		free_note(sl->val);
 	hmap_free(&m->procs);
+	hmap_free(&m->no_shim);
 	hmap_free_values(&m->pending);
 	discover__free(&m->disc);
 	free(m);
@@ -714,6 +771,7 @@ struct target *target_many__new(struct trace_ctx *ctx)
 	/* a command's tree is several processes only if several synchronize */
 	m->base = (struct target){.ops = &many_ops, .ctx = ctx, .several = !ctx->env->cmd};
 	hmap_init(&m->procs);
+	hmap_init(&m->no_shim);
 	hmap_init(&m->pending);
 	return &m->base;
 }

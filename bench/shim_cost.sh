@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The probe shim (issue 15, shim/shim.h) against plain uprobes: ns per
+# iteration of probe_loop (one thread) for pthread_barrier_wait,
+# pthread_mutex_lock + unlock, sem_post + sem_wait and GOMP_barrier, side by
+# side in one run, interleaved rounds, medians:
+#   none           - no probes, no shim
+#   shim-idle      - the shim preloaded, nothing attached (its sites are nops)
+#   floor          - empty BPF programs on the functions' uprobe + uretprobe
+#   floor-shim     - empty BPF programs on the shim's two sites
+#   sbt            - sbt-bpf -- probe_loop (plain uprobes)
+#   sbt-shim       - sbt-bpf --shim -- probe_loop
+# Targets: sbt-shim within 1.10x of floor-shim; for the single-stepped
+# functions (mutex, sem_post, GOMP_barrier) at most 1/5 of sbt.
+#
+#   bench/shim_cost.sh [-n CALLS] [-r ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CALLS=100000
+. bench/lib.sh
+bench_init "$@"
+
+SHIM="$PWD/$OUT/libsbt-probes-barrier.so:$PWD/$OUT/libsbt-probes-lock.so:$PWD/$OUT/libsbt-probes-sem.so"
+FUNCS="barrier mutex sem gomp"
+SETUPS="none shim-idle floor floor-shim sbt sbt-shim"
+declare -A CLASS=([barrier]=barrier [mutex]=lock [sem]=sem [gomp]=barrier)
+declare -A SYMS=([barrier]="pthread_barrier_wait" [mutex]="pthread_mutex_lock pthread_mutex_unlock"
+	[sem]="sem_post sem_wait" [gomp]="GOMP_barrier")
+
+ns_per_call() { awk '/ns_per_call/ {print $4}' "$1"; }
+
+# floor_run F PRELOAD ARGS...: probe_loop held, the floor attached, run
+floor_run() {
+	local f=$1 pre=$2 lp tp
+	shift 2
+	env ${pre:+LD_PRELOAD=$pre} "$LOOP" -f $f -t 1 -n "$CALLS" -W >"$TMP/loop" &
+	lp=$!
+	wait_for "$TMP/loop" ready
+	"$FLOOR" -p $lp "$@" 2>"$TMP/tool" &
+	tp=$!
+	wait_for "$TMP/tool" tracing
+	kill -USR1 $lp
+	wait $lp
+	kill -INT $tp
+	wait $tp || true
+	ns_per_call "$TMP/loop"
+}
+
+run_setup() { # SETUP F
+	local s=$1 f=$2 args="" a
+	case $s in
+	none) "$LOOP" -f $f -t 1 -n "$CALLS" >"$TMP/loop"; ns_per_call "$TMP/loop" ;;
+	shim-idle) LD_PRELOAD=$SHIM "$LOOP" -f $f -t 1 -n "$CALLS" >"$TMP/loop"; ns_per_call "$TMP/loop" ;;
+	floor)
+		for a in ${SYMS[$f]}; do args="$args -s $a"; done
+		floor_run $f "" $args ;;
+	floor-shim)
+		for a in ${SYMS[$f]}; do args="$args -s sbt_enter_$a -s sbt_exit_$a"; done
+		floor_run $f "$SHIM" -e $args ;;
+	sbt | sbt-shim)
+		"$SBT" -q --trace ${CLASS[$f]} $([ $s = sbt-shim ] && echo --shim) -- \
+			"$LOOP" -f $f -t 1 -n "$CALLS" >"$TMP/loop" 2>/dev/null
+		ns_per_call "$TMP/loop" ;;
+	esac
+}
+
+echo "== $CALLS iterations, 1 thread, $ROUNDS interleaved rounds (median ns per iteration) =="
+for f in $FUNCS; do for s in $SETUPS; do : >"$TMP/r.$f.$s"; done; done
+for r in $(seq "$ROUNDS"); do
+	for f in $FUNCS; do
+		for s in $SETUPS; do run_setup $s $f >>"$TMP/r.$f.$s"; done
+	done
+done
+echo "| loop | none | shim-idle | floor | floor-shim | sbt | sbt-shim | sbt-shim / floor-shim (probe cost) | sbt-shim / sbt (probe cost) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for f in $FUNCS; do
+	for s in $SETUPS; do eval "m_${s//-/_}=$(median <"$TMP/r.$f.$s")"; done
+	awk -v f="$f (${SYMS[$f]// / + })" -v n="$m_none" -v i="$m_shim_idle" -v fl="$m_floor" \
+		-v fs="$m_floor_shim" -v s="$m_sbt" -v ss="$m_sbt_shim" 'BEGIN {
+		printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.3f |\n",
+			f, n, i, fl, fs, s, ss, (ss - n) / (fs - n), (ss - n) / (s - n) }'
+done
