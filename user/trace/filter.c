@@ -4,19 +4,23 @@
 #include "lib/proc.h"
 #include "user/trace/filter.h"
 
-static int match_comm(const struct env_filter *f, pid_t pid)
+static int comm_matches(const struct env_filter *f, const char *comm)
 {
-	char comm[64];
 	int i;
 
-	if (!f->ncomm)
-		return 1;
-	if (proc__comm(pid, 0, comm, sizeof(comm)))
-		return 0;
 	for (i = 0; i < f->ncomm; i++)
 		if (!fnmatch(f->comm[i], comm, 0))
 			return 1;
-	return 0;
+	return !f->ncomm;
+}
+
+static int match_comm(const struct env_filter *f, pid_t pid)
+{
+	char comm[64];
+
+	if (!f->ncomm)
+		return 1;
+	return !proc__comm(pid, 0, comm, sizeof(comm)) && comm_matches(f, comm);
 }
 
 static int match_uid(const struct env_filter *f, pid_t pid)
@@ -58,4 +62,9 @@ static int match_cgroup(const struct env_filter *f, pid_t pid)
 int filter__accepts(const struct env_filter *f, pid_t pid)
 {
 	return match_comm(f, pid) && match_uid(f, pid) && match_cgroup(f, pid);
+}
+
+int filter__accepts_gone(const struct env_filter *f, const char *comm)
+{
+	return !f->nuid && !f->ncgroup && comm[0] && comm_matches(f, comm);
 }

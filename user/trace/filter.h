@@ -10,5 +10,8 @@
  * times matches any of its values). A process that cannot be read does
  * not match a key that needs it. */
 int filter__accepts(const struct env_filter *f, pid_t pid);
+/* The same for a process that is gone, known by the name its records gave
+ * (comm): only a filter of names alone can accept it. */
+int filter__accepts_gone(const struct env_filter *f, const char *comm);
 
 #endif

@@ -510,7 +510,11 @@ static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 
 	if (!n || n->ignored)
 		return;
-	if (!filter__accepts(&m->base.ctx->env->filter, e->pid)) {
+	/* a short-lived process may be gone by the time its first barrier is
+	 * read: its name is in its exec record */
+	if (!filter__accepts(&m->base.ctx->env->filter, e->pid) &&
+	    (kill(e->pid, 0) == 0 || errno != ESRCH ||
+	     !filter__accepts_gone(&m->base.ctx->env->filter, n->comm))) {
 		n->ignored = 1;
 		return;
 	}
