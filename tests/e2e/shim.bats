@@ -11,7 +11,7 @@ shim_probed() {
 		python3 -c 'import json,sys; r=json.load(sys.stdin); objs={p["object"] for p in r["calibration"] if p["symbol"] == sys.argv[1]}; sys.exit(not objs or any("libsbt-probes" not in o for o in objs))' "$2"
 }
 
-@test "shim: pthread barrier, every phase exact against the workload's clocks" {
+@test "shim: pthread barrier, every phase exact against the workload's clocks (multi and per-probe links)" {
 	run "$SBT" record -v --shim -o "$T/b.sbt" -- "$EX/barrier_imbalance" -t 4 -n 6 -d 20 -m sleep
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"probe shim preloaded: "*libsbt-probes-barrier.so* ]]
@@ -19,6 +19,13 @@ shim_probed() {
 	"$SBT" report --format json "$T/b.sbt" >"$T/b.json"
 	$CHECK imbalance "$T/b.json" "$T/wl.out" "$T/b.sbt" 6
 	shim_probed "$T/b.sbt" pthread_barrier_wait
+	# one link per probe (kernels without multi-uprobe links): the same
+	run env SBT_BPF_NO_UPROBE_MULTI=1 "$SBT" record --shim -o "$T/f.sbt" -- \
+		"$EX/barrier_imbalance" -t 4 -n 6 -d 20 -m sleep
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/f.sbt" >"$T/f.json"
+	$CHECK imbalance "$T/f.json" "$T/wl.out" "$T/f.sbt" 6
 }
 
 @test "shim: mutex acquisitions, hold and wait times, exact (pthread_spin_lock too)" {
