@@ -156,10 +156,17 @@ static int continues_burst(const struct phases *p, const struct ph_thread *t,
 
 void feed__burst_done(struct phases *p, struct ph_thread *t)
 {
-	if (!t->burst_sem)
+	__u64 sem = t->burst_sem, seq;
+	__u32 expect = 0;
+
+	if (!sem)
 		return;
 	t->burst_sem = 0;
 	episodes__settle(p, t, t->burst_end_ns, 0, t->burst_site, 0);
+	/* no more posts: the episode waits for the posts left untaken only */
+	seq = p->semgroups ? semgroups__burst_over(p->semgroups, t->pid, sem, t->tid, &expect) : 0;
+	if (seq)
+		episodes__expect(p, t->pid, semgroups__key(sem, seq), expect);
 }
 
 static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_event *e)

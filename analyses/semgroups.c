@@ -231,8 +231,20 @@ static __u32 team_expected(const struct sg_sem *s, __u64 seq)
 		return (__u32)s->nmem; /* the next group's: this one's team */
 	if (s->prev_team)
 		return s->prev_team;
+	/* while its poster may still post, one more waiter may come */
 	left = untaken(s);
-	return (__u32)s->nmem + (__u32)(left > 0 ? left : 0);
+	return (__u32)s->nmem + (__u32)(left > 0 ? left : 0) + !!s->bursting;
+}
+
+__u64 semgroups__burst_over(struct semgroups *g, __u32 pid, __u64 sem, __u32 tid, __u32 *expect)
+{
+	struct sg_sem *s = hmap_get(&g->sems, pid, sem);
+
+	if (!s || !s->seq || !s->bursting || s->poster != tid)
+		return 0;
+	s->bursting = 0;
+	*expect = team_expected(s, s->seq);
+	return s->seq;
 }
 
 static void post_entered(struct semgroups *g, struct sg_sem *s, const struct sbt_event *e,

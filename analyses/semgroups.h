@@ -32,7 +32,8 @@ struct sg_group {
  * expected arrivals of a group are the previous group's team; for the
  * first group, whose team is not known yet, its members and the posts no
  * wait has taken yet (a waiter that counted itself in before the last
- * thread may reach its wait after everyone else left).
+ * thread may reach its wait after everyone else left), and one more while
+ * its poster may still post (semgroups__burst_over()).
  */
 struct sg_step {
 	__u64 sem;	  /* the call's semaphore (0: a call the tracker does not know) */
@@ -62,6 +63,11 @@ void semgroups__enter(struct semgroups *g, const struct sbt_event *e, int kind, 
 void semgroups__exit(struct semgroups *g, const struct sbt_event *e, int kind, struct sg_step *s);
 /* Every semaphore's current group, to closed: the end of the trace. */
 void semgroups__close_all(struct semgroups *g);
+/* Thread tid's burst of posts on semaphore sem of process pid is over (its
+ * next record is no post): its next post begins a group. Returns the
+ * group it closed the burst of, with the arrivals it expects now in
+ * *expect; 0 when tid is not the current group's poster. */
+__u64 semgroups__burst_over(struct semgroups *g, __u32 pid, __u64 sem, __u32 tid, __u32 *expect);
 
 /* The key of group seq of semaphore sem among the open barrier episodes:
  * bit 63 set, so no barrier address (user space, below 2^47) nor region

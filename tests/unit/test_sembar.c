@@ -424,3 +424,39 @@ TEST(late_waiter_after_the_first_group_left)
 	CHECK_EQ(c.ep[1].n, 4);
 	phases__free(p);
 }
+
+/* The first group, its waiters leaving between the posts of the burst (each
+ * post wakes one at once): the episode still waits while the poster may post
+ * again, and for the waiter its last post is for (1, entering after the
+ * burst). One episode of four. */
+TEST(first_group_waiters_leaving_during_the_burst)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	count_in(p, 1, 10100);
+	sb_wait_in(p, 2, 10200);
+	sb_wait_in(p, 3, 10300);
+	count_in(p, 4, 10500);
+	enter(p, P_POST, 4, 10520, BAR_SEM, SITE_B);
+	leave(p, P_POST, 4, 10521, 0);
+	sb_wait_out(p, 2, 10522);
+	enter(p, P_POST, 4, 10524, BAR_SEM, SITE_B);
+	leave(p, P_POST, 4, 10525, 0);
+	sb_wait_out(p, 3, 10526);
+	enter(p, P_POST, 4, 10528, BAR_SEM, SITE_B);
+	leave(p, P_POST, 4, 10529, 0);
+	count_in(p, 4, 10540); /* the poster's burst is over */
+	enter(p, P_SEMW, 1, 10550, BAR_SEM, SITE_A);
+	leave(p, P_SEMW, 1, 10551, 0);
+	sb_episode(p, 20000, 3);
+	sb_episode(p, 30000, 2);
+	sb_episode(p, 40000, 1);
+	phases__finish(p);
+	CHECK_EQ(c.n, 4);
+	CHECK_EQ(c.ep[0].n, 4);
+	CHECK_EQ(arrival_of(&c.ep[0], 4)->depart_ns, 10529);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->depart_ns, 10551);
+	CHECK_EQ(c.ep[1].n, 4);
+	phases__free(p);
+}
