@@ -38,7 +38,7 @@ SBT_GLOBAL struct {
 } rings SEC(".maps");
 
 /* The one shared ring, where the kernel refuses rings in a map or
- * --shared-ring asks for it: events then arrive in reservation order. */
+ * --shared-ring asks for it (merged into time order all the same). */
 SBT_GLOBAL struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 22);

@@ -54,13 +54,6 @@ static size_t ring_size(size_t total, int n)
 	return sz;
 }
 
-static int possible_cpus(void)
-{
-	int n = libbpf_num_possible_cpus();
-
-	return n > 0 ? n : 1;
-}
-
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct ring *r = ctx;
@@ -129,9 +122,9 @@ static int new_ring(__u32 size, char *err, size_t errlen)
 	return fd < 0 ? -errno : fd;
 }
 
-struct rings *rings__new(struct sbt *skel, int per_cpu, size_t total_bytes, char *err,
-			 size_t errlen)
+struct rings *rings__new(struct sbt *skel, int ncpus, size_t total_bytes, char *err, size_t errlen)
 {
+	int per_cpu = ncpus > 0;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct rings *rs = calloc(1, sizeof(*rs));
 	int i;
@@ -139,7 +132,7 @@ struct rings *rings__new(struct sbt *skel, int per_cpu, size_t total_bytes, char
 	if (!rs)
 		goto nomem;
 	rs->per_cpu = !!per_cpu;
-	rs->n = per_cpu ? possible_cpus() : 1;
+	rs->n = per_cpu ? ncpus : 1;
 	rs->each = per_cpu ? ring_size(total_bytes, rs->n) : total_bytes;
 	rs->epfd = -1;
 	rs->r = calloc(rs->n, sizeof(*rs->r));
@@ -298,11 +291,6 @@ int rings__flush(struct rings *rs, rings_event_fn fn, void *ctx)
 			return (int)rc;
 	}
 	return 0;
-}
-
-int rings__count(const struct rings *rs)
-{
-	return rs->n;
 }
 
 __u64 rings__late(const struct rings *rs)

@@ -16,11 +16,10 @@ struct rings;
 
 typedef int (*rings_event_fn)(void *ctx, const struct sbt_event *e);
 
-/* Before load: per_cpu rings sharing total_bytes (a power of two each, a
- * page at least), or one shared ring of total_bytes, set up in skel. NULL
- * with err set. */
-struct rings *rings__new(struct sbt *skel, int per_cpu, size_t total_bytes, char *err,
-			 size_t errlen);
+/* Before load: a ring for each of ncpus CPUs, sharing total_bytes (a power
+ * of two each, a page at least), or (ncpus 0) one shared ring of
+ * total_bytes, set up in skel. NULL with err set. */
+struct rings *rings__new(struct sbt *skel, int ncpus, size_t total_bytes, char *err, size_t errlen);
 /* After load: create, install and map the rings. 0, or a negative errno
  * with err set. */
 int rings__start(struct rings *r, struct sbt *skel, char *err, size_t errlen);
@@ -31,8 +30,6 @@ void rings__free(struct rings *r);
 int rings__drain(struct rings *r, int timeout_ms, rings_event_fn fn, void *ctx);
 /* Drain everything and hand fn every record held (the end). */
 int rings__flush(struct rings *r, rings_event_fn fn, void *ctx);
-/* Rings in use (1: the shared one). */
-int rings__count(const struct rings *r);
 /* Records that came after their time had been handed on (order may be off
  * there). */
 __u64 rings__late(const struct rings *r);

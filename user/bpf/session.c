@@ -134,7 +134,8 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	if (!s->skel)
 		return -errno;
 	rings__free(s->rings);
-	s->rings = rings__new(s->skel, !s->shared_ring, o->ringbuf_bytes, err, sizeof(err));
+	s->rings = rings__new(s->skel, s->shared_ring ? 0 : session__ncpus(), o->ringbuf_bytes, err,
+			      sizeof(err));
 	if (!s->rings) {
 		log_info("%s", err);
 		return errno ? -errno : -ENOMEM;
@@ -169,34 +170,41 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	return sbt__load(s->skel);
 }
 
+/* load_skeleton() with a ring per CPU, unless --shared-ring, or the one
+ * shared ring where the kernel refuses ring buffers in a map. */
+static int load_with_rings(struct session *s, const struct session_opts *o, int multi)
+{
+	int e;
+
+	s->shared_ring = o->shared_ring;
+	e = load_skeleton(s, o, multi);
+	if (!e || s->shared_ring)
+		return e;
+	sbt__destroy(s->skel);
+	s->shared_ring = 1;
+	if (load_skeleton(s, o, multi)) {
+		s->shared_ring = 0;
+		return e;
+	}
+	log_info("per-CPU ring buffers unavailable (%s): one shared ring", strerror(-e));
+	return 0;
+}
+
 /* Load the programs (multi-uprobe typed when `multi` and the kernel takes
- * it), attach the tracepoints, map the ring buffer. */
+ * it), attach the tracepoints, map the ring buffers. */
 static int setup(struct session *s, int multi, char *err, size_t errlen)
 {
 	const struct session_opts *o = &s->opts;
 	int e;
 
-	s->shared_ring = o->shared_ring;
-	e = multi ? load_skeleton(s, o, 1) : -EOPNOTSUPP;
-	if (e && multi && !s->shared_ring) {
-		/* a kernel may refuse ring buffers in a map: try one ring */
-		sbt__destroy(s->skel);
-		s->shared_ring = 1;
-		if (!load_skeleton(s, o, 1)) {
-			log_info("per-CPU ring buffers unavailable (%s): one shared ring",
-				 strerror(-e));
-			e = 0;
-		} else {
-			s->shared_ring = 0;
-		}
-	}
+	e = multi ? load_with_rings(s, o, 1) : -EOPNOTSUPP;
 	if (e) {
 		if (multi)
 			log_info("multi-uprobe links unavailable (%s): one link per function",
 				 strerror(-e));
 		sbt__destroy(s->skel);
 		s->skel = NULL;
-		e = load_skeleton(s, o, 0);
+		e = load_with_rings(s, o, 0);
 	}
 	if (e) {
 		snprintf(err, errlen,
@@ -519,11 +527,6 @@ int session__drain(struct session *s, int timeout_ms, session_event_fn fn, void 
 int session__flush(struct session *s, session_event_fn fn, void *ctx)
 {
 	return rings__flush(s->rings, fn, ctx);
-}
-
-int session__rings(const struct session *s)
-{
-	return rings__count(s->rings);
 }
 
 __u64 session__late(const struct session *s)

@@ -57,8 +57,6 @@ int session__attach(struct session *s, const struct probe_table *t, pid_t pid, c
 int session__drain(struct session *s, int timeout_ms, session_event_fn fn, void *ctx);
 /* The end: drain everything and call fn for every record still held. */
 int session__flush(struct session *s, session_event_fn fn, void *ctx);
-/* Ring buffers in use (1: the shared one). */
-int session__rings(const struct session *s);
 /* Records that reached us after later ones had been handed on. */
 __u64 session__late(const struct session *s);
 /* Failed reservations: total, and per CPU into per_cpu[0..max). */

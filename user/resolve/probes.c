@@ -441,18 +441,28 @@ static int shim_covers(const struct probe_table *t, size_t i)
 	return (t->shim_covers[i / 64] >> (i % 64)) & 1;
 }
 
-static int shim_in_use(const struct probe_table *t)
+int probes__shim_in_use(const struct probe_table *t)
 {
 	return t->shim_covers[0] || t->shim_covers[1];
+}
+
+int probes__shim_sites(const struct elfsym *es, const char *fn, uint64_t *enter, uint64_t *exit)
+{
+	char name[SBT_SYMBOL_MAX + 16];
+
+	snprintf(name, sizeof(name), "sbt_enter_%s", fn);
+	if (elfsym__find(es, name, enter, 1) != 1)
+		return 0;
+	snprintf(name, sizeof(name), "sbt_exit_%s", fn);
+	return elfsym__find(es, name, exit, 1) == 1;
 }
 
 _Static_assert(NKNOWN <= 128, "probe_table.shim_covers holds a bit per known function");
 
 int probes__use_shim(struct probe_table *t, const char *path)
 {
-	char name[SBT_SYMBOL_MAX + 16];
+	uint64_t enter, exit;
 	struct elfsym *es;
-	uint64_t off;
 	int e, n = 0;
 	size_t i;
 
@@ -460,8 +470,7 @@ int probes__use_shim(struct probe_table *t, const char *path)
 	if (!es)
 		return e;
 	for (i = 0; i < NKNOWN; i++) {
-		snprintf(name, sizeof(name), "sbt_enter_%s", known[i].symbol);
-		if (elfsym__find(es, name, &off, 1) == 1) {
+		if (probes__shim_sites(es, known[i].symbol, &enter, &exit)) {
 			t->shim_covers[i / 64] |= 1ULL << (i % 64);
 			n++;
 		}
@@ -476,19 +485,13 @@ int probes__use_shim(struct probe_table *t, const char *path)
 static int add_shim_sites(struct probe_table *t, const struct elfsym *es,
 			  const struct mapped_file *f, unsigned int classes)
 {
-	char name[SBT_SYMBOL_MAX + 16];
 	uint64_t enter, exit;
 	int added = 0, e;
 	size_t i;
 
 	for (i = 0; i < NKNOWN; i++) {
-		if (!(probe_kind__class(known[i].kind) & classes) || !shim_covers(t, i))
-			continue;
-		snprintf(name, sizeof(name), "sbt_enter_%s", known[i].symbol);
-		if (elfsym__find(es, name, &enter, 1) != 1)
-			continue;
-		snprintf(name, sizeof(name), "sbt_exit_%s", known[i].symbol);
-		if (elfsym__find(es, name, &exit, 1) != 1)
+		if (!(probe_kind__class(known[i].kind) & classes) || !shim_covers(t, i) ||
+		    !probes__shim_sites(es, known[i].symbol, &enter, &exit))
 			continue;
 		e = add_probe(t, known[i].symbol, known[i].kind, f, enter);
 		if (e)
@@ -515,7 +518,7 @@ static int add_known(struct probe_table *t, const struct elfsym *es, const struc
 	/* the shim defines the functions it wraps: only its sites are probes,
 	 * and only when it is ours to use */
 	if (elfsym__find(es, "sbt_probes_shim_v1", &mark, 1) == 1)
-		return shim_in_use(t) ? add_shim_sites(t, es, f, classes) : 0;
+		return probes__shim_in_use(t) ? add_shim_sites(t, es, f, classes) : 0;
 	for (i = 0; i < NKNOWN; i++) {
 		if (!(probe_kind__class(known[i].kind) & classes))
 			continue;

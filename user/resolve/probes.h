@@ -94,6 +94,11 @@ int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const str
  * sites) are probed there from now on. Returns how many, or a negative
  * errno. */
 int probes__use_shim(struct probe_table *t, const char *path);
+/* Whether the probe shim stands in for any function in t. */
+int probes__shim_in_use(const struct probe_table *t);
+/* The shim's entry and exit sites of function fn in es: 1 with their
+ * offsets, 0 when es has none. */
+int probes__shim_sites(const struct elfsym *es, const char *fn, uint64_t *enter, uint64_t *exit);
 
 /* Add a region body at offset of file f, named name (doc/design.md §5.1).
  * 1: added, 0: already there, -ENOTSUP: its first instruction cannot take a

@@ -204,10 +204,9 @@ static int shim_probe(struct probe *p, int entry_only)
 
 	if (!shim_barrier_wait || !(es = elfsym__open(shim_path, &e)))
 		return -ENOENT;
-	n = elfsym__find(es, "sbt_enter_pthread_barrier_wait", &enter, 1) +
-	    elfsym__find(es, "sbt_exit_pthread_barrier_wait", &exit, 1);
+	n = probes__shim_sites(es, "pthread_barrier_wait", &enter, &exit);
 	elfsym__close(es);
-	if (n != 2)
+	if (!n)
 		return -ENOENT;
 	memset(p, 0, sizeof(*p));
 	p->info.kind = SBT_PK_BARRIER;

@@ -354,8 +354,7 @@ static void check_shim_loaded(struct target_many *m, pid_t pid)
 	struct mapped_file *files;
 	int n, i, libc = 0, shim = 0;
 
-	if (!m->base.ctx->env->shim ||
-	    !(m->disc.table.shim_covers[0] | m->disc.table.shim_covers[1]))
+	if (!m->base.ctx->env->shim || !probes__shim_in_use(&m->disc.table))
 		return;
 	n = proc__mapped_files(pid, &files);
 	for (i = 0; i < n; i++) {
