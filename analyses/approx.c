@@ -56,6 +56,7 @@ void approx__restart(struct ph_thread *t, __u64 tm, __u64 ta)
 	t->base_m = tm;
 	t->base_a = ta;
 	t->ovh = 0;
+	t->pending_in_ovh = 0;
 	t->ta_prev = ta;
 	t->tm_prev = tm;
 }
@@ -99,26 +100,70 @@ void approx__rebase(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta)
 	t->base_m = tm;
 	t->base_a = ta;
 	t->ovh = 0;
+	t->pending_in_ovh = 0;
 }
 
-/* Futex records (probe id 0) cost the syscall tracepoints' hits. */
-void approx__pay(struct phases *p, struct ph_thread *t, int type, __u16 probe)
+/* The record's own probe hit costs its thread's later events: the
+ * calibrated cost of its probe (futex records, probe id 0: the syscall
+ * tracepoints' hits). A self-timed hit's charge is provisional: the
+ * thread's next self-timed record replaces it with the measured cost
+ * (approx__measured). */
+void approx__pay(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
-	int entry = type == SBT_EV_ENTER || type == SBT_EV_FUTEX_ENTER;
+	int entry = e->type == SBT_EV_ENTER || e->type == SBT_EV_FUTEX_ENTER;
 	const __u64 *a = entry ? p->cfg.alpha_enter : p->cfg.alpha_exit;
 
-	if (approx__enabled(p) && probe < p->cfg.nprobes) {
-		t->ovh += a[probe];
-		t->overhead_total += a[probe];
+	t->pending_open = 0;
+	if (!approx__enabled(p) || e->probe >= p->cfg.nprobes)
+		return;
+	t->ovh += a[e->probe];
+	t->overhead_total += a[e->probe];
+	if (e->flags & SBT_RF_TIMED) {
+		t->pending = a[e->probe];
+		t->pending_set = t->pending_in_ovh = t->pending_open = 1;
 	}
 }
 
+/* A COUNTERS record: read in the hit it follows, so inside a self-timed
+ * hit's measured cost. */
 void approx__pay_counters(struct phases *p, struct ph_thread *t)
 {
-	if (approx__enabled(p)) {
-		t->ovh += p->cfg.alpha_counters;
-		t->overhead_total += p->cfg.alpha_counters;
+	if (!approx__enabled(p))
+		return;
+	t->ovh += p->cfg.alpha_counters;
+	t->overhead_total += p->cfg.alpha_counters;
+	if (t->pending_open)
+		t->pending += p->cfg.alpha_counters;
+}
+
+/* A measured cost this far above the calibrated one is not the probe's:
+ * the thread was preempted or interrupted at length inside the hit, which
+ * it may as well have been without the probe. */
+#define TIMED_REFUSE_FACTOR 10
+#define TIMED_REFUSE_NS	    20000
+
+/* Record e brings the measured cost of its thread's previous self-timed
+ * hit: it replaces what was charged for that hit, in the overhead since the
+ * thread's last re-basing (when the hit came after it) and in its total.
+ * Without a charged hit (its record was lost) there is nothing to replace. */
+void approx__measured(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	__u64 was = t->pending, cost = e->cost;
+
+	if (!approx__enabled(p) || !t->pending_set)
+		return;
+	t->pending_set = 0;
+	if (cost > TIMED_REFUSE_FACTOR * was + TIMED_REFUSE_NS) {
+		p->timed.refused++;
+		return;
 	}
+	p->timed.hits++;
+	p->timed.measured_ns += cost;
+	p->timed.calibrated_ns += was;
+	t->overhead_total = t->overhead_total - was + cost;
+	if (t->pending_in_ovh)
+		t->ovh = sub0(t->ovh, was) + cost;
+	t->pending_in_ovh = 0;
 }
 
 /* Fork (Malony-Reed §3.2.2): a new thread takes its time basis from its
@@ -188,6 +233,11 @@ __u64 phases__thread_approx(const struct phases *p, __u32 tid)
 __u64 phases__clamped(const struct phases *p)
 {
 	return p->clamped;
+}
+
+const struct ph_timed *phases__timed(const struct phases *p)
+{
+	return &p->timed;
 }
 
 __u64 phases__violations(const struct phases *p, int kind)

@@ -456,7 +456,7 @@ static void charge(struct phases *p, struct ph_thread *t, const struct sbt_event
 			approx__time(p, t, e->ts);
 		/* fall through */
 	case SBT_EV_ENTER:
-		approx__pay(p, t, e->type, e->probe);
+		approx__pay(p, t, e);
 		break;
 	case SBT_EV_FUTEX_EXIT:
 		/* a return from a wait may have been re-timed on its wake */
@@ -464,7 +464,7 @@ static void charge(struct phases *p, struct ph_thread *t, const struct sbt_event
 			approx__time(p, t, e->ts);
 		/* fall through */
 	case SBT_EV_FUTEX_ENTER:
-		approx__pay(p, t, e->type, 0);
+		approx__pay(p, t, e);
 		break;
 	case SBT_EV_COUNTERS:
 		approx__pay_counters(p, t);
@@ -505,6 +505,10 @@ static int feed_one(struct phases *p, const struct sbt_event *e)
 	 * before them) */
 	if (e->type == SBT_EV_ENTER && p->cfg.probes[e->probe].kind == SBT_PK_REGION_BODY)
 		implicit__before_body(p, t, e);
+	/* the measured cost of the thread's previous self-timed hit, which
+	 * this record's time includes */
+	if (e->flags & SBT_RF_COST)
+		approx__measured(p, t, e);
 	if (approx__enabled(p) && e->type != SBT_EV_EXIT && e->type != SBT_EV_FUTEX_EXIT &&
 	    !(e->type == SBT_EV_FUTEX_ENTER && t->depth > 0))
 		approx__time(p, t, e->ts);

@@ -139,6 +139,12 @@ struct ph_thread {
 	/* main thread: the greatest approximated worker exit, the latest measured one */
 	__u64 join_ta, join_tm;
 	__u64 overhead_total;
+	/* self-timed hits (approx.c): what was charged for its latest one until
+	 * the next brings the measured cost (pending_set); whether that charge
+	 * is still in ovh (no re-basing since) and can still grow (its COUNTERS
+	 * records) */
+	__u64 pending;
+	int pending_set, pending_in_ovh, pending_open;
 	struct ph_episode *waiting;
 	__u32 waiting_idx;
 	/* the last arrival at a semaphore barrier leaves when its burst of
@@ -250,6 +256,13 @@ struct phases;
 struct phases *phases__new(const struct phases_config *cfg, const struct phases_ops *ops,
 			   void *ctx);
 void phases__free(struct phases *p);
+/* Self-timed probe hits (approx.c): costs measured and charged, measured
+ * costs refused as preempted, and what the calibration would have charged
+ * for the hits measured. */
+struct ph_timed {
+	__u64 hits, measured_ns, calibrated_ns, refused;
+};
+
 /* Feed one record. Returns 0, or -EINVAL for a record that makes no sense
  * (unknown type or probe id); such records are counted and skipped. */
 int phases__feed(struct phases *p, const struct sbt_event *e);
@@ -301,6 +314,7 @@ const char *ph_violation_name(int kind);
  * event (closer together than the probe cost charged between them) and were
  * held there: not a violation, a sign of the calibration's granularity. */
 __u64 phases__clamped(const struct phases *p);
+const struct ph_timed *phases__timed(const struct phases *p);
 /* The approximated time of thread tid's latest event (after phases__feed()
  * of that event); 0 when unknown or not approximating. */
 __u64 phases__thread_approx(const struct phases *p, __u32 tid);

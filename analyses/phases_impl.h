@@ -76,6 +76,7 @@ struct phases {
 	__u64 ta_last, ta_last_tm; /* approximated and measured time of the last event */
 	__u64 violations[PH_VIOL_NKINDS];
 	__u64 clamped; /* events held at their thread's previous approximation */
+	struct ph_timed timed;
 	struct ph_violation violation_list[PH_VIOLATIONS_KEPT];
 	size_t nviolation_list;
 };
@@ -191,7 +192,8 @@ void approx__rebase(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta);
 void approx__restart(struct ph_thread *t, __u64 tm, __u64 ta);
 /* The cost of this record's probe hit (type, probe id) or counter read
  * counts against thread t's later events. */
-void approx__pay(struct phases *p, struct ph_thread *t, int type, __u16 probe);
+void approx__pay(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+void approx__measured(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 void approx__pay_counters(struct phases *p, struct ph_thread *t);
 void approx__violation(struct phases *p, int kind, __u32 pid, __u32 tid, __u64 object, __u64 ts,
 		       __u64 shift);

@@ -243,6 +243,21 @@ static void json_violations(struct report *r)
 	json_obj_end(j);
 }
 
+/* Probe hits at self-timed sites (phases.h, struct ph_timed). */
+static void json_measured_costs(struct report *r)
+{
+	const struct ph_timed *t = phases__timed(r->ph);
+	struct json *j = &r->json;
+
+	json_key(j, "measured_costs");
+	json_obj_begin(j);
+	json_ku64(j, "hits", t->hits);
+	json_ku64(j, "measured_ns", t->measured_ns);
+	json_ku64(j, "calibrated_ns", t->calibrated_ns);
+	json_ku64(j, "refused", t->refused);
+	json_obj_end(j);
+}
+
 static void json_approximation(struct report *r)
 {
 	struct json *j = &r->json;
@@ -258,6 +273,7 @@ static void json_approximation(struct report *r)
 	json_ku64(j, "probe_overhead_ns", ovh);
 	json_ku64(j, "clamped_events", phases__clamped(r->ph));
 	json_ku64(j, "counter_record_ns", r->src.phases.alpha_counters);
+	json_measured_costs(r);
 	json_violations(r);
 	json_obj_end(j);
 }

@@ -384,6 +384,24 @@ static void text_regions(struct report *r, const struct ph_region_stats *reg)
 	}
 }
 
+/* Probe hits at self-timed sites: the cost charged was measured. */
+static void text_measured_costs(struct report *r)
+{
+	const struct ph_timed *t = phases__timed(r->ph);
+
+	if (!t->hits && !t->refused)
+		return;
+	fprintf(r->o.out,
+		"    %" PRIu64 " probe hits timed by the shim: mean %.0f ns measured (calibration: "
+		"%.0f ns)",
+		(uint64_t)t->hits, t->hits ? (double)t->measured_ns / (double)t->hits : 0.0,
+		t->hits ? (double)t->calibrated_ns / (double)t->hits : 0.0);
+	if (t->refused)
+		fprintf(r->o.out, "; %" PRIu64 " preempted, charged as calibrated",
+			(uint64_t)t->refused);
+	fputc('\n', r->o.out);
+}
+
 static void text_approximation(struct report *r)
 {
 	__u64 traced = report__traced_ns(r), traced_a = report__traced_a_ns(r);
@@ -395,6 +413,7 @@ static void text_approximation(struct report *r)
 		"time was probe overhead\n",
 		report__model_name(r), sec(traced_a),
 		traced ? 100.0 * ((double)traced - (double)traced_a) / (double)traced : 0.0);
+	text_measured_costs(r);
 	if (!phases__violations(r->ph, -1))
 		return;
 	fprintf(r->o.out, "Approximation repairs: %" PRIu64 "\n",

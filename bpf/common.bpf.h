@@ -218,9 +218,9 @@ static __always_inline __u64 sbt_wake_flag(void *ring, int wake)
 /* Reserve, fill and submit one record. Submission does not wake the
  * consumer below the watermark: a wakeup costs microseconds in the traced
  * thread, and the consumer drains on a timer instead. `wake`: wake it now (a
- * process waits for it). */
+ * process waits for it). `flags`, `cost`: the record's SBT_RF_* and cost. */
 static __always_inline int sbt_emit_x(__u16 type, __u16 probe, __u32 pid, __u32 tid, __u64 obj,
-				      __u64 site, int wake)
+				      __u64 site, int wake, __u32 flags, __u32 cost)
 {
 	__u32 cpu = bpf_get_smp_processor_id() & (SBT_MAX_CPUS - 1);
 	void *ring = &events;
@@ -246,6 +246,8 @@ static __always_inline int sbt_emit_x(__u16 type, __u16 probe, __u32 pid, __u32 
 	e->type = type;
 	e->probe = probe;
 	e->lost = 0;
+	e->cost = cost;
+	e->flags = flags;
 	cpu = sbt_cpu_slot(cpu);
 	if (drops_pending[cpu])
 		e->lost = __sync_lock_test_and_set(&drops_pending[cpu], 0);
@@ -256,7 +258,7 @@ static __always_inline int sbt_emit_x(__u16 type, __u16 probe, __u32 pid, __u32 
 static __always_inline int sbt_emit(__u16 type, __u16 probe, __u32 pid, __u32 tid, __u64 obj,
 				    __u64 site)
 {
-	return sbt_emit_x(type, probe, pid, tid, obj, site, 0);
+	return sbt_emit_x(type, probe, pid, tid, obj, site, 0, 0, 0);
 }
 
 /* ---- counters ------------------------------------------------------------ */

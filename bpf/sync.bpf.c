@@ -104,10 +104,17 @@ static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dfl
 	return sel >= SBT_ARG_CONST(0) ? sel - SBT_ARG_CONST(0) : dflt;
 }
 
+/* The sixth argument: the previous hit's cost at a self-timed site. */
+#if defined(__TARGET_ARCH_arm64)
+#define SITE_TIMING(ctx) ((ctx)->regs[5])
+#else
+#define SITE_TIMING(ctx) ((ctx)->r9)
+#endif
+
 static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, __u64 site)
 {
-	__u64 id = bpf_get_current_pid_tgid(), cookie;
-	__u32 pid = id >> 32;
+	__u64 id = bpf_get_current_pid_tgid(), cookie, timing;
+	__u32 pid = id >> 32, flags = 0;
 
 	/* launch mode: the probes are in every process mapping the file */
 	if (follow && !sbt_in_tree(pid))
@@ -117,7 +124,13 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 		obj = entry_arg(ctx, SBT_COOKIE_OBJ_ARG(cookie), obj);
 		site = entry_arg(ctx, SBT_COOKIE_SITE_ARG(cookie), site);
 	}
-	sbt_emit(type, (__u16)cookie, pid, (__u32)id, obj, site);
+	if (cookie & SBT_COOKIE_TIMED) {
+		timing = SITE_TIMING(ctx);
+		flags = SBT_RF_TIMED | (timing & SBT_SITE_COST_KNOWN ? SBT_RF_COST : 0);
+	} else {
+		timing = 0;
+	}
+	sbt_emit_x(type, (__u16)cookie, pid, (__u32)id, obj, site, 0, flags, (__u32)timing);
 	if (ncounters && reads_counters(cookie))
 		emit_counters(pid, (__u32)id);
 	return 0;

@@ -4,15 +4,15 @@
  * later, on another machine, and read up to its last complete record when the
  * recording was cut (the recorder killed, the disk full).
  *
- * Layout (format version 2). Every integer is little-endian; on the hosts we
+ * Layout (format version 3). Every integer is little-endian; on the hosts we
  * support (x86_64, arm64) that is the native order, so records go to disk as
  * they come out of the ring buffer.
  *
  *   offset 0            header, header_size bytes (64), written once:
  *                          0  char  magic[8]      "SBTTRACE"
- *                          8  __u32 version       2
+ *                          8  __u32 version       3
  *                         12  __u32 header_size   the chunks start here (>= 64)
- *                         16  __u32 record_size   40 = sizeof(struct sbt_event)
+ *                         16  __u32 record_size   48 = sizeof(struct sbt_event)
  *                         20  __u32 flags         none defined; written 0, ignored
  *                         24  __u64 nrecords      version 1 only; written 0
  *                         32  __u64 meta_offset   version 1 only; written 0
@@ -33,8 +33,8 @@
  * A chunk tag 0 is the unwritten, zero-filled tail of a file the system did
  * not write out: the file is cut there.
  *
- *   TF_SEC_RECORDS  length / 40 struct sbt_event records (length a multiple
- *                   of 40), in ring-buffer order across chunks.
+ *   TF_SEC_RECORDS  length / 48 struct sbt_event records (length a multiple
+ *                   of 48), in ring-buffer order across chunks.
  *   TF_SEC_END      __u64 nrecords: the recording finished, holding that
  *                   many records. Nothing may follow it.
  *
@@ -51,6 +51,9 @@
  * known section's payload beyond what they parse, so later versions can add
  * both without breaking older readers; incompatible changes bump the version.
  * The metadata of a file is limited to TF_META_MAX bytes in all.
+ *
+ * Format version 2 (read, no longer written): version 3 with 40-byte
+ * records, the struct sbt_event without its cost and flags (read as 0).
  *
  * Format version 1 (read, no longer written): the records right after the
  * header (nrecords of them), then one metadata block at meta_offset of
@@ -94,7 +97,7 @@
 #include "sbt/format.h"
 
 #define TF_MAGIC       "SBTTRACE"
-#define TF_VERSION     2 /* written; version 1 is still read */
+#define TF_VERSION     3 /* written; versions 1 and 2 are still read */
 #define TF_HEADER_SIZE 64
 #define TF_META_MAX    (64u << 20) /* bound on what a reader loads into memory */
 

@@ -12,12 +12,24 @@
  * The entry site gets the wrapped function's first five arguments in the
  * registers the function got them (the BPF entry program picks the ones
  * the probe's cookie names, as at F itself); the exit site gets the return
- * value and the return address in the program (the call site).
+ * value and the return address in the program (the call site). Both get,
+ * as their sixth argument, the measured cost of the thread's previous site
+ * hit (self-timing, below).
+ *
+ * Self-timing: when sbt-bpf launched the program (SBT_SHIM_TIMED_ENV=1), each
+ * site call is timed with two CLOCK_MONOTONIC reads (vDSO, the clock of the
+ * BPF records). What the hit added to the thread is the interval plus one
+ * clock read: the interval holds the site and one read's worth of the two
+ * reads (the end of the first, the start of the second), and both reads
+ * are there only because of tracing. That cost is only known once the site
+ * has returned, so it travels with the thread's next site hit into its
+ * record (doc/design.md §4, Self-timed sites).
  */
 #ifndef SBT_SHIM_H
 #define SBT_SHIM_H
 
 #include <stdint.h>
+#include "sbt/events.h"
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
 
@@ -39,8 +51,8 @@
 		"\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                                           \
 		"\tret\n"                                                                          \
 		".size sbt_exit_" #F ", . - sbt_exit_" #F "\n");                                   \
-	void sbt_enter_##F(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);                 \
-	void sbt_exit_##F(intptr_t, void *)
+	void sbt_enter_##F(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uint64_t);       \
+	void sbt_exit_##F(intptr_t, void *, uintptr_t, uintptr_t, uintptr_t, uint64_t)
 
 #define SHIM_A(x) ((uintptr_t)(x))
 
@@ -63,14 +75,41 @@ void *shim__real(const char *name, const char *version);
 		(__typeof__(&F))f_;                                                                \
 	})
 
+/* Self-timing is on (read once, at load). */
+extern int shim__timed __attribute__((visibility("hidden")));
+/* The cost of one clock read, measured at load. */
+extern uint64_t shim__clock_ns __attribute__((visibility("hidden")));
+/* The thread's previous hit: a site argument (SBT_SITE_COST_KNOWN | ns), or 0. */
+extern __thread uint64_t shim__prev
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
+
+uint64_t shim__now(void) __attribute__((visibility("hidden")));
+
+/* Call a site, timed when self-timing is on. */
+#define SHIM_SITE(site, ...)                                                                       \
+	do {                                                                                       \
+		if (shim__timed) {                                                                 \
+			uint64_t t0_ = shim__now(), d_;                                            \
+			site(__VA_ARGS__, shim__prev);                                             \
+			d_ = shim__now() - t0_ + shim__clock_ns;                                   \
+			shim__prev = SBT_SITE_COST_KNOWN | (d_ > UINT32_MAX ? UINT32_MAX : d_);    \
+		} else {                                                                           \
+			site(__VA_ARGS__, 0);                                                      \
+		}                                                                                  \
+	} while (0)
+
+#define SHIM_ENTER(F, a1, a2, a3, a4, a5)                                                          \
+	SHIM_SITE(sbt_enter_##F, SHIM_A(a1), SHIM_A(a2), SHIM_A(a3), SHIM_A(a4), SHIM_A(a5))
+#define SHIM_EXIT(F, r) SHIM_SITE(sbt_exit_##F, (intptr_t)(r), __builtin_return_address(0), 0, 0, 0)
+
 /* Wrapper body: enter site, the call, exit site. */
 #define SHIM_CALL(F, version, a1, a2, a3, a4, a5, ...)                                             \
 	({                                                                                         \
 		__typeof__(&F) real_ = SHIM_REAL(F, version);                                      \
 		__typeof__(real_(__VA_ARGS__)) r_;                                                 \
-		sbt_enter_##F(SHIM_A(a1), SHIM_A(a2), SHIM_A(a3), SHIM_A(a4), SHIM_A(a5));         \
+		SHIM_ENTER(F, a1, a2, a3, a4, a5);                                                 \
 		r_ = real_(__VA_ARGS__);                                                           \
-		sbt_exit_##F((intptr_t)r_, __builtin_return_address(0));                           \
+		SHIM_EXIT(F, r_);                                                                  \
 		r_;                                                                                \
 	})
 
@@ -78,9 +117,9 @@ void *shim__real(const char *name, const char *version);
 #define SHIM_CALL_VOID(F, version, a1, a2, a3, a4, a5, ...)                                        \
 	do {                                                                                       \
 		__typeof__(&F) real_ = SHIM_REAL(F, version);                                      \
-		sbt_enter_##F(SHIM_A(a1), SHIM_A(a2), SHIM_A(a3), SHIM_A(a4), SHIM_A(a5));         \
+		SHIM_ENTER(F, a1, a2, a3, a4, a5);                                                 \
 		real_(__VA_ARGS__);                                                                \
-		sbt_exit_##F(0, __builtin_return_address(0));                                      \
+		SHIM_EXIT(F, 0);                                                                   \
 	} while (0)
 
 #endif

@@ -70,6 +70,14 @@
 #define SBT_COOKIE_KIND(c)		   (((c) >> 16) & 0xff)
 #define SBT_COOKIE_OBJ_ARG(c)		   (((c) >> 24) & 0xf)
 #define SBT_COOKIE_SITE_ARG(c)		   (((c) >> 28) & 0xf)
+/* A self-timed probe shim site (shim/shim.h): its sixth argument is the
+ * measured cost of the thread's previous site hit. */
+#define SBT_COOKIE_TIMED (1ULL << 32)
+/* That argument: the cost in ns in the low 32 bits, this bit when there is
+ * one (the thread's first hit has none). */
+#define SBT_SITE_COST_KNOWN (1ULL << 32)
+/* The environment variable that turns the shim's self-timing on ("1"). */
+#define SBT_SHIM_TIMED_ENV "SBT_PROBES_TIMED"
 /* Argument selectors: 0 the default (obj: first argument, site: second),
  * 1-5 that argument, SBT_ARG_RET the return address (the word at the stack
  * pointer on entry), SBT_ARG_IP the probed address, SBT_ARG_CONST(k) the
@@ -99,8 +107,16 @@ struct sbt_event {
 	__u16 type;  /* SBT_EV_* */
 	__u16 probe; /* probe id: index into the probe table, 0 for non-probe records */
 	__u32 lost;  /* records this CPU failed to reserve just before this one */
+	__u32 cost;  /* SBT_RF_COST: ns the thread's previous self-timed hit cost it */
+	__u32 flags; /* SBT_RF_* */
 };
 
-_Static_assert(sizeof(struct sbt_event) == 40, "sbt_event is a fixed 40-byte record");
+/* Record flags. A self-timed hit's cost is known only after it: the
+ * thread's next self-timed record brings it (doc/design.md §4, Self-timed
+ * sites). */
+#define SBT_RF_TIMED 1u /* made at a self-timed site */
+#define SBT_RF_COST  2u /* cost holds the measured cost of the previous one */
+
+_Static_assert(sizeof(struct sbt_event) == 48, "sbt_event is a fixed 48-byte record");
 
 #endif /* SBT_EVENTS_H */

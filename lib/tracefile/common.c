@@ -27,6 +27,8 @@ void tf_event_to_le(struct sbt_event *e)
 	e->type = htole16(e->type);
 	e->probe = htole16(e->probe);
 	e->lost = htole32(e->lost);
+	e->cost = htole32(e->cost);
+	e->flags = htole32(e->flags);
 #endif
 }
 

@@ -10,6 +10,14 @@
 #include "lib/tracefile.h"
 
 #define REC_SIZE ((__u64)sizeof(struct sbt_event))
+/* Versions 1 and 2: the record without cost and flags. */
+#define REC_SIZE_V2 40u
+
+/* The record size of a format version (the header must say the same). */
+static inline __u32 tf_record_size(__u32 version)
+{
+	return version < 3 ? REC_SIZE_V2 : (__u32)REC_SIZE;
+}
 
 /* Names of the known chunks, by tag (NULL: not a tag). */
 #define TF_NSECTIONS (TF_SEC_END + 1) /* 1 + the highest known tag */

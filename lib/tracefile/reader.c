@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define RBUF_RECS 1024 /* records per read: 40 KiB */
+#define RBUF_RECS 1024 /* records per read: 48 KiB */
 #define CHUNK_HDR 8
 
 struct tf_reader {
@@ -26,12 +26,14 @@ struct tf_reader {
 	__u64 run_off;	/* file offset of the next record of the current run */
 	__u64 run_left; /* records left in the current run */
 	__u64 next;	/* records read from the file */
+	__u32 rec_size; /* bytes per record in the file: REC_SIZE, or less in older versions */
 	__u32 buf_n, buf_i;
-	struct sbt_event buf[RBUF_RECS];
+	__u8 buf[RBUF_RECS * REC_SIZE];
 };
 
 /* What the chunk walk of open found. */
 struct scan {
+	__u32 rec_size;
 	__u64 nrecords;
 	__u64 last_off; /* offset of the last complete record, 0: none */
 	__u64 meta_bytes;
@@ -68,9 +70,9 @@ static int check_header(const struct rctx *rc, int fd, __u64 size, struct tf_hea
 		return tf_fail(rc, EINVAL,
 			       "truncated: the file ends inside the header (%llu bytes)",
 			       (unsigned long long)size);
-	if (h->record_size != REC_SIZE)
-		return tf_fail(rc, EINVAL, "corrupt header: record size %u (expected %llu)",
-			       h->record_size, (unsigned long long)REC_SIZE);
+	if (h->record_size != tf_record_size(h->version))
+		return tf_fail(rc, EINVAL, "corrupt header: record size %u (expected %u)",
+			       h->record_size, tf_record_size(h->version));
 	return 0;
 }
 
@@ -83,10 +85,10 @@ static int check_v1(const struct rctx *rc, __u64 size, const struct tf_header *h
 		return tf_fail(rc, EINVAL,
 			       "trace was not finalized (recording interrupted?); a trace of "
 			       "format version 1 cannot be read without its end");
-	if (h->nrecords > (UINT64_MAX - h->header_size) / REC_SIZE)
+	if (h->nrecords > (UINT64_MAX - h->header_size) / h->record_size)
 		return tf_fail(rc, EINVAL, "corrupt header: record count %llu overflows",
 			       (unsigned long long)h->nrecords);
-	end = h->header_size + h->nrecords * REC_SIZE;
+	end = h->header_size + h->nrecords * h->record_size;
 	if (h->meta_offset != end)
 		return tf_fail(rc, EINVAL,
 			       "corrupt header: metadata at offset %llu, expected %llu after %llu "
@@ -94,7 +96,7 @@ static int check_v1(const struct rctx *rc, __u64 size, const struct tf_header *h
 			       (unsigned long long)h->meta_offset, (unsigned long long)end,
 			       (unsigned long long)h->nrecords);
 	if (size < end) {
-		held = size > h->header_size ? (size - h->header_size) / REC_SIZE : 0;
+		held = size > h->header_size ? (size - h->header_size) / h->record_size : 0;
 		return tf_fail(rc, EINVAL,
 			       "truncated: header says %llu records but the file holds %llu",
 			       (unsigned long long)h->nrecords, (unsigned long long)held);
@@ -218,15 +220,15 @@ static int check_end(const struct rctx *rc, struct tf_reader *r, struct scan *sc
 /* A RECORDS chunk of len bytes, of which avail are in the file. 1 when it is cut. */
 static int count_records(const struct rctx *rc, struct scan *sc, __u64 off, __u32 len, __u64 avail)
 {
-	__u64 n = (len < avail ? len : avail) / REC_SIZE;
+	__u64 n = (len < avail ? len : avail) / sc->rec_size;
 
-	if (len <= avail && len % REC_SIZE)
+	if (len <= avail && len % sc->rec_size)
 		return tf_fail(rc, EINVAL,
 			       "corrupt: records chunk of %u bytes at offset %llu (not a multiple "
-			       "of %llu)",
-			       len, (unsigned long long)off, (unsigned long long)REC_SIZE);
+			       "of %u)",
+			       len, (unsigned long long)off, sc->rec_size);
 	if (n)
-		sc->last_off = off + (n - 1) * REC_SIZE;
+		sc->last_off = off + (n - 1) * sc->rec_size;
 	sc->nrecords += n;
 	return len > avail;
 }
@@ -272,14 +274,14 @@ static int scan_v2(const struct rctx *rc, struct tf_reader *r, __u64 off, __u64 
 /* A cut file: what it holds, or why nothing can be read. */
 static int salvage(const struct rctx *rc, struct tf_reader *r, const struct scan *sc)
 {
-	struct sbt_event last;
+	struct sbt_event last = {0};
 
 	if (!sc->nrecords)
 		return tf_fail(rc, EINVAL,
 			       "truncated: the recording was cut before its first record (recorder "
 			       "killed or disk full?)");
 	if (!r->meta.end_ns &&
-	    tf_pread_all(r->fd, &last, sizeof(last), sc->last_off) == sizeof(last)) {
+	    tf_pread_all(r->fd, &last, sc->rec_size, sc->last_off) == sc->rec_size) {
 		tf_event_to_le(&last);
 		r->meta.end_ns = last.ts;
 	}
@@ -289,7 +291,7 @@ static int salvage(const struct rctx *rc, struct tf_reader *r, const struct scan
 static int load_v2(const struct rctx *rc, struct tf_reader *r, const struct tf_header *h,
 		   __u64 size, struct tf_sections *s)
 {
-	struct scan sc = {0};
+	struct scan sc = {.rec_size = r->rec_size};
 	int err = scan_v2(rc, r, h->header_size, size, s, &sc);
 
 	if (!err && r->cut)
@@ -318,6 +320,7 @@ static int reader_init(const struct rctx *rc, struct tf_reader *r)
 		err = check_v1(rc, st.st_size, &h);
 	if (err)
 		return err;
+	r->rec_size = h.record_size;
 	tf_sections__init(&s, &r->meta, h.version == 1);
 	err = h.version == 1 ? load_v1(rc, r, &h, &s) : load_v2(rc, r, &h, st.st_size, &s);
 	if (!err)
@@ -383,7 +386,7 @@ static int next_run(struct tf_reader *r)
 		r->walk_off += CHUNK_HDR;
 		if (le32toh(hdr[0]) == TF_SEC_RECORDS) {
 			r->run_off = r->walk_off;
-			r->run_left = len / REC_SIZE;
+			r->run_left = len / r->rec_size;
 		}
 		r->walk_off += len;
 	}
@@ -406,16 +409,16 @@ static int reader_fill(struct tf_reader *r)
 	n = left < r->run_left ? left : r->run_left;
 	if (n > RBUF_RECS)
 		n = RBUF_RECS;
-	got = tf_pread_all(r->fd, r->buf, n * REC_SIZE, r->run_off);
+	got = tf_pread_all(r->fd, r->buf, n * r->rec_size, r->run_off);
 	if (got < 0)
 		return got;
 	/* the size was checked at open: a short read means the file shrank since */
-	if ((size_t)got < n * REC_SIZE)
+	if ((size_t)got < n * r->rec_size)
 		return -EIO;
 	r->buf_n = n;
 	r->buf_i = 0;
 	r->next += n;
-	r->run_off += n * REC_SIZE;
+	r->run_off += n * r->rec_size;
 	r->run_left -= n;
 	return 1;
 }
@@ -429,7 +432,10 @@ int tracefile__next(struct tf_reader *r, struct sbt_event *out)
 		if (ret <= 0)
 			return ret;
 	}
-	*out = r->buf[r->buf_i++];
+	/* an older version's shorter record: the fields it lacks are 0 */
+	if (r->rec_size < sizeof(*out))
+		memset(out, 0, sizeof(*out));
+	memcpy(out, r->buf + (size_t)r->buf_i++ * r->rec_size, r->rec_size);
 	tf_event_to_le(out);
 	return 1;
 }

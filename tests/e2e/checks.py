@@ -13,6 +13,7 @@ what the example workloads measured about themselves in the same run.
   checks.py custom REPORT.json WORKLOAD.out ORIGIN PHASES   (spin_futex_barrier probed)
   checks.py futex REPORT.json WORKLOAD.out                  (the same barrier, not probed)
   checks.py phases REPORT.json N
+  checks.py measured REPORT.json TRACE.sbt  (costs measured by the shim's self-timed sites)
   checks.py mutex REPORT.json WORKLOAD.out THREADS ITERS [futex]  (futex: calls traced)
   checks.py sem REPORT.json WORKLOAD.out ITEMS
   checks.py cond REPORT.json WORKLOAD.out ITEMS
@@ -161,6 +162,28 @@ def sbt_origins(path):
                 if (pid, s) not in jobs:
                     jobs.append((pid, s))
     return start, jobs
+
+
+RF_TIMED, RF_COST = 1, 2  # include/sbt/events.h
+
+
+def sbt_records(path):
+    """The records of a format 3 .sbt trace (lib/tracefile.h), each a tuple
+    (ts, obj, site, pid, tid, type, probe, lost, cost, flags)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    version, header_size, rec_size = struct.unpack_from("<III", data, 8)
+    if version != 3 or rec_size != 48:
+        sys.exit(f"{path}: format {version} with {rec_size}-byte records, expected 3 and 48")
+    pos, recs = header_size, []
+    while pos + 8 <= len(data):
+        tag, n = struct.unpack_from("<II", data, pos)
+        if tag == 0:
+            break
+        if tag == 9:  # TF_SEC_RECORDS
+            recs += struct.iter_unpack("<QQQIIHHIII", data[pos + 8:pos + 8 + n])
+        pos += 8 + n
+    return recs
 
 
 def origin(spec, report):
@@ -642,6 +665,34 @@ def futex(report, wl_out):
         check(w["wakes"] == wakes, f"{w['wakes']} wakes, the barrier made {wakes}")
         check(w["woken"] == woken, f"{w['woken']} woken, the barrier's wakes woke {woken}")
     check(r["drops"]["total"] == 0, f"{r['drops']['total']} records lost")
+
+
+def measured(report, sbt):
+    """Self-timed shim sites: every timed record after its thread's first
+    carries the measured cost of the one before (non-zero); the report
+    charged each (or refused it as preempted); the mean measured cost is
+    plausible against the calibrated one."""
+    r = load(report)
+    common_facts(r)
+    per_tid, costs = {}, []
+    for rec in sbt_records(sbt):
+        if rec[9] & RF_TIMED:
+            per_tid[rec[4]] = per_tid.get(rec[4], 0) + 1
+        if rec[9] & RF_COST:
+            costs.append(rec[8])
+    expect = sum(n - 1 for n in per_tid.values())
+    check(expect > 0, "no records from self-timed sites")
+    check(len(costs) == expect, f"{len(costs)} records carry a cost, expected {expect}")
+    check(all(c > 0 for c in costs), f"{sum(c == 0 for c in costs)} measured costs of 0 ns")
+    mc = r["approximated"]["measured_costs"]
+    check(mc["hits"] + mc["refused"] == expect,
+          f"report: {mc['hits']} hits + {mc['refused']} refused, expected {expect}")
+    check(mc["refused"] <= max(2, expect // 10), f"{mc['refused']} of {expect} refused")
+    if mc["hits"]:
+        ratio = mc["measured_ns"] / mc["calibrated_ns"] if mc["calibrated_ns"] else 0
+        check(0.1 <= ratio <= 20,
+              f"mean measured cost {mc['measured_ns'] / mc['hits']:.0f} ns is "
+              f"{ratio:.2f}x the calibrated one")
 
 
 def phases(report, n):
@@ -1155,6 +1206,7 @@ def main(argv):
         "custom": lambda: custom(a[0], a[1], a[2], int(a[3])),
         "futex": lambda: futex(a[0], a[1]),
         "phases": lambda: phases(a[0], int(a[1])),
+        "measured": lambda: measured(a[0], a[1]),
         "mutex": lambda: mutex(a[0], a[1], int(a[2]), int(a[3]), a[4:] == ["futex"]),
         "omp_locks": lambda: omp_locks(a[0], a[1], a[2]),
         "sem": lambda: sem(a[0], a[1], int(a[2])),

@@ -19,6 +19,7 @@ shim_probed() {
 	"$SBT" report --format json "$T/b.sbt" >"$T/b.json"
 	$CHECK imbalance "$T/b.json" "$T/wl.out" "$T/b.sbt" 6
 	shim_probed "$T/b.sbt" pthread_barrier_wait
+	$CHECK measured "$T/b.json" "$T/b.sbt"
 	# one link per probe (kernels without multi-uprobe links): the same
 	run env SBT_BPF_NO_UPROBE_MULTI=1 "$SBT" record --shim -o "$T/f.sbt" -- \
 		"$EX/barrier_imbalance" -t 4 -n 6 -d 20 -m sleep
@@ -39,6 +40,7 @@ shim_probed() {
 	"$SBT" report --format json "$T/m.sbt" >"$T/m.json"
 	$CHECK mutex "$T/m.json" "$T/wl.out" 4 300 futex
 	shim_probed "$T/m.sbt" pthread_mutex_lock
+	$CHECK measured "$T/m.json" "$T/m.sbt"
 }
 
 @test "shim: semaphores P = V = items, and a barrier made of semaphores" {

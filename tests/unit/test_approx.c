@@ -245,6 +245,66 @@ TEST(counter_records_charged)
 	phases__free(p);
 }
 
+/* A record of a self-timed site: cost, when not 0, is the measured cost of
+ * the thread's previous self-timed hit. */
+static void timed(struct phases *p, __u16 type, __u16 probe, __u32 tid, __u64 ts, __u32 cost)
+{
+	struct sbt_event e = sbt_event_make(type, probe, PID, tid, ts, OBJ_X, SITE_A);
+
+	e.flags = SBT_RF_TIMED | (cost ? SBT_RF_COST : 0);
+	e.cost = cost;
+	CHECK_EQ(phases__feed(p, &e), 0);
+}
+
+static const struct ph_thread *thread_of(const struct phases *p, __u32 tid)
+{
+	size_t i;
+
+	for (i = 0; i < phases__nthreads(p); i++)
+		if (phases__thread(p, i)->tid == tid)
+			return phases__thread(p, i);
+	return NULL;
+}
+
+/*
+ * Self-timed hits: each record brings the measured cost of its thread's
+ * previous hit, which replaces the calibrated cost charged for it (entry
+ * 100, return 50) while the thread has not been re-based since; a cost far
+ * above the calibrated one (preempted) is refused.
+ */
+TEST(measured_costs_replace_calibrated_ones)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100, [P_LOCK] = 100};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50, [P_LOCK] = 50};
+	struct collected c;
+	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_MR, PH_EXIT_RANK);
+	const struct ph_timed *tm;
+
+	timed(p, SBT_EV_ENTER, P_LOCK, 1, 1100, 0);	  /* t_a 1100; 100 charged */
+	timed(p, SBT_EV_EXIT, P_LOCK, 1, 1400, 250);	  /* 250 instead: 1400 - 250 = 1150 */
+	timed(p, SBT_EV_ENTER, P_PBW, 2, 2800, 0);	  /* 2800 */
+	timed(p, SBT_EV_ENTER, P_PBW, 1, 3000, 80);	  /* 3000 - (250 + 80) = 2670 */
+	timed(p, SBT_EV_EXIT, P_PBW, 2, 3100, 120);	  /* 2800 + (3100 - 3000 - 50) = 2850 */
+	timed(p, SBT_EV_EXIT, P_PBW, 1, 3150, 300);	  /* re-based: its arrival's cost is past */
+	timed(p, SBT_EV_ENTER, P_LOCK, 1, 3400, 70);	  /* 2850 + 250 - 70 = 3030 */
+	timed(p, SBT_EV_ENTER, P_LOCK, 2, 3500, 5000000); /* refused: 2850 + 400 - 50 = 3200 */
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_arrive, 2670);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 2850);
+	CHECK_EQ(phases__thread_approx(p, 1), 3030);
+	CHECK_EQ(phases__thread_approx(p, 2), 3200);
+	/* thread 1: 250 + 80 + 300 + 70 measured, 100 charged for its last hit */
+	CHECK_EQ(thread_of(p, 1)->overhead_total, 800);
+	/* thread 2: 120 measured, 50 and 100 charged */
+	CHECK_EQ(thread_of(p, 2)->overhead_total, 270);
+	tm = phases__timed(p);
+	CHECK_EQ(tm->hits, 5);
+	CHECK_EQ(tm->measured_ns, 820);
+	CHECK_EQ(tm->calibrated_ns, 400);
+	CHECK_EQ(tm->refused, 1);
+	phases__finish(p);
+	phases__free(p);
+}
+
 /* Fork and join (Malony-Reed §3.2.2), region costs entry 300, return 200.
  * The main thread (tid = pid) pays a region call (1500 -> 2500) before
  * thread 2 starts at 3000: thread 2 takes the main thread's approximated

@@ -11,6 +11,7 @@
 #include "unit.h"
 
 #define NREC 3000 /* spans several write buffers and read chunks */
+#define REC  sizeof(struct sbt_event)
 
 static void tmp_path(char *path)
 {
@@ -34,6 +35,8 @@ static struct sbt_event make_event(__u32 i)
 		.type = 1 + i % 4,
 		.probe = i % 3,
 		.lost = i % 97 == 0 ? i : 0,
+		.cost = i % 3 ? 400 + i : 0,
+		.flags = i % 3 ? SBT_RF_TIMED | SBT_RF_COST : 0,
 	};
 }
 
@@ -363,6 +366,9 @@ static void expect_reject(const char *path, const struct blob *b, const char *wa
 	CHECK_STR(err, full);
 }
 
+/* Records of format 1 and 2 files have no cost and flags (read as 0). */
+static int legacy_records;
+
 /* Opens path, which must read; its records must be make_event(0..): their count, or -1. */
 static long read_all(const char *path, struct tf_reader **out)
 {
@@ -380,6 +386,8 @@ static long read_all(const char *path, struct tf_reader **out)
 	while ((ret = tracefile__next(r, &e)) == 1) {
 		struct sbt_event want = make_event(n++);
 
+		if (legacy_records)
+			want.cost = want.flags = 0;
 		bad += memcmp(&e, &want, sizeof(e)) != 0;
 	}
 	CHECK_EQ(ret, 0);
@@ -517,7 +525,7 @@ static struct stream write_stream(const char *path, __u32 nrec, __u32 flush_ever
 	return s;
 }
 
-/* Where each record of a format 2 blob ends, and where the last chunk of each tag ends. */
+/* Where each record of a format 3 blob ends, and where the last chunk of each tag ends. */
 struct layout {
 	size_t *rec_end;
 	__u32 nrec;
@@ -526,14 +534,14 @@ struct layout {
 
 static struct layout layout_of(const struct blob *b)
 {
-	struct layout l = {malloc(b->len / 40 * sizeof(size_t) + 1), 0, {0}};
+	struct layout l = {malloc(b->len / REC * sizeof(size_t) + 1), 0, {0}};
 	size_t off = TF_HEADER_SIZE, k;
 
 	while (off + 8 <= b->len) {
 		__u32 tag = get32(b, off), len = get32(b, off + 4);
 
-		for (k = 0; tag == TF_SEC_RECORDS && k < len / 40; k++)
-			l.rec_end[l.nrec++] = off + 8 + (k + 1) * 40;
+		for (k = 0; tag == TF_SEC_RECORDS && k < len / REC; k++)
+			l.rec_end[l.nrec++] = off + 8 + (k + 1) * REC;
 		if (tag <= TF_SEC_END)
 			l.last_end[tag] = off + 8 + len;
 		off += 8 + (size_t)len;
@@ -805,7 +813,9 @@ TEST(format1_read)
 	struct blob b, orig;
 	size_t second;
 
+	legacy_records = 1;
 	CHECK_EQ(read_all(GOLDEN_DIR "/trace-v1.sbt", &r), 10);
+	legacy_records = 0;
 	make_meta(&m);
 	if (r) {
 		check_meta_equal(tracefile__meta(r), &m);
@@ -845,6 +855,72 @@ TEST(format1_read)
 	unlink(path);
 }
 
+/* A format 3 blob as format 2 wrote it: 40-byte records, without cost and flags. */
+static struct blob as_format2(const struct blob *v3)
+{
+	struct blob b = {malloc(v3->len), 0};
+	size_t off = TF_HEADER_SIZE, k;
+
+	memcpy(b.p, v3->p, TF_HEADER_SIZE);
+	b.len = TF_HEADER_SIZE;
+	put32(&b, offsetof(struct tf_header, version), 2);
+	put32(&b, offsetof(struct tf_header, record_size), 40);
+	while (off + 8 <= v3->len) {
+		__u32 tag = get32(v3, off), len = get32(v3, off + 4), n = len / REC;
+
+		memcpy(b.p + b.len, v3->p + off, 8);
+		if (tag == TF_SEC_RECORDS) {
+			n *= 40;
+			memcpy(b.p + b.len + 4, &n, 4);
+			n /= 40;
+			for (k = 0; k < n; k++)
+				memcpy(b.p + b.len + 8 + k * 40, v3->p + off + 8 + k * REC, 40);
+			b.len += 8 + n * 40;
+		} else {
+			memcpy(b.p + b.len + 8, v3->p + off + 8, len);
+			b.len += 8 + (size_t)len;
+		}
+		off += 8 + (size_t)len;
+	}
+	return b;
+}
+
+/* Format 2 (40-byte records) is still read: cost and flags come back 0. */
+TEST(format2_read)
+{
+	char path[64], err[256];
+	struct tf_reader *r;
+	struct blob v3, v2;
+	struct sbt_event e;
+	__u32 n = 0, bad = 0;
+
+	tmp_path(path);
+	write_stream(path, 300, 40);
+	v3 = load(path);
+	v2 = as_format2(&v3);
+	store(path, v2.p, v2.len);
+	r = tracefile__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	while (r && tracefile__next(r, &e) == 1) {
+		struct sbt_event want = make_event(n++);
+
+		want.cost = want.flags = 0;
+		bad += memcmp(&e, &want, sizeof(e)) != 0;
+	}
+	CHECK_EQ(n, 300);
+	CHECK_EQ(bad, 0);
+	CHECK(r && !tracefile__cut(r) && tracefile__meta(r)->nsymbols == 300 / STREAM_NAME_EVERY);
+	tracefile__close(r);
+	/* cut inside a record: read up to the last whole one */
+	store(path, v2.p, v2.len - 60);
+	r = tracefile__open(path, err, sizeof(err));
+	CHECK(r && tracefile__cut(r) && tracefile__nrecords(r) < 300);
+	tracefile__close(r);
+	free(v2.p);
+	free(v3.p);
+	unlink(path);
+}
+
 /* --- broken files ------------------------------------------------------------------------- */
 
 TEST(reject_missing_and_empty)
@@ -873,15 +949,19 @@ TEST(reject_bad_magic_and_version)
 	memcpy(b.p, "ELF\0\0\0\0\0", 8);
 	expect_reject(path, &b, "not an sbt-bpf trace (bad magic)");
 	memcpy(b.p, "SBTTRACE", 8);
-	put32(&b, offsetof(struct tf_header, version), 3);
+	put32(&b, offsetof(struct tf_header, version), 4);
 	expect_reject(path, &b,
-		      "trace format version 3 is newer than this sbt-bpf supports (2); upgrade "
+		      "trace format version 4 is newer than this sbt-bpf supports (3); upgrade "
 		      "sbt-bpf to read it");
+	put32(&b, offsetof(struct tf_header, version), 3);
+	put32(&b, offsetof(struct tf_header, record_size), 40);
+	expect_reject(path, &b, "corrupt header: record size 40 (expected 48)");
 	put32(&b, offsetof(struct tf_header, version), 2);
 	put32(&b, offsetof(struct tf_header, record_size), 48);
 	expect_reject(path, &b, "corrupt header: record size 48 (expected 40)");
 	/* a file shorter than the header but with the magic */
-	put32(&b, offsetof(struct tf_header, record_size), 40);
+	put32(&b, offsetof(struct tf_header, version), 3);
+	put32(&b, offsetof(struct tf_header, record_size), 48);
 	b.len = 20;
 	expect_reject(path, &b, "truncated: the file ends inside the header (20 bytes)");
 	b.len = 5;
@@ -924,7 +1004,7 @@ TEST(reject_corrupt_chunks)
 	memcpy(b.p, orig.p, orig.len);
 	put32(&b, recs - 4, 41); /* a records chunk that is not whole records */
 	snprintf(want, sizeof(want),
-		 "corrupt: records chunk of 41 bytes at offset %zu (not a multiple of 40)", recs);
+		 "corrupt: records chunk of 41 bytes at offset %zu (not a multiple of 48)", recs);
 	expect_reject(path, &b, want);
 	memcpy(b.p, orig.p, orig.len);
 	put64(&b, end, 6);

@@ -35,7 +35,8 @@ struct probe {
 /* The attach cookie of probe p (include/sbt/events.h). */
 static inline __u64 probe__cookie(const struct probe *p)
 {
-	return SBT_COOKIE(p->info.id, p->info.kind) | SBT_COOKIE_ARGS(p->obj_arg, p->site_arg);
+	return SBT_COOKIE(p->info.id, p->info.kind) | SBT_COOKIE_ARGS(p->obj_arg, p->site_arg) |
+	       (p->exit_offset ? SBT_COOKIE_TIMED : 0);
 }
 
 struct probe_table {

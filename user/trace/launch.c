@@ -10,6 +10,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "sbt/events.h"
 #include "lib/proc.h"
 #include "user/trace/launch.h"
 
@@ -17,7 +18,8 @@
 #error "launch.c: stopping at the entry point is implemented for x86_64 only"
 #endif
 
-/* preload after the user's own LD_PRELOAD, which stays first. */
+/* preload after the user's own LD_PRELOAD, which stays first; the probe
+ * shim times its sites (shim/shim.h). */
 static int add_preload(const char *preload)
 {
 	const char *mine = getenv("LD_PRELOAD");
@@ -26,6 +28,8 @@ static int add_preload(const char *preload)
 
 	if (!preload || !*preload)
 		return 0;
+	if (setenv(SBT_SHIM_TIMED_ENV, "1", 1))
+		return -1;
 	if (!mine || !*mine)
 		return setenv("LD_PRELOAD", preload, 1);
 	if (asprintf(&both, "%s:%s", mine, preload) < 0)
