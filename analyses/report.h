@@ -30,6 +30,7 @@ struct report_opts {
 	int sort;	       /* enum sync_sort: order of the lock table */
 	__u64 warn_ns;	       /* warn when a barrier takes longer */
 	__u64 max_lines_per_s; /* episode lines per second of trace time; 0 = no limit */
+	__u64 max_phases;      /* JSON: phases listed (the first ones); 0 = all */
 	FILE *out;
 	/* Called before anything is written to out (live: clears the status
 	 * line on the terminal). */

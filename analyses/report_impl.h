@@ -56,6 +56,7 @@ struct report {
 	/* text: episode-line rate limit, per second of trace time */
 	__u64 window_start, window_lines, suppressed;
 	__u64 table_rows;     /* text: rows of the phase table so far */
+	__u64 json_phases;    /* JSON: phases listed so far */
 	__u64 watch_matched;  /* text: bit i, --watch i matched a barrier */
 	char command_end[64]; /* how the launched command ended; "": unknown */
 };

@@ -153,6 +153,9 @@ static void json_phase(struct report *r, const struct ph_episode *ep, const char
 	struct ph_episode_times m, am;
 	__u32 i;
 
+	if (r->o.max_phases && r->json_phases >= r->o.max_phases)
+		return;
+	r->json_phases++;
 	ph_episode_times(ep, PH_MEASURED, &m);
 	ph_episode_times(ep, PH_APPROXIMATED, &am);
 	json_obj_begin(j);
@@ -520,6 +523,7 @@ static void json_end(struct report *r, const struct report_drops *d)
 	if (r->command_end[0])
 		json_kstr(j, "command_end", r->command_end);
 	json_ku64(j, "phase_count", phases__completed(r->ph));
+	json_ku64(j, "phases_listed", r->json_phases);
 	json_ku64(j, "partial_phases", phases__partial(r->ph));
 	json_ku64(j, "duration_ns", report__traced_ns(r));
 	if (report__approx(r)) {

@@ -429,7 +429,10 @@ static void text_approximation(struct report *r)
 static void text_headline(struct report *r)
 {
 	if (r->table_rows > PHASE_TABLE_MAX)
-		fprintf(r->o.out, "(%" PRIu64 " more phases not shown; use --format json)\n",
+		fprintf(r->o.out,
+			"(%" PRIu64
+			" more phases not shown; --format json --phases all lists every "
+			"one)\n",
 			(uint64_t)(r->table_rows - PHASE_TABLE_MAX));
 	fprintf(r->o.out, "\nSBT summary: %" PRIu64 " phases", (uint64_t)phases__completed(r->ph));
 	if (phases__partial(r->ph))

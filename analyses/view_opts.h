@@ -18,14 +18,20 @@ struct view_opts {
 	uint64_t warn_ns; /* --warn-time, ms on the command line */
 	uint64_t hang_ns; /* --hang-timeout, s on the command line; 0 = off */
 	int sort;	  /* --sort: enum sync_sort */
+	uint64_t phases;  /* --phases: phases listed in JSON; 0 = all */
 };
+
+/* Phases a JSON report lists unless --phases says otherwise: a run of
+ * millions of phases would otherwise give gigabytes. */
+#define VIEW_JSON_PHASES 10000
 
 /* The defaults: text, barriers over 1 s marked, hangs reported after 10 s. */
 static inline void view_opts__init(struct view_opts *o)
 {
 	*o = (struct view_opts){.warn_ns = 1000ULL * 1000000ULL,
 				.hang_ns = 10ULL * 1000000000ULL,
-				.sort = SYNC_SORT_WAIT};
+				.sort = SYNC_SORT_WAIT,
+				.phases = VIEW_JSON_PHASES};
 }
 
 #endif

@@ -8,9 +8,11 @@ slowest thread's compute time of that phase, median over the runs). T_m is
 the traced run's measured duration, T_a its approximation under each model
 (the same recordings re-analysed with `report --model`); medians over
 ROUNDS recordings. Per-phase errors compare the trace's phase times with the
-workload's. Prints one markdown table.
+workload's. Each workload is recorded with plain uprobes and with the probe
+shim (--shim: 5-byte-nop sites that time themselves, so the approximation
+charges measured costs), side by side. Prints one markdown table.
 
-    sudo bench/accuracy.py [-r ROUNDS] [--only SUBSTRING]
+    sudo bench/accuracy.py [-r ROUNDS] [--only SUBSTRING] [--probes both|uprobes|shim]
 """
 import argparse
 import json
@@ -65,6 +67,16 @@ def workloads():
          ["--trace", "all"]),
         ("sem_pipeline -n 200 -p 100 -c 50",
          [f"{EX}/sem_pipeline", "-n", "200", "-p", "100", "-c", "50"], {}, []),
+        # dense: a probe hit every few tens of microseconds
+        ("barrier_imbalance -t 2 -n 3000 -d 0 -m spin (dense: barriers only)",
+         [f"{EX}/barrier_imbalance", "-t", "2", "-n", "3000", "-d", "0", "-m", "spin"], {},
+         []),
+        ("omp_barriers_gomp -n 2000 -d 0 -m spin, 2 threads (dense: barriers only)",
+         [f"{EX}/omp_barriers_gomp", "-n", "2000", "-d", "0", "-m", "spin"],
+         {"OMP_NUM_THREADS": "2"}, []),
+        ("mutex_contention -t 2 -k 5000 -c 2 -o 10, --trace lock (dense)",
+         [f"{EX}/mutex_contention", "-t", "2", "-k", "5000", "-c", "2", "-o", "10"], {},
+         ["--trace", "lock"]),
     ]
     return rows
 
@@ -100,8 +112,9 @@ def analyse(path, model):
                                   capture_output=True, text=True, check=True).stdout)
     ph_m = [p["phase_ns"] for p in r["phases"]]
     ph_a = [p["approximated"]["phase_ns"] for p in r["phases"]]
+    mc = r["approximated"].get("measured_costs", {})
     return (r["duration_ns"], r["approximated"]["duration_ns"], ph_m, ph_a,
-            r["approximated"]["repairs"]["count"])
+            r["approximated"]["repairs"]["count"], mc.get("hits", 0))
 
 
 def rel(x, truth):
@@ -122,23 +135,30 @@ def pct(x):
     return "n/a" if x is None else f"{100 * x:.1f} %"
 
 
-def row(label, cmd, env_extra, opts, rounds, tmp):
+def row(label, cmd, env_extra, opts, rounds, tmp, probes):
     env = dict(os.environ, **env_extra)
     plain = [run_plain(cmd, env) for _ in range(rounds)]
     t = statistics.median(p[0] for p in plain)
     nph = len(plain[0][1])
     truth = [statistics.median(p[1][i] for p in plain) for i in range(nph)] if all(
         len(p[1]) == nph for p in plain) else []
-    res = {m: [] for m in MODELS}
-    for i in range(rounds):
-        path = os.path.join(tmp, f"r{i}.sbt")
-        record(cmd, env, opts, path)
-        for m in MODELS:
-            res[m].append(analyse(path, m))
+    for kind in probes:
+        res = {m: [] for m in MODELS}
+        for i in range(rounds):
+            path = os.path.join(tmp, f"r{i}.sbt")
+            record(cmd, env, opts + (["--shim"] if kind == "shim" else []), path)
+            for m in MODELS:
+                res[m].append(analyse(path, m))
+        print_row(label, kind, t, truth, res)
+
+
+def print_row(label, kind, t, truth, res):
     tm = statistics.median(x[0] for x in res["mr"])
     dm = rel(tm, t)
     ph_m = per_phase(truth, [x[2] for x in res["mr"]])
-    cells = [label, f"{t / 1e6:.2f}", f"{tm / 1e6:.2f}", pct(dm)]
+    timed = statistics.median(x[5] for x in res["mr"])
+    cells = [label, kind + (f" ({timed:.0f} timed)" if timed else ""), f"{t / 1e6:.2f}",
+             f"{tm / 1e6:.2f}", pct(dm)]
     for m in MODELS:
         ta = statistics.median(x[1] for x in res[m])
         cells += [f"{ta / 1e6:.2f}", pct(rel(ta, t))]
@@ -153,19 +173,21 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-r", "--rounds", type=int, default=5)
     ap.add_argument("--only", default="", help="workloads whose label contains this")
+    ap.add_argument("--probes", default="both", choices=["both", "uprobes", "shim"])
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench: run as root")
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     print(f"== accuracy: {a.rounds} rounds, medians; times in ms; per phase: median / worst "
           "over phases (model mr) ==")
-    print("| workload | T | T_m | δ_m | T_a mr | δ_a mr | T_a sm | δ_a sm | T_a time | δ_a time "
-          "| per-phase δ_m | per-phase δ_a | repairs |")
-    print("|" + "---|" * 13)
+    print("| workload | probes | T | T_m | δ_m | T_a mr | δ_a mr | T_a sm | δ_a sm | T_a time "
+          "| δ_a time | per-phase δ_m | per-phase δ_a | repairs |")
+    print("|" + "---|" * 14)
+    probes = ["uprobes", "shim"] if a.probes == "both" else [a.probes]
     with tempfile.TemporaryDirectory() as tmp:
         for label, cmd, env, opts in workloads():
             if a.only in label:
-                row(label, cmd, env, opts, a.rounds, tmp)
+                row(label, cmd, env, opts, a.rounds, tmp, probes)
 
 
 if __name__ == "__main__":

@@ -189,3 +189,33 @@ check_cut_report() {
 	records=$(sed -nE 's/.*the trace stops after ([0-9]+) records.*/\1/p' "$T/sbt.err")
 	check_cut_report "$SMALL_FS/f.sbt" "$printed" "$records"
 }
+
+# A run of a million phases must not give gigabytes of JSON by default.
+@test "report: JSON lists the first 10000 phases unless --phases says otherwise, in bounded memory" {
+	"$OUT/bench/gen_trace" -n 1000000 -t 2 -o "$T/g.sbt"
+	total=$("$SBT" report "$T/g.sbt" | sed -nE 's/^SBT summary: ([0-9]+) phases.*/\1/p')
+	echo "phases: $total"
+	[ "$total" -gt 10000 ]
+	/usr/bin/time -f "%M" -o "$T/rss" "$SBT" report --format json "$T/g.sbt" >"$T/d.json"
+	echo "peak RSS $(cat "$T/rss") KB"
+	[ "$(cat "$T/rss")" -lt 30000 ]
+	listed() {
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); ix=[p["index"] for p in r["phases"]]; assert ix == list(range(len(ix))), "not the first phases"; print(len(ix), r["phases_listed"], r["phase_count"])' "$1"
+	}
+	[ "$(listed "$T/d.json")" = "10000 10000 $total" ]
+	"$SBT" report --format json --phases 7 "$T/g.sbt" >"$T/7.json"
+	[ "$(listed "$T/7.json")" = "7 7 $total" ]
+	"$OUT/bench/gen_trace" -n 200000 -t 2 -o "$T/s.sbt"
+	small=$("$SBT" report "$T/s.sbt" | sed -nE 's/^SBT summary: ([0-9]+) phases.*/\1/p')
+	[ "$small" -gt 10000 ]
+	"$SBT" report --format json --phases all "$T/s.sbt" >"$T/all.json"
+	[ "$(listed "$T/all.json")" = "$small $small $small" ]
+	# the text table points to the option
+	"$SBT" report "$T/s.sbt" | grep -q "more phases not shown; --format json --phases all lists every one"
+	run "$SBT" report --phases 0 "$T/s.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid value '0' for --phases: out of range"* ]]
+	run "$SBT" report --phases many "$T/s.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid value 'many' for --phases: not a number"* ]]
+}

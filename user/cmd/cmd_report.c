@@ -52,6 +52,7 @@ static int analyse(struct replay *rp, const struct report_env *env)
 				 .watch_all = v->watch_all,
 				 .warn_ns = v->warn_ns,
 				 .sort = v->sort,
+				 .max_phases = v->phases,
 				 .view = env->file.approx.view,
 				 .out = stdout};
 

@@ -10,7 +10,8 @@ enum {
 	OPT_WATCH_ALL,
 	OPT_WARN_TIME,
 	OPT_HANG_TIMEOUT,
-	OPT_SORT
+	OPT_SORT,
+	OPT_PHASES
 };
 
 static const struct argp_option options[] = {
@@ -29,6 +30,8 @@ static const struct argp_option options[] = {
 	{"hang-timeout", OPT_HANG_TIMEOUT, "S", 0,
 	 "Report a barrier with arrivals and no release for S seconds (default 10, 0 = off)", 0},
 	{"sort", OPT_SORT, "KEY", 0, "Order of the lock tables: wait (default), hold, count", 0},
+	{"phases", OPT_PHASES, "N|all", 0,
+	 "JSON: list the first N phases (default 10000; the summary counts them all) or all", 0},
 	{},
 };
 
@@ -71,6 +74,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		e = parse_seconds_ns(arg, 86400ULL * 1000000000ULL, &o->hang_ns);
 		if (e)
 			bad_value(st, "--hang-timeout", arg, e);
+		return 0;
+	case OPT_PHASES:
+		if (!strcmp(arg, "all")) {
+			o->phases = 0;
+			return 0;
+		}
+		e = parse_u64(arg, 1, UINT64_MAX, &o->phases);
+		if (e)
+			bad_value(st, "--phases", arg, e);
 		return 0;
 	case OPT_SORT:
 		o->sort = sync_sort__parse(arg);

@@ -183,6 +183,7 @@ static struct report_opts report_opts(struct tracer *t)
 				    .view = env->approx.view,
 				    .warn_ns = env->view.warn_ns,
 				    .max_lines_per_s = env->max_lines,
+				    .max_phases = env->view.phases,
 				    .out = report_out(t),
 				    .before_output = on_report_output,
 				    .hook_ctx = t};
