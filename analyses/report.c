@@ -137,15 +137,22 @@ void report__name_barrier(const struct report *r, __u32 pid, __u64 call_site, __
 
 /* ---- the phase analysis's callbacks ----------------------------------------------- */
 
+const struct barrier_names *
+report__episode_names(const struct report *r, const struct ph_episode *ep, struct barrier_names *bn)
+{
+	if (!bn->named) {
+		report__name_barrier(r, ep->pid, ph_lowest_site(ep), ep->object, ep->probe, bn);
+		bn->named = 1;
+	}
+	return bn;
+}
+
 static void on_episode(void *ctx, const struct ph_episode *ep)
 {
 	struct report *r = ctx;
-	struct barrier_names bn;
 
-	if (!ep->n)
-		return;
-	report__name_barrier(r, ep->pid, ph_lowest_site(ep), ep->object, ep->probe, &bn);
-	r->ops->episode(r, ep, bn.where, bn.name);
+	if (ep->n)
+		r->ops->episode(r, ep);
 }
 
 static __u32 *copy_tids(const __u32 *src, int n)

@@ -33,9 +33,10 @@ struct report;
 struct report_format_ops {
 	/* the start of the document */
 	void (*begin)(struct report *r);
-	/* a completed episode (with participants), named where "name" */
-	void (*episode)(struct report *r, const struct ph_episode *ep, const char *where,
-			const char *name);
+	/* a completed episode (with participants); names made on demand
+	 * (report__episode_names: formatting them costs more than the
+	 * analysis of the episode, and most are never shown) */
+	void (*episode)(struct report *r, const struct ph_episode *ep);
 	/* a hang, as it is found */
 	void (*hang)(struct report *r, const struct hang_note *h);
 	/* the summary; closes the document */
@@ -106,9 +107,14 @@ static inline const char *report__comm(const struct report *r, __u32 tid)
 /* How the reports name a barrier: where it is called, and what it is. */
 struct barrier_names {
 	char where[NAME_MAX_LEN], name[NAME_MAX_LEN];
+	int named; /* report__episode_names: where and name are made */
 };
 void report__name_barrier(const struct report *r, __u32 pid, __u64 call_site, __u64 object,
 			  __u16 probe, struct barrier_names *bn);
+/* Episode ep's names in bn, made at the first call (bn->named = 0 before). */
+const struct barrier_names *report__episode_names(const struct report *r,
+						  const struct ph_episode *ep,
+						  struct barrier_names *bn);
 /* Time since the session start. */
 __u64 report__rel(const struct report *r, __u64 ts);
 /* The probe costs are known: approximated values are reported. */

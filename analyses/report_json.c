@@ -146,23 +146,24 @@ static void json_arrival(struct report *r, const struct ph_arrival *a,
 	json_obj_end(j);
 }
 
-static void json_phase(struct report *r, const struct ph_episode *ep, const char *where,
-		       const char *name)
+static void json_phase(struct report *r, const struct ph_episode *ep)
 {
 	struct json *j = &r->json;
 	struct ph_episode_times m, am;
+	struct barrier_names bn = {.named = 0};
 	__u32 i;
 
 	if (r->o.max_phases && r->json_phases >= r->o.max_phases)
 		return;
 	r->json_phases++;
+	report__episode_names(r, ep, &bn);
 	ph_episode_times(ep, PH_MEASURED, &m);
 	ph_episode_times(ep, PH_APPROXIMATED, &am);
 	json_obj_begin(j);
 	json_ku64(j, "index", ep->index);
 	json_ku64(j, "site", ep->site);
-	json_kstr(j, "call_site", where);
-	json_kstr(j, "name", name);
+	json_kstr(j, "call_site", bn.where);
+	json_kstr(j, "name", bn.name);
 	json_kstr(j, "symbol", report__symbol(r, ep->probe));
 	json_kbool(j, "implicit", report__implicit(r, ep->probe));
 	json_ku64(j, "pid", ep->pid);

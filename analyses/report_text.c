@@ -53,8 +53,8 @@ static const char *episode_note(const struct ph_episode *ep)
 	return ep->lost ? " [records lost]" : "";
 }
 
-static void print_episode_line(struct report *r, const struct ph_episode *ep, const char *where,
-			       const char *name)
+static void print_episode_line(struct report *r, const struct ph_episode *ep,
+			       struct barrier_names *bn)
 {
 	struct ph_episode_times m;
 	__u64 b;
@@ -66,9 +66,10 @@ static void print_episode_line(struct report *r, const struct ph_episode *ep, co
 
 	if (!warn && !line_allowed(r, ep->last_arrive))
 		return;
+	report__episode_names(r, ep, bn);
 	report__before_output(r);
-	fprintf(r->o.out, "%s%s \"%s\" (barrier: %.3f ms", warn ? "SBT WARNING: " : "", where, name,
-		ms(b));
+	fprintf(r->o.out, "%s%s \"%s\" (barrier: %.3f ms", warn ? "SBT WARNING: " : "", bn->where,
+		bn->name, ms(b));
 	if (warn)
 		fprintf(r->o.out, " > %.0f ms", ms(r->o.warn_ns));
 	fprintf(r->o.out, ", phase %" PRIu64 ": %.3f ms, from start: %.3f s)%s\n",
@@ -76,14 +77,14 @@ static void print_episode_line(struct report *r, const struct ph_episode *ep, co
 		episode_note(ep));
 }
 
-static void print_table_row(struct report *r, const struct ph_episode *ep, const char *where,
-			    const char *name)
+static void print_table_row(struct report *r, const struct ph_episode *ep, struct barrier_names *bn)
 {
 	struct ph_episode_times m, a;
 	int both = report__both_views(r);
 
 	if (r->table_rows++ >= PHASE_TABLE_MAX)
 		return;
+	report__episode_names(r, ep, bn);
 	report__before_output(r);
 	if (r->table_rows == 1) {
 		fprintf(r->o.out, "%7s %4s %12s %12s", "phase", "thr", "phase ms", "barrier ms");
@@ -98,7 +99,7 @@ static void print_table_row(struct report *r, const struct ph_episode *ep, const
 	if (both)
 		fprintf(r->o.out, " %12.3f %12.3f", ms(a.phase_ns), ms(a.barrier_ns));
 	fprintf(r->o.out, " %12.3f %6.2f %10u  %s \"%s\"%s\n", ms(m.imbalance_ns), m.lb,
-		m.critical_tid, where, name, episode_note(ep));
+		m.critical_tid, bn->where, bn->name, episode_note(ep));
 }
 
 static void wall_clock(const struct report *r, __u64 ts, char *buf, size_t n)
@@ -208,15 +209,19 @@ static void print_watch_block(struct report *r, const struct ph_episode *ep, con
 	free(order);
 }
 
-static void text_episode(struct report *r, const struct ph_episode *ep, const char *where,
-			 const char *name)
+static void text_episode(struct report *r, const struct ph_episode *ep)
 {
+	struct barrier_names bn = {.named = 0};
+
 	if (r->o.episode_lines)
-		print_episode_line(r, ep, where, name);
+		print_episode_line(r, ep, &bn);
 	if (r->o.phase_table)
-		print_table_row(r, ep, where, name);
-	if (watched(r, where, name, ep->probe))
-		print_watch_block(r, ep, where, name);
+		print_table_row(r, ep, &bn);
+	if (!r->o.nwatch && !r->o.watch_all)
+		return;
+	report__episode_names(r, ep, &bn);
+	if (watched(r, bn.where, bn.name, ep->probe))
+		print_watch_block(r, ep, bn.where, bn.name);
 }
 
 /* " tid (comm)" of each thread. */
