@@ -5,8 +5,10 @@
 # side in one run, interleaved rounds, medians:
 #   none           - no probes, no shim
 #   shim-idle      - the shim preloaded, nothing attached (its sites are nops)
+#   shim-timed     - the same with self-timing on (SBT_PROBES_TIMED=1, as
+#                    sbt-bpf launches it): four clock reads per call
 #   floor          - empty BPF programs on the functions' uprobe + uretprobe
-#   floor-shim     - empty BPF programs on the shim's two sites
+#   floor-shim     - empty BPF programs on the shim's two sites, timing on
 #   sbt            - sbt-bpf -- probe_loop (plain uprobes)
 #   sbt-shim       - sbt-bpf --shim -- probe_loop
 # Targets: sbt-shim within 1.10x of floor-shim; for the single-stepped
@@ -21,7 +23,7 @@ bench_init "$@"
 
 SHIM="$PWD/$OUT/libsbt-probes-barrier.so:$PWD/$OUT/libsbt-probes-lock.so:$PWD/$OUT/libsbt-probes-sem.so"
 FUNCS="barrier mutex sem gomp"
-SETUPS="none shim-idle floor floor-shim sbt sbt-shim"
+SETUPS="none shim-idle shim-timed floor floor-shim sbt sbt-shim"
 declare -A CLASS=([barrier]=barrier [mutex]=lock [sem]=sem [gomp]=barrier)
 declare -A SYMS=([barrier]="pthread_barrier_wait" [mutex]="pthread_mutex_lock pthread_mutex_unlock"
 	[sem]="sem_post sem_wait" [gomp]="GOMP_barrier")
@@ -32,7 +34,7 @@ ns_per_call() { awk '/ns_per_call/ {print $4}' "$1"; }
 floor_run() {
 	local f=$1 pre=$2 lp tp
 	shift 2
-	env ${pre:+LD_PRELOAD=$pre} "$LOOP" -f $f -t 1 -n "$CALLS" -W >"$TMP/loop" &
+	env ${pre:+LD_PRELOAD=$pre SBT_PROBES_TIMED=1} "$LOOP" -f $f -t 1 -n "$CALLS" -W >"$TMP/loop" &
 	lp=$!
 	wait_for "$TMP/loop" ready
 	"$FLOOR" -p $lp "$@" 2>"$TMP/tool" &
@@ -50,6 +52,9 @@ run_setup() { # SETUP F
 	case $s in
 	none) "$LOOP" -f $f -t 1 -n "$CALLS" >"$TMP/loop"; ns_per_call "$TMP/loop" ;;
 	shim-idle) LD_PRELOAD=$SHIM "$LOOP" -f $f -t 1 -n "$CALLS" >"$TMP/loop"; ns_per_call "$TMP/loop" ;;
+	shim-timed)
+		LD_PRELOAD=$SHIM SBT_PROBES_TIMED=1 "$LOOP" -f $f -t 1 -n "$CALLS" >"$TMP/loop"
+		ns_per_call "$TMP/loop" ;;
 	floor)
 		for a in ${SYMS[$f]}; do args="$args -s $a"; done
 		floor_run $f "" $args ;;
@@ -70,12 +75,12 @@ for r in $(seq "$ROUNDS"); do
 		for s in $SETUPS; do run_setup $s $f >>"$TMP/r.$f.$s"; done
 	done
 done
-echo "| loop | none | shim-idle | floor | floor-shim | sbt | sbt-shim | sbt-shim / floor-shim (probe cost) | sbt-shim / sbt (probe cost) |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| loop | none | shim-idle | shim-timed | floor | floor-shim | sbt | sbt-shim | sbt-shim / floor-shim (probe cost) | sbt-shim / sbt (probe cost) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for f in $FUNCS; do
 	for s in $SETUPS; do eval "m_${s//-/_}=$(median <"$TMP/r.$f.$s")"; done
-	awk -v f="$f (${SYMS[$f]// / + })" -v n="$m_none" -v i="$m_shim_idle" -v fl="$m_floor" \
-		-v fs="$m_floor_shim" -v s="$m_sbt" -v ss="$m_sbt_shim" 'BEGIN {
-		printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.3f |\n",
-			f, n, i, fl, fs, s, ss, (ss - n) / (fs - n), (ss - n) / (s - n) }'
+	awk -v f="$f (${SYMS[$f]// / + })" -v n="$m_none" -v i="$m_shim_idle" -v ti="$m_shim_timed" \
+		-v fl="$m_floor" -v fs="$m_floor_shim" -v s="$m_sbt" -v ss="$m_sbt_shim" 'BEGIN {
+		printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.3f |\n",
+			f, n, i, ti, fl, fs, s, ss, (ss - n) / (fs - n), (ss - n) / (s - n) }'
 done
