@@ -22,6 +22,7 @@ static const char doc[] = "Analyse a .sbt trace file recorded by `sbt-bpf record
 			  "Examples:\n"
 			  "  sbt-bpf report lu.sbt\n"
 			  "  sbt-bpf report --format json lu.sbt > lu.json\n"
+			  "  sbt-bpf report --format json --phases all lu.sbt  # every phase listed\n"
 			  "  sbt-bpf report --watch lu.c:320 lu.sbt\n"
 			  "  sbt-bpf report --approximated lu.sbt     # probe cost removed\n"
 			  "  sbt-bpf report --model sm --exit-order reverse lu.sbt\n"
