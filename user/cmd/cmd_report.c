@@ -17,19 +17,20 @@ struct report_env {
 	struct view_opts view;
 };
 
-static const char doc[] = "Analyse a .sbt trace file recorded by `sbt-bpf record`.\n"
-			  "\n"
-			  "Examples:\n"
-			  "  sbt-bpf report lu.sbt\n"
-			  "  sbt-bpf report --format json lu.sbt > lu.json\n"
-			  "  sbt-bpf report --format json --phases all lu.sbt  # every phase listed\n"
-			  "  sbt-bpf report --watch lu.c:320 lu.sbt\n"
-			  "  sbt-bpf report --approximated lu.sbt     # probe cost removed\n"
-			  "  sbt-bpf report --model sm --exit-order reverse lu.sbt\n"
-			  "  sbt-bpf report --pid 4242 all.sbt        # one process of record -a\n"
-			  "\n"
-			  "A trace of several processes gets a report per process unless --pid "
-			  "selects one.";
+static const char doc[] =
+	"Analyse a .sbt trace file recorded by `sbt-bpf record`.\n"
+	"\n"
+	"Examples:\n"
+	"  sbt-bpf report lu.sbt\n"
+	"  sbt-bpf report --format json lu.sbt > lu.json\n"
+	"  sbt-bpf report --format json --phases all lu.sbt  # every phase listed\n"
+	"  sbt-bpf report --watch lu.c:320 lu.sbt\n"
+	"  sbt-bpf report --approximated lu.sbt     # probe cost removed\n"
+	"  sbt-bpf report --model sm --exit-order reverse lu.sbt\n"
+	"  sbt-bpf report --pid 4242 all.sbt        # one process of record -a\n"
+	"\n"
+	"A trace of several processes gets a report per process unless --pid "
+	"selects one.";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
