@@ -113,7 +113,7 @@ static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dfl
 
 static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, __u64 site)
 {
-	__u64 id = bpf_get_current_pid_tgid(), cookie, timing;
+	__u64 id = bpf_get_current_pid_tgid(), cookie, timing = 0;
 	__u32 pid = id >> 32, flags = 0;
 
 	/* launch mode: the probes are in every process mapping the file */
@@ -127,8 +127,6 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 	if (cookie & SBT_COOKIE_TIMED) {
 		timing = SITE_TIMING(ctx);
 		flags = SBT_RF_TIMED | (timing & SBT_SITE_COST_KNOWN ? SBT_RF_COST : 0);
-	} else {
-		timing = 0;
 	}
 	sbt_emit_x(type, (__u16)cookie, pid, (__u32)id, obj, site, 0, flags, (__u32)timing);
 	if (ncounters && reads_counters(cookie))

@@ -5,21 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "shim/shim.h"
 
 int shim__timed;
 uint64_t shim__clock_ns;
 __thread uint64_t shim__prev;
-
-uint64_t shim__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The cost of one clock read: the shortest of back-to-back pairs (the
  * interval between two reads is one read's worth of time). */

@@ -33,7 +33,6 @@ struct tf_reader {
 
 /* What the chunk walk of open found. */
 struct scan {
-	__u32 rec_size;
 	__u64 nrecords;
 	__u64 last_off; /* offset of the last complete record, 0: none */
 	__u64 meta_bytes;
@@ -218,17 +217,18 @@ static int check_end(const struct rctx *rc, struct tf_reader *r, struct scan *sc
 }
 
 /* A RECORDS chunk of len bytes, of which avail are in the file. 1 when it is cut. */
-static int count_records(const struct rctx *rc, struct scan *sc, __u64 off, __u32 len, __u64 avail)
+static int count_records(const struct rctx *rc, const struct tf_reader *r, struct scan *sc,
+			 __u64 off, __u32 len, __u64 avail)
 {
-	__u64 n = (len < avail ? len : avail) / sc->rec_size;
+	__u64 n = (len < avail ? len : avail) / r->rec_size;
 
-	if (len <= avail && len % sc->rec_size)
+	if (len <= avail && len % r->rec_size)
 		return tf_fail(rc, EINVAL,
 			       "corrupt: records chunk of %u bytes at offset %llu (not a multiple "
 			       "of %u)",
-			       len, (unsigned long long)off, sc->rec_size);
+			       len, (unsigned long long)off, r->rec_size);
 	if (n)
-		sc->last_off = off + (n - 1) * sc->rec_size;
+		sc->last_off = off + (n - 1) * r->rec_size;
 	sc->nrecords += n;
 	return len > avail;
 }
@@ -255,7 +255,7 @@ static int scan_v2(const struct rctx *rc, struct tf_reader *r, __u64 off, __u64 
 		off += CHUNK_HDR;
 		avail = size - off;
 		if (tag == TF_SEC_RECORDS)
-			err = count_records(rc, sc, off, len, avail);
+			err = count_records(rc, r, sc, off, len, avail);
 		else if (len > avail) /* a metadata chunk cut: dropped */
 			err = 1;
 		else if (tag == TF_SEC_END)
@@ -281,7 +281,7 @@ static int salvage(const struct rctx *rc, struct tf_reader *r, const struct scan
 			       "truncated: the recording was cut before its first record (recorder "
 			       "killed or disk full?)");
 	if (!r->meta.end_ns &&
-	    tf_pread_all(r->fd, &last, sc->rec_size, sc->last_off) == sc->rec_size) {
+	    tf_pread_all(r->fd, &last, r->rec_size, sc->last_off) == r->rec_size) {
 		tf_event_to_le(&last);
 		r->meta.end_ns = last.ts;
 	}
@@ -291,7 +291,7 @@ static int salvage(const struct rctx *rc, struct tf_reader *r, const struct scan
 static int load_v2(const struct rctx *rc, struct tf_reader *r, const struct tf_header *h,
 		   __u64 size, struct tf_sections *s)
 {
-	struct scan sc = {.rec_size = r->rec_size};
+	struct scan sc = {0};
 	int err = scan_v2(rc, r, h->header_size, size, s, &sc);
 
 	if (!err && r->cut)

@@ -132,25 +132,35 @@ def windows(path, part=False):
 
 # ---- what the trace's times count from ------------------------------------------
 
-def sbt_origins(path):
-    """(INFO start_ns, [(pid, JOBS start_ns)]) of a .sbt trace (lib/tracefile.h):
-    format 2, a stream of chunks after the header; format 1, one metadata
-    block that the header points to."""
+def sbt_chunks(path):
+    """(format version, record size, [(tag, body)]) of a .sbt trace
+    (lib/tracefile.h): from format 2 on, the stream of chunks after the
+    header, up to a zero tag (an unwritten tail); format 1, the sections of
+    the one metadata block that the header points to."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:8] != b"SBTTRACE":
         sys.exit(f"{path}: not an sbt-bpf trace")
-    version, header_size = struct.unpack_from("<II", data, 8)
+    version, header_size, rec_size = struct.unpack_from("<III", data, 8)
     if version == 1:
         pos, size = struct.unpack_from("<QQ", data, 32)
         end = pos + size
     else:
         pos, end = header_size, len(data)
-    start, jobs = None, []
+    chunks = []
     while pos + 8 <= end:
         tag, n = struct.unpack_from("<II", data, pos)
-        body = data[pos + 8:pos + 8 + n]
+        if tag == 0:
+            break
+        chunks.append((tag, data[pos + 8:pos + 8 + n]))
         pos += 8 + n
+    return version, rec_size, chunks
+
+
+def sbt_origins(path):
+    """(INFO start_ns, [(pid, JOBS start_ns)]) of a .sbt trace."""
+    start, jobs = None, []
+    for tag, body in sbt_chunks(path)[2]:
         if tag == 1:  # TF_SEC_INFO (repeated: the same start)
             start = struct.unpack_from("<Q", body)[0]
         elif tag == 8:  # TF_SEC_JOBS (repeated at a job's end: the same start)
@@ -170,19 +180,13 @@ RF_TIMED, RF_COST = 1, 2  # include/sbt/events.h
 def sbt_records(path):
     """The records of a format 3 .sbt trace (lib/tracefile.h), each a tuple
     (ts, obj, site, pid, tid, type, probe, lost, cost, flags)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    version, header_size, rec_size = struct.unpack_from("<III", data, 8)
+    version, rec_size, chunks = sbt_chunks(path)
     if version != 3 or rec_size != 48:
         sys.exit(f"{path}: format {version} with {rec_size}-byte records, expected 3 and 48")
-    pos, recs = header_size, []
-    while pos + 8 <= len(data):
-        tag, n = struct.unpack_from("<II", data, pos)
-        if tag == 0:
-            break
+    recs = []
+    for tag, body in chunks:
         if tag == 9:  # TF_SEC_RECORDS
-            recs += struct.iter_unpack("<QQQIIHHIII", data[pos + 8:pos + 8 + n])
-        pos += 8 + n
+            recs += struct.iter_unpack("<QQQIIHHIII", body)
     return recs
 
 
