@@ -200,14 +200,21 @@ static __always_inline int sbt_drop(__u32 cpu, __u32 pid)
 	return 0;
 }
 
+/* Records emitted per CPU: the ring's fill level is looked at every
+ * SBT_QUERY_EVERY-th of them only (a helper call each, ~10 ns here). */
+#define SBT_QUERY_EVERY 16
+SBT_GLOBAL __u32 emitted[SBT_MAX_CPUS];
+
 /* Whether the consumer should wake now: the ring holds more than the
  * watermark, or a process waits for it. */
-static __always_inline __u64 sbt_wake_flag(void *ring, int wake)
+static __always_inline __u64 sbt_wake_flag(void *ring, __u32 cpu, int wake)
 {
 	__u64 avail;
 
 	if (wake)
 		return BPF_RB_FORCE_WAKEUP;
+	if (++emitted[sbt_cpu_slot(cpu)] % SBT_QUERY_EVERY)
+		return BPF_RB_NO_WAKEUP;
 	if (per_cpu_rings)
 		avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
 	else
@@ -215,50 +222,100 @@ static __always_inline __u64 sbt_wake_flag(void *ring, int wake)
 	return avail > wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
-/* Reserve, fill and submit one record. Submission does not wake the
- * consumer below the watermark: a wakeup costs microseconds in the traced
- * thread, and the consumer drains on a timer instead. `wake`: wake it now (a
- * process waits for it). `flags`, `cost`: the record's SBT_RF_* and cost. */
-static __always_inline int sbt_emit_x(__u16 type, __u16 probe, __u32 pid, __u32 tid, __u64 obj,
-				      __u64 site, int wake, __u32 flags, __u32 cost)
+/* Room for n records (1-3: the size must be a constant) in this CPU's ring. */
+static __always_inline struct sbt_event *sbt_reserve(void *ring, int n)
 {
-	__u32 cpu = bpf_get_smp_processor_id() & (SBT_MAX_CPUS - 1);
+	if (n == 1)
+		return bpf_ringbuf_reserve(ring, sizeof(struct sbt_event), 0);
+	if (n == 2)
+		return bpf_ringbuf_reserve(ring, 2 * sizeof(struct sbt_event), 0);
+	return bpf_ringbuf_reserve(ring, 3 * sizeof(struct sbt_event), 0);
+}
+
+static __always_inline void sbt_fill(struct sbt_event *e, const struct sbt_event *rec, __u64 ts)
+{
+	*e = *rec;
+	e->ts = ts;
+	e->lost = 0;
+}
+
+/* Reserve, fill and submit rec[0..n) as one sample (a record and the
+ * COUNTERS records read in the same hit: one reservation). They share
+ * rec[0].ts, or the clock now where it is 0. Submission does not wake the
+ * consumer below the watermark: a wakeup costs microseconds in the traced
+ * thread, and the consumer drains on a timer instead. `wake`: wake it now
+ * (a process waits for it). */
+static __always_inline int sbt_emit_recs(const struct sbt_event *rec, int n, int wake)
+{
+	__u32 cpu = bpf_get_smp_processor_id() & (SBT_MAX_CPUS - 1), key = cpu;
 	void *ring = &events;
 	struct sbt_event *e;
+	__u64 ts;
 
 	if (per_cpu_rings) {
-		__u32 key = cpu;
-
 		ring = bpf_map_lookup_elem(&rings, &key);
 		if (!ring)
-			return sbt_drop(cpu, pid);
-		e = bpf_ringbuf_reserve(ring, sizeof(*e), 0);
-	} else {
-		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+			return sbt_drop(cpu, rec[0].pid);
 	}
+	e = sbt_reserve(ring, n);
 	if (!e)
-		return sbt_drop(cpu, pid);
-	e->ts = bpf_ktime_get_ns();
-	e->obj = obj;
-	e->site = site;
-	e->pid = pid;
-	e->tid = tid;
-	e->type = type;
-	e->probe = probe;
-	e->lost = 0;
-	e->cost = cost;
-	e->flags = flags;
+		return sbt_drop(cpu, rec[0].pid);
+	ts = rec[0].ts ? rec[0].ts : bpf_ktime_get_ns();
+	sbt_fill(&e[0], &rec[0], ts);
+	if (n > 1)
+		sbt_fill(&e[1], &rec[1], ts);
+	if (n > 2)
+		sbt_fill(&e[2], &rec[2], ts);
 	cpu = sbt_cpu_slot(cpu);
 	if (drops_pending[cpu])
-		e->lost = __sync_lock_test_and_set(&drops_pending[cpu], 0);
-	bpf_ringbuf_submit(e, sbt_wake_flag(ring, wake));
+		e[0].lost = __sync_lock_test_and_set(&drops_pending[cpu], 0);
+	bpf_ringbuf_submit(e, sbt_wake_flag(ring, cpu, wake));
 	return 0;
+}
+
+/* One record stamped now (see sbt_emit_recs). */
+static __always_inline int sbt_emit_x(__u16 type, __u16 probe, __u32 pid, __u32 tid, __u64 obj,
+				      __u64 site, int wake)
+{
+	struct sbt_event rec = {
+		.obj = obj, .site = site, .pid = pid, .tid = tid, .type = type, .probe = probe};
+
+	return sbt_emit_recs(&rec, 1, wake);
 }
 
 static __always_inline int sbt_emit(__u16 type, __u16 probe, __u32 pid, __u32 tid, __u64 obj,
 				    __u64 site)
 {
-	return sbt_emit_x(type, probe, pid, tid, obj, site, 0, 0, 0);
+	return sbt_emit_x(type, probe, pid, tid, obj, site, 0);
+}
+
+/* ---- user-side time ------------------------------------------------------- */
+
+/* Per CPU: the jiffy last seen by a probe there [0] and the clock when it
+ * was first seen [1]. The jiffy counter costs no helper call; the clock is
+ * read once per tick per CPU. */
+SBT_GLOBAL __u64 clock_marks[SBT_MAX_CPUS][2];
+
+/* The time of a record made at a self-timed site, whose wrapper read the
+ * clock just before it trapped (doc/design.md §4, User-side time): that
+ * time, when it is not older than the CPU's clock mark by more than
+ * SBT_USER_TS_STALE_NS (the thread was not held up long between its clock
+ * read and the trap) nor after the mark by more than a tick can explain;
+ * otherwise 0 (the record is stamped now). Userspace relies on the bound:
+ * a record is never stamped much earlier than it was reserved. */
+static __always_inline __u64 sbt_user_ts(__u32 cpu, __u64 user_ts)
+{
+	__u64 *m = clock_marks[sbt_cpu_slot(cpu)], j = bpf_jiffies64(), mark;
+
+	if (m[0] != j) {
+		m[1] = bpf_ktime_get_ns();
+		m[0] = j;
+	}
+	mark = m[1];
+	if (!user_ts || user_ts + SBT_USER_TS_STALE_NS < mark ||
+	    user_ts > mark + SBT_USER_TS_AHEAD_NS)
+		return 0;
+	return user_ts;
 }
 
 /* ---- counters ------------------------------------------------------------ */

@@ -17,7 +17,7 @@ static __always_inline int emit_comm_x(__u16 type, __u16 flag, __u32 pid, __u32 
 	__u64 comm[2] = {};
 
 	BPF_CORE_READ_INTO(&comm, task, comm);
-	return sbt_emit_x(type, flag, pid, tid, comm[0], comm[1], wake, 0, 0);
+	return sbt_emit_x(type, flag, pid, tid, comm[0], comm[1], wake);
 }
 
 static __always_inline int emit_with_comm(__u16 type, __u16 flag, __u32 pid, __u32 tid,
@@ -104,5 +104,5 @@ int maps_changed(struct pt_regs *ctx)
 	if (!sbt_in_tree(pid))
 		return 0;
 	sbt_pause((struct task_struct *)bpf_get_current_task(), pid);
-	return sbt_emit_x(SBT_EV_MAPS, 0, pid, (__u32)id, 0, 0, 1, 0, 0);
+	return sbt_emit_x(SBT_EV_MAPS, 0, pid, (__u32)id, 0, 0, 1);
 }

@@ -36,10 +36,11 @@ static __always_inline __u32 read_thread_ctrs(struct thread_ctr *c, __u32 cpu, _
 	return flags;
 }
 
-/* The thread's counter values now, two per record, right after its barrier
- * ENTER or EXIT record. A thread not seen switching in since the session
- * began starts counting here (its counts are not complete: no flag). */
-static __always_inline void emit_counters(__u32 pid, __u32 tid)
+/* The thread's counter values now, two per COUNTERS record, into rec
+ * (the records that follow its barrier ENTER or EXIT record). A thread not
+ * seen switching in since the session began starts counting here (its
+ * counts are not complete: no flag). Returns the records filled. */
+static __always_inline int read_counters(__u32 pid, __u32 tid, struct sbt_event *rec)
 {
 	struct thread_ctr *c = bpf_map_lookup_elem(&thread_ctrs, &tid), fresh = {};
 	__u32 cpu = bpf_get_smp_processor_id(), flags, k;
@@ -49,7 +50,7 @@ static __always_inline void emit_counters(__u32 pid, __u32 tid)
 		bpf_map_update_elem(&thread_ctrs, &tid, &fresh, BPF_NOEXIST);
 		c = bpf_map_lookup_elem(&thread_ctrs, &tid);
 		if (!c)
-			return;
+			return 0;
 		c->running = 1;
 #pragma unroll
 		for (k = 0; k < SBT_MAX_COUNTERS; k++)
@@ -57,9 +58,21 @@ static __always_inline void emit_counters(__u32 pid, __u32 tid)
 				c->start[k] = ctr_read(k, cpu, &c->flags);
 	}
 	flags = read_thread_ctrs(c, cpu, v);
-	sbt_emit(SBT_EV_COUNTERS, 0 | flags, pid, tid, v[0], v[1]);
-	if (ncounters > 2)
-		sbt_emit(SBT_EV_COUNTERS, 2 | flags, pid, tid, v[2], v[3]);
+	rec[0] = (struct sbt_event){.type = SBT_EV_COUNTERS,
+				    .probe = 0 | flags,
+				    .pid = pid,
+				    .tid = tid,
+				    .obj = v[0],
+				    .site = v[1]};
+	if (ncounters <= 2)
+		return 1;
+	rec[1] = (struct sbt_event){.type = SBT_EV_COUNTERS,
+				    .probe = 2 | flags,
+				    .pid = pid,
+				    .tid = tid,
+				    .obj = v[2],
+				    .site = v[3]};
+	return 2;
 }
 
 /* Counters are read where phases may begin and end: barriers, the bodies
@@ -111,10 +124,16 @@ static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dfl
 #define SITE_TIMING(ctx) ((ctx)->r9)
 #endif
 
+/* The user-side time of a self-timed site's hit: its fifth argument. */
+#define SITE_TIME(ctx) PT_REGS_PARM5(ctx)
+
 static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, __u64 site)
 {
-	__u64 id = bpf_get_current_pid_tgid(), cookie, timing = 0;
-	__u32 pid = id >> 32, flags = 0;
+	__u64 id = bpf_get_current_pid_tgid(), cookie, timing;
+	__u32 pid = id >> 32;
+	/* the record, then the COUNTERS records of the same hit */
+	struct sbt_event rec[3] = {};
+	int n = 1;
 
 	/* launch mode: the probes are in every process mapping the file */
 	if (follow && !sbt_in_tree(pid))
@@ -124,14 +143,23 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 		obj = entry_arg(ctx, SBT_COOKIE_OBJ_ARG(cookie), obj);
 		site = entry_arg(ctx, SBT_COOKIE_SITE_ARG(cookie), site);
 	}
+	rec[0] = (struct sbt_event){.obj = obj,
+				    .site = site,
+				    .pid = pid,
+				    .tid = (__u32)id,
+				    .type = type,
+				    .probe = (__u16)cookie};
 	if (cookie & SBT_COOKIE_TIMED) {
 		timing = SITE_TIMING(ctx);
-		flags = SBT_RF_TIMED | (timing & SBT_SITE_COST_KNOWN ? SBT_RF_COST : 0);
+		rec[0].cost = (__u32)timing;
+		rec[0].flags = SBT_RF_TIMED | (timing & SBT_SITE_COST_KNOWN ? SBT_RF_COST : 0);
+		rec[0].ts = sbt_user_ts(bpf_get_smp_processor_id(), SITE_TIME(ctx));
+		if (rec[0].ts)
+			rec[0].flags |= SBT_RF_USER_TS;
 	}
-	sbt_emit_x(type, (__u16)cookie, pid, (__u32)id, obj, site, 0, flags, (__u32)timing);
 	if (ncounters && reads_counters(cookie))
-		emit_counters(pid, (__u32)id);
-	return 0;
+		n += read_counters(pid, (__u32)id, &rec[1]);
+	return sbt_emit_recs(rec, n, 0);
 }
 
 SEC("uprobe")
@@ -149,13 +177,36 @@ int BPF_KRETPROBE(sync_exit)
 	return on_call(ctx, SBT_EV_EXIT, PT_REGS_RC(ctx), PT_REGS_IP(ctx));
 }
 
+/* Uprobes' own pages (the xol area, whose first slot is the return probe
+ * trampoline) sit at the top of the address space, where no code is. */
+#define UPROBE_PAGES_MIN 0x7ffffff00000ULL
+
+/* A wrapper's return address, as it found it on its stack. A wrapper
+ * reached by a tail call from a function with a return probe (a region
+ * body ending in `jmp GOMP_barrier`) finds there the kernel's return probe
+ * trampoline instead of the body's return address: the real one is in the
+ * thread's latest return instance (the body's; whatever the wrapper called
+ * has returned). */
+static __always_inline __u64 real_return_address(__u64 ra)
+{
+	struct task_struct *task;
+	__u64 orig;
+
+	if (ra < UPROBE_PAGES_MIN)
+		return ra;
+	task = bpf_get_current_task_btf();
+	orig = BPF_CORE_READ(task, utask, return_instances, orig_ret_vaddr);
+	return orig ? orig : ra;
+}
+
 /* The exit site of a probe shim wrapper (shim/shim.h): a plain uprobe on a
  * 5-byte nop, given the wrapped function's return value and call site as
  * arguments. */
 SEC("uprobe")
 int BPF_KPROBE(site_exit)
 {
-	return on_call(ctx, SBT_EV_EXIT, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
+	return on_call(ctx, SBT_EV_EXIT, PT_REGS_PARM1(ctx),
+		       real_return_address(PT_REGS_PARM2(ctx)));
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -20,30 +20,30 @@ SHIM_SITES(__kmpc_barrier);
 
 SHIM_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
-	return SHIM_CALL(pthread_barrier_wait, NULL, b, 0, 0, 0, 0, b);
+	return SHIM_CALL(pthread_barrier_wait, NULL, b, 0, 0, 0, b);
 }
 
 SHIM_EXPORT void GOMP_barrier(void)
 {
-	SHIM_CALL_VOID(GOMP_barrier, NULL, 0, 0, 0, 0, 0);
+	SHIM_CALL_VOID(GOMP_barrier, NULL, 0, 0, 0, 0);
 }
 
 SHIM_EXPORT void GOMP_loop_end(void)
 {
-	SHIM_CALL_VOID(GOMP_loop_end, NULL, 0, 0, 0, 0, 0);
+	SHIM_CALL_VOID(GOMP_loop_end, NULL, 0, 0, 0, 0);
 }
 
 SHIM_EXPORT void GOMP_sections_end(void)
 {
-	SHIM_CALL_VOID(GOMP_sections_end, NULL, 0, 0, 0, 0, 0);
+	SHIM_CALL_VOID(GOMP_sections_end, NULL, 0, 0, 0, 0);
 }
 
 SHIM_EXPORT void GOMP_single_copy_end(void *data)
 {
-	SHIM_CALL_VOID(GOMP_single_copy_end, NULL, data, 0, 0, 0, 0, data);
+	SHIM_CALL_VOID(GOMP_single_copy_end, NULL, data, 0, 0, 0, data);
 }
 
 SHIM_EXPORT void __kmpc_barrier(void *loc, int gtid)
 {
-	SHIM_CALL_VOID(__kmpc_barrier, NULL, loc, gtid, 0, 0, 0, loc, gtid);
+	SHIM_CALL_VOID(__kmpc_barrier, NULL, loc, gtid, 0, 0, loc, gtid);
 }

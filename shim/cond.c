@@ -17,28 +17,28 @@ SHIM_SITES(pthread_cond_broadcast);
 
 SHIM_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	return SHIM_CALL(pthread_cond_wait, COND_VERSION, c, m, 0, 0, 0, c, m);
+	return SHIM_CALL(pthread_cond_wait, COND_VERSION, c, m, 0, 0, c, m);
 }
 
 SHIM_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				       const struct timespec *t)
 {
-	return SHIM_CALL(pthread_cond_timedwait, COND_VERSION, c, m, t, 0, 0, c, m, t);
+	return SHIM_CALL(pthread_cond_timedwait, COND_VERSION, c, m, t, 0, c, m, t);
 }
 
 /* 2.30 and 2.34 are one function */
 SHIM_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t k,
 				       const struct timespec *t)
 {
-	return SHIM_CALL(pthread_cond_clockwait, NULL, c, m, k, t, 0, c, m, k, t);
+	return SHIM_CALL(pthread_cond_clockwait, NULL, c, m, k, t, c, m, k, t);
 }
 
 SHIM_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
-	return SHIM_CALL(pthread_cond_signal, COND_VERSION, c, 0, 0, 0, 0, c);
+	return SHIM_CALL(pthread_cond_signal, COND_VERSION, c, 0, 0, 0, c);
 }
 
 SHIM_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
-	return SHIM_CALL(pthread_cond_broadcast, COND_VERSION, c, 0, 0, 0, 0, c);
+	return SHIM_CALL(pthread_cond_broadcast, COND_VERSION, c, 0, 0, 0, c);
 }

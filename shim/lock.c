@@ -60,17 +60,17 @@ SHIM_SITES(__kmpc_end_critical);
 #define WRAP1(ret, F, T)                                                                           \
 	SHIM_EXPORT ret F(T a)                                                                     \
 	{                                                                                          \
-		return SHIM_CALL(F, NULL, a, 0, 0, 0, 0, a);                                       \
+		return SHIM_CALL(F, NULL, a, 0, 0, 0, a);                                          \
 	}
 #define WRAP1_VOID(F, T)                                                                           \
 	SHIM_EXPORT void F(T a)                                                                    \
 	{                                                                                          \
-		SHIM_CALL_VOID(F, NULL, a, 0, 0, 0, 0, a);                                         \
+		SHIM_CALL_VOID(F, NULL, a, 0, 0, 0, a);                                            \
 	}
 #define WRAP0_VOID(F)                                                                              \
 	SHIM_EXPORT void F(void)                                                                   \
 	{                                                                                          \
-		SHIM_CALL_VOID(F, NULL, 0, 0, 0, 0, 0);                                            \
+		SHIM_CALL_VOID(F, NULL, 0, 0, 0, 0);                                               \
 	}
 
 WRAP1(int, pthread_mutex_lock, pthread_mutex_t *)
@@ -99,31 +99,31 @@ WRAP0_VOID(GOMP_atomic_end)
 
 SHIM_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
 {
-	return SHIM_CALL(pthread_mutex_timedlock, NULL, m, t, 0, 0, 0, m, t);
+	return SHIM_CALL(pthread_mutex_timedlock, NULL, m, t, 0, 0, m, t);
 }
 
 SHIM_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
 {
-	return SHIM_CALL(pthread_rwlock_timedrdlock, NULL, l, t, 0, 0, 0, l, t);
+	return SHIM_CALL(pthread_rwlock_timedrdlock, NULL, l, t, 0, 0, l, t);
 }
 
 SHIM_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
 {
-	return SHIM_CALL(pthread_rwlock_timedwrlock, NULL, l, t, 0, 0, 0, l, t);
+	return SHIM_CALL(pthread_rwlock_timedwrlock, NULL, l, t, 0, 0, l, t);
 }
 
 SHIM_EXPORT void __kmpc_critical(void *loc, int gtid, void *crit)
 {
-	SHIM_CALL_VOID(__kmpc_critical, NULL, loc, gtid, crit, 0, 0, loc, gtid, crit);
+	SHIM_CALL_VOID(__kmpc_critical, NULL, loc, gtid, crit, 0, loc, gtid, crit);
 }
 
 SHIM_EXPORT void __kmpc_critical_with_hint(void *loc, int gtid, void *crit, uintptr_t hint)
 {
-	SHIM_CALL_VOID(__kmpc_critical_with_hint, NULL, loc, gtid, crit, hint, 0, loc, gtid, crit,
+	SHIM_CALL_VOID(__kmpc_critical_with_hint, NULL, loc, gtid, crit, hint, loc, gtid, crit,
 		       hint);
 }
 
 SHIM_EXPORT void __kmpc_end_critical(void *loc, int gtid, void *crit)
 {
-	SHIM_CALL_VOID(__kmpc_end_critical, NULL, loc, gtid, crit, 0, 0, loc, gtid, crit);
+	SHIM_CALL_VOID(__kmpc_end_critical, NULL, loc, gtid, crit, 0, loc, gtid, crit);
 }

@@ -9,11 +9,12 @@
  * and attaches there instead of to F. With no tracer the sites cost a call
  * and a return each.
  *
- * The entry site gets the wrapped function's first five arguments in the
+ * The entry site gets the wrapped function's first four arguments in the
  * registers the function got them (the BPF entry program picks the ones
- * the probe's cookie names, as at F itself); the exit site gets the return
- * value and the return address in the program (the call site). Both get,
- * as their sixth argument, the measured cost of the thread's previous site
+ * the probe's cookie names, as at F itself; none takes a fifth); the exit
+ * site gets the return value and the return address in the program (the
+ * call site). Both get, as their fifth argument, the time just before the
+ * site and as their sixth the measured cost of the thread's previous site
  * hit (self-timing, below).
  *
  * Self-timing: when sbt-bpf launched the program (SBT_SHIM_TIMED_ENV=1), each
@@ -52,8 +53,8 @@
 		"\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                                           \
 		"\tret\n"                                                                          \
 		".size sbt_exit_" #F ", . - sbt_exit_" #F "\n");                                   \
-	void sbt_enter_##F(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uint64_t);       \
-	void sbt_exit_##F(intptr_t, void *, uintptr_t, uintptr_t, uintptr_t, uint64_t)
+	void sbt_enter_##F(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uint64_t, uint64_t);        \
+	void sbt_exit_##F(intptr_t, void *, uintptr_t, uintptr_t, uint64_t, uint64_t)
 
 #define SHIM_A(x) ((uintptr_t)(x))
 
@@ -93,39 +94,42 @@ static inline uint64_t shim__now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Call a site, timed when self-timing is on. */
+/* Call a site with its first four arguments, timed when self-timing is
+ * on: the time just before it goes as its fifth argument (the record's
+ * time: the hit is all after it), and the cost of the hit to the thread's
+ * next site. */
 #define SHIM_SITE(site, ...)                                                                       \
 	do {                                                                                       \
 		if (shim__timed) {                                                                 \
 			uint64_t t0_ = shim__now(), d_;                                            \
-			site(__VA_ARGS__, shim__prev);                                             \
+			site(__VA_ARGS__, t0_, shim__prev);                                        \
 			d_ = shim__now() - t0_ + shim__clock_ns;                                   \
 			shim__prev = SBT_SITE_COST_KNOWN | (d_ > UINT32_MAX ? UINT32_MAX : d_);    \
 		} else {                                                                           \
-			site(__VA_ARGS__, 0);                                                      \
+			site(__VA_ARGS__, 0, 0);                                                   \
 		}                                                                                  \
 	} while (0)
 
-#define SHIM_ENTER(F, a1, a2, a3, a4, a5)                                                          \
-	SHIM_SITE(sbt_enter_##F, SHIM_A(a1), SHIM_A(a2), SHIM_A(a3), SHIM_A(a4), SHIM_A(a5))
-#define SHIM_EXIT(F, r) SHIM_SITE(sbt_exit_##F, (intptr_t)(r), __builtin_return_address(0), 0, 0, 0)
+#define SHIM_ENTER(F, a1, a2, a3, a4)                                                              \
+	SHIM_SITE(sbt_enter_##F, SHIM_A(a1), SHIM_A(a2), SHIM_A(a3), SHIM_A(a4))
+#define SHIM_EXIT(F, r) SHIM_SITE(sbt_exit_##F, (intptr_t)(r), __builtin_return_address(0), 0, 0)
 
 /* Wrapper body: enter site, the call, exit site. */
-#define SHIM_CALL(F, version, a1, a2, a3, a4, a5, ...)                                             \
+#define SHIM_CALL(F, version, a1, a2, a3, a4, ...)                                                 \
 	({                                                                                         \
 		__typeof__(&F) real_ = SHIM_REAL(F, version);                                      \
 		__typeof__(real_(__VA_ARGS__)) r_;                                                 \
-		SHIM_ENTER(F, a1, a2, a3, a4, a5);                                                 \
+		SHIM_ENTER(F, a1, a2, a3, a4);                                                     \
 		r_ = real_(__VA_ARGS__);                                                           \
 		SHIM_EXIT(F, r_);                                                                  \
 		r_;                                                                                \
 	})
 
 /* The same for a function returning nothing. */
-#define SHIM_CALL_VOID(F, version, a1, a2, a3, a4, a5, ...)                                        \
+#define SHIM_CALL_VOID(F, version, a1, a2, a3, a4, ...)                                            \
 	do {                                                                                       \
 		__typeof__(&F) real_ = SHIM_REAL(F, version);                                      \
-		SHIM_ENTER(F, a1, a2, a3, a4, a5);                                                 \
+		SHIM_ENTER(F, a1, a2, a3, a4);                                                     \
 		real_(__VA_ARGS__);                                                                \
 		SHIM_EXIT(F, 0);                                                                   \
 	} while (0)

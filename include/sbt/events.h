@@ -76,6 +76,17 @@
 /* That argument: the cost in ns in the low 32 bits, this bit when there is
  * one (the thread's first hit has none). */
 #define SBT_SITE_COST_KNOWN (1ULL << 32)
+/* A self-timed site's fifth argument is the CLOCK_MONOTONIC time its
+ * wrapper read just before it (0: none), never one of the wrapped
+ * function's (no entry record selects argument 5 there). The record takes
+ * that time (SBT_RF_USER_TS) unless it is older than the BPF side's clock
+ * by more than SBT_USER_TS_STALE_NS plus a tick, or ahead of it by more
+ * than SBT_USER_TS_AHEAD_NS; so no record is stamped more than
+ * SBT_USER_TS_BEHIND_MAX_NS before it was reserved (doc/design.md §4,
+ * User-side time). */
+#define SBT_USER_TS_STALE_NS	  (1000ULL * 1000)
+#define SBT_USER_TS_AHEAD_NS	  (50ULL * 1000 * 1000)
+#define SBT_USER_TS_BEHIND_MAX_NS (50ULL * 1000 * 1000)
 /* The environment variable that turns the shim's self-timing on ("1"). */
 #define SBT_SHIM_TIMED_ENV "SBT_PROBES_TIMED"
 /* Argument selectors: 0 the default (obj: first argument, site: second),
@@ -99,7 +110,7 @@
 #define SBT_CTR_SINCE_START  0x200 /* counted since the thread's first run in the session */
 
 struct sbt_event {
-	__u64 ts;    /* CLOCK_MONOTONIC, ns (bpf_ktime_get_ns) */
+	__u64 ts;    /* CLOCK_MONOTONIC, ns (bpf_ktime_get_ns, or SBT_RF_USER_TS) */
 	__u64 obj;   /* see the record types */
 	__u64 site;  /* EXIT: call site (return address); ENTER: second argument */
 	__u32 pid;   /* thread group id */
@@ -114,8 +125,9 @@ struct sbt_event {
 /* Record flags. A self-timed hit's cost is known only after it: the
  * thread's next self-timed record brings it (doc/design.md §4, Self-timed
  * sites). */
-#define SBT_RF_TIMED 1u /* made at a self-timed site */
-#define SBT_RF_COST  2u /* cost holds the measured cost of the previous one */
+#define SBT_RF_TIMED   1u /* made at a self-timed site */
+#define SBT_RF_COST    2u /* cost holds the measured cost of the previous one */
+#define SBT_RF_USER_TS 4u /* ts is the wrapper's time just before the hit */
 
 _Static_assert(sizeof(struct sbt_event) == 48, "sbt_event is a fixed 48-byte record");
 

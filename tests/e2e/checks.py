@@ -174,7 +174,7 @@ def sbt_origins(path):
     return start, jobs
 
 
-RF_TIMED, RF_COST = 1, 2  # include/sbt/events.h
+RF_TIMED, RF_COST, RF_USER_TS = 1, 2, 4  # include/sbt/events.h
 
 
 def sbt_records(path):
@@ -678,14 +678,22 @@ def measured(report, sbt):
     plausible against the calibrated one."""
     r = load(report)
     common_facts(r)
-    per_tid, costs = {}, []
+    per_tid, costs, user_ts, last_ts, backwards = {}, [], 0, {}, 0
     for rec in sbt_records(sbt):
         if rec[9] & RF_TIMED:
             per_tid[rec[4]] = per_tid.get(rec[4], 0) + 1
+            user_ts += bool(rec[9] & RF_USER_TS)
         if rec[9] & RF_COST:
             costs.append(rec[8])
+        backwards += rec[0] < last_ts.get(rec[4], 0)
+        last_ts[rec[4]] = rec[0]
     expect = sum(n - 1 for n in per_tid.values())
     check(expect > 0, "no records from self-timed sites")
+    timed = sum(per_tid.values())
+    # the wrapper's own clock, except where the thread was held up between
+    # its read and the trap (stamped in the kernel then)
+    check(user_ts >= timed * 0.9, f"{user_ts} of {timed} timed records carry the wrapper's time")
+    check(backwards == 0, f"{backwards} records older than their thread's previous one")
     check(len(costs) == expect, f"{len(costs)} records carry a cost, expected {expect}")
     check(all(c > 0 for c in costs), f"{sum(c == 0 for c in costs)} measured costs of 0 ns")
     mc = r["approximated"]["measured_costs"]

@@ -29,7 +29,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 cache = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[2]) if l.startswith("alpha ")}
 cal = {c["symbol"]: c for c in r["calibration"]}
-assert cal["pthread_barrier_wait"]["entry_ns"] == cache["pthread_barrier_wait"], cal
+# launched, the barrier is probed at the probe shim's site: its cost is the site's
+assert "libsbt-probes-barrier" in cal["pthread_barrier_wait"]["object"], cal
+assert cal["pthread_barrier_wait"]["entry_ns"] == cache["[shim-site]"], cal
 assert cal["step"]["entry_ns"] > 0, "the --probe function got a class cost"
 assert r["approximated"]["duration_ns"] < r["duration_ns"], "probe cost removed from the run"
 for p in r["phases"]:
@@ -42,6 +44,18 @@ for p in r["phases"]:
         assert ta["depart_ns"] >= last, "no exit before the approximated last arrival"
         # worker i calls step() 300 * (i + 1) times: that is the overhead removed
         assert t["probe_overhead_ns"] > 0
+PY
+	# without the shim, the function itself is probed, at its own calibrated cost
+	run "$SBT" record --no-shim -o "$T/n.sbt" -- "$EX/stepper" -t 2 -n 2 -k 10 -s 1
+	[ "$status" -eq 0 ]
+	"$SBT" report --format json "$T/n.sbt" >"$T/n.json"
+	python3 - "$T/n.json" /var/cache/sbt-bpf/calibration <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+cache = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[2]) if l.startswith("alpha ")}
+cal = {c["symbol"]: c for c in r["calibration"]}
+assert "libsbt-probes" not in cal["pthread_barrier_wait"]["object"], cal
+assert cal["pthread_barrier_wait"]["entry_ns"] == cache["pthread_barrier_wait"], cal
 PY
 }
 

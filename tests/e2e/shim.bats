@@ -1,24 +1,31 @@
 #!/usr/bin/env bats
-# The probe shim (--shim, shim/shim.h): probes at the wrappers' 5-byte-nop
-# sites give what the plain uprobes give, checked against each workload's
-# own counts and clocks, as the other suites do without the shim.
+# The probe shim (shim/shim.h; the default with -- CMD): probes at the
+# wrappers' 5-byte-nop sites give what plain uprobes on the functions give
+# (--no-shim), both checked against each workload's own counts and clocks.
+# The other suites run with the default, the shim.
 load helpers
 
-# The shim's sites, not the libraries', carried the records: the report's
-# probe table (calibration[]) names the shim library for function $2.
-shim_probed() {
-	"$SBT" report --format json "$1" |
-		python3 -c 'import json,sys; r=json.load(sys.stdin); objs={p["object"] for p in r["calibration"] if p["symbol"] == sys.argv[1]}; sys.exit(not objs or any("libsbt-probes" not in o for o in objs))' "$2"
+# With --shim the shim's sites, not the libraries', carried the records of
+# function $3 in trace $2; with --no-shim the libraries' (the report's probe
+# table, calibration[], names the object probed).
+probed_as() {
+	"$SBT" report --format json "$2" |
+		python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+objs = {p["object"] for p in r["calibration"] if p["symbol"] == sys.argv[1]}
+shim = {"libsbt-probes" in o for o in objs}
+sys.exit(shim != {sys.argv[2] == "--shim"})' "$3" "$1"
 }
 
-@test "shim: pthread barrier, every phase exact against the workload's clocks (multi and per-probe links)" {
-	run "$SBT" record -v --shim -o "$T/b.sbt" -- "$EX/barrier_imbalance" -t 4 -n 6 -d 20 -m sleep
+@test "shim: pthread barrier, every phase exact against the workload's clocks (multi and per-probe links; and without the shim)" {
+	run "$SBT" record -v -o "$T/b.sbt" -- "$EX/barrier_imbalance" -t 4 -n 6 -d 20 -m sleep
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"probe shim preloaded: "*libsbt-probes-barrier.so* ]]
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json "$T/b.sbt" >"$T/b.json"
 	$CHECK imbalance "$T/b.json" "$T/wl.out" "$T/b.sbt" 6
-	shim_probed "$T/b.sbt" pthread_barrier_wait
+	probed_as --shim "$T/b.sbt" pthread_barrier_wait
 	$CHECK measured "$T/b.json" "$T/b.sbt"
 	# one link per probe (kernels without multi-uprobe links): the same
 	run env SBT_BPF_NO_UPROBE_MULTI=1 "$SBT" record --shim -o "$T/f.sbt" -- \
@@ -27,61 +34,86 @@ shim_probed() {
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json "$T/f.sbt" >"$T/f.json"
 	$CHECK imbalance "$T/f.json" "$T/wl.out" "$T/f.sbt" 6
+	run "$SBT" record -v --no-shim -o "$T/n.sbt" -- "$EX/barrier_imbalance" -t 4 -n 6 -d 20 -m sleep
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"probe shim preloaded"* ]]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/n.sbt" >"$T/n.json"
+	$CHECK imbalance "$T/n.json" "$T/wl.out" "$T/n.sbt" 6
+	probed_as --no-shim "$T/n.sbt" pthread_barrier_wait
 }
 
-@test "shim: mutex acquisitions, hold and wait times, exact (pthread_spin_lock too)" {
-	run chrt -f 10 "$SBT" record --shim --trace all -o "$T/m.sbt" -- "$EX/mutex_contention" -t 4 -k 300 -c 20
+@test "shim: mutex acquisitions, hold and wait times, exact (pthread_spin_lock too; and without the shim)" {
+	local mode
+	for mode in --shim --no-shim; do
+		run chrt -f 10 "$SBT" record $mode --trace all -o "$T/m.sbt" -- "$EX/mutex_contention" -t 4 -k 300 -c 20
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/wl.out"
+		grep -q '^counter 1200$' "$T/wl.out"
+		"$SBT" report --format json "$T/m.sbt" >"$T/m.json"
+		$CHECK mutex "$T/m.json" "$T/wl.out" 4 300 futex
+		probed_as $mode "$T/m.sbt" pthread_mutex_lock
+	done
+	# with the shim, no "not traced: pthread_spin_lock": its site takes a probe
+	run chrt -f 10 "$SBT" record --trace all -o "$T/m.sbt" -- "$EX/mutex_contention" -t 4 -k 300 -c 20
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"
-	grep -q '^counter 1200$' "$T/wl.out"
-	# no "not traced: pthread_spin_lock": the shim's site takes a probe
 	run grep -c "not traced: pthread_spin_lock" "$T/wl.out"
 	[ "$output" = 0 ]
 	"$SBT" report --format json "$T/m.sbt" >"$T/m.json"
 	$CHECK mutex "$T/m.json" "$T/wl.out" 4 300 futex
-	shim_probed "$T/m.sbt" pthread_mutex_lock
 	$CHECK measured "$T/m.json" "$T/m.sbt"
 }
 
-@test "shim: semaphores P = V = items, and a barrier made of semaphores" {
-	run "$SBT" record --shim -o "$T/s.sbt" -- "$EX/sem_pipeline" -n 150 -p 100 -c 50
-	[ "$status" -eq 0 ]
-	echo "$output" >"$T/wl.out"
-	"$SBT" report --format json "$T/s.sbt" >"$T/s.json"
-	$CHECK sem "$T/s.json" "$T/wl.out" 150
-	shim_probed "$T/s.sbt" sem_post
-	run "$SBT" record --shim --trace all -e context-switches -o "$T/sb.sbt" -- \
-		"$EX/sem_barrier" -t 4 -n 4 -c 200000
-	[ "$status" -eq 0 ]
-	echo "$output" >"$T/sb.out"
-	"$SBT" report --format json "$T/sb.sbt" >"$T/sb.json"
-	$CHECK sembar "$T/sb.json" "$T/sb.out" "$T/sb.sbt" 9
+@test "shim: semaphores P = V = items, and a barrier made of semaphores (and without the shim)" {
+	local mode
+	for mode in --shim --no-shim; do
+		run "$SBT" record $mode -o "$T/s.sbt" -- "$EX/sem_pipeline" -n 150 -p 100 -c 50
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/wl.out"
+		"$SBT" report --format json "$T/s.sbt" >"$T/s.json"
+		$CHECK sem "$T/s.json" "$T/wl.out" 150
+		probed_as $mode "$T/s.sbt" sem_post
+		run "$SBT" record $mode --trace all -e context-switches -o "$T/sb.sbt" -- \
+			"$EX/sem_barrier" -t 4 -n 4 -c 200000
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/sb.out"
+		"$SBT" report --format json "$T/sb.sbt" >"$T/sb.json"
+		$CHECK sembar "$T/sb.json" "$T/sb.out" "$T/sb.sbt" 9
+	done
 }
 
-@test "shim: a barrier made of a mutex and a condvar" {
-	run "$SBT" record --shim --trace barrier,cond -e context-switches -o "$T/cb.sbt" -- \
-		"$EX/cond_barrier" -t 4 -n 4 -c 200000
-	[ "$status" -eq 0 ]
-	echo "$output" >"$T/cb.out"
-	"$SBT" report --format json "$T/cb.sbt" >"$T/cb.json"
-	$CHECK condbar "$T/cb.json" "$T/cb.out" "$T/cb.sbt" 9
-	shim_probed "$T/cb.sbt" pthread_cond_broadcast
+@test "shim: a barrier made of a mutex and a condvar (and without the shim)" {
+	local mode
+	for mode in --shim --no-shim; do
+		run "$SBT" record $mode --trace barrier,cond -e context-switches -o "$T/cb.sbt" -- \
+			"$EX/cond_barrier" -t 4 -n 4 -c 200000
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/cb.out"
+		"$SBT" report --format json "$T/cb.sbt" >"$T/cb.json"
+		$CHECK condbar "$T/cb.json" "$T/cb.out" "$T/cb.sbt" 9
+		probed_as $mode "$T/cb.sbt" pthread_cond_broadcast
+	done
 }
 
-@test "shim: OpenMP barriers and critical sections, libgomp and libomp" {
-	run env OMP_WAIT_POLICY=passive OMP_NUM_THREADS=3 "$SBT" record --shim -o "$T/g.sbt" -- \
-		"$EX/omp_barriers_gomp" -n 3 -d 15
-	[ "$status" -eq 0 ]
-	echo "$output" >"$T/wl.out"
-	"$SBT" report --format json "$T/g.sbt" >"$T/g.json"
-	$CHECK omp "$T/g.json" "$T/wl.out" "$T/g.sbt" 3
-	shim_probed "$T/g.sbt" GOMP_barrier
-	OMP_NUM_THREADS=3 run "$SBT" record --shim --trace lock -o "$T/l.sbt" -- "$EX/omp_critical_llvm" -k 60 -c 10
-	[ "$status" -eq 0 ]
-	echo "$output" >"$T/l.out"
-	"$SBT" report --format json "$T/l.sbt" >"$T/l.json"
-	$CHECK omp_locks "$T/l.json" "$T/l.out" llvm
-	shim_probed "$T/l.sbt" __kmpc_critical
+@test "shim: OpenMP barriers and critical sections, libgomp and libomp (and without the shim)" {
+	local mode
+	for mode in --shim --no-shim; do
+		run env OMP_WAIT_POLICY=passive OMP_NUM_THREADS=3 "$SBT" record $mode -o "$T/g.sbt" -- \
+			"$EX/omp_barriers_gomp" -n 3 -d 15
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/wl.out"
+		"$SBT" report --format json "$T/g.sbt" >"$T/g.json"
+		$CHECK omp "$T/g.json" "$T/wl.out" "$T/g.sbt" 3
+		probed_as $mode "$T/g.sbt" GOMP_barrier
+		OMP_NUM_THREADS=3 run "$SBT" record $mode --trace lock -o "$T/l.sbt" -- \
+			"$EX/omp_critical_llvm" -k 60 -c 10
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/l.out"
+		"$SBT" report --format json "$T/l.sbt" >"$T/l.json"
+		$CHECK omp_locks "$T/l.json" "$T/l.out" llvm
+		probed_as $mode "$T/l.sbt" __kmpc_critical
+	done
 }
 
 @test "shim: the user's LD_PRELOAD stays, first; output and exit status unchanged" {
@@ -109,7 +141,10 @@ shim_probed() {
 	grep -qE "pid [0-9]+ did not load the probe shim" <<<"$output"
 }
 
-@test "shim: --shim without a command is a usage error" {
+@test "shim: --shim or --no-shim without a command is a usage error" {
+	run "$SBT" --no-shim -p 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--no-shim"*"-- COMMAND"* ]]
 	run "$SBT" --shim -p 1
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--shim"*"-- COMMAND"* ]]

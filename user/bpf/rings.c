@@ -43,6 +43,8 @@ struct rings {
 	size_t each; /* bytes per ring */
 	int epfd;
 	struct ordered *ord;
+	/* how much earlier than its reservation a record may be stamped */
+	__u64 stamped_before;
 };
 
 static size_t ring_size(size_t total, int n)
@@ -54,19 +56,23 @@ static size_t ring_size(size_t total, int n)
 	return sz;
 }
 
+/* A sample holds one record, or a record and the COUNTERS records read in
+ * the same probe hit. */
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct ring *r = ctx;
 	const struct sbt_event *e = data;
+	size_t i;
 
-	if (size < sizeof(*e))
-		return 0;
-	if (ordered__push(r->owner->ord, r->idx, e))
-		return -ENOMEM;
-	if (e->ts > r->last_ts)
-		r->last_ts = e->ts;
-	/* the record is kept either way: libbpf has consumed it */
-	return ++r->taken >= RING_BUDGET ? -EAGAIN : 0;
+	for (i = 0; i < size / sizeof(*e); i++) {
+		if (ordered__push(r->owner->ord, r->idx, &e[i]))
+			return -ENOMEM;
+		if (e[i].ts > r->last_ts)
+			r->last_ts = e[i].ts;
+		r->taken++;
+	}
+	/* the records are kept either way: libbpf has consumed them */
+	return r->taken >= RING_BUDGET ? -EAGAIN : 0;
 }
 
 /* The consumer and producer positions of ring fd (its first two pages). */
@@ -222,16 +228,18 @@ void rings__free(struct rings *rs)
 
 /* The time before which ring r can produce no record it has not given us:
  * empty at some time, any record it makes later was reserved after, and
- * stamped after its reservation; not empty (a drain budget, a record being
+ * stamped after its reservation (or, at a self-timed site, at most
+ * stamped_before earlier); not empty (a drain budget, a record being
  * written), not much before the newest record taken. */
 static __u64 ring_horizon(const struct ring *r)
 {
-	__u64 now = clock_ns(CLOCK_MONOTONIC);
+	__u64 now = clock_ns(CLOCK_MONOTONIC), early = r->owner->stamped_before;
 
 	if (__atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) ==
 	    __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE))
-		return now;
-	return r->last_ts > BEHIND_NS ? r->last_ts - BEHIND_NS : 0;
+		return now > early ? now - early : 0;
+	early += BEHIND_NS;
+	return r->last_ts > early ? r->last_ts - early : 0;
 }
 
 /* Take what every ring holds (a budget each). *horizon: the time before
@@ -291,6 +299,11 @@ int rings__flush(struct rings *rs, rings_event_fn fn, void *ctx)
 			return (int)rc;
 	}
 	return 0;
+}
+
+void rings__user_stamped(struct rings *rs)
+{
+	rs->stamped_before = SBT_USER_TS_BEHIND_MAX_NS;
 }
 
 __u64 rings__late(const struct rings *rs)

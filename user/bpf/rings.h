@@ -30,6 +30,10 @@ void rings__free(struct rings *r);
 int rings__drain(struct rings *r, int timeout_ms, rings_event_fn fn, void *ctx);
 /* Drain everything and hand fn every record held (the end). */
 int rings__flush(struct rings *r, rings_event_fn fn, void *ctx);
+/* Records may carry a self-timed site's user-side time (include/sbt/events.h
+ * SBT_USER_TS_BEHIND_MAX_NS): records are held that much longer before they
+ * are handed on. */
+void rings__user_stamped(struct rings *r);
 /* Records that came after their time had been handed on (order may be off
  * there). */
 __u64 rings__late(const struct rings *r);

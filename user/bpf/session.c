@@ -493,6 +493,9 @@ int session__attach_probes(struct session *s, const struct probe *probes, int n,
 {
 	int i, j, e;
 
+	for (i = 0; i < n; i++)
+		if (probe__cookie(&probes[i]) & SBT_COOKIE_TIMED)
+			rings__user_stamped(s->rings);
 	if (!s->multi)
 		return attach_per_function(s, probes, n, pid, err, errlen);
 	for (i = 0; i < n; i++) {

@@ -19,6 +19,7 @@ enum {
 	OPT_DRAIN,
 	OPT_SHARED_RING,
 	OPT_SHIM,
+	OPT_NO_SHIM,
 	OPT_MAX_LINES,
 	OPT_FORCE,
 	OPT_TRACE,
@@ -126,9 +127,12 @@ static const struct argp_option options[] = {
 	 "perturbing; with -a, futex is off too: it costs every syscall of the machine)",
 	 2},
 	{"shim", OPT_SHIM, NULL, 0,
-	 "With -- CMD: preload the probe shim, whose wrappers carry cheap probe sites (a 5-byte "
-	 "nop the kernel calls through instead of trapping) for the classes traced",
+	 "With -- CMD (the default there): preload the probe shim, whose wrappers carry cheap "
+	 "probe sites (a 5-byte nop the kernel calls through instead of trapping) that time "
+	 "themselves, for the classes traced",
 	 2},
+	{"no-shim", OPT_NO_SHIM, NULL, 0,
+	 "With -- CMD: no probe shim; plain uprobes on the functions themselves", 2},
 	{"force", OPT_FORCE, NULL, 0,
 	 "Trace even if the target uses no traced function (-p); with -- CMD, no warning "
 	 "when nothing synchronized",
@@ -331,7 +335,10 @@ static int parse_value(struct env *env, int key, const char *arg, struct argp_st
 		env->shared_ring = 1;
 		return 0;
 	case OPT_SHIM:
-		env->shim = 1;
+		env->shim_given = 1;
+		return 0;
+	case OPT_NO_SHIM:
+		env->shim_given = -1;
 		return 0;
 	case OPT_DRAIN:
 		e = parse_int(arg, 1, 10000, &env->drain_ms);
@@ -428,9 +435,10 @@ static int check_env(struct env *env, struct argp_state *st)
 		argp_error(st, "give one of -p PID, -a or -- COMMAND");
 	if (has_filter(env) && !env->all)
 		argp_error(st, "--filter selects among every process: use it with -a");
-	if (env->shim && !env->cmd)
-		argp_error(st, "--shim is preloaded into a command sbt-bpf starts: use it with "
-			       "-- COMMAND");
+	if (env->shim_given && !env->cmd)
+		argp_error(st, "--%s is about a command sbt-bpf starts: use it with -- COMMAND",
+			   env->shim_given > 0 ? "shim" : "no-shim");
+	env->shim = env->cmd && env->shim_given >= 0;
 	/* -a: the futex tracepoints would run at every syscall of every process
 	 * (measured: ~180 ns each here), so they are opt-in, like locks */
 	if (env->all && !env->classes_given)

@@ -42,7 +42,8 @@ struct env {
 	uint64_t duration_ns;		 /* --duration; 0 = until the target exits */
 	uint64_t buffer_bytes;		 /* --buffer-size */
 	int shared_ring;		 /* --shared-ring */
-	int shim;			 /* --shim */
+	int shim;			 /* preload the probe shim (-- CMD, unless --no-shim) */
+	int shim_given;			 /* --shim 1, --no-shim -1, neither 0 */
 	int drain_ms;			 /* --drain-interval */
 	uint64_t max_lines;		 /* --max-lines: episode lines per second */
 	int quiet;			 /* -q: no episode lines */
