@@ -8,7 +8,7 @@ slowest thread's compute time of that phase, median over the runs). T_m is
 the traced run's measured duration, T_a its approximation under each model
 (the same recordings re-analysed with `report --model`); medians over
 ROUNDS recordings. Per-phase errors compare the trace's phase times with the
-workload's. Each workload is recorded with plain uprobes and with the probe
+workload's. Each workload is recorded with plain uprobes (--no-shim) and with the probe
 shim (--shim: 5-byte-nop sites that time themselves, so the approximation
 charges measured costs), side by side. Prints one markdown table.
 
@@ -146,7 +146,7 @@ def row(label, cmd, env_extra, opts, rounds, tmp, probes):
         res = {m: [] for m in MODELS}
         for i in range(rounds):
             path = os.path.join(tmp, f"r{i}.sbt")
-            record(cmd, env, opts + (["--shim"] if kind == "shim" else []), path)
+            record(cmd, env, opts + (["--shim"] if kind == "shim" else ["--no-shim"]), path)
             for m in MODELS:
                 res[m].append(analyse(path, m))
         print_row(label, kind, t, truth, res)

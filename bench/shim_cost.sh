@@ -9,8 +9,10 @@
 #                    sbt-bpf launches it): four clock reads per call
 #   floor          - empty BPF programs on the functions' uprobe + uretprobe
 #   floor-shim     - empty BPF programs on the shim's two sites, timing on
-#   sbt            - sbt-bpf -- probe_loop (plain uprobes)
-#   sbt-shim       - sbt-bpf --shim -- probe_loop
+#   sbt            - sbt-bpf --no-shim -- probe_loop (plain uprobes)
+#   sbt-shim       - sbt-bpf --shim -- probe_loop (the default)
+#   sbt-shim-c2/c4 - the same reading 2 / 4 counters (-e; software events:
+#                    this VM has no PMU) at the barrier loops' hits
 # Targets: sbt-shim within 1.10x of floor-shim; for the single-stepped
 # functions (mutex, sem_post, GOMP_barrier) at most 1/5 of sbt.
 #
@@ -24,6 +26,11 @@ bench_init "$@"
 SHIM="$PWD/$OUT/libsbt-probes-barrier.so:$PWD/$OUT/libsbt-probes-lock.so:$PWD/$OUT/libsbt-probes-sem.so"
 FUNCS="barrier mutex sem gomp"
 SETUPS="none shim-idle shim-timed floor floor-shim sbt sbt-shim"
+# counters are read at barriers only
+CSETUPS="sbt-shim-c2 sbt-shim-c4"
+CFUNCS="barrier gomp"
+EV2=task-clock,page-faults
+EV4=task-clock,page-faults,context-switches,cpu-migrations
 declare -A CLASS=([barrier]=barrier [mutex]=lock [sem]=sem [gomp]=barrier)
 declare -A SYMS=([barrier]="pthread_barrier_wait" [mutex]="pthread_mutex_lock pthread_mutex_unlock"
 	[sem]="sem_post sem_wait" [gomp]="GOMP_barrier")
@@ -61,18 +68,28 @@ run_setup() { # SETUP F
 	floor-shim)
 		for a in ${SYMS[$f]}; do args="$args -s sbt_enter_$a -s sbt_exit_$a"; done
 		floor_run $f "$SHIM" -e $args ;;
-	sbt | sbt-shim)
-		"$SBT" -q --trace ${CLASS[$f]} $([ $s = sbt-shim ] && echo --shim) -- \
+	sbt | sbt-shim*)
+		case $s in
+		sbt) args=--no-shim ;;
+		sbt-shim) args=--shim ;;
+		sbt-shim-c2) args="--shim -e $EV2" ;;
+		sbt-shim-c4) args="--shim -e $EV4" ;;
+		esac
+		"$SBT" -q --trace ${CLASS[$f]} $args -- \
 			"$LOOP" -f $f -t 1 -n "$CALLS" >"$TMP/loop" 2>/dev/null
 		ns_per_call "$TMP/loop" ;;
 	esac
 }
 
 echo "== $CALLS iterations, 1 thread, $ROUNDS interleaved rounds (median ns per iteration) =="
-for f in $FUNCS; do for s in $SETUPS; do : >"$TMP/r.$f.$s"; done; done
+setups_of() { # F: the setups run for loop F
+	echo $SETUPS
+	case " $CFUNCS " in *" $1 "*) echo $CSETUPS ;; esac
+}
+for f in $FUNCS; do for s in $(setups_of $f); do : >"$TMP/r.$f.$s"; done; done
 for r in $(seq "$ROUNDS"); do
 	for f in $FUNCS; do
-		for s in $SETUPS; do run_setup $s $f >>"$TMP/r.$f.$s"; done
+		for s in $(setups_of $f); do run_setup $s $f >>"$TMP/r.$f.$s"; done
 	done
 done
 echo "| loop | none | shim-idle | shim-timed | floor | floor-shim | sbt | sbt-shim | sbt-shim / floor-shim (probe cost) | sbt-shim / sbt (probe cost) |"
@@ -83,4 +100,15 @@ for f in $FUNCS; do
 		-v fl="$m_floor" -v fs="$m_floor_shim" -v s="$m_sbt" -v ss="$m_sbt_shim" 'BEGIN {
 		printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.3f |\n",
 			f, n, i, ti, fl, fs, s, ss, (ss - n) / (fs - n), (ss - n) / (s - n) }'
+done
+echo
+echo "== counters read at the shim's barrier sites ($EV2 / $EV4) =="
+echo "| loop | none | floor-shim | sbt-shim | 2 counters | 4 counters | sbt-shim / floor-shim | 2 counters / floor-shim | 4 counters / floor-shim |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for f in $CFUNCS; do
+	for s in none floor-shim sbt-shim $CSETUPS; do eval "m_${s//-/_}=$(median <"$TMP/r.$f.$s")"; done
+	awk -v f="$f (${SYMS[$f]// / + })" -v n="$m_none" -v fs="$m_floor_shim" -v ss="$m_sbt_shim" \
+		-v c2="$m_sbt_shim_c2" -v c4="$m_sbt_shim_c4" 'BEGIN {
+		printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |\n",
+			f, n, fs, ss, c2, c4, (ss - n) / (fs - n), (c2 - n) / (fs - n), (c4 - n) / (fs - n) }'
 done

@@ -190,6 +190,23 @@ def sbt_records(path):
     return recs
 
 
+def hit_costs(sbt):
+    """{(tid, ts): ns} of the records stamped with the wrapper's time before
+    their hit (self-timed sites): what the hit cost, as the thread's next
+    timed record measured it. Their counters were read inside the hit, after
+    ts."""
+    pending, out = {}, {}
+    for rec in sbt_records(sbt):
+        ts, tid, flags = rec[0], rec[4], rec[9]
+        if not flags & RF_TIMED:
+            continue
+        if flags & RF_COST and tid in pending:
+            out[pending.pop(tid)] = rec[8]
+        if flags & RF_USER_TS:
+            pending[tid] = (tid, ts)
+    return out
+
+
 def origin(spec, report):
     """Absolute CLOCK_MONOTONIC ns of the report's time 0."""
     pids = {p["pid"] for p in report["phases"]}
@@ -967,6 +984,7 @@ def taskclock(report, wl_out, org_spec):
     run-queue wait, which also needs it not to sleep (page_touch -s 0)."""
     r = load(report)
     org, costs = origin(org_spec, r), Costs(r)
+    hit = hit_costs(org_spec)
     wins = windows(wl_out)
     cpu = {}
     for key, w in wins.items():
@@ -984,8 +1002,11 @@ def taskclock(report, wl_out, org_spec):
         n += 1
         w, pw = wins[key], wins[before]
         own = cpu[key][0] - cpu[before][1]
-        # wall time from the previous exit probe to our read, our read to the entry probe
-        slack = (pw.leave - (org + trace[before]["depart_ns"])) + (org + t["arrive_ns"] - w.enter)
+        # wall time from the previous exit probe to our read, our read to the entry
+        # probe, and the entry hit itself where the record's time is from before it
+        arrive = org + t["arrive_ns"]
+        slack = (pw.leave - (org + trace[before]["depart_ns"])) + (arrive - w.enter) + \
+            hit.get((tid, arrive), 0)
         switched = cpu[key][2] + pw.nvcsw + pw.nivcsw + w.nvcsw + w.nivcsw
         stolen = max(0, (w.enter - pw.leave) - own - cpu[key][3])
         allowed = slack + eps + switched * PER_SWITCH_NS + stolen
