@@ -184,19 +184,19 @@ static __always_inline __u32 sbt_cpu_slot(__u32 cpu)
 	return cpu & (SBT_MAX_CPUS - 1);
 }
 
-/* A record that found no room: counted on its CPU and for its process. */
-static __always_inline int sbt_drop(__u32 cpu, __u32 pid)
+/* n records that found no room: counted on its CPU and for its process. */
+static __always_inline int sbt_drop(__u32 cpu, __u32 pid, __u64 n)
 {
-	__u64 one = 1, *n;
+	__u64 *p;
 
 	cpu = sbt_cpu_slot(cpu);
-	__sync_fetch_and_add(&drops_total[cpu], 1);
-	__sync_fetch_and_add(&drops_pending[cpu], 1);
-	n = bpf_map_lookup_elem(&drops_by_pid, &pid);
-	if (n)
-		__sync_fetch_and_add(n, 1);
+	__sync_fetch_and_add(&drops_total[cpu], n);
+	__sync_fetch_and_add(&drops_pending[cpu], n);
+	p = bpf_map_lookup_elem(&drops_by_pid, &pid);
+	if (p)
+		__sync_fetch_and_add(p, n);
 	else
-		bpf_map_update_elem(&drops_by_pid, &pid, &one, BPF_NOEXIST);
+		bpf_map_update_elem(&drops_by_pid, &pid, &n, BPF_NOEXIST);
 	return 0;
 }
 
@@ -255,11 +255,11 @@ static __always_inline int sbt_emit_recs(const struct sbt_event *rec, int n, int
 	if (per_cpu_rings) {
 		ring = bpf_map_lookup_elem(&rings, &key);
 		if (!ring)
-			return sbt_drop(cpu, rec[0].pid);
+			return sbt_drop(cpu, rec[0].pid, n);
 	}
 	e = sbt_reserve(ring, n);
 	if (!e)
-		return sbt_drop(cpu, rec[0].pid);
+		return sbt_drop(cpu, rec[0].pid, n);
 	ts = rec[0].ts ? rec[0].ts : bpf_ktime_get_ns();
 	sbt_fill(&e[0], &rec[0], ts);
 	if (n > 1)

@@ -128,17 +128,26 @@ sys.exit(shim != {sys.argv[2] == "--shim"})' "$3" "$1"
 
 # A static program maps no C library to stand in for: its own copies are
 # probed as without the shim, every phase exact. A program whose LD_PRELOAD
-# was cleared (env -i) runs without the shim: sbt-bpf says so.
-@test "shim: a static program is probed in itself; a program without the shim is named" {
+# was cleared (env -i) runs without the shim: sbt-bpf says so and probes its
+# C library for it alone, every phase exact.
+@test "shim: a static program is probed in itself; a program without the shim gets plain uprobes" {
 	run "$SBT" record --shim -o "$T/st.sbt" -- "$EX/barrier_imbalance_static" -t 4 -n 6 -d 20 -m sleep
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"
 	[ "$(grep -c 'did not load the probe shim' "$T/wl.out")" -eq 0 ]
 	"$SBT" report --format json "$T/st.sbt" >"$T/st.json"
 	$CHECK imbalance "$T/st.json" "$T/wl.out" "$T/st.sbt" 6
-	run "$SBT" -q --shim -- env -i "$EX/barrier_imbalance" -t 3 -n 2 -d 1
+	run "$SBT" record --shim -o "$T/ei.sbt" -- env -i "$EX/barrier_imbalance" -t 3 -n 4 -d 5
 	[ "$status" -eq 0 ]
-	grep -qE "pid [0-9]+ did not load the probe shim" <<<"$output"
+	echo "$output" >"$T/wl.out"
+	grep -qE "pid [0-9]+ did not load the probe shim .*: traced with plain uprobes" "$T/wl.out"
+	"$SBT" report --format json "$T/ei.sbt" >"$T/ei.json"
+	$CHECK imbalance "$T/ei.json" "$T/wl.out" "$T/ei.sbt" 4
+	# the C library's own pthread_barrier_wait is in the probe table too
+	"$SBT" report --format json "$T/ei.sbt" | python3 -c '
+import json, sys
+objs = {p["object"] for p in json.load(sys.stdin)["calibration"] if p["symbol"] == "pthread_barrier_wait"}
+assert any("/libc.so" in o for o in objs), objs'
 }
 
 @test "shim: --shim or --no-shim without a command is a usage error" {

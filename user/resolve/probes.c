@@ -552,6 +552,27 @@ int probes__add_known(struct probe_table *t, const struct elfsym *es, const stru
 	return add_known(t, es, f, classes, 0, NULL);
 }
 
+int probes__add_interposed(struct probe_table *t, const struct elfsym *es,
+			   const struct mapped_file *f, unsigned int classes)
+{
+	int n, added = 0, first;
+	size_t i;
+
+	if (!interposed(f))
+		return 0;
+	for (i = 0; i < NKNOWN; i++) {
+		if (!(probe_kind__class(known[i].kind) & classes) || !shim_covers(t, i))
+			continue;
+		first = t->n;
+		n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
+		if (n < 0)
+			return n;
+		set_args(t, first, entry_obj_arg(known[i].symbol), SBT_ARG_DEFAULT);
+		added += n;
+	}
+	return added;
+}
+
 /* Known functions defined in file f (see add_known). */
 static int scan_file(struct probe_table *t, const struct mapped_file *f, int exe, int *used,
 		     unsigned int classes)

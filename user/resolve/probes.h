@@ -84,6 +84,11 @@ int probes__init(struct probe_table *t);
  * (-E2BIG: table full). */
 int probes__add_known(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		      unsigned int classes);
+/* The known functions of classes that f defines and the probe shim stands
+ * in for (not probed in f while the shim is in use): for a process that did
+ * not load the shim. Returns the probes added or a negative errno. */
+int probes__add_interposed(struct probe_table *t, const struct elfsym *es,
+			   const struct mapped_file *f, unsigned int classes);
 /* Add every version of function `symbol` in es (file f) as a `kind` probe.
  * Returns how many versions were found, or a negative errno; the table may
  * grow by fewer (a version whose first instruction cannot take a uprobe, an

@@ -344,11 +344,31 @@ static void use_shim(struct target_many *m, char *preload, size_t n)
 	log_info("probe shim preloaded: %s", preload);
 }
 
-/* --shim: a process of the tree that maps the C library but not the shim
- * (a setuid program, whose loader ignores LD_PRELOAD, or one run with its
- * environment cleared) makes the calls the shim wraps untraced: say so,
- * once per process. A static program defines the functions itself and is
- * probed there, as without the shim. */
+/* Plain uprobes for process pid alone on the functions the shim stands in
+ * for. 0, or -1 when they could not be attached. */
+static int fall_back_to_uprobes(struct target_many *m, pid_t pid)
+{
+	struct trace_ctx *c = m->base.ctx;
+	int first, n = discover__unshimmed(&m->disc, pid, &first);
+	const struct probe *p = &m->disc.table.probes[first];
+	char err[512];
+
+	if (n <= 0)
+		return n == 0 ? 0 : -1;
+	probe_costs__set(&c->costs, p, first, n);
+	if (session__attach_probes(c->session, p, n, pid, err, sizeof(err))) {
+		log_warn("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The probe shim in use: a process of the tree that maps the C library but
+ * not the shim (a setuid program, whose loader ignores LD_PRELOAD, or one
+ * run with its environment cleared) gets plain uprobes of its own on the
+ * functions the shim wraps, with a notice, once per process. A static
+ * program defines the functions itself and is probed there, as without the
+ * shim. Called while the process is held (stopped, or before it runs). */
 static void check_shim_loaded(struct target_many *m, pid_t pid)
 {
 	struct mapped_file *files;
@@ -361,13 +381,20 @@ static void check_shim_loaded(struct target_many *m, pid_t pid)
 		shim |= strstr(files[i].path, "/libsbt-probes-") != NULL;
 		libc |= strstr(files[i].path, "/libc.so") != NULL;
 	}
-	if (n > 0 && libc && !shim && !hmap_get(&m->no_shim, pid, 0) &&
-	    !hmap_put(&m->no_shim, pid, 0, (void *)2))
-		log_warn("pid %d did not load the probe shim (a setuid program, or LD_PRELOAD "
-			 "cleared): its calls of the functions the shim wraps are not traced",
-			 (int)pid);
 	if (n > 0)
 		free(files);
+	if (n <= 0 || !libc || shim || hmap_get(&m->no_shim, pid, 0) ||
+	    hmap_put(&m->no_shim, pid, 0, (void *)2))
+		return;
+	if (fall_back_to_uprobes(m, pid))
+		log_warn("pid %d did not load the probe shim (a setuid program, or LD_PRELOAD "
+			 "cleared), and its functions could not be probed: its calls of the "
+			 "functions the shim wraps are not traced",
+			 (int)pid);
+	else
+		log_warn("pid %d did not load the probe shim (a setuid program, or LD_PRELOAD "
+			 "cleared): traced with plain uprobes",
+			 (int)pid);
 }
 
 /* The command, held at its entry point. Its --probe functions and the ones
