@@ -36,6 +36,20 @@ static __always_inline __u32 read_thread_ctrs(struct thread_ctr *c, __u32 cpu, _
 	return flags;
 }
 
+/* A COUNTERS record: counters k and k + 1 (k and flags in probe). */
+static __always_inline struct sbt_event counters_record(__u32 pid, __u32 tid, __u16 probe, __u64 a,
+							__u64 b)
+{
+	struct sbt_event e = {.obj = a,
+			      .site = b,
+			      .pid = pid,
+			      .tid = tid,
+			      .type = SBT_EV_COUNTERS,
+			      .probe = probe};
+
+	return e;
+}
+
 /* The thread's counter values now, two per COUNTERS record, into rec
  * (the records that follow its barrier ENTER or EXIT record). A thread not
  * seen switching in since the session began starts counting here (its
@@ -58,20 +72,10 @@ static __always_inline int read_counters(__u32 pid, __u32 tid, struct sbt_event 
 				c->start[k] = ctr_read(k, cpu, &c->flags);
 	}
 	flags = read_thread_ctrs(c, cpu, v);
-	rec[0] = (struct sbt_event){.type = SBT_EV_COUNTERS,
-				    .probe = 0 | flags,
-				    .pid = pid,
-				    .tid = tid,
-				    .obj = v[0],
-				    .site = v[1]};
+	rec[0] = counters_record(pid, tid, 0 | flags, v[0], v[1]);
 	if (ncounters <= 2)
 		return 1;
-	rec[1] = (struct sbt_event){.type = SBT_EV_COUNTERS,
-				    .probe = 2 | flags,
-				    .pid = pid,
-				    .tid = tid,
-				    .obj = v[2],
-				    .site = v[3]};
+	rec[1] = counters_record(pid, tid, 2 | flags, v[2], v[3]);
 	return 2;
 }
 

@@ -503,6 +503,18 @@ static int add_shim_sites(struct probe_table *t, const struct elfsym *es,
 	return added;
 }
 
+/* Known function i where es (file f) defines it: its probes, with what its
+ * entry records carry. Returns how many, or a negative errno. */
+static int add_known_function(struct probe_table *t, const struct elfsym *es,
+			      const struct mapped_file *f, size_t i)
+{
+	int first = t->n, n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
+
+	if (n > 0)
+		set_args(t, first, entry_obj_arg(known[i].symbol), SBT_ARG_DEFAULT);
+	return n;
+}
+
 /* Known functions of the classes defined in es (file f), and the region
  * bodies it defines; used[], when not NULL, marks those f imports, and
  * those it defines when `exe` (a static binary defines what it uses), and
@@ -511,7 +523,7 @@ static int add_shim_sites(struct probe_table *t, const struct elfsym *es,
 static int add_known(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		     unsigned int classes, int exe, int *used)
 {
-	int n, added = 0, first;
+	int n, added = 0;
 	uint64_t mark;
 	size_t i;
 
@@ -526,11 +538,9 @@ static int add_known(struct probe_table *t, const struct elfsym *es, const struc
 			used[i] = 1;
 		if (shim_covers(t, i) && interposed(f))
 			continue;
-		first = t->n;
-		n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
+		n = add_known_function(t, es, f, i);
 		if (n < 0)
 			return n;
-		set_args(t, first, entry_obj_arg(known[i].symbol), SBT_ARG_DEFAULT);
 		if (n > 0 && exe && used)
 			used[i] = 1;
 		added += n;
@@ -555,7 +565,7 @@ int probes__add_known(struct probe_table *t, const struct elfsym *es, const stru
 int probes__add_interposed(struct probe_table *t, const struct elfsym *es,
 			   const struct mapped_file *f, unsigned int classes)
 {
-	int n, added = 0, first;
+	int n, added = 0;
 	size_t i;
 
 	if (!interposed(f))
@@ -563,11 +573,9 @@ int probes__add_interposed(struct probe_table *t, const struct elfsym *es,
 	for (i = 0; i < NKNOWN; i++) {
 		if (!(probe_kind__class(known[i].kind) & classes) || !shim_covers(t, i))
 			continue;
-		first = t->n;
-		n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
+		n = add_known_function(t, es, f, i);
 		if (n < 0)
 			return n;
-		set_args(t, first, entry_obj_arg(known[i].symbol), SBT_ARG_DEFAULT);
 		added += n;
 	}
 	return added;
