@@ -127,14 +127,16 @@ sys.exit(shim != {sys.argv[2] == "--shim"})' "$3" "$1"
 }
 
 # A static program maps no C library to stand in for: its own copies are
-# probed as without the shim, every phase exact. A program whose LD_PRELOAD
-# was cleared (env -i) runs without the shim: sbt-bpf says so and probes its
-# C library for it alone, every phase exact.
-@test "shim: a static program is probed in itself; a program without the shim gets plain uprobes" {
+# probed as without the shim, with a notice, every phase exact. A program
+# whose LD_PRELOAD was cleared (env -i) or ignored (setuid, run by another
+# user) runs without the shim: sbt-bpf says so and probes its C library for
+# it alone, every phase exact.
+@test "shim: a static program is probed in itself; programs without the shim (env -i, setuid) get plain uprobes" {
 	run "$SBT" record --shim -o "$T/st.sbt" -- "$EX/barrier_imbalance_static" -t 4 -n 6 -d 20 -m sleep
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"
 	[ "$(grep -c 'did not load the probe shim' "$T/wl.out")" -eq 0 ]
+	[ "$(grep -cE 'pid [0-9]+ is a static program: .*plain uprobes' "$T/wl.out")" -eq 1 ]
 	"$SBT" report --format json "$T/st.sbt" >"$T/st.json"
 	$CHECK imbalance "$T/st.json" "$T/wl.out" "$T/st.sbt" 6
 	run "$SBT" record --shim -o "$T/ei.sbt" -- env -i "$EX/barrier_imbalance" -t 3 -n 4 -d 5
@@ -148,6 +150,17 @@ sys.exit(shim != {sys.argv[2] == "--shim"})' "$3" "$1"
 import json, sys
 objs = {p["object"] for p in json.load(sys.stdin)["calibration"] if p["symbol"] == "pthread_barrier_wait"}
 assert any("/libc.so" in o for o in objs), objs'
+	# setuid root, run by nobody: the loader ignores LD_PRELOAD (secure mode)
+	chmod 755 "$T"
+	cp "$EX/barrier_imbalance" "$T/suid"
+	chmod 4755 "$T/suid"
+	run "$SBT" record -o "$T/su.sbt" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$T/suid" -t 3 -n 4 -d 5
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	grep -qE "pid [0-9]+ did not load the probe shim .*: traced with plain uprobes" "$T/wl.out"
+	"$SBT" report --format json "$T/su.sbt" >"$T/su.json"
+	$CHECK imbalance "$T/su.json" "$T/wl.out" "$T/su.sbt" 4
 }
 
 @test "shim: --shim or --no-shim without a command is a usage error" {

@@ -368,11 +368,12 @@ static int fall_back_to_uprobes(struct target_many *m, pid_t pid)
  * run with its environment cleared) gets plain uprobes of its own on the
  * functions the shim wraps, with a notice, once per process. A static
  * program defines the functions itself and is probed there, as without the
- * shim. Called while the process is held (stopped, or before it runs). */
+ * shim, with a notice when it has probes. Called while the process is held
+ * (stopped, or before it runs). */
 static void check_shim_loaded(struct target_many *m, pid_t pid)
 {
 	struct mapped_file *files;
-	int n, i, libc = 0, shim = 0;
+	int n, i, libc = 0, shim = 0, loader = 0;
 
 	if (!m->base.ctx->env->shim || !probes__shim_in_use(&m->disc.table))
 		return;
@@ -380,12 +381,22 @@ static void check_shim_loaded(struct target_many *m, pid_t pid)
 	for (i = 0; i < n; i++) {
 		shim |= strstr(files[i].path, "/libsbt-probes-") != NULL;
 		libc |= strstr(files[i].path, "/libc.so") != NULL;
+		loader |= strstr(files[i].path, "/ld-") != NULL;
 	}
 	if (n > 0)
 		free(files);
-	if (n <= 0 || !libc || shim || hmap_get(&m->no_shim, pid, 0) ||
+	/* a dynamic program held before its loader mapped its libraries is
+	 * looked at again when the loader reports them */
+	if (n <= 0 || shim || (loader && !libc) || hmap_get(&m->no_shim, pid, 0) ||
 	    hmap_put(&m->no_shim, pid, 0, (void *)2))
 		return;
+	if (!libc) {
+		if (scan_pid(m, pid) > 0)
+			log_warn("pid %d is a static program: the probe shim cannot stand in for "
+				 "its functions, probed in the program itself with plain uprobes",
+				 (int)pid);
+		return;
+	}
 	if (fall_back_to_uprobes(m, pid))
 		log_warn("pid %d did not load the probe shim (a setuid program, or LD_PRELOAD "
 			 "cleared), and its functions could not be probed: its calls of the "
