@@ -3,6 +3,7 @@
  * the records that need it, so that a file cut anywhere reads up to its last
  * complete record. */
 #include "lib/tracefile/common.h"
+#include "lib/outfile.h"
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -290,9 +291,9 @@ struct tf_writer *tracefile__create(const char *path)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = outfile__open(path);
 	if (w->fd < 0) {
-		err = errno;
+		err = -w->fd;
 		free(w);
 		errno = err;
 		return NULL;

@@ -50,6 +50,13 @@ load helpers
 	run "$SBT" -p 12x
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"invalid value '12x' for -p"* ]]
+	# an empty element of a pid list is a mistake, not one process fewer
+	local list
+	for list in 1,,2 1, ,1; do
+		run "$SBT" -p "$list"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"invalid value '$list' for -p: an empty process id"* ]]
+	done
 	run "$SBT" -p 1 -- /bin/true
 	[ "$status" -eq 2 ]
 	run "$SBT" record --format json -p 1
@@ -116,4 +123,36 @@ load helpers
 	wait_exit "$TR" 60
 	grep -qE '^WARNING: [0-9]+ records lost \(ring buffer full\)' "$T/sbt.out"
 	grep -qE 'warning: [0-9]+ records lost' "$T/sbt.out.err"
+}
+
+# Files sbt-bpf creates are its owner's alone, and never written through a
+# symbolic link planted where the file should be (lib/outfile.h).
+@test "output files: 0600, a symbolic link refused and its target untouched; the calibration cache 0700" {
+	chmod 1777 "$T"
+	echo keep >"$T/victim"
+	ln -s "$T/victim" "$T/link.sbt"
+	run "$SBT" record -o "$T/link.sbt" -- "$EX/barrier_imbalance" -t 2 -n 1 -d 1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cannot create $T/link.sbt: a symbolic link: refused"* ]]
+	[ "$(cat "$T/victim")" = keep ]
+	run "$SBT" record -q -o "$T/t.sbt" -- "$EX/barrier_imbalance" -t 2 -n 1 -d 1
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %a "$T/t.sbt")" = 600 ]
+	for out in report export; do
+		ln -s "$T/victim" "$T/$out.link"
+		if [ $out = report ]; then
+			run "$SBT" report --report "$T/$out.link" "$T/t.sbt"
+		else
+			run "$SBT" export --format csv -o "$T/$out.link" "$T/t.sbt"
+		fi
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"a symbolic link: refused"* ]]
+		[ "$(cat "$T/victim")" = keep ]
+	done
+	"$SBT" export --format csv -o "$T/t.csv" "$T/t.sbt"
+	[ "$(stat -c %a "$T/t.csv")" = 600 ]
+	run "$SBT" calibrate
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %a /var/cache/sbt-bpf)" = 700 ]
+	[ "$(stat -c %a /var/cache/sbt-bpf/calibration)" = 600 ]
 }

@@ -12,6 +12,7 @@
 #include "user/cmd/trace_file_args.h"
 #include "analyses/export.h"
 #include "lib/log.h"
+#include "lib/outfile.h"
 #include "lib/parse.h"
 #include "analyses/replay.h"
 
@@ -194,9 +195,9 @@ int cmd_export(int argc, char **argv)
 		return rc;
 	/* OTF2 writes a directory of its own files */
 	to_stdout = env.format != EXPORT_OTF2 && !strcmp(env.output, "-");
-	out = env.format == EXPORT_OTF2 ? NULL : to_stdout ? stdout : fopen(env.output, "we");
+	out = env.format == EXPORT_OTF2 ? NULL : to_stdout ? stdout : outfile__fopen(env.output);
 	if (!out && env.format != EXPORT_OTF2) {
-		log_err("%s: %s", env.output, strerror(errno));
+		log_err("cannot create %s: %s", env.output, outfile__why(errno));
 		replay__close(&rp);
 		return EXIT_RUNTIME;
 	}

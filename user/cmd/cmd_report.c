@@ -9,6 +9,7 @@
 #include "user/cmd/trace_file_args.h"
 #include "user/cmd/view_args.h"
 #include "lib/log.h"
+#include "lib/outfile.h"
 #include "analyses/report.h"
 #include "analyses/replay.h"
 
@@ -60,8 +61,8 @@ static int analyse(struct replay *rp, const struct report_env *env)
 
 	int rc;
 
-	if (v->report_path && !(ro.out = fopen(v->report_path, "we"))) {
-		log_err("cannot create %s: %s", v->report_path, strerror(errno));
+	if (v->report_path && !(ro.out = outfile__fopen(v->report_path))) {
+		log_err("cannot create %s: %s", v->report_path, outfile__why(errno));
 		return EXIT_RUNTIME;
 	}
 	if (!v->json) {

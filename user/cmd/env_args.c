@@ -228,13 +228,23 @@ static int parse_alpha(struct env *env, const char *arg, struct argp_state *st)
 	return 0;
 }
 
+/* PID[,PID...]: every element a pid, none empty ("1,,2" and "1," are
+ * mistakes, not two and one processes). */
 static int parse_pids(struct env *env, const char *arg, struct argp_state *st)
 {
-	char buf[4096], *tok, *save = NULL;
+	char buf[4096], *rest = buf, *tok;
 	int pid, e;
 
+	if (strlen(arg) >= sizeof(buf)) {
+		argp_error(st, "-p: the list is too long");
+		return EINVAL;
+	}
 	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	while ((tok = strsep(&rest, ","))) {
+		if (!*tok) {
+			argp_error(st, "invalid value '%s' for -p: an empty process id", arg);
+			return EINVAL;
+		}
 		e = parse_int(tok, 1, INT_MAX, &pid);
 		if (e)
 			return bad_value(st, "-p", tok, e);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/clock.h"
+#include "lib/outfile.h"
 #include "lib/proc.h"
 #include "user/trace/calibrate.h"
 #include "user/bpf/counters.h"
@@ -561,9 +562,14 @@ int calibration__save(const struct calibration *c, const char *path)
 	FILE *f;
 	int i;
 
-	mkdir("/var/cache/sbt-bpf", 0755);
+	/* the cache's directory, private to root */
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	if (strrchr(tmp, '/') && strrchr(tmp, '/') != tmp) {
+		*strrchr(tmp, '/') = '\0';
+		outfile__private_dir(tmp);
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
+	f = outfile__fopen(tmp);
 	if (!f)
 		return -errno;
 	fprintf(f, "# sbt-bpf calibration: probe cost per hit, ns\nkernel %s\ncpu %s\n", c->kernel,

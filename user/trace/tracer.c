@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/outfile.h"
 #include "user/resolve/symbolize.h"
 #include "user/trace/late_bodies.h"
 #include "user/trace/launch.h"
@@ -157,9 +158,9 @@ static FILE *report_out(struct tracer *t)
 	const char *path = t->env->view.report_path;
 
 	if (path && !t->env->record && !t->env->top) {
-		t->report_file = fopen(path, "we");
+		t->report_file = outfile__fopen(path);
 		if (!t->report_file)
-			log_err("cannot create %s: %s", path, strerror(errno));
+			log_err("cannot create %s: %s", path, outfile__why(errno));
 		return t->report_file;
 	}
 	if (!t->env->record && !t->env->top)
@@ -233,7 +234,7 @@ static int open_jobs(struct tracer *t)
 	if (env->output) {
 		t->writer = tracefile__create(env->output);
 		if (!t->writer) {
-			log_err("cannot create %s: %s", env->output, strerror(errno));
+			log_err("cannot create %s: %s", env->output, outfile__why(errno));
 			return EXIT_RUNTIME;
 		}
 		t->meta = trace_meta__new();
