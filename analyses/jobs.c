@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/utf8.h"
 #include "lib/hmap.h"
 #include "analyses/jobs.h"
 #include "lib/json.h"
@@ -114,6 +115,7 @@ struct job *jobs__start(struct jobs *j, __u32 pid, __u64 start_ns, const char *c
 	job->pid = pid;
 	job->start_ns = start_ns;
 	snprintf(job->command, sizeof(job->command), "%s", command ? command : "");
+	utf8_printable(job->command);
 	if (job_open(j, job) || keep(j, job)) {
 		job_free(job);
 		return NULL;

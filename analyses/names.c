@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/utf8.h"
 #include "lib/hmap.h"
 #include "analyses/names.h"
 
@@ -54,6 +55,7 @@ int names__set(struct names *n, __u32 pid, __u64 addr, const char *str)
 
 	if (!copy)
 		return -ENOMEM;
+	utf8_printable(copy); /* a hostile ELF's symbol names */
 	if (nm) {
 		free(nm->str);
 		nm->str = copy;
@@ -104,7 +106,7 @@ int names__set_comm(struct names *n, __u32 tid, const char *comm)
 {
 	char *old = hmap_get(&n->comms, tid, 0), *copy = strdup(comm);
 
-	if (!copy || hmap_put(&n->comms, tid, 0, copy)) {
+	if (!copy || hmap_put(&n->comms, tid, 0, utf8_printable(copy))) {
 		free(copy);
 		return -ENOMEM;
 	}

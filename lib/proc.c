@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "lib/proc.h"
+#include "lib/utf8.h"
 
 static FILE *open_proc(const char *fmt, pid_t pid, pid_t tid)
 {
@@ -67,9 +68,10 @@ void proc__cmdline(pid_t pid, char *buf, size_t n)
 	}
 	/* arguments are NUL-separated; a heading must stay on one line */
 	for (i = 0; i + 1 < len; i++)
-		if ((unsigned char)buf[i] < 0x20)
+		if (!buf[i])
 			buf[i] = ' ';
 	buf[len] = 0;
+	utf8_printable(buf);
 }
 
 /* The first line of f starting with prefix, without it and the newline. */

@@ -23,3 +23,26 @@ int utf8_char_len(const unsigned char *p)
 		return 0;
 	return n;
 }
+
+char *utf8_printable(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	int n;
+
+	while (*p) {
+		n = utf8_char_len(p);
+		if (n == 1 && (*p < 0x20 || *p == 0x7f))
+			n = 0;
+		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+			p[0] = p[1] = '?';
+			p += 2;
+			continue;
+		}
+		if (!n) {
+			*p++ = '?';
+			continue;
+		}
+		p += n;
+	}
+	return s;
+}

@@ -3,6 +3,7 @@
  * bounded by the bytes present before anything is allocated; sections that
  * repeat along a stream append, replace or update entries as the format says. */
 #include "lib/tracefile/sections.h"
+#include "lib/utf8.h"
 #include "lib/array.h"
 #include <endian.h>
 #include <errno.h>
@@ -101,6 +102,9 @@ static bool get_str(struct cur *c, struct str *s)
 	return take(c, NULL, s->len);
 }
 
+/* Strings of a trace are printed: what a traced process named itself
+ * (threads, command lines) cannot reach the terminal as escape sequences
+ * (lib/utf8.h). */
 static char *str_dup(const struct str *s)
 {
 	char *d = malloc(s->len + 1);
@@ -108,6 +112,7 @@ static char *str_dup(const struct str *s)
 	if (d) {
 		memcpy(d, s->s, s->len);
 		d[s->len] = '\0';
+		utf8_printable(d);
 	}
 	return d;
 }
@@ -119,6 +124,7 @@ static void str_copy(char *dst, size_t size, const struct str *s)
 
 	memcpy(dst, s->s, n);
 	dst[n] = '\0';
+	utf8_printable(dst);
 }
 
 static bool str_is(const struct str *s, const char *lit)

@@ -156,3 +156,33 @@ load helpers
 	[ "$(stat -c %a /var/cache/sbt-bpf)" = 700 ]
 	[ "$(stat -c %a /var/cache/sbt-bpf/calibration)" = 600 ]
 }
+
+# A traced program chooses its thread names and command line: escape
+# sequences in them reach no terminal (each control byte is a '?', as ps
+# shows them), live, in the report and in a valid SVG.
+@test "thread names and command lines with escape sequences are printed as '?'" {
+	run "$SBT" record --no-shim -o "$T/e.sbt" -- /usr/bin/python3 -c '
+import ctypes
+libc = ctypes.CDLL(None)
+libc.prctl(15, b"\x1b]0;pwn\x07", 0, 0, 0)
+b = ctypes.create_string_buffer(128)
+libc.pthread_barrier_init(b, None, 1)
+for _ in range(3):
+    libc.pthread_barrier_wait(b)
+' "$(printf 'arg\033[2J\007')"
+	[ "$status" -eq 0 ]
+	printf '%s' "$output" >"$T/live.out"
+	"$SBT" report "$T/e.sbt" >"$T/e.txt"
+	"$SBT" export --format svg -o "$T/e.svg" "$T/e.sbt"
+	python3 - "$T/live.out" "$T/e.txt" "$T/e.svg" <<'PY'
+import sys, xml.dom.minidom
+for path in sys.argv[1:]:
+    data = open(path, "rb").read()
+    bad = [c for c in data if c < 0x20 and c not in b"\n\t" or c == 0x7f]
+    assert not bad, (path, bad[:5])
+live, text = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+assert "arg?[2J?" in live, live
+assert "arg?[2J?" in text and "?]0;pwn?" in text, text
+xml.dom.minidom.parse(sys.argv[3])
+PY
+}

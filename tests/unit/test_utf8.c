@@ -24,3 +24,19 @@ TEST(invalid_sequences_are_zero)
 	CHECK_EQ(utf8_char_len(U("\xc3")), 0);		   /* cut: NUL is no continuation */
 	CHECK_EQ(utf8_char_len(U("\xff")), 0);
 }
+
+TEST(printable_replaces_controls_and_invalid_bytes)
+{
+	char esc[] = "\x1b]0;pwn\x07name",
+	     del[] = "a\x7f"
+		     "b",
+	     c1[] = "x\xc2\x9b"
+		    "2J",
+	     bad[] = "\xff\xc3", ok[] = "caf\xc3\xa9 \xe2\x82\xac-1";
+
+	CHECK_STR(utf8_printable(esc), "?]0;pwn?name");
+	CHECK_STR(utf8_printable(del), "a?b");
+	CHECK_STR(utf8_printable(c1), "x??2J"); /* U+009B, CSI */
+	CHECK_STR(utf8_printable(bad), "??");
+	CHECK_STR(utf8_printable(ok), "caf\xc3\xa9 \xe2\x82\xac-1");
+}

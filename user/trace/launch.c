@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "sbt/events.h"
+#include "lib/utf8.h"
 #include "lib/proc.h"
 #include "user/trace/launch.h"
 
@@ -159,6 +160,7 @@ void launch__join_argv(char *const argv[], char *buf, size_t n)
 	buf[0] = 0;
 	for (; *argv && len < n; argv++)
 		len += snprintf(buf + len, n - len, "%s%s", len ? " " : "", *argv);
+	utf8_printable(buf);
 }
 
 void launch__describe_end(int wstatus, char *buf, size_t n)
