@@ -215,10 +215,7 @@ static __always_inline __u64 sbt_wake_flag(void *ring, __u32 cpu, int wake)
 		return BPF_RB_FORCE_WAKEUP;
 	if (++emitted[sbt_cpu_slot(cpu)] % SBT_QUERY_EVERY)
 		return BPF_RB_NO_WAKEUP;
-	if (per_cpu_rings)
-		avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
-	else
-		avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
 	return avail > wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 

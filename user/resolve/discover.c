@@ -175,15 +175,12 @@ int discover__pid(struct discover *d, pid_t pid, int *idx, int max)
 	return found;
 }
 
-int discover__unshimmed(struct discover *d, pid_t pid, int *first)
+int discover__unshimmed(struct discover *d, const struct mapped_file *files, int n, int *first)
 {
-	struct mapped_file *files = NULL;
-	int n = proc__mapped_files(pid, &files), i, e, added = 0;
+	int i, e, added = 0;
 	struct elfsym *es;
 
 	*first = d->table.n;
-	if (n < 0)
-		return n;
 	for (i = 0; i < n && added >= 0; i++) {
 		if (!files[i].executable || !(es = elfsym__open(files[i].open_path, &e)))
 			continue;
@@ -191,7 +188,6 @@ int discover__unshimmed(struct discover *d, pid_t pid, int *first)
 		added = e < 0 ? e : added + e;
 		elfsym__close(es);
 	}
-	free(files);
 	return added < 0 ? added : d->table.n - *first;
 }
 

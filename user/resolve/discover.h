@@ -52,11 +52,12 @@ void discover__free(struct discover *d);
  * loader, and returns how many, or a negative errno (-ESRCH: no such
  * process; -E2BIG: the probe table is full). */
 int discover__pid(struct discover *d, pid_t pid, int *idx, int max);
-/* Process pid runs without the probe shim in use for the others: probes
- * for the functions the shim stands in for, in the files it maps, get ids
- * [*first, *first + return) in the table, for the caller to attach for pid
- * alone. Returns how many, or a negative errno. */
-int discover__unshimmed(struct discover *d, pid_t pid, int *first);
+/* A process runs without the probe shim in use for the others: probes for
+ * the functions the shim stands in for, in the files it maps (files[0..n),
+ * from proc__mapped_files()), get ids [*first, *first + return) in the
+ * table, for the caller to attach for that process alone. Returns how
+ * many, or a negative errno. */
+int discover__unshimmed(struct discover *d, const struct mapped_file *files, int n, int *first);
 /* The same for a file that no process maps yet (a library installed on
  * the machine); returns its index, -ENOENT when it has nothing to probe. */
 int discover__path(struct discover *d, const char *path);

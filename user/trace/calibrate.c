@@ -558,14 +558,15 @@ const struct alpha *calibration__find(const struct calibration *c, const char *s
 
 int calibration__save(const struct calibration *c, const char *path)
 {
-	char tmp[512];
+	char tmp[512], *slash;
 	FILE *f;
 	int i;
 
 	/* the cache's directory, private to root */
 	snprintf(tmp, sizeof(tmp), "%s", path);
-	if (strrchr(tmp, '/') && strrchr(tmp, '/') != tmp) {
-		*strrchr(tmp, '/') = '\0';
+	slash = strrchr(tmp, '/');
+	if (slash && slash != tmp) {
+		*slash = '\0';
 		outfile__private_dir(tmp);
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);

@@ -51,7 +51,7 @@ struct target_many {
 	struct hmap procs;   /* processes that are not jobs (yet): pid -> struct proc_note */
 	struct hmap pending; /* their threads: tid -> struct pending_thread */
 	int rescans;	     /* procs with a rescan due */
-	struct hmap no_shim; /* --shim: processes said not to load it (pid -> 1) */
+	struct hmap no_shim; /* the shim in use: processes found without it (pid -> 1) */
 	/* -- CMD */
 	pid_t cmd;    /* the command's pid; 0 with -p and -a */
 	int released; /* it runs */
@@ -345,18 +345,20 @@ static void use_shim(struct target_many *m, char *preload, size_t n)
 }
 
 /* Plain uprobes for process pid alone on the functions the shim stands in
- * for. 0, or -1 when they could not be attached. */
-static int fall_back_to_uprobes(struct target_many *m, pid_t pid)
+ * for, in the files it maps (files[0..n)). 0, or -1 when they could not be
+ * attached. */
+static int fall_back_to_uprobes(struct target_many *m, pid_t pid, const struct mapped_file *files,
+				int n)
 {
 	struct trace_ctx *c = m->base.ctx;
-	int first, n = discover__unshimmed(&m->disc, pid, &first);
+	int first, added = discover__unshimmed(&m->disc, files, n, &first);
 	const struct probe *p = &m->disc.table.probes[first];
 	char err[512];
 
-	if (n <= 0)
-		return n == 0 ? 0 : -1;
-	probe_costs__set(&c->costs, p, first, n);
-	if (session__attach_probes(c->session, p, n, pid, err, sizeof(err))) {
+	if (added <= 0)
+		return added == 0 ? 0 : -1;
+	probe_costs__set(&c->costs, p, first, added);
+	if (session__attach_probes(c->session, p, added, pid, err, sizeof(err))) {
 		log_warn("%s", err);
 		return -1;
 	}
@@ -368,9 +370,10 @@ static int fall_back_to_uprobes(struct target_many *m, pid_t pid)
  * run with its environment cleared) gets plain uprobes of its own on the
  * functions the shim wraps, with a notice, once per process. A static
  * program defines the functions itself and is probed there, as without the
- * shim, with a notice when it has probes. Called while the process is held
+ * shim, with a notice when it has probes (`probed`: the files with probes
+ * that scan_pid() just found it mapping). Called while the process is held
  * (stopped, or before it runs). */
-static void check_shim_loaded(struct target_many *m, pid_t pid)
+static void check_shim_loaded(struct target_many *m, pid_t pid, int probed)
 {
 	struct mapped_file *files;
 	int n, i, libc = 0, shim = 0, loader = 0;
@@ -378,34 +381,32 @@ static void check_shim_loaded(struct target_many *m, pid_t pid)
 	if (!m->base.ctx->env->shim || !probes__shim_in_use(&m->disc.table))
 		return;
 	n = proc__mapped_files(pid, &files);
+	if (n <= 0)
+		return;
 	for (i = 0; i < n; i++) {
 		shim |= strstr(files[i].path, "/libsbt-probes-") != NULL;
 		libc |= strstr(files[i].path, "/libc.so") != NULL;
 		loader |= strstr(files[i].path, "/ld-") != NULL;
 	}
-	if (n > 0)
-		free(files);
 	/* a dynamic program held before its loader mapped its libraries is
 	 * looked at again when the loader reports them */
-	if (n <= 0 || shim || (loader && !libc) || hmap_get(&m->no_shim, pid, 0) ||
-	    hmap_put(&m->no_shim, pid, 0, (void *)2))
-		return;
-	if (!libc) {
-		if (scan_pid(m, pid) > 0)
-			log_warn("pid %d is a static program: the probe shim cannot stand in for "
-				 "its functions, probed in the program itself with plain uprobes",
-				 (int)pid);
-		return;
-	}
-	if (fall_back_to_uprobes(m, pid))
-		log_warn("pid %d did not load the probe shim (a setuid program, or LD_PRELOAD "
-			 "cleared), and its functions could not be probed: its calls of the "
-			 "functions the shim wraps are not traced",
+	if (shim || (loader && !libc) || hmap_get(&m->no_shim, pid, 0) ||
+	    hmap_put(&m->no_shim, pid, 0, (void *)1))
+		goto out;
+	if (!libc && probed > 0)
+		log_warn("pid %d is a static program: the probe shim cannot stand in for its "
+			 "functions, probed in the program itself with plain uprobes",
 			 (int)pid);
-	else
+	else if (libc)
 		log_warn("pid %d did not load the probe shim (a setuid program, or LD_PRELOAD "
-			 "cleared): traced with plain uprobes",
-			 (int)pid);
+			 "cleared): %s",
+			 (int)pid,
+			 fall_back_to_uprobes(m, pid, files, n)
+				 ? "its functions could not be probed: its calls of the functions "
+				   "the shim wraps are not traced"
+				 : "traced with plain uprobes");
+out:
+	free(files);
 }
 
 /* The command, held at its entry point. Its --probe functions and the ones
@@ -456,7 +457,7 @@ static int attach_tree(struct target_many *m)
 		log_err("cannot read the mappings of '%s': %s", c->command, strerror(-n));
 		return EXIT_RUNTIME;
 	}
-	check_shim_loaded(m, m->cmd);
+	check_shim_loaded(m, m->cmd, n);
 	attach_new_files(m);
 	if (session__follow(c->session, m->cmd)) {
 		log_err("pid %d: cannot follow it", (int)m->cmd);
@@ -480,14 +481,14 @@ static void resume_paused(struct target_many *m, int probe)
 {
 	struct session *session = m->base.ctx->session;
 	pid_t pids[256];
-	int n, i;
+	int n, i, found;
 
 	do {
 		n = session__take_paused(session, pids, 256);
 		for (i = 0; probe && i < n; i++) {
-			scan_pid(m, pids[i]);
+			found = scan_pid(m, pids[i]);
 			note_names(m, pids[i]);
-			check_shim_loaded(m, pids[i]);
+			check_shim_loaded(m, pids[i], found);
 		}
 		if (probe)
 			attach_new_files(m);
