@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "lib/infile.h"
 #include "lib/proc.h"
 #include "lib/utf8.h"
 
@@ -179,6 +180,8 @@ static int parse_maps_line(const char *line, struct mapped_file *m, struct maps_
 	snprintf(m->path, sizeof(m->path), "%.*s", (int)strcspn(path, "\n"), path);
 	m->dev = dev_number(major, minor);
 	m->executable = perms[2] == 'x';
+	m->map_start = r->start;
+	m->map_end = r->end;
 	return 0;
 }
 
@@ -210,12 +213,12 @@ int proc__mapped_files(pid_t pid, struct mapped_file **out)
 		memset(&m, 0, sizeof(m));
 		if (parse_maps_line(line, &m, &r))
 			continue;
+		m.pid = pid;
 		i = find_file(files, n, m.dev, m.inode);
 		if (i >= 0) {
 			files[i].executable |= m.executable;
 			continue;
 		}
-		snprintf(m.open_path, sizeof(m.open_path), "/proc/%d/root%s", (int)pid, m.path);
 		if (add_file(&files, &n, &cap, &m)) {
 			fclose(f);
 			free(files);
@@ -242,12 +245,92 @@ int proc__locate(pid_t pid, uint64_t addr, struct mapped_file *f, uint64_t *offs
 			continue;
 		if (!f->executable)
 			break; /* data, not code */
-		snprintf(f->open_path, sizeof(f->open_path), "/proc/%d/root%s", (int)pid, f->path);
+		f->pid = pid;
 		*offset = addr - r.start + r.pgoff;
 		rc = 0;
 	}
 	fclose(in);
 	return rc;
+}
+
+/* Whether fd is the file f says (device and inode). */
+static int same_file(int fd, const struct mapped_file *f)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	return proc__dev_of(st.st_dev) == f->dev && st.st_ino == f->inode ? 0 : -ESTALE;
+}
+
+static int open_checked(const char *path, const struct mapped_file *f, int extra_flags)
+{
+	int fd = infile__open(path, extra_flags), err;
+
+	if (fd < 0)
+		return fd;
+	err = same_file(fd, f);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int proc__open_mapped(const struct mapped_file *f)
+{
+	char path[640];
+	int fd;
+
+	if (f->pid <= 0)
+		return infile__open(f->open_path[0] ? f->open_path : f->path, 0);
+	/* The mapping itself: needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE). */
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)f->pid,
+		 f->map_start, f->map_end);
+	fd = f->map_end ? open_checked(path, f, 0) : -ENOENT;
+	if (fd >= 0 || fd == -ESTALE || fd == -EINVAL)
+		return fd;
+	/* Without it: the path in the process's root, which is right unless
+	 * the process is in a chroot; then the device and inode tell. */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)f->pid, f->path);
+	fd = open_checked(path, f, O_NOFOLLOW);
+	if (fd >= 0 || fd == -ESTALE || fd == -EINVAL || !proc__gone(f->pid))
+		return fd;
+	/* The process has exited: our own view of the path, checked alike. */
+	return open_checked(f->path, f, O_NOFOLLOW);
+}
+
+/* ---- pinned files: one descriptor per file probed ---------------------------- */
+
+#define MAX_PINS 8192
+
+static struct pin {
+	uint64_t dev, inode;
+	int fd;
+} pins[MAX_PINS];
+static int npins;
+
+int proc__pin(const struct mapped_file *f, char *path, size_t n)
+{
+	int i, fd;
+
+	if (f->pid <= 0) {
+		snprintf(path, n, "%s", f->open_path[0] ? f->open_path : f->path);
+		return 0;
+	}
+	for (i = 0; i < npins; i++)
+		if (pins[i].dev == f->dev && pins[i].inode == f->inode)
+			break;
+	if (i == npins) {
+		if (npins == MAX_PINS)
+			return -EMFILE;
+		fd = proc__open_mapped(f);
+		if (fd < 0)
+			return fd;
+		pins[npins++] = (struct pin){f->dev, f->inode, fd};
+	}
+	snprintf(path, n, "/proc/self/fd/%d", pins[i].fd);
+	return 0;
 }
 
 int proc__exe_inode(pid_t pid, uint64_t *ino)

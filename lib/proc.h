@@ -46,9 +46,13 @@ int proc__for_each_pid(int (*fn)(void *ctx, pid_t pid), void *ctx);
 struct mapped_file {
 	uint64_t inode;
 	uint64_t dev;
-	char path[512];	     /* as the process sees it */
-	char open_path[576]; /* /proc/PID/root/<path>: works across mount namespaces */
-	int executable;	     /* has an executable mapping */
+	char path[512];		     /* as /proc/PID/maps shows it (our view of it) */
+	char open_path[576];	     /* a name that reaches this very file: "" until
+				      * proc__pin() gives one; a file named by the user
+				      * (pid 0) has its own path */
+	pid_t pid;		     /* the process mapping it; 0: a file named by path */
+	uint64_t map_start, map_end; /* one of its mappings in that process */
+	int executable;		     /* has an executable mapping */
 };
 
 /* A file's device as mapped_file.dev holds it (major << 32 | minor, the
@@ -61,6 +65,20 @@ int proc__mapped_files(pid_t pid, struct mapped_file **out);
  * executable mapping). 0, -ENOENT (not code of a file), -ESRCH or another
  * negative errno. */
 int proc__locate(pid_t pid, uint64_t addr, struct mapped_file *f, uint64_t *offset);
+/* A mapped file, opened for reading. The path maps shows is not a name to
+ * open: it is our view of a file that may live in another mount namespace
+ * or under a chroot the process's owner controls. So the file is opened
+ * through /proc/PID/map_files (the mapping itself), else through
+ * /proc/PID/root, else (the process has exited) by the path as we see it,
+ * and must be a regular file with the device and inode maps showed
+ * (doc/design.md §7). A file descriptor, or a negative errno (-ESTALE:
+ * another file is there now). */
+int proc__open_mapped(const struct mapped_file *f);
+/* A name for f that stays valid for the rest of this process, for uprobe
+ * attachment and later reads: "/proc/self/fd/N" of a descriptor kept open
+ * (one per device and inode), or the path of a file named by the user.
+ * 0, or a negative errno. */
+int proc__pin(const struct mapped_file *f, char *path, size_t n);
 /* The inode of the program process pid runs. 0 or a negative errno. */
 int proc__exe_inode(pid_t pid, uint64_t *ino);
 /* The program's entry point (AT_ENTRY of /proc/PID/auxv). 0 or a negative

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "lib/proc.h"
 #include "unit.h"
@@ -91,7 +94,8 @@ TEST(mapped_files_include_the_program_once)
 			self++;
 			CHECK(f[i].executable);
 			CHECK(strstr(f[i].path, "test_proc") != NULL);
-			CHECK(!strncmp(f[i].open_path, "/proc/", 6));
+			CHECK_EQ(f[i].pid, getpid());
+			CHECK(f[i].map_start < f[i].map_end);
 		}
 	CHECK_EQ(self, 1);
 	free(f);
@@ -105,21 +109,117 @@ TEST(locate_code_in_its_file)
 	uint64_t addr = (uint64_t)(uintptr_t)&count, off = 0, exe = 0;
 	unsigned char in_file[16];
 	struct mapped_file f;
-	FILE *in;
+	int fd;
 
 	CHECK_EQ(proc__locate(getpid(), addr, &f, &off), 0);
 	CHECK_EQ(proc__exe_inode(getpid(), &exe), 0);
 	CHECK_EQ(f.inode, exe);
 	CHECK(strstr(f.path, "test_proc") != NULL);
-	in = fopen(f.open_path, "rb");
-	CHECK(in != NULL);
-	CHECK_EQ(fseek(in, (long)off, SEEK_SET), 0);
-	CHECK_EQ(fread(in_file, 1, sizeof(in_file), in), sizeof(in_file));
-	fclose(in);
+	fd = proc__open_mapped(&f);
+	CHECK(fd >= 0);
+	CHECK_EQ(pread(fd, in_file, sizeof(in_file), (off_t)off), (ssize_t)sizeof(in_file));
+	close(fd);
 	CHECK(!memcmp(in_file, (const void *)(uintptr_t)addr, sizeof(in_file)));
 	CHECK_EQ(proc__locate(getpid(), (uint64_t)(uintptr_t)&data, &f, &off), -ENOENT);
 	CHECK_EQ(proc__locate(getpid(), 16, &f, &off), -ENOENT);
 	CHECK_EQ(proc__locate(-5, addr, &f, &off), -ESRCH);
+}
+
+/* The mapping of a file, and another file put at its path since. */
+struct replaced {
+	char dir[64], path[96];
+	struct mapped_file f;
+	void *map;
+};
+
+static void map_then_replace(struct replaced *r, int with_fifo)
+{
+	struct mapped_file *files = NULL;
+	char other[128];
+	int fd, n, i;
+
+	snprintf(r->dir, sizeof(r->dir), "/tmp/sbt-proc.XXXXXX");
+	if (!mkdtemp(r->dir))
+		abort();
+	snprintf(r->path, sizeof(r->path), "%s/lib.so", r->dir);
+	fd = open(r->path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || ftruncate(fd, 4096))
+		abort();
+	r->map = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	n = proc__mapped_files(getpid(), &files);
+	for (i = 0; i < n; i++)
+		if (!strcmp(files[i].path, r->path))
+			r->f = files[i];
+	free(files);
+	snprintf(other, sizeof(other), "%s/other", r->dir);
+	if (with_fifo ? mkfifo(other, 0600) : close(open(other, O_WRONLY | O_CREAT, 0600)))
+		abort();
+	if (rename(other, r->path))
+		abort();
+}
+
+static void unmap_replaced(struct replaced *r)
+{
+	munmap(r->map, 4096);
+	unlink(r->path);
+	rmdir(r->dir);
+}
+
+/* Open through the mapping (root: map_files) gives the mapped file; open by
+ * the path (no CAP_SYS_ADMIN) finds another file there and says so. Never
+ * what is at the path now, never blocking on a FIFO. */
+TEST(open_mapped_gives_the_mapped_file_or_refuses)
+{
+	struct replaced r;
+	struct stat st;
+	int fifo, fd;
+
+	for (fifo = 0; fifo < 2; fifo++) {
+		map_then_replace(&r, fifo);
+		CHECK(r.f.inode != 0);
+		fd = proc__open_mapped(&r.f);
+		if (fd >= 0) {
+			CHECK_EQ(fstat(fd, &st), 0);
+			CHECK_EQ((uint64_t)st.st_ino, r.f.inode);
+			close(fd);
+		} else {
+			CHECK(fd == -ESTALE || fd == -EINVAL);
+		}
+		unmap_replaced(&r);
+	}
+}
+
+/* A pinned name reaches the file after the process unmapped it and its
+ * path was removed; one descriptor per file. */
+TEST(pinned_name_outlives_the_mapping)
+{
+	struct mapped_file *files = NULL, f = {0};
+	char dir[] = "/tmp/sbt-pin.XXXXXX", path[64], pinned[64], again[64];
+	struct stat st;
+	void *map;
+	int fd, n, i;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/lib.so", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0 && !ftruncate(fd, 4096));
+	map = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	n = proc__mapped_files(getpid(), &files);
+	for (i = 0; i < n; i++)
+		if (!strcmp(files[i].path, path))
+			f = files[i];
+	free(files);
+	CHECK_EQ(proc__pin(&f, pinned, sizeof(pinned)), 0);
+	CHECK(!strncmp(pinned, "/proc/self/fd/", 14));
+	munmap(map, 4096);
+	unlink(path);
+	rmdir(dir);
+	CHECK_EQ(stat(pinned, &st), 0);
+	CHECK_EQ((uint64_t)st.st_ino, f.inode);
+	CHECK_EQ(proc__pin(&f, again, sizeof(again)), 0);
+	CHECK_STR(again, pinned);
 }
 
 TEST(entry_point_and_cpu)

@@ -104,6 +104,11 @@ static int add_user_probes(struct discover *d, const struct elfsym *es, const st
 	return added;
 }
 
+static int useful(const struct discover_file *f)
+{
+	return f->n > 0 || f->loader_offset;
+}
+
 /* Read file f, new to d: its probes and whether it is the loader. Returns
  * its index, or -ENOENT when there is nothing to probe in it. */
 static int add_file(struct discover *d, const struct mapped_file *f)
@@ -111,7 +116,7 @@ static int add_file(struct discover *d, const struct mapped_file *f)
 	struct discover_file *df;
 	uint64_t loader = 0;
 	int first = d->table.n, n, e;
-	struct elfsym *es = elfsym__open(f->open_path, &e);
+	struct elfsym *es = elfsym__open_mapped(f, &e);
 
 	if (!es)
 		return -ENOENT; /* not ELF, gone, unreadable: nothing to probe */
@@ -138,17 +143,14 @@ static int add_file(struct discover *d, const struct mapped_file *f)
 	df->dev = f->dev;
 	df->ino = f->inode;
 	snprintf(df->path, sizeof(df->path), "%s", f->path);
-	snprintf(df->open_path, sizeof(df->open_path), "%s", f->open_path);
 	df->first = first;
 	df->n = n;
 	df->loader_offset = loader;
+	/* a name that outlives the process, to attach the loader's probe by */
+	if (useful(df))
+		proc__pin(f, df->open_path, sizeof(df->open_path));
 	/* files without probes are remembered too, so as not to read them again */
 	return d->nfiles++;
-}
-
-static int useful(const struct discover_file *f)
-{
-	return f->n > 0 || f->loader_offset;
 }
 
 int discover__pid(struct discover *d, pid_t pid, int *idx, int max)
@@ -182,7 +184,7 @@ int discover__unshimmed(struct discover *d, const struct mapped_file *files, int
 
 	*first = d->table.n;
 	for (i = 0; i < n && added >= 0; i++) {
-		if (!files[i].executable || !(es = elfsym__open(files[i].open_path, &e)))
+		if (!files[i].executable || !(es = elfsym__open_mapped(&files[i], &e)))
 			continue;
 		e = probes__add_interposed(&d->table, es, &files[i], d->classes);
 		added = e < 0 ? e : added + e;

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/infile.h"
 #include "lib/parse.h"
+#include "lib/proc.h"
 #include "user/resolve/elfsym.h"
 
 struct sym {
@@ -55,23 +57,17 @@ static int add_sym(struct elfsym *es, const char *name, uint64_t offset, int def
 	return 0;
 }
 
-/* Virtual address to file offset, through the loadable segment holding it. */
-static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
+/* Virtual address to file offset, through the executable loadable segment
+ * holding it (load_segments). */
+static int vaddr_to_offset(const struct elfsym *es, uint64_t vaddr, uint64_t *off)
 {
-	size_t i, n;
+	int i;
 
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
+	for (i = 0; i < es->nseg; i++)
+		if (vaddr >= es->seg[i].vaddr && vaddr - es->seg[i].vaddr < es->seg[i].size) {
+			*off = vaddr - es->seg[i].vaddr + es->seg[i].offset;
 			return 0;
 		}
-	}
 	return -ENOENT;
 }
 
@@ -102,7 +98,7 @@ static int load_table(struct elfsym *es, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
 		if (!name || !*name)
 			continue;
 		defined = sym.st_shndx != SHN_UNDEF && sym.st_value;
-		if (defined && vaddr_to_offset(elf, sym.st_value, &off))
+		if (defined && vaddr_to_offset(es, sym.st_value, &off))
 			continue;
 		err = add_sym(es, name, off, defined);
 		if (err)
@@ -167,22 +163,19 @@ static int load(struct elfsym *es, Elf *elf)
 	return 0;
 }
 
-struct elfsym *elfsym__open(const char *path, int *err)
+struct elfsym *elfsym__from_fd(int fd, int *err)
 {
 	struct elfsym *es;
 	Elf *elf;
-	int fd;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		*err = -EINVAL;
 		return NULL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		*err = -errno;
-		return NULL;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* ELF_C_READ: pread, never mmap (lib/infile.h: a file truncated
+	 * under a mapping raises SIGBUS in its reader). libelf checks every
+	 * section against the file's size. */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	es = calloc(1, sizeof(*es));
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !es) {
 		*err = es ? -ENOEXEC : -ENOMEM;
@@ -197,8 +190,30 @@ struct elfsym *elfsym__open(const char *path, int *err)
 	}
 	if (elf)
 		elf_end(elf);
+	return es;
+}
+
+static struct elfsym *from_fd_closing(int fd, int *err)
+{
+	struct elfsym *es;
+
+	if (fd < 0) {
+		*err = fd;
+		return NULL;
+	}
+	es = elfsym__from_fd(fd, err);
 	close(fd);
 	return es;
+}
+
+struct elfsym *elfsym__open(const char *path, int *err)
+{
+	return from_fd_closing(infile__open(path, 0), err);
+}
+
+struct elfsym *elfsym__open_mapped(const struct mapped_file *f, int *err)
+{
+	return from_fd_closing(proc__open_mapped(f), err);
 }
 
 void elfsym__close(struct elfsym *es)
@@ -219,16 +234,8 @@ void elfsym__close(struct elfsym *es)
 static int find_address(const struct elfsym *es, const char *name, uint64_t *off)
 {
 	uint64_t vaddr;
-	int i;
 
-	if (parse_hex_u64(name, &vaddr))
-		return 0;
-	for (i = 0; i < es->nseg; i++)
-		if (vaddr >= es->seg[i].vaddr && vaddr < es->seg[i].vaddr + es->seg[i].size) {
-			*off = vaddr - es->seg[i].vaddr + es->seg[i].offset;
-			return 1;
-		}
-	return 0;
+	return !parse_hex_u64(name, &vaddr) && !vaddr_to_offset(es, vaddr, off);
 }
 
 int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, int max)

@@ -15,9 +15,16 @@
 
 struct elfsym;
 
+struct mapped_file;
+
 /* Open path and load its symbols. NULL and a negative errno in *err when
- * the file cannot be read or is not ELF. */
+ * the file cannot be read, is no regular file or is not ELF. The file is
+ * read, never mapped (lib/infile.h). */
 struct elfsym *elfsym__open(const char *path, int *err);
+/* The same for a file a process maps (lib/proc.h: proc__open_mapped). */
+struct elfsym *elfsym__open_mapped(const struct mapped_file *f, int *err);
+/* The same from an open file, which stays open. */
+struct elfsym *elfsym__from_fd(int fd, int *err);
 void elfsym__close(struct elfsym *es);
 
 /* File offsets of the distinct definitions of function `name` (all its

@@ -253,15 +253,22 @@ void probes__known(unsigned int classes, char *buf, size_t n)
 static int add_probe(struct probe_table *t, const char *symbol, int kind,
 		     const struct mapped_file *f, uint64_t offset)
 {
+	char open_path[sizeof(t->probes->open_path)];
 	struct probe *p;
-	int i;
+	int i, err;
 
 	for (i = 1; i < t->n; i++)
-		if (t->probes[i].info.offset == offset &&
-		    !strcmp(t->probes[i].open_path, f->open_path))
+		if (t->probes[i].info.offset == offset && t->probes[i].dev == f->dev &&
+		    t->probes[i].ino == f->inode)
 			return 0; /* declared twice (e.g. --probe on a known function) */
 	if (t->n >= SBT_MAX_PROBES)
 		return -E2BIG;
+	err = proc__pin(f, open_path, sizeof(open_path));
+	if (err) {
+		/* replaced since it was read, or the process is gone */
+		log_warn("%s: cannot keep it open to probe it: %s", f->path, strerror(-err));
+		return 0;
+	}
 	p = realloc(t->probes, (t->n + 1) * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -273,7 +280,7 @@ static int add_probe(struct probe_table *t, const char *symbol, int kind,
 	p->info.offset = offset;
 	snprintf(p->info.symbol, sizeof(p->info.symbol), "%s", symbol);
 	snprintf(p->info.object, sizeof(p->info.object), "%s", f->path);
-	snprintf(p->open_path, sizeof(p->open_path), "%s", f->open_path);
+	snprintf(p->open_path, sizeof(p->open_path), "%s", open_path);
 	p->dev = f->dev;
 	p->ino = f->inode;
 	return 0;
@@ -284,17 +291,17 @@ static int add_probe(struct probe_table *t, const char *symbol, int kind,
  * pthread_spin_lock starts with `lock decl (%rdi)`): the attach would fail
  * with ENOTSUPP, and with multi-uprobe links take every other probe of the
  * file down with it. */
-static int probeable(const char *path, uint64_t offset)
+static int probeable(const struct mapped_file *f, uint64_t offset)
 {
 #if defined(__x86_64__)
 	unsigned char insn[15];
-	size_t i;
-	FILE *f = fopen(path, "re");
+	int fd = proc__open_mapped(f);
+	ssize_t i;
 
-	if (!f)
+	if (fd < 0)
 		return 1;
-	i = fseek(f, (long)offset, SEEK_SET) ? 0 : fread(insn, 1, sizeof(insn), f);
-	fclose(f);
+	i = pread(fd, insn, sizeof(insn), (off_t)offset);
+	close(fd);
 	for (; i-- > 0;) {
 		unsigned char b = insn[sizeof(insn) - 1 - i];
 
@@ -316,7 +323,7 @@ int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const str
 	int i, n = elfsym__find(es, symbol, offs, MAX_VERSIONS), err;
 
 	for (i = 0; i < n; i++) {
-		if (!probeable(f->open_path, offs[i])) {
+		if (!probeable(f, offs[i])) {
 			t->unprobeable++;
 			size_t len = strlen(t->unprobeable_names);
 
@@ -373,7 +380,7 @@ int probes__add_body(struct probe_table *t, const char *name, const struct mappe
 {
 	int first = t->n, err;
 
-	if (!probeable(f->open_path, offset))
+	if (!probeable(f, offset))
 		return -ENOTSUP;
 	err = add_probe(t, name, SBT_PK_REGION_BODY, f, offset);
 	if (err)
@@ -588,7 +595,7 @@ static int scan_file(struct probe_table *t, const struct mapped_file *f, int exe
 	struct elfsym *es;
 	int err, n;
 
-	es = elfsym__open(f->open_path, &err);
+	es = elfsym__open_mapped(f, &err);
 	if (!es)
 		return 0; /* not ELF, unreadable: nothing to probe there */
 	t->files_searched++;
@@ -646,7 +653,7 @@ static int add_user_probe(struct probe_table *t, const struct user_probe *up,
 		}
 		f = &unmapped;
 	}
-	es = elfsym__open(f->open_path, &e);
+	es = elfsym__open_mapped(f, &e);
 	if (!es) {
 		snprintf(err, errlen, "--probe: %s: cannot read ELF symbols: %s", f->path,
 			 strerror(-e));

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/array.h"
+#include "lib/proc.h"
 #include "user/resolve/symbolize.h"
 
 /* Address ranges of one module's compilation units, for line lookups
@@ -29,45 +30,78 @@ struct module_cus {
 struct symbolizer {
 	Dwfl *dwfl;
 	pid_t pid;
+	struct mapped_file *files; /* as the process mapped them when last read */
+	int nfiles;
 	struct module_cus *cus; /* one per module asked about */
 	size_t ncus;
 };
 
-static char *debuginfo_path;
+/* Separate debug files only from the system's directory: by default
+ * libdwfl also looks beside the binary, in a directory its owner controls
+ * (a FIFO there would hang us, a file truncated under libdwfl's mapping
+ * would kill us: lib/infile.h). */
+static char *debuginfo_path = "/usr/lib/debug";
 
-/* The process whose files the callback below opens. libdwfl calls it
+/* The symbolizer whose files the callback below opens. libdwfl calls it
  * without a context of ours; symbolizers are used from one thread. */
-static pid_t opening_pid;
+static const struct symbolizer *opening;
 
-/* A module's file as the process sees it, through its root: a process in
- * another mount namespace (a container) has its own /usr/lib. */
-static int find_elf_in_root(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
-			    char **file_name, Elf **elfp)
+/* The file the process maps by that name, opened as lib/proc.h says (the
+ * name is our view of a file that may be in another mount namespace or
+ * under a chroot; the process may have exited since). -1 when it cannot be
+ * had. */
+static int open_module_file(const struct symbolizer *s, const char *name)
 {
-	char path[4096];
+	int i, fd = -1;
+
+	for (i = 0; i < s->nfiles && fd < 0; i++)
+		if (!strcmp(s->files[i].path, name))
+			fd = proc__open_mapped(&s->files[i]);
+	return fd < 0 ? -1 : fd;
+}
+
+/* A module's file as the process sees it, read (ELF_C_READ), never mapped:
+ * lib/infile.h. The vDSO and other unnamed modules: libdwfl's own way. */
+static int find_elf_of_process(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			       char **file_name, Elf **elfp)
+{
 	int fd;
 
-	if (name && name[0] == '/' && opening_pid > 0) {
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)opening_pid, name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			*file_name = strdup(path);
-			*elfp = NULL;
-			return fd;
-		}
+	if (!name || name[0] != '/' || !opening)
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	fd = open_module_file(opening, name);
+	if (fd < 0)
+		return -1;
+	*elfp = elf_begin(fd, ELF_C_READ, NULL);
+	*file_name = strdup(name);
+	if (!*elfp || !*file_name) {
+		elf_end(*elfp);
+		*elfp = NULL;
+		free(*file_name);
+		*file_name = NULL;
+		close(fd);
+		return -1;
 	}
-	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	return fd;
 }
 
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = find_elf_in_root,
+	.find_elf = find_elf_of_process,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
 
 static int report(struct symbolizer *s)
 {
-	opening_pid = s->pid;
+	struct mapped_file *files = NULL;
+	int n = proc__mapped_files(s->pid, &files);
+
+	if (n >= 0) {
+		free(s->files);
+		s->files = files;
+		s->nfiles = n;
+	}
+	opening = s;
 	dwfl_report_begin(s->dwfl);
 	if (dwfl_linux_proc_report(s->dwfl, s->pid))
 		return -ESRCH;
@@ -98,6 +132,9 @@ void symbolizer__free(struct symbolizer *s)
 	for (size_t i = 0; i < s->ncus; i++)
 		free(s->cus[i].r);
 	free(s->cus);
+	free(s->files);
+	if (opening == s)
+		opening = NULL;
 	free(s);
 }
 
@@ -107,7 +144,7 @@ static Dwfl_Module *module_of(struct symbolizer *s, uint64_t addr)
 {
 	Dwfl_Module *mod;
 
-	opening_pid = s->pid; /* libdwfl opens files lazily */
+	opening = s; /* libdwfl opens files lazily */
 	mod = dwfl_addrmodule(s->dwfl, addr);
 
 	if (!mod && !report(s))
@@ -243,7 +280,7 @@ int symbolizer__data(struct symbolizer *s, uint64_t addr, char *buf, size_t n)
 
 	if (!s)
 		return -ENOENT;
-	opening_pid = s->pid;
+	opening = s;
 	mod = dwfl_addrmodule(s->dwfl, addr);
 	GElf_Off off = 0;
 	GElf_Sym sym;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/clock.h"
+#include "lib/infile.h"
 #include "lib/outfile.h"
 #include "lib/proc.h"
 #include "user/trace/calibrate.h"
@@ -366,14 +367,8 @@ int insn_class__of(const char *path, __u64 offset)
 {
 	static const unsigned char nop5[] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 	unsigned char b[5] = {0};
-	FILE *f = fopen(path, "re");
-	size_t n = 0;
+	ssize_t n = infile__read_at(path, offset, b, sizeof(b));
 
-	if (f) {
-		if (!fseek(f, (long)offset, SEEK_SET))
-			n = fread(b, 1, sizeof(b), f);
-		fclose(f);
-	}
 	if (n < 2)
 		return INSN_XOL;
 	if (n == 5 && !memcmp(b, nop5, 5))

@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# A traced job's owner is not trusted: files they control must never crash,
+# hang or mislead the root tracer (lib/infile.h, lib/proc.h: proc__open_mapped).
+load helpers
+
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+
+# big_library DIR: DIR/big.so, a shared library with 2 M function symbols
+# (its symbol table takes the tracer a while to read), owned by nobody, and
+# a pristine copy DIR/orig.so.
+big_library() {
+	python3 -c '
+import sys
+w = sys.stdout.write
+w(".text\n")
+for i in range(2000000):
+    w(".type f%d,@function\nf%d: ret\n" % (i, i))' >"$1/big.s"
+	as -o "$1/big.o" "$1/big.s"
+	ld -shared -o "$1/orig.so" "$1/big.o"
+	rm "$1/big.s" "$1/big.o"
+	cp "$1/orig.so" "$1/big.so"
+	chown -R 65534 "$1"
+}
+
+# An unprivileged process truncates a library it maps whenever the tracer
+# opens it, while the tracer reads its symbols: a tracer that mapped the
+# file died of SIGBUS (rc 135). The file is read, not mapped: a cut read is
+# an unreadable file, nothing more.
+@test "a library truncated under the tracer: -p and -a live on, the job traced exactly" {
+	local d=$T/lib i
+	chmod 0755 "$T" # nobody's files are in it
+	mkdir -m 0755 "$d"
+	big_library "$d"
+	$NOBODY /usr/bin/python3 "$ROOT/tests/e2e/truncate_on_open.py" "$d/big.so" "$d/orig.so" >"$T/cut.out" 2>&1 &
+	BG_PIDS+=($!)
+	wait_for "$T/cut.out" "^armed"
+	for i in 1 2 3; do
+		start_workload "$T/wl$i.out" $NOBODY env LD_PRELOAD="$d/big.so" \
+			"$EX/barrier_imbalance" -t 3 -n 4 -d 5 -m sleep -W
+		start_tracer "$T/sbt$i.out" record -p "$WL" -o "$T/t$i.sbt"
+		kill -USR1 "$WL"
+		wait_exit "$TR" 60
+		wait "$TR"
+		"$SBT" report --format json "$T/t$i.sbt" >"$T/t$i.json"
+		$CHECK imbalance "$T/t$i.json" "$T/wl$i.out" "$T/t$i.sbt" 4
+		refute_grep -q "preloaded" "$T/wl$i.out" # the library was loaded
+	done
+	start_workload "$T/wla.out" $NOBODY env LD_PRELOAD="$d/big.so" \
+		"$EX/barrier_imbalance" -t 3 -n 4 -d 5 -m sleep -W
+	start_system "$T/sys.out" record -a -o "$T/a.sbt"
+	kill -USR1 "$WL"
+	wait_exit "$WL" 30
+	kill -INT "$TR"
+	wait_exit "$TR" 30
+	wait "$TR"
+	"$SBT" report --format json --pid "$WL" "$T/a.sbt" >"$T/a.json"
+	$CHECK imbalance "$T/a.json" "$T/wla.out" "$T/a.sbt" 4
+	# the attack happened: every run of the tracer opened the file and had it cut
+	[ "$(grep -c '^cut' "$T/cut.out")" -ge 4 ]
+}
+
+# chroot_with DIR PROGRAM: DIR, a root directory holding PROGRAM (as
+# /prog) and the libraries it loads, at the paths they have here.
+chroot_with() {
+	local lib
+	mkdir -p "$1"
+	cp "$2" "$1/prog"
+	for lib in $(ldd "$2" | grep -oE '/[^ ]+'); do
+		mkdir -p "$1$(dirname "$lib")"
+		cp -L "$lib" "$1$lib"
+	done
+}
+
+# /proc/PID/maps shows a chrooted job's files by our path to them (DIR/lib/
+# ...); the same path inside the job's root (/proc/PID/root/DIR/lib/...)
+# is a directory the job's owner controls. A FIFO there blocked the tracer
+# for ever; with the files reached through the mappings, the job is traced
+# and its barrier named from its own binary.
+@test "a chrooted job: traced through its mappings; FIFOs planted at its paths neither block nor mislead" {
+	local r=$T/root f
+	chroot_with "$r" "$EX/barrier_imbalance"
+	for f in /prog $(ldd "$EX/barrier_imbalance" | grep -oE '/[^ ]+'); do
+		mkdir -p "$(dirname "$r$r$f")"
+		mkfifo "$r$r$f"
+	done
+	chown -R 65534 "$r"
+	start_workload "$T/wl.out" chroot --userspec=65534:65534 "$r" /prog -t 3 -n 4 -d 5 -m sleep -W
+	start_tracer "$T/sbt.out" record -p "$WL" -o "$T/c.sbt"
+	kill -USR1 "$WL"
+	wait_exit "$TR" 60
+	wait "$TR"
+	"$SBT" report --format json "$T/c.sbt" >"$T/c.json"
+	$CHECK imbalance "$T/c.json" "$T/wl.out" "$T/c.sbt" 4
+	"$SBT" report "$T/c.sbt" >"$T/c.txt"
+	grep -q 'worker_main (barrier_imbalance.c:[0-9]*) "phase_barrier"' "$T/c.txt"
+}
