@@ -78,6 +78,8 @@ static void complete(struct phases *p, struct ph_episode *ep)
 	}
 	if (!ep->partial)
 		approx_barrier__note_beta(p, ep);
+	if (!ep->lost && !ep->partial && ep->n < PH_TEAM_SIZES_KEPT)
+		p->team_sizes[ep->n]++;
 	if (ep->lost) {
 		if (p->lost_phases < LOST_PHASES_KEPT)
 			p->lost_first[p->lost_phases] = ep->index;
@@ -171,6 +173,9 @@ static struct ph_episode *open_episode(struct phases *p, __u32 pid, __u64 key, _
 	ep->object = object;
 	ep->probe = probe;
 	ep->state = PH_OPEN;
+	/* the arrival opening it may come after others of its own that were
+	 * lost: marked while records are being lost */
+	ep->lost = p->loss_until >= p->last_ts;
 	p->inflight[p->ninflight++] = ep;
 	return ep;
 }
@@ -213,6 +218,11 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		a->ta_start = t->ta_depart ? t->ta_depart : a->start_ns;
 		a->overhead_ns = t->overhead_total - t->ovh_mark;
 		t->ovh_mark = t->overhead_total;
+	}
+	p->arrivals++;
+	if (t->loss_marks && e->ts > t->loss_after) {
+		t->loss_marks--;
+		ep->lost++;
 	}
 	if (!ep->n || e->ts < ep->first_arrive)
 		ep->first_arrive = e->ts;
@@ -259,6 +269,34 @@ void episodes__stop_expecting_key(struct phases *p, __u32 pid, __u64 key)
 
 	if (ep)
 		episodes__stop_expecting(p, ep);
+}
+
+/* Arrivals of a thread after a loss that are marked: a thread that lost
+ * a return and the next entry pairs the return after them with its old
+ * arrival (that episode is in flight: marked) and joins its next arrival
+ * to the wrong episode; the one after is right again. */
+#define LOSS_MARKED_ARRIVALS 2
+
+void episodes__lost_window(struct phases *p, const struct sbt_event *e)
+{
+	const struct hmap_slot *s;
+	size_t i, pos = 0;
+
+	p->lost += e->lost;
+	p->lost_arrivals += e->site;
+	for (i = 0; i < p->ninflight; i++)
+		p->inflight[i]->lost += e->lost;
+	if (e->obj > p->loss_until)
+		p->loss_until = e->obj;
+	/* which threads lost records is not known: any of the process's */
+	while ((s = hmap_next(&p->threads, &pos))) {
+		struct ph_thread *t = s->val;
+
+		if (t->pid == e->pid && !t->exit_ns) {
+			t->loss_marks = LOSS_MARKED_ARRIVALS;
+			t->loss_after = e->obj;
+		}
+	}
 }
 
 void episodes__lost(struct phases *p, __u32 lost)

@@ -483,6 +483,11 @@ static int feed_one(struct phases *p, const struct sbt_event *e)
 		implicit__armed(p, e);
 		return 0;
 	}
+	if (e->type == SBT_EV_LOST) {
+		/* no thread's; its time is when losses began, in order */
+		episodes__lost_window(p, e);
+		return 0;
+	}
 	if (!p->first_ts || e->ts < p->first_ts)
 		p->first_ts = e->ts;
 	if (e->ts > p->last_ts)

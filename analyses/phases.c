@@ -161,6 +161,29 @@ __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max)
 	return p->lost_phases;
 }
 
+/* The usual number of threads of an episode: the most frequent among the
+ * complete ones; 0 when none completed. */
+static __u64 usual_team(const struct phases *p)
+{
+	__u64 best = 0;
+	int n;
+
+	for (n = 1; n < PH_TEAM_SIZES_KEPT; n++)
+		if (p->team_sizes[n] > p->team_sizes[best])
+			best = n;
+	return p->team_sizes[best] ? best : 0;
+}
+
+__u64 phases__missing_phases(const struct phases *p)
+{
+	__u64 team = usual_team(p), all;
+
+	if (!team || !p->lost_arrivals)
+		return 0;
+	all = (p->arrivals + p->lost_arrivals + team / 2) / team;
+	return all > p->completed ? all - p->completed : 0;
+}
+
 /* ---- episode metrics (doc/design.md §5.1) ------------------------------------------- */
 
 void ph_episode_times(const struct ph_episode *ep, int view, struct ph_episode_times *m)

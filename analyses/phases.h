@@ -122,6 +122,11 @@ struct ph_thread {
 	 * waiting, and the task bodies the thread ran inside them */
 	__u64 tasks_created, task_waits, task_wait_ns, task_run_ns;
 	__u64 sync_mark; /* sync_wait_ns at its last barrier departure */
+	/* records of its process were lost up to loss_after: its next
+	 * loss_marks arrivals after that may pair with the wrong call (its
+	 * own entry or return among those lost) and mark their episodes */
+	int loss_marks;
+	__u64 loss_after;
 	/* counters: values at its last barrier departure, and where the next
 	 * COUNTERS record goes (arrival or departure) */
 	__u64 ctr_depart[SBT_MAX_COUNTERS];
@@ -320,6 +325,10 @@ const struct ph_timed *phases__timed(const struct phases *p);
 __u64 phases__thread_approx(const struct phases *p, __u32 tid);
 /* Phases affected by lost records: count and the first few indices. */
 __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);
+/* Phases whose records were all lost, estimated: the barrier arrivals seen
+ * and lost (SBT_EV_LOST counts them), over the usual number of threads of
+ * an episode, less the episodes seen. 0 when nothing was lost. */
+__u64 phases__missing_phases(const struct phases *p);
 
 /* Metrics of one episode (doc/design.md §5.1); see also ph_episode_times(). */
 /* Whether thread t created or waited for OpenMP tasks (--trace task). */

@@ -41,6 +41,8 @@ enum ph_state { PH_OPEN, PH_RELEASING };
 /* Where a thread's next COUNTERS record belongs. */
 enum { CTR_NONE, CTR_ARRIVAL, CTR_DEPARTURE };
 
+#define PH_TEAM_SIZES_KEPT 257
+
 struct phases {
 	struct phases_config cfg;
 	struct phases_ops ops;
@@ -73,6 +75,11 @@ struct phases {
 	__u64 newest_ts, out_of_order; /* records older than one before them */
 	__u64 first_ts, last_ts;
 	__u64 lost_phases, lost_first[LOST_PHASES_KEPT];
+	/* losses (SBT_EV_LOST): barrier arrivals among them; an episode
+	 * beginning up to loss_until may have lost some of its records */
+	__u64 lost_arrivals, loss_until;
+	/* arrivals seen; complete unmarked episodes by their number of threads */
+	__u64 arrivals, team_sizes[PH_TEAM_SIZES_KEPT];
 	__u64 ta_last, ta_last_tm; /* approximated and measured time of the last event */
 	__u64 violations[PH_VIOL_NKINDS];
 	__u64 clamped; /* events held at their thread's previous approximation */
@@ -137,8 +144,13 @@ void episodes__expect(struct phases *p, __u32 pid, __u64 key, __u32 n);
 /* No more arrivals are coming to ep (or to the open episode of key). */
 void episodes__stop_expecting(struct phases *p, struct ph_episode *ep);
 void episodes__stop_expecting_key(struct phases *p, __u32 pid, __u64 key);
-/* Records lost: every episode in flight is marked. */
+/* Records lost: every episode in flight is marked (older traces, where
+ * the count came in a record and nothing says when they were lost). */
 void episodes__lost(struct phases *p, __u32 lost);
+/* A LOST record: n records lost between e->ts and e->obj, `arrivals` of them
+ * at barriers. Every episode in flight, and every episode beginning before
+ * the last loss, is marked. */
+void episodes__lost_window(struct phases *p, const struct sbt_event *e);
 void episode__free(struct ph_episode *ep);
 
 /* sites.c: the site of a completed episode (NULL: no memory), and its

@@ -477,6 +477,7 @@ static void json_drops(struct report *r, const struct report_drops *d)
 	json_obj_begin(j);
 	json_ku64(j, "total", report__drops_total(r, d));
 	json_ku64(j, "affected_phases", affected);
+	json_ku64(j, "missing_phases", phases__missing_phases(r->ph));
 	json_key(j, "first_affected");
 	json_arr_begin(j);
 	for (i = 0; i < 16 && (__u64)i < affected; i++)

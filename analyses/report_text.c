@@ -348,7 +348,7 @@ static void text_counters(struct report *r)
 
 static void text_drops(struct report *r, const struct report_drops *d)
 {
-	__u64 first[8], total = report__drops_total(r, d), affected;
+	__u64 first[8], total = report__drops_total(r, d), affected, missing;
 	int i;
 
 	if (!total) {
@@ -364,6 +364,9 @@ static void text_drops(struct report *r, const struct report_drops *d)
 		if (affected > 8)
 			fprintf(r->o.out, " ...");
 	}
+	missing = phases__missing_phases(r->ph);
+	if (missing)
+		fprintf(r->o.out, "; about %" PRIu64 " phases left no record", (uint64_t)missing);
 	fprintf(r->o.out, "; raise --buffer-size\n");
 }
 

@@ -55,10 +55,15 @@ SBT_GLOBAL struct {
 } targets SEC(".maps");
 
 /* Failed ring-buffer reservations per CPU: total, and pending (not yet
- * reported in a record's `lost` field). Indexed by CPU, so there is no
- * contention between CPUs. */
+ * reported in a LOST record) with how many were phase-ending entries, when
+ * the first and the last of them were, and whose the last was. Indexed by
+ * CPU, so there is no contention between CPUs. */
 SBT_GLOBAL __u64 drops_total[SBT_MAX_CPUS];
 SBT_GLOBAL __u64 drops_pending[SBT_MAX_CPUS];
+SBT_GLOBAL __u64 drops_pending_phase[SBT_MAX_CPUS];
+SBT_GLOBAL __u64 drops_first_ts[SBT_MAX_CPUS];
+SBT_GLOBAL __u64 drops_last_ts[SBT_MAX_CPUS];
+SBT_GLOBAL __u32 drops_last_pid[SBT_MAX_CPUS];
 
 /* Failed reservations by process (system-wide mode reports them per job).
  * Touched only when a reservation fails. */
@@ -184,14 +189,22 @@ static __always_inline __u32 sbt_cpu_slot(__u32 cpu)
 	return cpu & (SBT_MAX_CPUS - 1);
 }
 
-/* n records that found no room: counted on its CPU and for its process. */
-static __always_inline int sbt_drop(__u32 cpu, __u32 pid, __u64 n)
+/* n records (rec[0..n)) that found no room: counted on its CPU and for
+ * its process, with the time, for the LOST record that says so later. The
+ * failure path: its helper calls cost nothing when there is room. */
+static __always_inline int sbt_drop(__u32 cpu, const struct sbt_event *rec, __u64 n)
 {
-	__u64 *p;
+	__u64 *p, now = rec->ts ? rec->ts : bpf_ktime_get_ns();
+	__u32 pid = rec->pid;
 
 	cpu = sbt_cpu_slot(cpu);
 	__sync_fetch_and_add(&drops_total[cpu], n);
-	__sync_fetch_and_add(&drops_pending[cpu], n);
+	if (!__sync_fetch_and_add(&drops_pending[cpu], n))
+		drops_first_ts[cpu] = now;
+	drops_last_ts[cpu] = now;
+	drops_last_pid[cpu] = pid;
+	if (rec->flags & SBT_RF_PHASE)
+		__sync_fetch_and_add(&drops_pending_phase[cpu], 1);
 	p = bpf_map_lookup_elem(&drops_by_pid, &pid);
 	if (p)
 		__sync_fetch_and_add(p, n);
@@ -233,7 +246,27 @@ static __always_inline void sbt_fill(struct sbt_event *e, const struct sbt_event
 {
 	*e = *rec;
 	e->ts = ts;
-	e->lost = 0;
+	e->flags &= ~SBT_RF_PHASE; /* for sbt_drop only */
+}
+
+/* The LOST record of the records this CPU (slot) failed to reserve since
+ * its last one, ahead of the record that now finds room. Without room for
+ * it either, the losses stay pending. */
+static __always_inline void sbt_emit_lost(void *ring, __u32 slot)
+{
+	struct sbt_event *l = bpf_ringbuf_reserve(ring, sizeof(*l), 0);
+	__u64 n;
+
+	if (!l)
+		return;
+	n = __sync_lock_test_and_set(&drops_pending[slot], 0);
+	*l = (struct sbt_event){.ts = drops_first_ts[slot],
+				.obj = drops_last_ts[slot],
+				.site = __sync_lock_test_and_set(&drops_pending_phase[slot], 0),
+				.pid = drops_last_pid[slot],
+				.type = SBT_EV_LOST,
+				.lost = n > 0xffffffffULL ? 0xffffffffU : (__u32)n};
+	bpf_ringbuf_submit(l, 0);
 }
 
 /* Reserve, fill and submit rec[0..n) as one sample (a record and the
@@ -252,11 +285,13 @@ static __always_inline int sbt_emit_recs(const struct sbt_event *rec, int n, int
 	if (per_cpu_rings) {
 		ring = bpf_map_lookup_elem(&rings, &key);
 		if (!ring)
-			return sbt_drop(cpu, rec[0].pid, n);
+			return sbt_drop(cpu, &rec[0], n);
 	}
+	if (drops_pending[sbt_cpu_slot(cpu)])
+		sbt_emit_lost(ring, sbt_cpu_slot(cpu));
 	e = sbt_reserve(ring, n);
 	if (!e)
-		return sbt_drop(cpu, rec[0].pid, n);
+		return sbt_drop(cpu, &rec[0], n);
 	ts = rec[0].ts ? rec[0].ts : bpf_ktime_get_ns();
 	sbt_fill(&e[0], &rec[0], ts);
 	if (n > 1)
@@ -264,8 +299,6 @@ static __always_inline int sbt_emit_recs(const struct sbt_event *rec, int n, int
 	if (n > 2)
 		sbt_fill(&e[2], &rec[2], ts);
 	cpu = sbt_cpu_slot(cpu);
-	if (drops_pending[cpu])
-		e[0].lost = __sync_lock_test_and_set(&drops_pending[cpu], 0);
 	bpf_ringbuf_submit(e, sbt_wake_flag(ring, cpu, wake));
 	return 0;
 }

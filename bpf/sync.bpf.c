@@ -91,6 +91,18 @@ static __always_inline int reads_counters(__u64 cookie)
 	       kind == SBT_PK_REGION_BODY || kind == SBT_PK_COND_WAIT || kind == SBT_PK_COND_SIGNAL;
 }
 
+/* An arrival at a barrier: the entry of a barrier function, the return of
+ * a parallel region's body (its team's implicit barrier follows). Only
+ * counted when such a record is lost (SBT_EV_LOST). */
+static __always_inline __u32 arrival_flag(__u16 type, __u64 cookie)
+{
+	__u64 kind = SBT_COOKIE_KIND(cookie);
+
+	if (type == SBT_EV_ENTER)
+		return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER ? SBT_RF_PHASE : 0;
+	return kind == SBT_PK_REGION_BODY ? SBT_RF_PHASE : 0;
+}
+
 /* What an entry record carries, as the probe's cookie selects: an argument
  * (the object of __kmpc_critical is its third, the function a
  * __kmpc_fork_call starts its third), the return address or the probed
@@ -152,11 +164,12 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 				    .pid = pid,
 				    .tid = (__u32)id,
 				    .type = type,
-				    .probe = (__u16)cookie};
+				    .probe = (__u16)cookie,
+				    .flags = arrival_flag(type, cookie)};
 	if (cookie & SBT_COOKIE_TIMED) {
 		timing = SITE_TIMING(ctx);
 		rec[0].cost = (__u32)timing;
-		rec[0].flags = SBT_RF_TIMED | (timing & SBT_SITE_COST_KNOWN ? SBT_RF_COST : 0);
+		rec[0].flags |= SBT_RF_TIMED | (timing & SBT_SITE_COST_KNOWN ? SBT_RF_COST : 0);
 		rec[0].ts = sbt_user_ts(bpf_get_smp_processor_id(), SITE_TIME(ctx));
 		if (rec[0].ts)
 			rec[0].flags |= SBT_RF_USER_TS;

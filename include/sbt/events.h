@@ -35,6 +35,13 @@
  * while tracing (a region body of a binary without symbols) took effect for
  * process pid at ts; obj = the body's address there, probe = its id. */
 #define SBT_EV_PROBE_ARMED 10
+/* Records of process pid that found no room in the ring (doc/design.md §4,
+ * Losses): ts = the first loss on that CPU since its last LOST record,
+ * obj = the last one, lost = how many, site = how many of them were
+ * arrivals at barriers (SBT_RF_PHASE). Made by the BPF
+ * side with the next record that finds room on that CPU; older traces
+ * carried only the count, in that record's `lost`. */
+#define SBT_EV_LOST 11
 
 /* Launch mode: the command's process tree is a bitmap of pids, which stay
  * below the kernel's PID_MAX_LIMIT (2^22 on 64-bit). */
@@ -117,7 +124,7 @@ struct sbt_event {
 	__u32 tid;   /* thread id */
 	__u16 type;  /* SBT_EV_* */
 	__u16 probe; /* probe id: index into the probe table, 0 for non-probe records */
-	__u32 lost;  /* records this CPU failed to reserve just before this one */
+	__u32 lost;  /* SBT_EV_LOST: records lost (older traces: in any record) */
 	__u32 cost;  /* SBT_RF_COST: ns the thread's previous self-timed hit cost it */
 	__u32 flags; /* SBT_RF_* */
 };
@@ -128,6 +135,7 @@ struct sbt_event {
 #define SBT_RF_TIMED   1u /* made at a self-timed site */
 #define SBT_RF_COST    2u /* cost holds the measured cost of the previous one */
 #define SBT_RF_USER_TS 4u /* ts is the wrapper's time just before the hit */
+#define SBT_RF_PHASE   8u /* BPF side only, never in a record: an arrival at a barrier */
 
 _Static_assert(sizeof(struct sbt_event) == 48, "sbt_event is a fixed 48-byte record");
 

@@ -40,6 +40,7 @@ measured how long it waited for a CPU, and that widens the bound; what it
 cannot see (an interrupt, the hypervisor taking the virtual CPU) is covered by
 SLACK_NS. No check compares a trace with the nominal work (-d, -c).
 """
+import bisect
 import json
 import re
 import struct
@@ -1222,6 +1223,51 @@ def top(top_txt, wl_out, pid, interval):
     check(judged >= 1, "no interval with two or more phases to compare")
 
 
+def losses(report, wl_out, org_spec):
+    """barrier_imbalance through an undersized ring: a phase whose records
+    are not all there (a thread missing, or arrivals of two phases grouped
+    as one) is marked lost; every unmarked phase has exactly its workload
+    phase's threads, each arrival and departure inside that thread's own
+    window; the phases that left no record at all are about as many as the
+    summary says are missing."""
+    r = load(report)
+    org = origin(org_spec, r)
+    wins, by_tid = windows(wl_out), {}
+    for (k, _, tid), w in wins.items():
+        by_tid.setdefault(tid, []).append((w.enter, w.leave, k))
+    team = {}
+    for (k, _, tid) in wins:
+        team.setdefault(k, set()).add(tid)
+    for v in by_tid.values():
+        v.sort()
+
+    def phase_of(tid, a, d):
+        v = by_tid.get(tid, [])
+        i = bisect.bisect_right(v, (a, float("inf"), 0)) - 1
+        return v[i][2] if i >= 0 and v[i][0] <= a and d <= v[i][1] else None
+
+    seen, inexact, unmarked_inexact = set(), 0, []
+    for p in r["phases"]:
+        ks = {phase_of(t["tid"], t["arrive_ns"] + org, t["depart_ns"] + org)
+              if t["depart_ns"] is not None else None for t in p["threads"]}
+        seen |= ks
+        k = next(iter(ks))
+        if len(ks) == 1 and k is not None and {t["tid"] for t in p["threads"]} == team[k]:
+            continue
+        inexact += 1
+        if not p["lost"]:
+            unmarked_inexact.append((p["index"], sorted(ks, key=str)))
+    missing = len(team) - len(seen - {None})
+    d = r["drops"]
+    print(f"# {len(r['phases'])} phases of {len(team)}; {inexact} not exact, "
+          f"{d['affected_phases']} marked lost; {missing} left no record, "
+          f"{d.get('missing_phases')} estimated missing; {d['total']} records lost")
+    check(not unmarked_inexact, f"phases not exact and not marked: {unmarked_inexact[:10]}")
+    check(d["total"] > 0, "no record was lost: the test proves nothing")
+    check(abs(d["missing_phases"] - missing) <= 0.05 * len(team) + 3,
+          f"{d['missing_phases']} phases estimated missing, {missing} left no record")
+
+
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
@@ -1252,6 +1298,7 @@ def main(argv):
         "top": lambda: top(a[0], a[1], int(a[2]), float(a[3])),
         "job": lambda: job(a[0], int(a[1]), a[2]),
         "jobs": lambda: jobs(a[0]),
+        "losses": lambda: losses(a[0], a[1], a[2]),
     }
     if kind not in calls:
         sys.exit(f"unknown check {kind}\n{__doc__}")

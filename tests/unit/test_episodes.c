@@ -370,6 +370,118 @@ TEST(lost_records_mark_phases)
 	phases__free(p);
 }
 
+static void lost_window(struct phases *p, __u64 t0, __u64 t1, __u32 n, __u64 arrivals)
+{
+	struct sbt_event e = {
+		.ts = t0, .obj = t1, .site = arrivals, .pid = PID, .type = SBT_EV_LOST, .lost = n};
+
+	CHECK_EQ(phases__feed(p, &e), 0);
+}
+
+/* Two threads at barrier X. Phase 1 releases when thread 2 arrives, but
+ * its entry and return are lost (2100..2110); it arrives at phase 2 at
+ * 2300, before thread 1 wakes from phase 1 (2400): that arrival joins
+ * phase 1's episode, and thread 1 is alone in phase 2's. Both are marked
+ * (phase 1 in flight at the loss, phase 2 by thread 1's first arrival
+ * after it); so is phase 3, as each thread's next two arrivals are: which
+ * thread lost records is not known. Phase 0 ended before the loss, phase 4
+ * after the marks: unmarked. */
+TEST(a_loss_window_marks_every_phase_it_touches)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u64 first[8];
+	int k;
+
+	enter(p, P_PBW, 1, 1000, OBJ_X, SITE_A); /* phase 0 */
+	enter(p, P_PBW, 2, 1100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 1200, 0);
+	leave(p, P_PBW, 2, 1200, 0);
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A); /* phase 1 */
+	lost_window(p, 2100, 2110, 2, 1);
+	enter(p, P_PBW, 2, 2300, OBJ_X, SITE_A); /* phase 2, joins phase 1's */
+	leave(p, P_PBW, 1, 2400, 0);
+	enter(p, P_PBW, 1, 2600, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 2700, 0);
+	leave(p, P_PBW, 1, 2700, 0);
+	for (k = 3; k <= 4; k++) {
+		enter(p, P_PBW, 1, k * 1000, OBJ_X, SITE_A);
+		enter(p, P_PBW, 2, k * 1000 + 100, OBJ_X, SITE_A);
+		leave(p, P_PBW, 1, k * 1000 + 200, 0);
+		leave(p, P_PBW, 2, k * 1000 + 200, 0);
+	}
+	phases__finish(p);
+	CHECK_EQ(phases__lost(p), 2);
+	CHECK_EQ(c.n, 5);
+	CHECK_EQ(c.ep[0].lost, 0);
+	CHECK_EQ(c.ep[1].n, 2); /* phase 1's, with thread 2's phase 2 arrival */
+	CHECK(c.ep[1].lost > 0);
+	CHECK_EQ(c.ep[2].n, 1); /* phase 2's, thread 1 alone */
+	CHECK(c.ep[2].lost > 0);
+	CHECK(c.ep[3].lost > 0);
+	CHECK_EQ(c.ep[4].lost, 0);
+	CHECK_EQ(phases__lost_phases(p, first, 8), 3);
+	phases__free(p);
+}
+
+/* An episode that begins inside a loss window is marked: its first
+ * arrival may have been lost. One that begins after the thread's marks
+ * are spent, and after the window, is not. */
+TEST(an_episode_beginning_in_a_loss_window_is_marked)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	lost_window(p, 900, 1500, 1, 0);
+	enter(p, P_PBW, 1, 1000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 1100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 1200, 0);
+	leave(p, P_PBW, 2, 1200, 0);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	CHECK(c.ep[0].lost > 0);
+	phases__free(p);
+}
+
+/* Phases that left no record: the usual team (2 threads) over the
+ * arrivals seen and lost, less the episodes seen: 3 complete episodes
+ * (6 arrivals) and 4 lost arrivals make 5 phases, 2 missing. */
+TEST(missing_phases_estimated_from_lost_arrivals)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		if (k == 2)
+			lost_window(p, 2500, 2600, 8, 4);
+		enter(p, P_PBW, 1, 1000 + k * 1000, OBJ_X, SITE_A);
+		enter(p, P_PBW, 2, 1100 + k * 1000, OBJ_X, SITE_A);
+		leave(p, P_PBW, 1, 1200 + k * 1000, 0);
+		leave(p, P_PBW, 2, 1200 + k * 1000, 0);
+	}
+	phases__finish(p);
+	CHECK_EQ(c.n, 3);
+	CHECK_EQ(phases__missing_phases(p), 2);
+	phases__free(p);
+}
+
+/* Nothing lost, nothing missing. */
+TEST(no_loss_no_missing_phases)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_PBW, 1, 1000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 1100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 1200, 0);
+	leave(p, P_PBW, 2, 1200, 0);
+	phases__finish(p);
+	CHECK_EQ(phases__missing_phases(p), 0);
+	CHECK_EQ(c.ep[0].lost, 0);
+	phases__free(p);
+}
+
 /* Records with an unknown probe id or type are rejected and counted. */
 TEST(bad_records_rejected)
 {

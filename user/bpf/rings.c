@@ -25,6 +25,9 @@
  * where a ring is not known to be empty, the horizon keeps this much back. */
 #define BEHIND_NS (1000ULL * 1000)
 
+/* CPUs the BPF side's per-CPU counters have room for. */
+#define BSS_CPUS (sizeof(((struct sbt__bss *)0)->drops_pending) / sizeof(__u64))
+
 struct ring {
 	struct rings *owner;
 	struct ring_buffer *rb;
@@ -45,6 +48,9 @@ struct rings {
 	struct ordered *ord;
 	/* how much earlier than its reservation a record may be stamped */
 	__u64 stamped_before;
+	/* the BPF side's loss counters (mapped .bss), and how many CPUs */
+	struct sbt__bss *bss;
+	int ncpus;
 };
 
 static size_t ring_size(size_t total, int n)
@@ -184,6 +190,10 @@ int rings__start(struct rings *rs, struct sbt *skel, char *err, size_t errlen)
 {
 	int i, e;
 
+	rs->bss = skel->bss;
+	rs->ncpus = libbpf_num_possible_cpus();
+	if (rs->ncpus < 1 || rs->ncpus > (int)BSS_CPUS)
+		rs->ncpus = BSS_CPUS;
 	rs->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (rs->epfd < 0) {
 		snprintf(err, errlen, "epoll: %s", strerror(errno));
@@ -242,6 +252,43 @@ static __u64 ring_horizon(const struct ring *r)
 	return r->last_ts > early ? r->last_ts - early : 0;
 }
 
+/* The records CPU cpu failed to reserve since the last look, as one LOST
+ * record of source src (include/sbt/events.h). Taken after the source's
+ * horizon was read: a loss not taken now happens later, so its record can
+ * never come after the horizon passed it. The first loss's time is read
+ * before the count is taken: a burst beginning in between makes the
+ * window start early, never late. 0 or -ENOMEM. */
+static int take_losses(struct rings *rs, int src, int cpu)
+{
+	struct sbt__bss *b = rs->bss;
+	__u64 first = __atomic_load_n(&b->drops_first_ts[cpu], __ATOMIC_ACQUIRE), n;
+	struct sbt_event e = {.type = SBT_EV_LOST};
+
+	if (!__atomic_load_n(&b->drops_pending[cpu], __ATOMIC_RELAXED))
+		return 0;
+	n = __atomic_exchange_n(&b->drops_pending[cpu], 0, __ATOMIC_ACQ_REL);
+	if (!n)
+		return 0;
+	e.ts = first;
+	e.obj = __atomic_load_n(&b->drops_last_ts[cpu], __ATOMIC_ACQUIRE);
+	e.site = __atomic_exchange_n(&b->drops_pending_phase[cpu], 0, __ATOMIC_ACQ_REL);
+	e.pid = __atomic_load_n(&b->drops_last_pid[cpu], __ATOMIC_RELAXED);
+	e.lost = n > 0xffffffffULL ? 0xffffffffU : (__u32)n;
+	return ordered__push(rs->ord, src, &e);
+}
+
+/* Losses of the CPUs whose records ring r holds (all of them, shared). */
+static int take_ring_losses(struct rings *rs, const struct ring *r)
+{
+	int cpu, err = 0;
+
+	if (rs->per_cpu)
+		return take_losses(rs, r->idx, r->idx);
+	for (cpu = 0; cpu < rs->ncpus && !err; cpu++)
+		err = take_losses(rs, r->idx, cpu);
+	return err;
+}
+
 /* Take what every ring holds (a budget each). *horizon: the time before
  * which no ring can still produce a record. Returns records taken. */
 static long take_all(struct rings *rs, __u64 *horizon)
@@ -260,6 +307,9 @@ static long take_all(struct rings *rs, __u64 *horizon)
 		mark = ring_horizon(r);
 		if (mark < h)
 			h = mark;
+		rc = take_ring_losses(rs, r);
+		if (rc)
+			return rc;
 		total += r->taken;
 	}
 	*horizon = h;
