@@ -35,7 +35,8 @@ int proc__status(pid_t pid, struct proc_status *st)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "State: %c", &st->state) == 1 ||
 		    sscanf(line, "Tgid: %d", &st->tgid) == 1 ||
-		    sscanf(line, "CapEff: %llx", &st->caps) == 1)
+		    sscanf(line, "CapEff: %llx", &st->caps) == 1 ||
+		    sscanf(line, "Kthread: %d", &st->kthread) == 1)
 			continue;
 		if (sscanf(line, "Uid: %u", &uid) == 1)
 			st->uid = uid;
@@ -56,6 +57,30 @@ int proc__gone(pid_t pid)
 	struct proc_status st;
 
 	return proc__status(pid, &st) < 0 || st.state == 'Z';
+}
+
+/* A kernel thread on kernels without the Kthread field: no program. */
+static int no_program(pid_t pid)
+{
+	char path[64], target[16];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return readlink(path, target, sizeof(target)) < 0 && errno == ENOENT;
+}
+
+const char *proc__untraceable(pid_t pid)
+{
+	struct proc_status st;
+
+	if (proc__status(pid, &st) < 0)
+		return "does not exist";
+	if (st.state == 'Z' || st.state == 'X')
+		return "has exited (a zombie: its parent has not collected it yet)";
+	if (st.tgid == getpid())
+		return "is sbt-bpf itself (its own calls would feed its own trace)";
+	if (st.kthread || no_program(pid))
+		return "is a kernel thread: it has no program to probe";
+	return NULL;
 }
 
 void proc__cmdline(pid_t pid, char *buf, size_t n)

@@ -18,6 +18,7 @@ struct proc_status {
 	pid_t tgid;		 /* its process (thread group) */
 	uid_t uid;		 /* real uid */
 	unsigned long long caps; /* effective capabilities (CapEff) */
+	int kthread;		 /* a kernel thread (Kthread: 1) */
 };
 
 /* Status of task pid (0: this process). 0, or a negative errno (-ENOENT:
@@ -28,6 +29,10 @@ pid_t proc__tgid(pid_t pid);
 /* Whether process pid is gone: no such task, or a zombie (which still
  * answers kill(pid, 0)). */
 int proc__gone(pid_t pid);
+/* Why process pid cannot be traced, for a message ("is a kernel thread:
+ * ..."), or NULL when it can: gone, a zombie, a kernel thread, or this
+ * process itself (its own calls would feed its own trace). */
+const char *proc__untraceable(pid_t pid);
 /* The command line, arguments joined by spaces, control characters
  * replaced; "" when unreadable. */
 void proc__cmdline(pid_t pid, char *buf, size_t n);

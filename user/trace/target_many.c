@@ -241,9 +241,14 @@ static struct job *start_job(struct target_many *m, pid_t pid, __u64 start_ns, i
 static int attach_pid(struct target_many *m, pid_t pid)
 {
 	struct trace_ctx *c = m->base.ctx;
+	const char *why = proc__untraceable(pid);
 	int idx[64], n, i;
 	char err[512];
 
+	if (why && kill(pid, 0) == 0) {
+		log_warn("process %d %s: skipped", (int)pid, why);
+		return 0;
+	}
 	n = discover__pid(&m->disc, pid, idx, 64);
 	if (n == -ESRCH || (n < 0 && kill(pid, 0))) {
 		log_err("no such process: %d", (int)pid);

@@ -31,9 +31,15 @@ static int find_process(struct target_one *o)
 {
 	struct trace_ctx *c = o->base.ctx;
 	pid_t pid = c->env->pid, tgid;
+	const char *why;
 
 	if (kill(pid, 0) && errno == ESRCH) {
 		log_err("no such process: %d", (int)pid);
+		return EXIT_RUNTIME;
+	}
+	why = proc__untraceable(pid);
+	if (why) {
+		log_err("process %d %s", (int)pid, why);
 		return EXIT_RUNTIME;
 	}
 	tgid = proc__tgid(pid);
