@@ -12,10 +12,36 @@ load helpers
 	[[ "$output" == *"no such process: $pid"* ]]
 }
 
-@test "non-root user gets told to use sudo" {
+@test "non-root user gets told to use sudo, and which capability is missing" {
 	run setpriv --reuid=65534 --regid=65534 --clear-groups "$SBT" -p 1
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"needs root (or CAP_BPF and CAP_PERFMON)"* ]]
+	[[ "$output" == *"needs root, or the capabilities CAP_BPF and CAP_PERFMON (this process lacks both); run it with sudo"* ]]
+	run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf --ambient-caps=+bpf "$SBT" -p 1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"(this process lacks CAP_PERFMON)"* ]]
+}
+
+# CAP_BPF and CAP_PERFMON are enough for a user's own processes; another
+# user's files take CAP_SYS_PTRACE too, and the message says so.
+@test "capabilities without root: CAP_BPF + CAP_PERFMON trace one's own process exactly; another user's asks for CAP_SYS_PTRACE" {
+	local caps="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon"
+	chmod 0755 "$T"
+	mkdir "$T/n" && chown 65534 "$T/n"
+	start_workload "$T/wl.out" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$EX/barrier_imbalance" -t 3 -n 5 -d 10 -m sleep -W
+	$caps "$SBT" record -p "$WL" -o "$T/n/c.sbt" >"$T/sbt.out" 2>"$T/sbt.err" &
+	TR=$!
+	BG_PIDS+=("$TR")
+	wait_for "$T/sbt.err" "^sbt-bpf: tracing pid" 30
+	kill -USR1 "$WL"
+	wait_exit "$TR" 30
+	"$SBT" report --format json "$T/n/c.sbt" >"$T/c.json"
+	$CHECK imbalance "$T/c.json" "$T/wl.out" "$T/n/c.sbt" 5
+	# root's process
+	bg "$T/root.out" "$EX/barrier_imbalance" -t 2 -n 100000 -d 10 -m sleep
+	run $caps "$SBT" -p "$BG" -d 1
+	[ "$status" -eq 1 ]
+	grep -q "its files cannot be opened (permission denied): tracing another user's process takes CAP_SYS_PTRACE" <<<"$output"
 }
 
 @test "a process that uses no barrier function: says what was searched, suggests --probe" {

@@ -43,11 +43,19 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 int session__check_privileges(char *err, size_t errlen)
 {
 	struct proc_status st;
-	unsigned long long need = (1ULL << CAP_BPF_BIT) | (1ULL << CAP_PERFMON_BIT);
+	unsigned long long bpf = 1ULL << CAP_BPF_BIT, perfmon = 1ULL << CAP_PERFMON_BIT, has;
 
-	if (geteuid() == 0 || (!proc__status(0, &st) && (st.caps & need) == need))
+	if (geteuid() == 0)
 		return 0;
-	snprintf(err, errlen, "tracing needs root (or CAP_BPF and CAP_PERFMON); run it with sudo");
+	has = proc__status(0, &st) ? 0 : st.caps;
+	if ((has & (bpf | perfmon)) == (bpf | perfmon))
+		return 0;
+	snprintf(err, errlen,
+		 "tracing needs root, or the capabilities CAP_BPF and CAP_PERFMON (this process "
+		 "lacks %s); run it with sudo",
+		 !(has & bpf) && !(has & perfmon) ? "both"
+		 : !(has & bpf)			  ? "CAP_BPF"
+						  : "CAP_PERFMON");
 	return -EPERM;
 }
 

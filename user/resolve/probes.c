@@ -596,8 +596,10 @@ static int scan_file(struct probe_table *t, const struct mapped_file *f, int exe
 	int err, n;
 
 	es = elfsym__open_mapped(f, &err);
-	if (!es)
+	if (!es) {
+		t->files_denied += err == -EACCES || err == -EPERM;
 		return 0; /* not ELF, unreadable: nothing to probe there */
+	}
 	t->files_searched++;
 	n = add_known(t, es, f, classes, exe, used);
 	elfsym__close(es);

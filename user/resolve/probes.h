@@ -44,7 +44,8 @@ struct probe_table {
 	int n;		      /* entries including the unused 0 */
 	int used;	      /* probed functions the process calls (imports or defines) */
 	int files_searched;
-	int unprobeable; /* functions found whose first instruction a uprobe cannot take */
+	int files_denied; /* mapped files we may not open (another user's) */
+	int unprobeable;  /* functions found whose first instruction a uprobe cannot take */
 	/* known functions the probe shim wraps in the traced processes
 	 * (shim/shim.h), a bit per index of the known table: probed at the
 	 * shim's sites, not in the libraries it interposes */

@@ -63,6 +63,13 @@ static int resolve_probes(struct target_one *o)
 		log_err("%s", err);
 		return EXIT_RUNTIME;
 	}
+	if (!o->probes.used && o->probes.files_denied) {
+		log_err("process %d (%s): its files cannot be opened (permission denied): tracing "
+			"another user's process takes CAP_SYS_PTRACE besides CAP_BPF and "
+			"CAP_PERFMON, or root",
+			(int)o->base.pid, c->command);
+		return EXIT_RUNTIME;
+	}
 	if (!o->probes.used && !env->force) {
 		probes__known(env->classes, known, sizeof(known));
 		log_err("process %d (%s) calls none of the functions sbt-bpf traces.\n"
