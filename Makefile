@@ -5,7 +5,16 @@
 #   sudo make check install missing packages, build, run unit and end-to-end tests
 #   sudo make bench run the benchmarks in bench/
 #   make install    PREFIX=/usr/local DESTDIR=
+#   sudo make check SANITIZE=1   the same tests, sbt-bpf and the unit tests built with
+#                   AddressSanitizer + UndefinedBehaviorSanitizer (in .output-san)
 
+# SANITIZE=1: sbt-bpf and the unit tests under ASan + UBSan (a leak or any
+# undefined behaviour fails the run); examples and the probe shim as usual
+# (the shim is preloaded into programs built without the sanitizers).
+ifeq ($(SANITIZE),1)
+OUTPUT    ?= .output-san
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+endif
 OUTPUT    ?= .output
 PREFIX    ?= /usr/local
 CLANG     ?= clang
@@ -16,7 +25,7 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 WARN      := -Wall -Wextra -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
 # Includes name their layer ("lib/hmap.h", "user/bpf/session.h"): see doc/design.md.
-CFLAGS    += $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I. -I$(OUTPUT) -MMD -MP
+CFLAGS    += $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I. -I$(OUTPUT) -MMD -MP
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT) -Wall
 LIBS      := -lbpf -lelf -ldw -lz -lpthread -lm
 # OTF2 export when Debian's libopen-trace-format2-dev is there (scripts/deps.sh installs it)
@@ -52,9 +61,9 @@ EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) $(EX_DIR)/barrier_imbal
 SHIM_CLASSES := barrier lock sem cond
 SHIM_LIBS := $(foreach c,$(SHIM_CLASSES),$(OUTPUT)/libsbt-probes-$(c).so)
 BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/gen_trace \
-	      $(OUTPUT)/bench/omp_count.so
+	      $(OUTPUT)/bench/omp_count.so $(OUTPUT)/bench/hammer
 
-.PHONY: all deps deps-test demo check check-soak test unit e2e bench install clean format
+.PHONY: all deps deps-test demo check check-soak soak test unit e2e bench install clean format
 
 all: $(OUTPUT)/sbt-bpf $(SHIM_LIBS) $(EXAMPLES) $(BENCH_BINS)
 
@@ -128,6 +137,10 @@ $(EX_DIR)/%_llvm: examples/%.c examples/workload.h
 $(OUTPUT)/bench/probe_loop: bench/probe_loop.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -pthread $< -ldl -o $@
+
+$(OUTPUT)/bench/hammer: bench/hammer.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -pthread $< -o $@
 FLOOR_OBJS := $(call objs,user/resolve/elfsym.c user/bpf/uprobe_multi.c) \
 	      $(LIB_OBJS)
 $(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(FLOOR_OBJS)
@@ -148,6 +161,9 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 # The layering of doc/design.md, checked on the includes (no build needed).
 LINT      := tests/lint/check_layers.py
 
+# the e2e tests find the build here
+export SBT_OUTPUT := $(OUTPUT)
+
 unit: $(UNIT_BINS)
 	@SBT_SUITES=unit tests/run-all.sh $(UNIT_BINS) $(LINT)
 
@@ -163,6 +179,11 @@ check: deps-test
 check-soak: deps-test
 	@$(MAKE) --no-print-directory all
 	@tests/soak.sh
+
+# The load soak (not CI): 64 threads on one mutex and one barrier under
+# --trace all for SOAK_SECONDS (600), the tracer's memory and CPU sampled.
+soak: all
+	@bench/soak.sh $(SOAK_SECONDS)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -1,7 +1,8 @@
 # Shared helpers of the end-to-end tests: real sbt-bpf, real BPF, real
 # workloads from examples/. Every background process is killed in teardown.
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-OUT=$ROOT/.output
+# the build under test: make sets SBT_OUTPUT (.output-san with SANITIZE=1)
+OUT=$ROOT/${SBT_OUTPUT:-.output}
 SBT=$OUT/sbt-bpf
 EX=$OUT/examples
 CHECK="python3 $ROOT/tests/e2e/checks.py"

@@ -134,7 +134,10 @@ static inline void enter(struct phases *p, __u16 probe, __u32 tid, __u64 ts, __u
 
 static inline void leave(struct phases *p, __u16 probe, __u32 tid, __u64 ts, __u64 ret)
 {
-	__u64 site = pending_site[tid % 64][--pending_depth[tid % 64] % 8];
+	/* a return whose entry the test did not make (attached mid-call): no site */
+	__u64 site = pending_depth[tid % 64] > 0
+			     ? pending_site[tid % 64][--pending_depth[tid % 64] % 8]
+			     : 0;
 
 	feed(p, SBT_EV_EXIT, probe, tid, ts, ret, site);
 }
