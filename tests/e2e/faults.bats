@@ -151,3 +151,26 @@ complete_output() {
 	# all of them but hang_barrier, which hangs by design
 	[ "$n" -eq $(($(ls "$EX" | wc -l) - 1)) ]
 }
+
+# Launch mode stops a process of the tree where it execs until its files
+# are probed. A tracer killed then must not leave it stopped: its guard
+# (user/trace/guard.h) continues it.
+@test "a tracer killed while a process of its tree is stopped for it: the guard continues the process" {
+	local wl st i
+	start_sbt "^sbt-bpf: tracing pid" "$T/l.out" -- sh -c \
+		"sleep 1; exec $EX/barrier_imbalance -t 2 -n 5 -d 5 -m sleep"
+	wl=$(sed -nE 's/^sbt-bpf: tracing pid ([0-9]+) .*/\1/p' "$T/l.out.err")
+	pgrep -P "$TR" -x sbt-bpf-guard >/dev/null
+	kill -STOP "$TR"
+	# sh execs the workload, which stops for the tracer that cannot run
+	for ((i = 0; i < 100; i++)); do
+		st=$(ps -o stat= -p "$wl" || true)
+		[[ "$st" == T* ]] && grep -q barrier_imbalance "/proc/$wl/cmdline" && break
+		sleep 0.05
+	done
+	[[ "$st" == T* ]]
+	kill -KILL "$TR"
+	wait "$TR" || true
+	wait_gone "$wl" 30
+	complete_output "$T/l.out" 10
+}

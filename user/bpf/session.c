@@ -303,21 +303,34 @@ int session__follow(struct session *s, pid_t pid)
 	return 0;
 }
 
-int session__take_paused(struct session *s, pid_t *pids, int max)
+int session__paused(struct session *s, pid_t *pids, int max)
 {
 	const struct bpf_map *map = s->skel->maps.paused;
 	__u32 key, next;
 	int n = 0, more;
 
-	/* taken off as they are read: a key deleted before the next lookup
-	 * would restart the walk */
 	for (more = !bpf_map__get_next_key(map, NULL, &key, sizeof(key)); more && n < max;
 	     key = next) {
 		more = !bpf_map__get_next_key(map, &key, &next, sizeof(next));
-		bpf_map__delete_elem(map, &key, sizeof(key), 0);
 		pids[n++] = key;
 	}
 	return n;
+}
+
+void session__unpause(struct session *s, const pid_t *pids, int n)
+{
+	__u32 key;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		key = (__u32)pids[i];
+		bpf_map__delete_elem(s->skel->maps.paused, &key, sizeof(key), 0);
+	}
+}
+
+int session__paused_fd(struct session *s)
+{
+	return bpf_map__fd(s->skel->maps.paused);
 }
 
 int session__add_target(struct session *s, pid_t pid)

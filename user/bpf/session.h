@@ -33,12 +33,16 @@ int session__add_target(struct session *s, pid_t pid);
 void session__remove_target(struct session *s, pid_t pid);
 /* Launch mode: pid and, from now on, the processes it starts are traced
  * (those of its tree that stop where they may map new files are listed by
- * session__take_paused()). */
+ * session__paused()). */
 int session__follow(struct session *s, pid_t pid);
-/* Processes of the tree stopped since the last call: into pids[0..max), taken
- * off the list; the caller probes their files, then resumes them (SIGCONT).
- * Returns how many. */
-int session__take_paused(struct session *s, pid_t *pids, int max);
+/* Processes of the tree stopped for us: into pids[0..max); returns how
+ * many. The caller probes their files, continues them (SIGCONT), then takes
+ * them off the list (session__unpause): listed until continued, so that
+ * the guard (user/trace/guard.h) continues them if we die in between. */
+int session__paused(struct session *s, pid_t *pids, int max);
+void session__unpause(struct session *s, const pid_t *pids, int n);
+/* The list's BPF map, for the guard. */
+int session__paused_fd(struct session *s);
 /* Records of process pid lost to a full ring buffer. */
 __u64 session__pid_drops(struct session *s, pid_t pid);
 /* Entry probe on the dynamic loader's _dl_debug_state (system-wide mode):
