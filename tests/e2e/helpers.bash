@@ -3,6 +3,12 @@
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 # the build under test: make sets SBT_OUTPUT (.output-san with SANITIZE=1)
 OUT=$ROOT/${SBT_OUTPUT:-.output}
+
+# rss_bound KB: a test's bound on a peak RSS; none under the sanitizers
+# (make SANITIZE=1: ASan's shadow memory and quarantine are no leak).
+rss_bound() {
+	if [[ "$OUT" == *-san ]]; then echo 100000000; else echo "$1"; fi
+}
 SBT=$OUT/sbt-bpf
 EX=$OUT/examples
 CHECK="python3 $ROOT/tests/e2e/checks.py"

@@ -198,7 +198,7 @@ check_cut_report() {
 	[ "$total" -gt 10000 ]
 	/usr/bin/time -f "%M" -o "$T/rss" "$SBT" report --format json "$T/g.sbt" >"$T/d.json"
 	echo "peak RSS $(cat "$T/rss") KB"
-	[ "$(cat "$T/rss")" -lt 30000 ]
+	[ "$(cat "$T/rss")" -lt "$(rss_bound 30000)" ]
 	listed() {
 		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); ix=[p["index"] for p in r["phases"]]; assert ix == list(range(len(ix))), "not the first phases"; print(len(ix), r["phases_listed"], r["phase_count"])' "$1"
 	}
