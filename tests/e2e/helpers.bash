@@ -6,6 +6,30 @@ OUT=$ROOT/${SBT_OUTPUT:-.output}
 
 # rss_bound KB: a test's bound on a peak RSS; none under the sanitizers
 # (make SANITIZE=1: ASan's shadow memory and quarantine are no leak).
+# Under the sanitizers, a test's LD_PRELOAD reaches sbt-bpf too: ASan must
+# not insist on coming first. Every report (a leak, undefined behaviour)
+# goes to the test's own directory and fails the test in teardown, even
+# where the test does not look at sbt-bpf's exit status or stderr.
+sanitized() {
+	[[ "$OUT" == *-san ]]
+}
+
+sanitizer_logs() {
+	sanitized || return 0
+	mkdir -p "$T/san"
+	export ASAN_OPTIONS="verify_asan_link_order=0:log_path=$T/san/asan"
+	export UBSAN_OPTIONS="print_stacktrace=1:log_path=$T/san/ubsan"
+}
+
+sanitizer_reports() {
+	sanitized && [ -n "${T:-}" ] || return 0
+	if compgen -G "$T/san/*" >/dev/null; then
+		echo "# sanitizer reports:" >&3
+		cat "$T"/san/* >&3
+		return 1
+	fi
+}
+
 rss_bound() {
 	if [[ "$OUT" == *-san ]]; then echo 100000000; else echo "$1"; fi
 }
@@ -17,21 +41,24 @@ setup() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root"
 	T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/sbt-e2e.XXXXXX")
 	BG_PIDS=()
+	sanitizer_logs
 }
 
 teardown() {
-	local p
+	local p san=0
 	# Commands sbt-bpf launched outlive it: their pids are in its output.
 	[ -n "${T:-}" ] && BG_PIDS+=($(cat "$T"/* 2>/dev/null | sed -nE 's/^sbt-bpf: tracing pid ([0-9]+) .*/\1/p'))
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 	if [ -n "${TMUX_SESSION:-}" ]; then tmux kill-session -t "$TMUX_SESSION" 2>/dev/null || true; fi
+	sanitizer_reports || san=1
 	# SBT_E2E_KEEP=1: keep a failed test's files to look at.
 	if [ -n "${SBT_E2E_KEEP:-}" ] && [ -z "${BATS_TEST_COMPLETED:-}" ]; then
 		echo "# files kept in $T" >&3
 	elif [ -n "${T:-}" ]; then
 		rm -rf "$T"
 	fi
+	return "$san"
 }
 
 # wait_for FILE REGEX [SECONDS]: until FILE has a line matching REGEX.
