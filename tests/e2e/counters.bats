@@ -77,4 +77,15 @@ assert all(c["fallback"] == 1 for c in r["counters"])'
 	run "$SBT" -e task-clock,page-faults,cs,migrations,faults -p 1
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"at most 4 events"* ]]
+	# numbers are strict: no sign, no space, nothing after
+	for e in r-5 "r 12" r12z; do
+		run "$SBT" -e "$e" -p 1
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"unknown event '$e'"* ]]
+	done
+	for e in cpu/config=-1/ cpu/config=6x/ "cpu/config= 6/"; do
+		run "$SBT" -e "$e" -p 1
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"only PMU/config=VALUE/ is understood"* ]]
+	done
 }

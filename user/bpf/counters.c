@@ -67,14 +67,15 @@ static int set_named(struct sbt_counter_info *c, const char *name)
 /* rNNNN: a raw PMU event code in hexadecimal. */
 static int set_raw(struct sbt_counter_info *c, const char *name)
 {
-	char *end;
+	char hex[40];
+	uint64_t config;
 
-	if (name[0] != 'r' || !name[1])
+	if (name[0] != 'r' || !name[1] || strlen(name) > 20)
 		return -ENOENT;
-	errno = 0;
-	c->config = strtoull(name + 1, &end, 16);
-	if (errno || *end)
+	snprintf(hex, sizeof(hex), "0x%s", name + 1); /* strict: no sign, no space */
+	if (parse_hex_u64(hex, &config))
 		return -ENOENT;
+	c->config = config;
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->type = PERF_TYPE_RAW;
 	c->flags = SBT_CTRF_HARDWARE;
@@ -84,9 +85,10 @@ static int set_raw(struct sbt_counter_info *c, const char *name)
 /* PMU/config=0x3c/ (config only; terms other than config= are refused). */
 static int set_pmu(struct sbt_counter_info *c, const char *name)
 {
-	char pmu[64], path[128], *end;
+	char pmu[64], path[128], value[32];
 	const char *slash = strchr(name, '/'), *cfg;
-	uint64_t type;
+	uint64_t type, config;
+	size_t len;
 	FILE *f;
 	int ok;
 
@@ -97,10 +99,14 @@ static int set_pmu(struct sbt_counter_info *c, const char *name)
 	cfg = slash + 1;
 	if (strncmp(cfg, "config=", 7))
 		return -EINVAL;
-	errno = 0;
-	c->config = strtoull(cfg + 7, &end, 0);
-	if (errno || end == cfg + 7 || strcmp(end, "/"))
+	len = strlen(cfg + 7) - 1; /* the value, without the closing '/' */
+	if (len >= sizeof(value))
 		return -EINVAL;
+	snprintf(value, sizeof(value), "%.*s", (int)len, cfg + 7);
+	if (strncmp(value, "0x", 2) ? parse_u64(value, 0, UINT64_MAX, &config)
+				    : parse_hex_u64(value, &config))
+		return -EINVAL;
+	c->config = config;
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
 	f = fopen(path, "re");
 	if (!f)
