@@ -22,16 +22,11 @@ static FILE *open_proc(const char *fmt, pid_t pid, pid_t tid)
 	return fopen(path, "re");
 }
 
-int proc__status(pid_t pid, struct proc_status *st)
+static void parse_status(FILE *f, struct proc_status *st)
 {
-	FILE *f = pid ? open_proc("/proc/%d/status", pid, 0) : fopen("/proc/self/status", "re");
 	char line[256];
 	unsigned int uid;
 
-	memset(st, 0, sizeof(*st));
-	st->tgid = -1;
-	if (!f)
-		return errno == ENOENT ? -ENOENT : -errno;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "State: %c", &st->state) == 1 ||
 		    sscanf(line, "Tgid: %d", &st->tgid) == 1 ||
@@ -41,6 +36,30 @@ int proc__status(pid_t pid, struct proc_status *st)
 		if (sscanf(line, "Uid: %u", &uid) == 1)
 			st->uid = uid;
 	}
+}
+
+int proc__status(pid_t pid, struct proc_status *st)
+{
+	FILE *f = pid ? open_proc("/proc/%d/status", pid, 0) : fopen("/proc/self/status", "re");
+
+	memset(st, 0, sizeof(*st));
+	st->tgid = -1;
+	if (!f)
+		return errno == ENOENT ? -ENOENT : -errno;
+	parse_status(f, st);
+	fclose(f);
+	return 0;
+}
+
+int proc__parse_status(const char *text, size_t len, struct proc_status *st)
+{
+	FILE *f = len ? fmemopen((void *)text, len, "r") : NULL;
+
+	memset(st, 0, sizeof(*st));
+	st->tgid = -1;
+	if (!f)
+		return len ? -errno : 0;
+	parse_status(f, st);
 	fclose(f);
 	return 0;
 }
@@ -222,6 +241,14 @@ static int add_file(struct mapped_file **files, int *n, int *cap, const struct m
 	}
 	(*files)[(*n)++] = *m;
 	return 0;
+}
+
+int proc__parse_maps_line(const char *line, struct mapped_file *m)
+{
+	struct maps_range r;
+
+	memset(m, 0, sizeof(*m));
+	return parse_maps_line(line, m, &r);
 }
 
 int proc__mapped_files(pid_t pid, struct mapped_file **out)

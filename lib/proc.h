@@ -24,6 +24,8 @@ struct proc_status {
 /* Status of task pid (0: this process). 0, or a negative errno (-ENOENT:
  * gone). */
 int proc__status(pid_t pid, struct proc_status *st);
+/* The same from a status file's text (tests, fuzzing). 0 or a negative errno. */
+int proc__parse_status(const char *text, size_t len, struct proc_status *st);
 /* The process a task belongs to; -1 when it does not exist. */
 pid_t proc__tgid(pid_t pid);
 /* Whether process pid is gone: no such task, or a zombie (which still
@@ -66,6 +68,9 @@ uint64_t proc__dev_of(dev_t st_dev);
 /* The files process pid maps. Returns the count and a malloc'ed array in
  * *out, or a negative errno (-ESRCH: no such process). */
 int proc__mapped_files(pid_t pid, struct mapped_file **out);
+/* One line of /proc/PID/maps (NUL-terminated): 0 and m filled for a
+ * file-backed mapping, a negative errno otherwise (tests, fuzzing). */
+int proc__parse_maps_line(const char *line, struct mapped_file *m);
 /* The file and file offset of code address addr of process pid (a file's
  * executable mapping). 0, -ENOENT (not code of a file), -ESRCH or another
  * negative errno. */

@@ -222,6 +222,52 @@ TEST(pinned_name_outlives_the_mapping)
 	CHECK_STR(again, pinned);
 }
 
+/* /proc's text as a hostile process could shape it: names with spaces
+ * and newlines, absurd numbers, truncated lines. */
+TEST(maps_lines_parsed_strictly)
+{
+	struct mapped_file m;
+
+	CHECK_EQ(proc__parse_maps_line("7f00-7f80 r-xp 00001000 08:01 1234 /usr/lib/libc.so.6\n",
+				       &m),
+		 0);
+	CHECK_EQ(m.map_start, 0x7f00);
+	CHECK_EQ(m.map_end, 0x7f80);
+	CHECK_EQ(m.inode, 1234);
+	CHECK_EQ(m.dev, ((uint64_t)8 << 32) | 1);
+	CHECK(m.executable);
+	CHECK_STR(m.path, "/usr/lib/libc.so.6");
+	CHECK_EQ(proc__parse_maps_line("1-2 rw-p 0 00:00 0 /a b c", &m), -ENOENT); /* inode 0 */
+	CHECK_EQ(proc__parse_maps_line("1-2 rw-p 0 08:01 9 /a b c", &m), 0);
+	CHECK_STR(m.path, "/a b c");
+	CHECK_EQ(proc__parse_maps_line("1-2 r-xp 0 08:01 9 /x (deleted)", &m), -ENOENT);
+	CHECK_EQ(proc__parse_maps_line("1-2 r-xp 0 08:01 9 [heap]", &m), -ENOENT);
+	CHECK_EQ(proc__parse_maps_line("1-2 r-xp", &m), -EINVAL);
+	CHECK_EQ(proc__parse_maps_line("", &m), -EINVAL);
+	CHECK_EQ(proc__parse_maps_line("zz-2 r-xp 0 08:01 9 /x", &m), -EINVAL);
+	CHECK_EQ(proc__parse_maps_line("1-2 r-xpxxxxxxxxxxxxxxxxxxxxxxxxxxx 0 08:01 9 /x", &m),
+		 -EINVAL);
+}
+
+TEST(status_text_parsed_whatever_it_holds)
+{
+	static const char ok[] = "Name:\tx y\nState:\tZ (zombie)\nTgid:\t42\nUid:\t1000\t1000\n"
+				 "CapEff:\t000001ffffffffff\nKthread:\t0\n";
+	static const char junk[] = "State:\nTgid:\tnope\n\n\n\x01\x02Uid:";
+	struct proc_status st;
+
+	CHECK_EQ(proc__parse_status(ok, sizeof(ok) - 1, &st), 0);
+	CHECK(st.state == 'Z');
+	CHECK_EQ(st.tgid, 42);
+	CHECK_EQ(st.uid, 1000);
+	CHECK_EQ(st.caps, 0x1ffffffffffULL);
+	CHECK_EQ(st.kthread, 0);
+	CHECK_EQ(proc__parse_status(junk, sizeof(junk) - 1, &st), 0);
+	CHECK_EQ(st.tgid, -1);
+	CHECK_EQ(proc__parse_status("", 0, &st), 0);
+	CHECK_EQ(st.tgid, -1);
+}
+
 TEST(entry_point_and_cpu)
 {
 	unsigned long entry = 0;
