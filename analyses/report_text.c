@@ -102,12 +102,21 @@ static void print_table_row(struct report *r, const struct ph_episode *ep, struc
 		m.critical_tid, bn->where, bn->name, episode_note(ep));
 }
 
+/* The time of day of monotonic time ts. A trace file's times and offset may
+ * be anything (a crafted file): a sum that does not fit, or falls before
+ * 1970, is shown as "?" rather than overflowed into a made-up time. */
 static void wall_clock(const struct report *r, __u64 ts, char *buf, size_t n)
 {
-	__s64 real = (__s64)ts + r->src.realtime_offset_ns;
-	time_t secs = real / 1000000000LL;
+	__s64 real;
+	time_t secs;
 	struct tm tm;
 
+	/* exact: the builtin adds in infinite precision, then checks the fit */
+	if (__builtin_add_overflow(ts, r->src.realtime_offset_ns, &real) || real < 0) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	secs = real / 1000000000LL;
 	if (!localtime_r(&secs, &tm)) {
 		snprintf(buf, n, "?");
 		return;
