@@ -18,6 +18,7 @@
 #include "user/resolve/symbolize.h"
 #include "user/trace/late_bodies.h"
 #include "user/trace/launch.h"
+#include "user/trace/stops.h"
 #include "user/trace/target.h"
 #include "user/trace/trace_meta.h"
 #include "user/trace/tracer.h"
@@ -32,6 +33,7 @@ struct tracer {
 	int write_err;		 /* writing the trace file failed (-errno): it stopped there */
 	FILE *null_out;		 /* reports nobody reads (record, top) */
 	FILE *report_file;	 /* --report FILE */
+	struct stops *stops;	 /* hang checks: stopped processes */
 	/* the status line on a terminal */
 	int tty;
 	int status_shown;
@@ -397,11 +399,13 @@ static void check_hangs(struct tracer *t, __u64 now)
 {
 	size_t i;
 
+	if (!t->stops && !(t->stops = stops__new()))
+		return;
 	for (i = 0; i < jobs__count(t->ctx.jobs); i++) {
 		struct job *job = jobs__at(t->ctx.jobs, i);
 
 		if (!job->ended)
-			phases__check_hangs(job->ph, now, t->env->view.hang_ns);
+			stops__check_hangs(t->stops, job, now, t->env->view.hang_ns);
 	}
 }
 
@@ -548,6 +552,7 @@ void tracer__free(struct tracer *t)
 		tracefile__finish(t->writer, NULL);
 	}
 	trace_meta__free(t->meta);
+	stops__free(t->stops);
 	late_bodies__free(&t->late);
 	/* before the session closes: a target may have processes to resume */
 	if (t->tg)
