@@ -77,8 +77,6 @@ static int attach_tracepoints(struct session *s, char *err, size_t errlen)
 	if (!l)
 		goto fail;
 	s->skel->links.thread_exit = l;
-	if (!s->opts.system_wide && !s->opts.follow)
-		return 0;
 	l = bpf_program__attach_raw_tracepoint(s->skel->progs.proc_exec, "sched_process_exec");
 	if (!l)
 		goto fail;
@@ -150,7 +148,6 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	s->skel->rodata->single_target = o->single_target;
 	s->skel->rodata->proc_all = !!o->system_wide;
 	s->skel->rodata->follow = !!o->follow;
-	bpf_program__set_autoload(s->skel->progs.proc_exec, o->system_wide || o->follow);
 	bpf_program__set_autoload(s->skel->progs.maps_changed, o->system_wide || o->follow);
 	/* Programs that are not attached need not be loaded either. */
 	bpf_program__set_autoload(s->skel->progs.futex_enter, o->futex);
