@@ -72,6 +72,20 @@ void phases__free(struct phases *p)
 	free(p);
 }
 
+void phases__set_stopped(struct phases *p, const __u32 *tids, int n)
+{
+	int kept = n < PH_STOPPED_KEPT ? n : PH_STOPPED_KEPT;
+
+	memcpy(p->stopped, tids, kept * sizeof(*tids));
+	p->nstopped = n > 0 ? n : 0;
+}
+
+int phases__stopped(const struct phases *p, const __u32 **tids)
+{
+	*tids = p->stopped;
+	return p->nstopped;
+}
+
 void phases__on_record(struct phases *p,
 		       void (*fn)(void *ctx, const struct sbt_event *e, const struct phases *p),
 		       void *ctx)

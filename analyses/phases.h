@@ -282,6 +282,15 @@ void phases__on_record(struct phases *p,
 void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns);
 /* Report episodes waiting longer than timeout_ns at time now_ns (once each). */
 void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns);
+/* Stopped threads of the process (SIGSTOP, a debugger), as the caller last
+ * saw them (/proc): n in all, the first of them in tids. A hang found while
+ * n > 0 is a stop, not a hang: the hang callback reads them with
+ * phases__stopped(). n = 0: none stopped. */
+#define PH_STOPPED_KEPT 16
+void phases__set_stopped(struct phases *p, const __u32 *tids, int n);
+/* How many threads were last set stopped; the first PH_STOPPED_KEPT of them
+ * in *tids. */
+int phases__stopped(const struct phases *p, const __u32 **tids);
 /* End of stream: records held for undecided condvars are analysed (those
  * are no barriers); complete episodes that were released but miss departures.
  * Episodes still open (never released) are reported through the hang

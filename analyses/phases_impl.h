@@ -66,6 +66,10 @@ struct phases {
 	struct ph_episode **inflight; /* OPEN and RELEASING episodes */
 	size_t ninflight, cap_inflight;
 	__u64 hang_timeout_ns; /* of the latest phases__check_hangs(); 0: hangs not checked */
+	/* threads of the process the caller saw stopped (phases__set_stopped()):
+	 * the first PH_STOPPED_KEPT, and how many */
+	__u32 stopped[PH_STOPPED_KEPT];
+	int nstopped;
 
 	struct ph_site *sites;
 	size_t nsites, cap_sites;

@@ -35,6 +35,7 @@ void report__free(struct report *r)
 	for (i = 0; i < r->nhangs; i++) {
 		free(r->hangs[i].waiting);
 		free(r->hangs[i].missing);
+		free(r->hangs[i].stopped);
 	}
 	free(r->hangs);
 	free(r);
@@ -197,11 +198,24 @@ static struct hang_note *note_hang(struct report *r, const struct ph_episode *ep
 	return h;
 }
 
+/* The threads of the process seen stopped (phases__set_stopped()): the
+ * barrier waits for a stopped process, it did not hang. */
+static void note_stopped(struct report *r, struct hang_note *h)
+{
+	const __u32 *tids;
+	int n = r->ph ? phases__stopped(r->ph, &tids) : 0;
+
+	h->stopped = n ? copy_tids(tids, n < PH_STOPPED_KEPT ? n : PH_STOPPED_KEPT) : NULL;
+	h->nstopped = h->stopped ? n : 0;
+}
+
 static void on_hang(void *ctx, const struct ph_episode *ep, const __u32 *missing, int nmissing)
 {
 	struct report *r = ctx;
 	struct hang_note *h = note_hang(r, ep, missing, nmissing);
 
+	if (h)
+		note_stopped(r, h);
 	if (h && r->ops->hang) {
 		report__before_output(r);
 		r->ops->hang(r, h);

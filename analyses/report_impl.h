@@ -25,6 +25,10 @@ struct hang_note {
 	int at_end;
 	__u32 *waiting, *missing;
 	int nwaiting, nmissing;
+	/* threads of the process stopped then (the first PH_STOPPED_KEPT):
+	 * nstopped > 0 makes it a stop, not a hang */
+	__u32 *stopped;
+	int nstopped;
 };
 
 struct report;

@@ -464,6 +464,10 @@ static void json_hang(struct report *r, const struct hang_note *h)
 	json_u64(j, h->at_end);
 	json_tids(j, "waiting", h->waiting, h->nwaiting);
 	json_tids(j, "missing", h->missing, h->nmissing);
+	/* not a hang: threads of the process were stopped (the first few) */
+	json_tids(j, "stopped", h->stopped,
+		  h->nstopped < PH_STOPPED_KEPT ? h->nstopped : PH_STOPPED_KEPT);
+	json_ku64(j, "stopped_threads", h->nstopped);
 	json_obj_end(j);
 }
 

@@ -102,12 +102,21 @@ static void print_table_row(struct report *r, const struct ph_episode *ep, struc
 		m.critical_tid, bn->where, bn->name, episode_note(ep));
 }
 
+/* The time of day of monotonic time ts. A trace file's times and offset may
+ * be anything (a crafted file): a sum that does not fit, or falls before
+ * 1970, is shown as "?" rather than overflowed into a made-up time. */
 static void wall_clock(const struct report *r, __u64 ts, char *buf, size_t n)
 {
-	__s64 real = (__s64)ts + r->src.realtime_offset_ns;
-	time_t secs = real / 1000000000LL;
+	__s64 real;
+	time_t secs;
 	struct tm tm;
 
+	/* exact: the builtin adds in infinite precision, then checks the fit */
+	if (__builtin_add_overflow(ts, r->src.realtime_offset_ns, &real) || real < 0) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	secs = real / 1000000000LL;
 	if (!localtime_r(&secs, &tm)) {
 		snprintf(buf, n, "?");
 		return;
@@ -233,21 +242,43 @@ static void print_tids(struct report *r, const __u32 *tids, int n)
 		fprintf(r->o.out, " %u (%s)", tids[i], report__comm(r, tids[i]));
 }
 
+static const char *hang_heading(const struct hang_note *h)
+{
+	if (h->nstopped)
+		return h->at_end ? "STOPPED at end of trace" : "STOPPED";
+	return h->at_end ? "UNRELEASED BARRIER at end of trace" : "HANG";
+}
+
+/* Not hung: threads of the process are stopped (the first few named). */
+static void print_stopped(struct report *r, const struct hang_note *h)
+{
+	int listed = h->nstopped < PH_STOPPED_KEPT ? h->nstopped : PH_STOPPED_KEPT;
+
+	fprintf(r->o.out, "    stopped:");
+	print_tids(r, h->stopped, listed);
+	if (h->nstopped > listed)
+		fprintf(r->o.out, " and %d more", h->nstopped - listed);
+	fprintf(r->o.out, " (SIGSTOP or a debugger: the barrier waits for them, it is not hung)\n");
+}
+
 static void text_hang(struct report *r, const struct hang_note *h)
 {
 	struct barrier_names bn;
 
 	report__name_barrier(r, h->pid, h->call_site, h->object, h->probe, &bn);
 	fprintf(r->o.out,
-		"SBT %s: %s \"%s\" (pid %u): %d thread%s waiting since %.3f s, %d missing\n",
-		h->at_end ? "UNRELEASED BARRIER at end of trace" : "HANG", bn.where, bn.name,
-		h->pid, h->nwaiting, h->nwaiting == 1 ? "" : "s", sec(report__rel(r, h->since_ns)),
-		h->nmissing);
-	fprintf(r->o.out, "    waiting:");
+		"SBT %s: %s \"%s\" (pid %u): %d thread%s waiting since %.3f s, %d missing",
+		hang_heading(h), bn.where, bn.name, h->pid, h->nwaiting,
+		h->nwaiting == 1 ? "" : "s", sec(report__rel(r, h->since_ns)), h->nmissing);
+	if (h->nstopped)
+		fprintf(r->o.out, ", %d stopped", h->nstopped);
+	fprintf(r->o.out, "\n    waiting:");
 	print_tids(r, h->waiting, h->nwaiting);
 	fprintf(r->o.out, "\n    missing:");
 	print_tids(r, h->missing, h->nmissing);
 	fprintf(r->o.out, "%s\n", h->nmissing ? "" : " (none known)");
+	if (h->nstopped)
+		print_stopped(r, h);
 	fflush(r->o.out);
 }
 

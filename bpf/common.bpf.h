@@ -54,6 +54,11 @@ SBT_GLOBAL struct {
 	__type(value, __u8);
 } targets SEC(".maps");
 
+/* Set by userspace when tracing stops (Ctrl-C, --duration): from then on
+ * the programs record nothing and stop no process, while the links, whose
+ * removal waits for RCU grace periods, are taken down. */
+SBT_GLOBAL volatile __u8 stopped;
+
 /* Failed ring-buffer reservations per CPU: total, and pending (not yet
  * reported in a LOST record) with how many were phase-ending entries, when
  * the first and the last of them were, and whose the last was. Indexed by
@@ -174,7 +179,7 @@ static __always_inline void sbt_pause(struct task_struct *task, __u32 pid)
 {
 	__u8 one = 1;
 
-	if (BPF_CORE_READ(task, ptrace) || foreground_job(task))
+	if (stopped || BPF_CORE_READ(task, ptrace) || foreground_job(task))
 		return;
 	/* BPF_NOEXIST: listed still, userspace is continuing it now and
 	 * takes it off after: a new stop would never be continued. No room
@@ -285,6 +290,8 @@ static __always_inline int sbt_emit_recs(const struct sbt_event *rec, int n, int
 	struct sbt_event *e;
 	__u64 ts;
 
+	if (stopped)
+		return 0;
 	if (per_cpu_rings) {
 		ring = bpf_map_lookup_elem(&rings, &key);
 		if (!ring)

@@ -71,16 +71,19 @@ int thread_exit(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /* sched_process_exec(struct task_struct *p, pid_t old_pid, struct
- * linux_binprm *bprm), system-wide and launch mode: a new program may map
- * files not probed yet (a static binary, a --probe binary in a container).
- * In launch mode, a program of the tree waits until its executable and its
- * loader are probed (then the libraries, at the loader's report below). */
+ * linux_binprm *bprm): a new program may map files not probed yet (a static
+ * binary, a --probe binary in a container), and its addresses are named from
+ * its own files. Every process system-wide, the targets with -p. In launch
+ * mode, a program of the tree waits until its executable and its loader are
+ * probed (then the libraries, at the loader's report below). */
 SEC("raw_tracepoint/sched_process_exec")
 int proc_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *task = (struct task_struct *)ctx->args[0];
 	__u32 pid = BPF_CORE_READ(task, tgid);
 
+	if (!follow && !proc_all && !sbt_is_target(pid))
+		return 0;
 	if (!follow)
 		return emit_with_comm(SBT_EV_EXEC, 0, pid, BPF_CORE_READ(task, pid), task);
 	if (!sbt_in_tree(pid))

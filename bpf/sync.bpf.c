@@ -152,7 +152,7 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 	int n = 1;
 
 	/* launch mode: the probes are in every process mapping the file */
-	if (follow && !sbt_in_tree(pid))
+	if (stopped || (follow && !sbt_in_tree(pid)))
 		return 0;
 	cookie = bpf_get_attach_cookie(ctx);
 	if (type == SBT_EV_ENTER) {

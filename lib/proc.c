@@ -179,6 +179,52 @@ int proc__for_each_pid(int (*fn)(void *ctx, pid_t pid), void *ctx)
 	return for_each_number("/proc", fn, ctx);
 }
 
+/* The state letter of task tid of process pid ("R", "S", "T", ...), 0 when
+ * gone. The third field of its stat: after the name, which may hold
+ * anything, up to its last ')'. */
+static char task_state(pid_t pid, pid_t tid)
+{
+	FILE *f = open_proc("/proc/%d/task/%d/stat", pid, tid);
+	char line[512], *end;
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(line, 1, sizeof(line) - 1, f);
+	fclose(f);
+	line[n] = 0;
+	end = strrchr(line, ')');
+	return end && end[1] == ' ' ? end[2] : 0;
+}
+
+struct stopped_tasks {
+	pid_t pid;
+	uint32_t *tids;
+	int max, n;
+};
+
+static int note_stopped(void *ctx, pid_t tid)
+{
+	struct stopped_tasks *st = ctx;
+	char state = task_state(st->pid, tid);
+
+	/* T: a stop signal (SIGSTOP, SIGTSTP), t: a debugger's stop */
+	if (state == 'T' || state == 't') {
+		if (st->n < st->max)
+			st->tids[st->n] = tid;
+		st->n++;
+	}
+	return 0;
+}
+
+int proc__stopped_tasks(pid_t pid, uint32_t *tids, int max)
+{
+	struct stopped_tasks st = {pid, tids, max, 0};
+
+	proc__for_each_task(pid, note_stopped, &st);
+	return st.n;
+}
+
 /* ---- mapped files ----------------------------------------------------------- */
 
 static int find_file(const struct mapped_file *f, int n, uint64_t dev, uint64_t inode)

@@ -48,6 +48,10 @@ int proc__cgroup(pid_t pid, char *buf, size_t n);
  * (also when pid is gone). */
 int proc__for_each_task(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx);
 int proc__for_each_pid(int (*fn)(void *ctx, pid_t pid), void *ctx);
+/* Tasks of process pid that are stopped (state T: SIGSTOP or another stop
+ * signal; t: stopped by a debugger): how many, the first max of them into
+ * tids. 0 when none, or when pid is gone. */
+int proc__stopped_tasks(pid_t pid, uint32_t *tids, int max);
 
 /* A file mapped by a process, one entry per file (device and inode). */
 struct mapped_file {

@@ -133,6 +133,42 @@ load helpers
 	[ "$(grep -c '"hang_barrier" (barrier:' "$T/sbt.out")" -eq 2 ]
 }
 
+# wait_in_futex PID TID: until thread TID of PID sleeps in futex() (x86_64
+# syscall 202): at a barrier, in this workload.
+wait_in_futex() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[ "$(cut -d' ' -f1 "/proc/$1/task/$2/syscall" 2>/dev/null)" = 202 ] && return 0
+		sleep 0.01
+	done
+	echo "thread $2 never waited in futex()" >&2
+	return 1
+}
+
+# A barrier cannot release while its process is stopped (SIGSTOP, Ctrl-Z, a
+# debugger): that is a stop, named with the stopped threads, not a hang; once
+# continued, the waits that held the stop are no hang either, and every
+# phase is exact.
+@test "a process stopped (SIGSTOP) at a barrier longer than --hang-timeout: reported stopped, not hung" {
+	start_workload "$T/wl.out" "$EX/barrier_imbalance" -t 2 -n 4 -d 300 -m sleep -W
+	start_tracer "$T/sbt.out" --hang-timeout 1 -o "$T/s.sbt" -p "$WL"
+	kill -USR1 "$WL"
+	wait_for "$T/wl.out" '^phase 0 thread 0 '
+	tid0=$(sed -nE 's/^phase 0 thread 0 tid ([0-9]+) .*/\1/p' "$T/wl.out")
+	# thread 0 waits for thread 1 at the barrier of phase 1: stop them there
+	wait_in_futex "$WL" "$tid0"
+	kill -STOP "$WL"
+	wait_for "$T/sbt.out" '^SBT STOPPED: worker_main \(barrier_imbalance\.c:[0-9]+\) "phase_barrier"' 10
+	grep -qE "^SBT STOPPED: .* \(pid $WL\): 1 thread waiting since [0-9.]+ s, 1 missing, 3 stopped$" "$T/sbt.out"
+	grep -A3 '^SBT STOPPED' "$T/sbt.out" | grep -qE "^    stopped: .*\b$tid0 \(barrier_imbalan\).* \(SIGSTOP or a debugger"
+	kill -CONT "$WL"
+	wait_exit "$TR" 30
+	refute_grep -qE '^SBT (HANG|UNRELEASED)' "$T/sbt.out"
+	[ "$(grep -c '^SBT STOPPED' "$T/sbt.out")" -eq 1 ]
+	"$SBT" report --format json "$T/s.sbt" >"$T/r.json"
+	$CHECK imbalance "$T/r.json" "$T/wl.out" "$T/s.sbt" 4
+}
+
 @test "--probe: a user-declared team barrier wrapping pthread_barrier_wait counts once" {
 	bg "$T/sbt.out" "$SBT" --hang-timeout 1 --probe "$EX/hang_barrier:barrier_wait_checked:team" \
 		-- "$EX/hang_barrier" -t 3 -g 3

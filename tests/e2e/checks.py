@@ -13,6 +13,7 @@ what the example workloads measured about themselves in the same run.
   checks.py custom REPORT.json WORKLOAD.out ORIGIN PHASES   (spin_futex_barrier probed)
   checks.py futex REPORT.json WORKLOAD.out                  (the same barrier, not probed)
   checks.py phases REPORT.json N
+  checks.py stopped TRACE.sbt SIGNAL_NS  (nothing recorded after a Ctrl-C at SIGNAL_NS)
   checks.py measured REPORT.json TRACE.sbt  (costs measured by the shim's self-timed sites)
   checks.py mutex REPORT.json WORKLOAD.out THREADS ITERS [futex]  (futex: calls traced)
   checks.py sem REPORT.json WORKLOAD.out ITEMS
@@ -731,6 +732,23 @@ def phases(report, n):
     check([p["index"] for p in r["phases"]] == list(range(len(r["phases"]))), "phase indices")
 
 
+# How long a signal may take to reach sbt-bpf's handler on a loaded machine
+# (it has to be scheduled); recording went on for the whole detach before
+# (0.1-2 s here).
+SIGNAL_SLACK_NS = 200_000_000
+
+
+def stopped(sbt, signal_ns):
+    """A trace stopped by SIGINT at signal_ns: records up to it, none after
+    (recording stops in the signal handler, before the probes are removed)."""
+    recs = sbt_records(sbt)
+    check(len(recs) > 0, "no records")
+    late = [r for r in recs if r[0] > signal_ns + SIGNAL_SLACK_NS]
+    check(not late, f"{len(late)} records stamped more than {ms(SIGNAL_SLACK_NS)} after the "
+                    f"signal, the last {ms(max(r[0] for r in late) - signal_ns) if late else 0} "
+                    f"after it")
+
+
 def job(jobs_json, pid, out):
     """The report of one process from a multi-process JSON report."""
     found = [j for j in load(jobs_json)["jobs"] if j["pid"] == pid]
@@ -1285,6 +1303,7 @@ def main(argv):
         "custom": lambda: custom(a[0], a[1], a[2], int(a[3])),
         "futex": lambda: futex(a[0], a[1]),
         "phases": lambda: phases(a[0], int(a[1])),
+        "stopped": lambda: stopped(a[0], int(a[1])),
         "measured": lambda: measured(a[0], a[1]),
         "mutex": lambda: mutex(a[0], a[1], int(a[2]), int(a[3]), a[4:] == ["futex"]),
         "omp_locks": lambda: omp_locks(a[0], a[1], a[2]),

@@ -161,3 +161,32 @@ poll_pane() {
 	cat "$T/pane" >&2
 	return 1
 }
+
+# interrupt PID: SIGINT to sbt-bpf PID, as Ctrl-C sends it; prints the
+# CLOCK_MONOTONIC ns it was sent at and the ns until PID exited (30 s at
+# most). Fails if PID is no sbt-bpf: one that exited already (bash reaps it)
+# may have left its pid to another process.
+interrupt() {
+	python3 - "$1" <<'PY'
+import os, signal, sys, time
+pid = int(sys.argv[1])
+try:
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        running = b"sbt-bpf" in f.read().split(b"\0")[0]
+except FileNotFoundError:
+    running = False
+if not running:
+    sys.exit(f"pid {pid} is no running sbt-bpf: it exited before the signal")
+sent = time.monotonic_ns()
+os.kill(pid, signal.SIGINT)
+while time.monotonic_ns() - sent < 30e9:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+    except FileNotFoundError:
+        break
+    time.sleep(0.002)
+print(sent, time.monotonic_ns() - sent)
+PY
+}

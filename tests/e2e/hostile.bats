@@ -94,3 +94,34 @@ chroot_with() {
 	"$SBT" report "$T/c.sbt" >"$T/c.txt"
 	grep -q 'worker_main (barrier_imbalance.c:[0-9]*) "phase_barrier"' "$T/c.txt"
 }
+
+# Ambient capabilities pass through exec: a tracer given CAP_BPF, CAP_PERFMON
+# or CAP_SYS_PTRACE as ambient ones (capsh, setpriv, a service's
+# AmbientCapabilities) handed them to the command it launched and to every
+# program that ran. The command gets what a plain exec gives its user, and is
+# traced all the same.
+@test "launch: a tracer with ambient capabilities passes none to the command" {
+	local caps='grep -E "^Cap(Eff|Amb):" /proc/self/status' cmd nb=$T/nobody
+	chmod 0755 "$T"
+	mkdir -m 0700 "$nb" # nobody's trace
+	chown 65534 "$nb"
+	cmd="$caps; $EX/barrier_imbalance -t 2 -n 3 -d 1 -m sleep >/dev/null"
+	# root with ambient CAP_BPF and CAP_PERFMON: none left to the command
+	setpriv --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
+		sh -c "$caps >$T/tracer.caps; exec \"\$@\"" sh \
+		"$SBT" record -o "$T/root.sbt" -- sh -c "$cmd" >"$T/root.out" 2>"$T/root.err"
+	grep -qE '^CapAmb:\s+000000c000000000$' "$T/tracer.caps"
+	grep -qE '^CapAmb:\s+0+$' "$T/root.out"
+	"$SBT" report "$T/root.sbt" | grep -q "^SBT summary: 3 phases"
+	# nobody with ambient CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE, enough to
+	# trace: the command runs as nobody, without any capability
+	capsh --caps='cap_bpf,cap_perfmon,cap_sys_ptrace,cap_setuid,cap_setgid,cap_setpcap+eip' \
+		--keep=1 --user=nobody --addamb=cap_bpf,cap_perfmon,cap_sys_ptrace -- \
+		-c "$caps >$nb/tracer.caps; exec \"\$0\" \"\$@\"" \
+		"$SBT" record -o "$nb/t.sbt" -- sh -c "$cmd" >"$T/nobody.out" 2>"$T/nobody.err"
+	grep -qE '^CapEff:\s+000000c000080000$' "$nb/tracer.caps"
+	grep -qE '^CapAmb:\s+000000c000080000$' "$nb/tracer.caps"
+	grep -qE '^CapEff:\s+0+$' "$T/nobody.out"
+	grep -qE '^CapAmb:\s+0+$' "$T/nobody.out"
+	"$SBT" report "$nb/t.sbt" | grep -q "^SBT summary: 3 phases"
+}

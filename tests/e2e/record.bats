@@ -97,6 +97,76 @@ assert all("idle_ns" in t for t in s["threads"])
 	[[ "$output" == *"record writes a trace, no report"* ]]
 }
 
+# Ctrl-C: recording stops in the signal handler (the BPF programs record
+# nothing more) and the probes are removed all at once, not one RCU grace
+# period after another (seconds with many links): sbt-bpf exits promptly with
+# a complete trace, and the targets run on.
+# stopped_promptly TRACE: sbt-bpf ($TR) interrupted; exited within 2 s,
+# status 0, and the trace it wrote is complete and ends at the signal.
+stopped_promptly() {
+	local sent took rc=0
+	interrupt "$TR" >"$1.stop"
+	read -r sent took <"$1.stop"
+	echo "exited $((took / 1000000)) ms after SIGINT"
+	[ "$took" -lt 2000000000 ]
+	wait "$TR" || rc=$?
+	[ "$rc" -eq 0 ]
+	run "$SBT" report "$1"
+	[ "$status" -eq 0 ]
+	refute_grep -q 'trace was cut' <<<"$output"
+	$CHECK stopped "$1" "$sent"
+}
+
+@test "Ctrl-C of record -- CMD (a tree of six programs): exits at once, nothing recorded after it" {
+	local e=$EX p
+	start_sbt "^sbt-bpf: tracing pid" "$T/c.out" record -o "$T/c.sbt" -- sh -c "
+		export OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive
+		for p in omp_barriers_gomp omp_barriers_llvm; do
+			$e/\$p -n 100000 -d 20 -m sleep >$T/\$p.out & echo \$! >>$T/pids
+		done
+		for p in omp_for_gomp omp_for_llvm; do
+			$e/\$p -r 100000 -d 20 -m sleep >$T/\$p.out & echo \$! >>$T/pids
+		done
+		for p in barrier_imbalance barrier_imbalance_static; do
+			$e/\$p -t 2 -n 100000 -d 20 -m sleep >$T/\$p.out & echo \$! >>$T/pids
+		done
+		wait"
+	wait_lines "$T/pids" . 6
+	BG_PIDS+=($(cat "$T/pids"))
+	for p in omp_barriers_gomp omp_barriers_llvm barrier_imbalance barrier_imbalance_static; do
+		wait_lines "$T/$p.out" '^phase 1 ' 1
+	done
+	for p in omp_for_gomp omp_for_llvm; do
+		wait_lines "$T/$p.out" '^region 1 ' 1
+	done
+	stopped_promptly "$T/c.sbt"
+	[ "$(grep -c '^=== pid ' <<<"$output")" -eq 6 ]
+	# the programs run on
+	for p in $(cat "$T/pids"); do
+		kill -0 "$p"
+	done
+}
+
+@test "Ctrl-C of record -p with ten processes: exits at once, nothing recorded after it" {
+	local pids=() list i n
+	for i in $(seq 10); do
+		bg "$T/w$i.out" "$EX/barrier_imbalance" -t 2 -n 100000 -d 20 -m sleep
+		pids+=("$BG")
+	done
+	list=$(IFS=,; echo "${pids[*]}")
+	start_system "$T/p.out" record -o "$T/p.sbt" -p "$list"
+	# two phases more each: every process's probes have fired
+	for i in $(seq 10); do
+		n=$(grep -c '^phase ' "$T/w$i.out")
+		wait_lines "$T/w$i.out" '^phase ' $((n + 4))
+	done
+	stopped_promptly "$T/p.sbt"
+	[ "$(grep -c '^=== pid ' <<<"$output")" -eq 10 ]
+	for i in "${pids[@]}"; do
+		kill -0 "$i"
+	done
+}
+
 # A recording cut short (the recorder killed, the disk full) reads up to its
 # last complete record. The small file system of the disk-full test goes in
 # teardown, after the processes that could hold it.

@@ -57,3 +57,66 @@ got = [s["call_site"] for s in r["sites"]]
 assert any(s.endswith("(omp_barriers.c:%s)" % sys.argv[2]) for s in got), got
 PY
 }
+
+# -p of a process that execs the program that synchronizes (a wrapper shell):
+# its call sites and barriers are named from the new program's files, not
+# from the files the tracer read when it attached (the shell's); the job goes
+# on across the exec, every phase exact.
+@test "-p of a shell that execs the workload: sites and barrier named from the new program (-p PID, -p A,B)" {
+	local line sh b
+	line=$(grep -n 'pthread_barrier_wait(&phase_barrier)' "$ROOT/examples/barrier_imbalance.c" | cut -d: -f1)
+	site="worker_main \\(barrier_imbalance\\.c:$line\\) \"phase_barrier\""
+	# exec_later N: a shell that execs the workload once told to (FIFO
+	# $T/fifo/goN: in a directory, which teardown does not read)
+	mkdir "$T/fifo"
+	exec_later() {
+		mkfifo "$T/fifo/go$1"
+		bg "$T/wl$1.out" sh -c "read x <$T/fifo/go$1; exec $EX/barrier_imbalance -t 3 -n 3 -d 5 -m sleep -W"
+		sh=$BG
+	}
+	go() {
+		echo go >"$T/fifo/go$1"
+		wait_for "$T/wl$1.out" "^ready $2"
+		kill -USR1 "$2"
+	}
+	exec_later 1
+	start_tracer "$T/one.out" --force -o "$T/one.sbt" -p "$sh"
+	go 1 "$sh"
+	wait_exit "$TR" 30
+	[ "$(grep -cE "^$site \\(barrier:" "$T/one.out")" -eq 3 ]
+	grep -qE "^Loop barrier $site \\(pid $sh\\): 3 episodes" "$T/one.out"
+	"$SBT" report --format json "$T/one.sbt" >"$T/one.json"
+	$CHECK imbalance "$T/one.json" "$T/wl1.out" "$T/one.sbt" 3
+	# one of two processes
+	exec_later 2
+	start_workload "$T/wl3.out" "$EX/barrier_imbalance" -t 2 -n 2 -d 5 -m sleep -W
+	start_system "$T/two.out" -o "$T/two.sbt" -p "$sh,$WL"
+	go 2 "$sh"
+	kill -USR1 "$WL"
+	wait_exit "$TR" 30
+	sed -n "/^=== pid $sh: /,/^=== pid /p" "$T/two.out" >"$T/sh.out"
+	grep -qE "^Loop barrier $site \\(pid $sh\\): 3 episodes" "$T/sh.out"
+	grep -qE "^Loop barrier $site \\(pid $WL\\): 2 episodes" "$T/two.out"
+	[ "$(grep -c '^Loop barrier ' "$T/two.out")" -eq 2 ]
+	"$SBT" report --format json --pid "$sh" "$T/two.sbt" >"$T/sh.json"
+	$CHECK imbalance "$T/sh.json" "$T/wl2.out" "$T/two.sbt" 3
+}
+
+# A process that synchronizes, then execs another program that does: each
+# program's barriers are named from its own files, in one job (launch mode).
+@test "launch: a program that synchronizes then execs another: each named from its own files" {
+	local line
+	line=$(grep -n 'pthread_barrier_wait(&phase_barrier)' "$ROOT/examples/barrier_imbalance.c" | cut -d: -f1)
+	run "$SBT" --no-shim -- /usr/bin/python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None)
+first_barrier = ctypes.create_string_buffer(128)
+libc.pthread_barrier_init(first_barrier, None, 1)
+for _ in range(2):
+    libc.pthread_barrier_wait(first_barrier)
+os.execv(sys.argv[1], sys.argv[1:])
+' "$EX/barrier_imbalance" -t 2 -n 3 -d 5 -m sleep
+	[ "$status" -eq 0 ]
+	grep -qE "^Loop barrier worker_main \\(barrier_imbalance\\.c:$line\\) \"phase_barrier\" \\(pid [0-9]+\\): 3 episodes" <<<"$output"
+	grep -qE '^Loop barrier .* "pthread_barrier_wait 0x[0-9a-f]+" \(pid [0-9]+\): 2 episodes' <<<"$output"
+}

@@ -112,3 +112,69 @@ TEST(json_strings_always_valid)
 	CHECK_STR(buf, "\"w\\ufffd\\ufffd \xc3\xa9 \\\"q\\\"\\n\\u0001\"");
 	free(buf);
 }
+
+/* Thread 1 waits at the barrier from 10 ms, thread 2 never comes; the
+ * process is stopped (stopped threads given) or not when the hang is checked
+ * at 2 s, with a 1 s timeout. */
+static char *run_stopped(int format, const __u32 *stopped, int nstopped)
+{
+	struct names *names = names__new();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct report_opts ro = {.format = format, .episode_lines = 1, .out = f};
+	struct report_src src = {
+		.phases = {.probes = probes, .nprobes = NPROBES, .start_ns = START},
+		.names = names,
+		.command = "prog"};
+	struct report_drops d = {0};
+	struct report *r = report__new(&ro, &src);
+	struct phases *p = phases__new(&src.phases, &report_phases_ops, r);
+
+	names__set(names, 7, 0x9000, "bar");
+	report__attach(r, p);
+	report__begin(r);
+	phases__add_thread(p, 7, 2, START);
+	feed(p, SBT_EV_ENTER, 1, START + 10 * MS, 0x9000, 0);
+	phases__set_stopped(p, stopped, nstopped);
+	phases__check_hangs(p, START + 2000 * MS, 1000 * MS);
+	report__at_end(r);
+	phases__finish(p);
+	report__end(r, &d);
+	phases__free(p);
+	report__free(r);
+	names__free(names);
+	fclose(f);
+	return buf;
+}
+
+/* A barrier of a stopped process is reported as a stop, naming the stopped
+ * threads; without stopped threads, as a hang. */
+TEST(stopped_process_is_no_hang)
+{
+	static const __u32 tids[20] = {7,  1,  2,  3,  4,  5,  6,  8,  9,
+				       10, 11, 12, 13, 14, 15, 16, 17, 18};
+	char *out = run_stopped(REPORT_TEXT, tids, 3);
+
+	CHECK(strstr(out, "SBT STOPPED: ") != NULL);
+	CHECK(strstr(out, "(pid 7): 1 thread waiting since 0.010 s, 1 missing, 3 stopped\n") !=
+	      NULL);
+	CHECK(strstr(out, "    stopped: 7 (?) 1 (?) 2 (?) (SIGSTOP or a debugger") != NULL);
+	CHECK(strstr(out, "SBT HANG") == NULL);
+	free(out);
+	out = run_stopped(REPORT_TEXT, tids, 18);
+	CHECK(strstr(out, "16 (?) and 2 more (SIGSTOP") != NULL);
+	free(out);
+	out = run_stopped(REPORT_JSON, tids, 2);
+	CHECK(strstr(out, "\"stopped\": [\n        7,\n        1\n      ],") != NULL);
+	CHECK(strstr(out, "\"stopped_threads\": 2") != NULL);
+	free(out);
+	out = run_stopped(REPORT_TEXT, NULL, 0);
+	CHECK(strstr(out, "SBT HANG: ") != NULL);
+	CHECK(strstr(out, "stopped") == NULL);
+	free(out);
+	out = run_stopped(REPORT_JSON, NULL, 0);
+	CHECK(strstr(out, "\"stopped\": []") != NULL);
+	CHECK(strstr(out, "\"stopped_threads\": 0") != NULL);
+	free(out);
+}

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,8 @@
 
 #define CAP_PERFMON_BIT 38
 #define CAP_BPF_BIT	39
+/* Links removed at once when tracing ends (session__detach()) */
+#define DETACH_THREADS 64
 
 struct session {
 	struct sbt *skel;
@@ -29,6 +33,9 @@ struct session {
 	pid_t *targets; /* pids in the filter, added again on fallback */
 	int ntargets;
 	pid_t followed; /* launch mode: the command, in the tree again on fallback */
+	/* the loaded programs' stop flag (`stopped`), NULL while none are
+	 * loaded: session__stop() may run in a signal handler */
+	volatile __u8 *volatile stop_flag;
 };
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -78,8 +85,6 @@ static int attach_tracepoints(struct session *s, char *err, size_t errlen)
 	if (!l)
 		goto fail;
 	s->skel->links.thread_exit = l;
-	if (!s->opts.system_wide && !s->opts.follow)
-		return 0;
 	l = bpf_program__attach_raw_tracepoint(s->skel->progs.proc_exec, "sched_process_exec");
 	if (!l)
 		goto fail;
@@ -151,7 +156,6 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	s->skel->rodata->single_target = o->single_target;
 	s->skel->rodata->proc_all = !!o->system_wide;
 	s->skel->rodata->follow = !!o->follow;
-	bpf_program__set_autoload(s->skel->progs.proc_exec, o->system_wide || o->follow);
 	bpf_program__set_autoload(s->skel->progs.maps_changed, o->system_wide || o->follow);
 	/* Programs that are not attached need not be loaded either. */
 	bpf_program__set_autoload(s->skel->progs.futex_enter, o->futex);
@@ -226,6 +230,7 @@ static int setup(struct session *s, int multi, char *err, size_t errlen)
 	    (o->futex && attach_futex(s, err, errlen)) ||
 	    (o->counters && o->counters->n && attach_counters(s, o->counters, err, errlen)))
 		return -EINVAL;
+	s->stop_flag = &s->skel->bss->stopped;
 	return 0;
 }
 
@@ -257,6 +262,7 @@ static int add_targets(struct session *s);
 static int fall_back_per_function(struct session *s, char *err, size_t errlen)
 {
 	log_info("multi-uprobe links refused: one link per function");
+	s->stop_flag = NULL;
 	rings__free(s->rings);
 	s->rings = NULL;
 	sbt__destroy(s->skel);
@@ -571,28 +577,85 @@ __u64 session__drops(struct session *s, __u64 *per_cpu, int max)
 	return total;
 }
 
-/* Each link removal waits for an RCU grace period (~100 ms on this VM), one
- * after the other: hence one link per file where the kernel allows it. */
-void session__detach(struct session *s)
+void session__stop(struct session *s)
 {
+	volatile __u8 *flag = s ? s->stop_flag : NULL;
+
+	if (flag)
+		*flag = 1;
+}
+
+/* What is being detached: bpf_link objects, then raw link descriptors. */
+struct detach_work {
+	struct bpf_link **links;
+	int nlinks;
+	int *fds;
+	int nfds;
+	int next; /* the next item to take (atomic) */
+};
+
+static void *detach_worker(void *arg)
+{
+	struct detach_work *w = arg;
 	int i;
 
-	for (i = 0; i < s->nlinks; i++)
-		bpf_link__destroy(s->links[i]);
-	for (i = 0; i < s->nlink_fds; i++)
-		close(s->link_fds[i]);
-	/* the tracepoint programs run for every syscall or context switch of
-	 * the machine: they go too */
-	if (s->skel) {
-		bpf_link__destroy(s->skel->links.futex_enter);
-		bpf_link__destroy(s->skel->links.futex_exit);
-		bpf_link__destroy(s->skel->links.ctr_switch);
-		bpf_link__destroy(s->skel->links.ctr_exit);
-		bpf_link__destroy(s->skel->links.proc_exec);
-		s->skel->links.proc_exec = NULL;
-		s->skel->links.futex_enter = s->skel->links.futex_exit = NULL;
-		s->skel->links.ctr_switch = s->skel->links.ctr_exit = NULL;
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nlinks + w->nfds) {
+		if (i < w->nlinks)
+			bpf_link__destroy(w->links[i]);
+		else
+			close(w->fds[i - w->nlinks]);
 	}
+	return NULL;
+}
+
+/* The skeleton's tracepoint links join the list: they run for every
+ * syscall, context switch or fork of the machine. */
+static int take_skel_links(struct session *s)
+{
+	struct bpf_link **l[] = {&s->skel->links.futex_enter, &s->skel->links.futex_exit,
+				 &s->skel->links.ctr_switch,  &s->skel->links.ctr_exit,
+				 &s->skel->links.proc_exec,   &s->skel->links.thread_start,
+				 &s->skel->links.thread_exit};
+	size_t i;
+
+	for (i = 0; i < sizeof(l) / sizeof(l[0]); i++)
+		if (*l[i]) {
+			if (keep_link(s, *l[i]))
+				return -ENOMEM; /* keep_link destroyed it */
+			*l[i] = NULL;
+		}
+	return 0;
+}
+
+/* Each link removal waits for RCU grace periods (~50-100 ms on this VM:
+ * uprobe_unregister_sync(), a tracepoint's synchronize): one after the
+ * other, a session with a hundred links took seconds to stop. Removed from
+ * several threads at once, their waits overlap. */
+void session__detach(struct session *s)
+{
+	struct detach_work w;
+	pthread_t th[DETACH_THREADS];
+	pthread_attr_t attr;
+	sigset_t all, old;
+	int i, n = 0;
+
+	if (s->skel)
+		take_skel_links(s);
+	w = (struct detach_work){s->links, s->nlinks, s->link_fds, s->nlink_fds, 0};
+	/* signals stay with the main thread (the tracer's stop handler) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (!pthread_attr_init(&attr)) {
+		pthread_attr_setstacksize(&attr, 64 * 1024);
+		for (; n < DETACH_THREADS && n < w.nlinks + w.nfds; n++)
+			if (pthread_create(&th[n], &attr, detach_worker, &w))
+				break;
+		pthread_attr_destroy(&attr);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	detach_worker(&w); /* whatever no thread took, or all of it */
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
 	free(s->links);
 	free(s->link_fds);
 	s->links = NULL;
@@ -605,6 +668,7 @@ void session__close(struct session *s)
 	if (!s)
 		return;
 	session__detach(s);
+	s->stop_flag = NULL;
 	rings__free(s->rings);
 	sbt__destroy(s->skel);
 	free(s->targets);

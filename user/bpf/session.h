@@ -66,7 +66,11 @@ __u64 session__late(const struct session *s);
 /* Failed reservations: total, and per CPU into per_cpu[0..max). */
 __u64 session__drops(struct session *s, __u64 *per_cpu, int max);
 int session__ncpus(void);
-/* Remove the uprobes; the ring buffer stays readable. */
+/* Tracing stops: the BPF programs record nothing more and stop no process
+ * from now on, before their links are removed. Async-signal-safe. */
+void session__stop(struct session *s);
+/* Remove the uprobes and tracepoints (in parallel: each removal waits for
+ * RCU grace periods); the ring buffer stays readable. */
 void session__detach(struct session *s);
 void session__close(struct session *s);
 

@@ -66,6 +66,12 @@ struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns,
 	return job;
 }
 
+void trace_ctx__job_exec(struct job *job)
+{
+	symbolizer__free(job->user);
+	job->user = symbolizer__new(job->pid);
+}
+
 /* Probe kinds whose first argument is a synchronization object. */
 static int names_object(int kind)
 {

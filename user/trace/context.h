@@ -45,6 +45,10 @@ struct pending_thread {
  * partial). NULL on allocation failure. */
 struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns, int born,
 				 const char *command, struct hmap *pending);
+/* Job's process exec'd (an SBT_EV_EXEC record): its addresses are named from
+ * the new program's files from now on (a symbolizer of the process as it is
+ * now; the old one would name them from the old program's, or not at all). */
+void trace_ctx__job_exec(struct job *job);
 /* Name what record e of job refers to (thread, call site, object) while
  * the process can still be read. */
 void trace_ctx__name_record(struct trace_ctx *c, struct job *job, const struct sbt_event *e);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -40,12 +41,25 @@ static int add_preload(const char *preload)
 	return e;
 }
 
+/* Ambient capabilities pass through exec to every program the command runs:
+ * a sbt-bpf given CAP_BPF, CAP_PERFMON or CAP_SYS_PTRACE as ambient (setpriv,
+ * capsh, a service's AmbientCapabilities) would hand them to the command it
+ * traces. The command gets what a plain exec by its user gives it. A kernel
+ * without ambient capabilities (EINVAL) has none to pass on. */
+static int drop_ambient_caps(void)
+{
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
+		return -1;
+	return 0;
+}
+
 /* The child reports a failed exec through a close-on-exec pipe. */
 static void child(char *const argv[], const char *preload, int errfd)
 {
 	int e;
 
-	if (add_preload(preload) == 0 && ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
+	if (drop_ambient_caps() == 0 && add_preload(preload) == 0 &&
+	    ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
 		execvp(argv[0], argv);
 	e = errno;
 	if (write(errfd, &e, sizeof(e)) < 0)

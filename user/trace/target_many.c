@@ -622,7 +622,15 @@ static void exec_record(struct target_many *m, struct job *job, const struct sbt
 {
 	struct proc_note *n;
 
-	/* -a, -p: a new program, a new job. -- CMD: a process is one job,
+	/* -p: the same job, named from the program it runs now (its probes
+	 * were attached for that pid alone; files only the new program maps
+	 * are not probed). */
+	if (!m->base.ctx->env->all && !m->cmd) {
+		if (job)
+			trace_ctx__job_exec(job);
+		return;
+	}
+	/* -a: a new program, a new job. -- CMD: a process is one job,
 	 * whatever it runs (env, taskset, numactl exec the command) */
 	if (job && !m->cmd) {
 		job->end_ns = e->ts;

@@ -124,6 +124,19 @@ static int one_release(struct target *tg)
 	return 0;
 }
 
+/* The process exec'd: the same job, named from the new program. */
+static int one_record(struct target *tg, const struct sbt_event *e)
+{
+	struct job *job;
+
+	if (e->type != SBT_EV_EXEC)
+		return 0;
+	job = jobs__find(tg->ctx->jobs, e->pid);
+	if (job)
+		trace_ctx__job_exec(job);
+	return 1;
+}
+
 static void one_job_exited(struct target *tg, struct job *job)
 {
 	one_of(tg)->exited = 1;
@@ -151,6 +164,7 @@ static const struct target_ops one_ops = {
 	.prepare = one_prepare,
 	.attach = one_attach,
 	.release = one_release,
+	.record = one_record,
 	.job_exited = one_job_exited,
 	.job_drops = one_job_drops,
 	.gone = one_gone,

@@ -18,6 +18,7 @@
 #include "user/resolve/symbolize.h"
 #include "user/trace/late_bodies.h"
 #include "user/trace/launch.h"
+#include "user/trace/stops.h"
 #include "user/trace/target.h"
 #include "user/trace/trace_meta.h"
 #include "user/trace/tracer.h"
@@ -32,6 +33,7 @@ struct tracer {
 	int write_err;		 /* writing the trace file failed (-errno): it stopped there */
 	FILE *null_out;		 /* reports nobody reads (record, top) */
 	FILE *report_file;	 /* --report FILE */
+	struct stops *stops;	 /* hang checks: stopped processes */
 	/* the status line on a terminal */
 	int tty;
 	int status_shown;
@@ -40,9 +42,14 @@ struct tracer {
 
 static volatile sig_atomic_t stop_requested;
 
+/* The session the handler stops at once: nothing is recorded after the
+ * signal, however long the loop takes to notice it. */
+static struct session *volatile stop_session;
+
 static void on_stop_signal(int sig)
 {
 	stop_requested = sig;
+	session__stop(stop_session);
 }
 
 static void install_signals(void)
@@ -339,6 +346,7 @@ int tracer__open(const struct env *env, struct tracer **out)
 		tracefile__on_flush(t->writer, put_meta, t);
 		flush_trace_file(t);
 	}
+	stop_session = t->ctx.session;
 	install_signals();
 	jobs__begin(t->ctx.jobs);
 	return 0;
@@ -391,11 +399,13 @@ static void check_hangs(struct tracer *t, __u64 now)
 {
 	size_t i;
 
+	if (!t->stops && !(t->stops = stops__new()))
+		return;
 	for (i = 0; i < jobs__count(t->ctx.jobs); i++) {
 		struct job *job = jobs__at(t->ctx.jobs, i);
 
 		if (!job->ended)
-			phases__check_hangs(job->ph, now, t->env->view.hang_ns);
+			stops__check_hangs(t->stops, job, now, t->env->view.hang_ns);
 	}
 }
 
@@ -499,9 +509,10 @@ int tracer__finish(struct tracer *t)
 	__u64 *per_cpu = calloc(ncpus, sizeof(__u64)), end_ns;
 	struct drops_ctx dc = {.t = t, .all = {.per_cpu = per_cpu, .ncpus = per_cpu ? ncpus : 0}};
 
-	/* Detach first: the targets stop paying for probes at once. Then take
-	 * what is still in the ring buffer. */
+	/* Stop recording (a signal did already), detach: the targets stop
+	 * paying for probes. Then take what is still in the ring buffer. */
 	end_ns = clock_ns(CLOCK_MONOTONIC);
+	session__stop(t->ctx.session);
 	session__detach(t->ctx.session);
 	session__flush(t->ctx.session, on_event, t);
 	if (session__late(t->ctx.session))
@@ -541,10 +552,12 @@ void tracer__free(struct tracer *t)
 		tracefile__finish(t->writer, NULL);
 	}
 	trace_meta__free(t->meta);
+	stops__free(t->stops);
 	late_bodies__free(&t->late);
 	/* before the session closes: a target may have processes to resume */
 	if (t->tg)
 		t->tg->ops->free(t->tg);
+	stop_session = NULL;
 	session__close(t->ctx.session);
 	for (i = 0; t->ctx.jobs && i < jobs__count(t->ctx.jobs); i++)
 		symbolizer__free(jobs__at(t->ctx.jobs, i)->user);
