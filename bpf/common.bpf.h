@@ -181,11 +181,8 @@ static __always_inline void sbt_pause(struct task_struct *task, __u32 pid)
 
 	if (stopped || BPF_CORE_READ(task, ptrace) || foreground_job(task))
 		return;
-	/* BPF_NOEXIST: listed still, userspace is continuing it now and
-	 * takes it off after: a new stop would never be continued. No room
-	 * to say so, likewise. The new files are found on the next rescan. */
-	if (bpf_map_update_elem(&paused, &pid, &one, BPF_NOEXIST))
-		return;
+	if (bpf_map_update_elem(&paused, &pid, &one, BPF_ANY))
+		return; /* no room to say so: userspace would never resume it */
 	bpf_send_signal(SBT_SIGSTOP);
 }
 

@@ -33,6 +33,9 @@ struct session {
 	pid_t *targets; /* pids in the filter, added again on fallback */
 	int ntargets;
 	pid_t followed; /* launch mode: the command, in the tree again on fallback */
+	/* pids taken off the paused map and not continued yet (userspace's
+	 * own map, for the guard: user/trace/guard.h); -1 until needed */
+	int resuming_fd;
 	/* the loaded programs' stop flag (`stopped`), NULL while none are
 	 * loaded: session__stop() may run in a signal handler */
 	volatile __u8 *volatile stop_flag;
@@ -244,6 +247,7 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 	}
 	libbpf_set_print(libbpf_log);
 	s->opts = *o;
+	s->resuming_fd = -1;
 	/* SBT_BPF_NO_UPROBE_MULTI=1 forces the per-function fallback (tests). */
 	if (getenv("SBT_BPF_NO_UPROBE_MULTI"))
 		log_info("multi-uprobe links unavailable (SBT_BPF_NO_UPROBE_MULTI is set): one "
@@ -309,34 +313,48 @@ int session__follow(struct session *s, pid_t pid)
 	return 0;
 }
 
-int session__paused(struct session *s, pid_t *pids, int max)
+int session__take_paused(struct session *s, pid_t *pids, int max)
 {
 	const struct bpf_map *map = s->skel->maps.paused;
 	__u32 key, next;
+	__u8 one = 1;
 	int n = 0, more;
 
+	/* taken off as they are read (a process stopped again after it is
+	 * continued is listed anew), and listed as resuming until continued */
 	for (more = !bpf_map__get_next_key(map, NULL, &key, sizeof(key)); more && n < max;
 	     key = next) {
 		more = !bpf_map__get_next_key(map, &key, &next, sizeof(next));
+		if (s->resuming_fd >= 0)
+			bpf_map_update_elem(s->resuming_fd, &key, &one, BPF_ANY);
+		bpf_map__delete_elem(map, &key, sizeof(key), 0);
 		pids[n++] = key;
 	}
 	return n;
 }
 
-void session__unpause(struct session *s, const pid_t *pids, int n)
+void session__resumed(struct session *s, const pid_t *pids, int n)
 {
 	__u32 key;
 	int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && s->resuming_fd >= 0; i++) {
 		key = (__u32)pids[i];
-		bpf_map__delete_elem(s->skel->maps.paused, &key, sizeof(key), 0);
+		bpf_map_delete_elem(s->resuming_fd, &key);
 	}
 }
 
-int session__paused_fd(struct session *s)
+int session__stopped_lists(struct session *s, int fds[2])
 {
-	return bpf_map__fd(s->skel->maps.paused);
+	if (s->resuming_fd < 0) {
+		s->resuming_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "sbt_resuming", sizeof(__u32),
+						sizeof(__u8), 4096, NULL);
+		if (s->resuming_fd < 0)
+			return -errno;
+	}
+	fds[0] = bpf_map__fd(s->skel->maps.paused);
+	fds[1] = s->resuming_fd;
+	return 0;
 }
 
 int session__add_target(struct session *s, pid_t pid)
@@ -671,6 +689,8 @@ void session__close(struct session *s)
 	s->stop_flag = NULL;
 	rings__free(s->rings);
 	sbt__destroy(s->skel);
+	if (s->resuming_fd >= 0)
+		close(s->resuming_fd);
 	free(s->targets);
 	free(s);
 }

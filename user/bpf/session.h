@@ -33,16 +33,18 @@ int session__add_target(struct session *s, pid_t pid);
 void session__remove_target(struct session *s, pid_t pid);
 /* Launch mode: pid and, from now on, the processes it starts are traced
  * (those of its tree that stop where they may map new files are listed by
- * session__paused()). */
+ * session__take_paused()). */
 int session__follow(struct session *s, pid_t pid);
-/* Processes of the tree stopped for us: into pids[0..max); returns how
- * many. The caller probes their files, continues them (SIGCONT), then takes
- * them off the list (session__unpause): listed until continued, so that
- * the guard (user/trace/guard.h) continues them if we die in between. */
-int session__paused(struct session *s, pid_t *pids, int max);
-void session__unpause(struct session *s, const pid_t *pids, int n);
-/* The list's BPF map, for the guard. */
-int session__paused_fd(struct session *s);
+/* Processes of the tree stopped since the last call: into pids[0..max), taken
+ * off the list; the caller probes their files, then continues them (SIGCONT)
+ * and says so (session__resumed). Until then they are listed as resuming,
+ * so that the guard (user/trace/guard.h) continues them if we die in
+ * between. Returns how many. */
+int session__take_paused(struct session *s, pid_t *pids, int max);
+void session__resumed(struct session *s, const pid_t *pids, int n);
+/* The two lists (BPF maps keyed by pid: stopped, resuming), for the guard.
+ * 0, or a negative errno. */
+int session__stopped_lists(struct session *s, int fds[2]);
 /* Records of process pid lost to a full ring buffer. */
 __u64 session__pid_drops(struct session *s, pid_t pid);
 /* Entry probe on the dynamic loader's _dl_debug_state (system-wide mode):

@@ -45,29 +45,38 @@ static void continue_listed(int map_fd)
 	}
 }
 
-static void guard_main(int map_fd, int wait_fd)
+#define MAX_LISTS 4
+
+static void guard_main(const int *map_fds, int n, int wait_fd)
 {
-	int keep[2] = {map_fd, wait_fd};
+	int keep[MAX_LISTS + 1], i;
 	char c;
+
+	for (i = 0; i < n; i++)
+		keep[i] = map_fds[i];
+	keep[n] = wait_fd;
 
 	prctl(PR_SET_NAME, "sbt-bpf-guard");
 	/* Ctrl-C reaches the whole process group: the guard outlives it */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	close_all_but(keep, 2);
+	close_all_but(keep, n + 1);
 	/* the tracer holds the other end: EOF when it ends, however */
 	while (read(wait_fd, &c, 1) < 0 && errno == EINTR)
 		;
-	continue_listed(map_fd);
+	for (i = 0; i < n; i++)
+		continue_listed(map_fds[i]);
 	_exit(0);
 }
 
-pid_t guard__start(int paused_map_fd)
+pid_t guard__start(const int *map_fds, int n)
 {
 	int p[2];
 	pid_t pid;
 
+	if (n < 1 || n > MAX_LISTS)
+		return -EINVAL;
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
 	pid = fork();
@@ -78,7 +87,7 @@ pid_t guard__start(int paused_map_fd)
 	}
 	if (pid == 0) {
 		close(p[1]);
-		guard_main(paused_map_fd, p[0]);
+		guard_main(map_fds, n, p[0]);
 	}
 	close(p[0]);
 	/* p[1] stays open (close-on-exec) until this process ends */

@@ -12,9 +12,10 @@
 
 #include <sys/types.h>
 
-/* Fork the guard of the BPF map of stopped processes (a hash map keyed by
- * pid, the caller's descriptor). Its end: when this process ends, however
- * it ends. Returns the guard's pid, or a negative errno. */
-pid_t guard__start(int paused_map_fd);
+/* Fork the guard of the BPF maps listing stopped processes (hash maps
+ * keyed by pid, the caller's descriptors, n at most 4). Its end: when this
+ * process ends, however it ends. Returns the guard's pid, or a negative
+ * errno. */
+pid_t guard__start(const int *map_fds, int n);
 
 #endif

@@ -458,7 +458,9 @@ static int attach_tree(struct target_many *m)
 	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
 	int n;
 
-	if (guard__start(session__paused_fd(c->session)) < 0)
+	int lists[2];
+
+	if (session__stopped_lists(c->session, lists) || guard__start(lists, 2) < 0)
 		log_warn("cannot start the guard of stopped processes: if sbt-bpf is killed, "
 			 "a process of the tree may stay stopped");
 	n = scan_pid(m, m->cmd);
@@ -493,7 +495,7 @@ static void resume_paused(struct target_many *m, int probe)
 	int n, i, found;
 
 	do {
-		n = session__paused(session, pids, 256);
+		n = session__take_paused(session, pids, 256);
 		for (i = 0; probe && i < n; i++) {
 			found = scan_pid(m, pids[i]);
 			note_names(m, pids[i]);
@@ -503,7 +505,7 @@ static void resume_paused(struct target_many *m, int probe)
 			attach_new_files(m);
 		for (i = 0; i < n; i++)
 			kill(pids[i], SIGCONT);
-		session__unpause(session, pids, n);
+		session__resumed(session, pids, n);
 	} while (n == 256);
 }
 
