@@ -61,6 +61,7 @@ EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) $(EX_DIR)/barrier_imbal
 SHIM_CLASSES := barrier lock sem cond
 SHIM_LIBS := $(foreach c,$(SHIM_CLASSES),$(OUTPUT)/libsbt-probes-$(c).so)
 BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/gen_trace \
+	      $(OUTPUT)/bench/gen_hostile \
 	      $(OUTPUT)/bench/omp_count.so $(OUTPUT)/bench/hammer
 
 .PHONY: all deps deps-test demo check check-soak soak test unit e2e bench install clean format
@@ -151,6 +152,9 @@ $(OUTPUT)/bench/omp_count.so: bench/omp_count.c
 	$(CC) -O2 -g $(WARN) -shared -fPIC $< -ldl -o $@
 
 $(OUTPUT)/bench/gen_trace: bench/gen_trace.c $(PURE_OBJS)
+	$(CC) $(CFLAGS) $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
+
+$(OUTPUT)/bench/gen_hostile: bench/gen_hostile.c $(PURE_OBJS)
 	$(CC) $(CFLAGS) $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
 
 # --- tests ------------------------------------------------------------------

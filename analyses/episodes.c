@@ -23,16 +23,15 @@ void episode__free(struct ph_episode *ep)
 	}
 }
 
+/* Out of the in-flight list: the last one takes its slot. */
 static void inflight_remove(struct phases *p, struct ph_episode *ep)
 {
-	size_t i;
+	size_t i = ep->inflight_ix;
 
-	for (i = 0; i < p->ninflight; i++) {
-		if (p->inflight[i] == ep) {
-			p->inflight[i] = p->inflight[--p->ninflight];
-			return;
-		}
-	}
+	if (i >= p->ninflight || p->inflight[i] != ep)
+		return;
+	p->inflight[i] = p->inflight[--p->ninflight];
+	p->inflight[i]->inflight_ix = i;
 }
 
 static int all_departed(const struct ph_episode *ep)
@@ -63,6 +62,9 @@ static void complete(struct phases *p, struct ph_episode *ep)
 {
 	struct ph_site *s = sites__get(p, ep);
 
+	ep->lost += p->lost_inflight - ep->lost_base;
+	ep->lost_base = p->lost_inflight;
+	hangs__unwatch(p, ep);
 	ep->index = p->completed++;
 	/* Two serial threads: two episodes were merged. None: only wrong when
 	 * every participant was seen, and not in the first episode of a
@@ -74,7 +76,7 @@ static void complete(struct phases *p, struct ph_episode *ep)
 	if (s) {
 		ep->site = s->id;
 		if (!ep->partial)
-			sites__account(s, ep);
+			sites__account(p, s, ep);
 	}
 	if (!ep->partial)
 		approx_barrier__note_beta(p, ep);
@@ -120,6 +122,7 @@ static void release(struct phases *p, struct ph_episode *ep)
 	if (ep->state == PH_OPEN) {
 		ep->state = PH_RELEASING;
 		hmap_del(&p->open, ep->pid, ep->key);
+		hangs__unwatch(p, ep);
 	}
 }
 
@@ -140,6 +143,7 @@ void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __
 	a->blocked_ns = blocked_ns;
 	ep->serial += depart_ns && (int)retval == -1; /* an int: upper bits are garbage */
 	ep->departed++;
+	hangs__unwatch(p, ep);
 	if (site) {
 		a->site = site;
 		t->last_site = site;
@@ -176,8 +180,29 @@ static struct ph_episode *open_episode(struct phases *p, __u32 pid, __u64 key, _
 	/* the arrival opening it may come after others of its own that were
 	 * lost: marked while records are being lost */
 	ep->lost = p->loss_until >= p->last_ts;
+	ep->lost_base = p->lost_inflight;
+	ep->inflight_ix = p->ninflight;
 	p->inflight[p->ninflight++] = ep;
 	return ep;
+}
+
+/* Arrivals of a thread after a loss that are marked: a thread that lost
+ * a return and the next entry pairs the return after them with its old
+ * arrival (that episode is in flight: marked) and joins its next arrival
+ * to the wrong episode; the one after is right again. */
+#define LOSS_MARKED_ARRIVALS 2
+
+/* Thread t's process lost records since t last looked (episodes__lost_window):
+ * which of its threads lost them is not known, so any may have, t too. */
+static void take_losses(struct phases *p, struct ph_thread *t)
+{
+	const struct ph_proc *pr = hmap_get(&p->procs, t->pid, 0);
+
+	if (!pr || t->loss_seq == pr->loss_seq)
+		return;
+	t->loss_seq = pr->loss_seq;
+	t->loss_marks = LOSS_MARKED_ARRIVALS;
+	t->loss_after = pr->loss_after;
 }
 
 /* Where thread t's phase began: its previous departure, else its start,
@@ -220,14 +245,18 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		t->ovh_mark = t->overhead_total;
 	}
 	p->arrivals++;
+	take_losses(p, t);
 	if (t->loss_marks && e->ts > t->loss_after) {
 		t->loss_marks--;
 		ep->lost++;
 	}
 	if (!ep->n || e->ts < ep->first_arrive)
 		ep->first_arrive = e->ts;
-	if (e->ts > ep->last_arrive)
+	if (!ep->n || e->ts > ep->last_arrive) {
 		ep->last_arrive = e->ts;
+		if (ep->state == PH_OPEN && !ep->departed)
+			hangs__watch(p, ep);
+	}
 	t->waiting = ep;
 	t->waiting_idx = ep->n++;
 	t->ctr_target = CTR_ARRIVAL;
@@ -271,39 +300,24 @@ void episodes__stop_expecting_key(struct phases *p, __u32 pid, __u64 key)
 		episodes__stop_expecting(p, ep);
 }
 
-/* Arrivals of a thread after a loss that are marked: a thread that lost
- * a return and the next entry pairs the return after them with its old
- * arrival (that episode is in flight: marked) and joins its next arrival
- * to the wrong episode; the one after is right again. */
-#define LOSS_MARKED_ARRIVALS 2
-
 void episodes__lost_window(struct phases *p, const struct sbt_event *e)
 {
-	const struct hmap_slot *s;
-	size_t i, pos = 0;
+	struct ph_proc *pr = threads__proc(p, e->pid);
 
 	p->lost += e->lost;
 	p->lost_arrivals += e->site;
-	for (i = 0; i < p->ninflight; i++)
-		p->inflight[i]->lost += e->lost;
+	p->lost_inflight += e->lost;
 	if (e->obj > p->loss_until)
 		p->loss_until = e->obj;
-	/* which threads lost records is not known: any of the process's */
-	while ((s = hmap_next(&p->threads, &pos))) {
-		struct ph_thread *t = s->val;
-
-		if (t->pid == e->pid && !t->exit_ns) {
-			t->loss_marks = LOSS_MARKED_ARRIVALS;
-			t->loss_after = e->obj;
-		}
+	/* its threads take the loss at their next arrival (take_losses) */
+	if (pr) {
+		pr->loss_seq++;
+		pr->loss_after = e->obj;
 	}
 }
 
 void episodes__lost(struct phases *p, __u32 lost)
 {
-	size_t i;
-
 	p->lost += lost;
-	for (i = 0; i < p->ninflight; i++)
-		p->inflight[i]->lost += lost;
+	p->lost_inflight += lost;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "analyses/export.h"
 #include "lib/hmap.h"
+#include "lib/log.h"
 
 #ifndef HAVE_OTF2
 
@@ -34,6 +35,10 @@ const struct export_format_ops export_otf2_ops = {.init = init};
 #define ARCHIVE_NAME	  "traces"
 #define STACK_MAX	  16
 #define VIEW_SHIFT	  32 /* location id: view << 32 | tid */
+/* Threads given locations: the first seen. Each location is two files and
+ * writer buffers in OTF2: a hostile trace naming millions of threads would
+ * take the disk's inodes and gigabytes; the rest are counted and said. */
+#define OTF2_MAX_THREADS  2048
 
 struct location {
 	__u32 pid, tid;
@@ -51,7 +56,9 @@ struct otf2 {
 	struct hmap locations; /* (view, tid) -> struct location */
 	struct location **loc_list;
 	size_t nloc, cap;
-	struct hmap locks; /* (pid, address) -> lock id + 2 */
+	size_t nthreads;      /* threads with a location */
+	struct hmap left_out; /* threads beyond OTF2_MAX_THREADS */
+	struct hmap locks;    /* (pid, address) -> lock id + 2 */
 	__u32 nlocks;
 	__u32 (*lock_order)[2]; /* acquisitions per lock id, per view */
 	__u32 cap_locks;
@@ -149,6 +156,7 @@ static int init(struct exporter *x, char *err, size_t errlen)
 	OTF2_Archive_OpenEvtFiles(o->archive);
 	hmap_init(&o->locations);
 	hmap_init(&o->locks);
+	hmap_init(&o->left_out);
 	x->state = o;
 	return 0;
 }
@@ -166,6 +174,7 @@ static void fini(struct exporter *x)
 	free(o->lock_order);
 	hmap_free(&o->locations);
 	hmap_free(&o->locks);
+	hmap_free(&o->left_out);
 	free(o);
 }
 
@@ -178,9 +187,14 @@ static struct location *location(struct exporter *x, int view, __u32 pid, __u32 
 {
 	struct otf2 *o = state(x);
 	struct location *l = hmap_get(&o->locations, view, tid);
+	int new_thread = !hmap_get(&o->locations, !view, tid);
 
 	if (l)
 		return l;
+	if (new_thread && o->nthreads == OTF2_MAX_THREADS) {
+		hmap_put_index(&o->left_out, tid, 0, 0);
+		return NULL;
+	}
 	if (o->nloc == o->cap) {
 		size_t cap = o->cap ? 2 * o->cap : 16;
 		struct location **n = realloc(o->loc_list, cap * sizeof(*n));
@@ -199,6 +213,7 @@ static struct location *location(struct exporter *x, int view, __u32 pid, __u32 
 		free(l);
 		return NULL;
 	}
+	o->nthreads += new_thread;
 	o->loc_list[o->nloc++] = l;
 	return l;
 }
@@ -461,6 +476,9 @@ static void end(struct exporter *x, const struct phases *p, const struct export_
 			o->archive,
 			OTF2_Archive_GetDefWriter(o->archive, location_ref(o->loc_list[i])));
 	OTF2_Archive_CloseDefFiles(o->archive);
+	if (o->left_out.len)
+		log_warn("OTF2: %zu threads beyond the first %d left out of the archive",
+			 o->left_out.len, OTF2_MAX_THREADS);
 	d.w = OTF2_Archive_GetGlobalDefWriter(o->archive);
 	OTF2_GlobalDefWriter_WriteClockProperties(d.w, 1000000000, x->src.phases.start_ns,
 						  t1 - x->src.phases.start_ns,

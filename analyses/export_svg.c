@@ -34,12 +34,15 @@ static int alloc_cells(struct exporter *x, struct svg_row *r)
 struct svg_row *svg__row(struct exporter *x, __u32 pid, __u32 tid)
 {
 	struct svg *s = state(x);
-	/* stored as index + 2: hmap values 0 and 1 are taken */
-	size_t i = (size_t)(uintptr_t)hmap_get(&s->rows, tid, 0);
 	struct svg_row *r;
+	size_t i;
 
-	if (i)
-		return &s->row[i - 2];
+	if (hmap_get_index(&s->rows, tid, 0, &i))
+		return &s->row[i];
+	if (s->nrows == SVG_MAX_ROWS) {
+		hmap_put_index(&s->left_out, tid, 0, 0);
+		return NULL;
+	}
 	if (s->nrows == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 16;
 		struct svg_row *n = realloc(s->row, cap * sizeof(*n));
@@ -53,7 +56,7 @@ struct svg_row *svg__row(struct exporter *x, __u32 pid, __u32 tid)
 	memset(r, 0, sizeof(*r));
 	r->pid = pid;
 	r->tid = tid;
-	if (alloc_cells(x, r) || hmap_put(&s->rows, tid, 0, (void *)(uintptr_t)(s->nrows + 2))) {
+	if (alloc_cells(x, r) || hmap_put_index(&s->rows, tid, 0, s->nrows)) {
 		free(r->cells[0]);
 		free(r->cells[1]);
 		return NULL;
@@ -77,6 +80,7 @@ static void fini(struct exporter *x)
 	free(s->ph_hi);
 	free(s->ph_site);
 	hmap_free(&s->rows);
+	hmap_free(&s->left_out);
 	free(s);
 	x->state = NULL;
 }
@@ -96,6 +100,7 @@ static int init(struct exporter *x, char *err, size_t errlen)
 	s->t0 = x->src.phases.start_ns;
 	s->t1 = x->o.end_ns > s->t0 ? x->o.end_ns : s->t0 + 1;
 	hmap_init(&s->rows);
+	hmap_init(&s->left_out);
 	s->ph_lo = malloc(s->cols * sizeof(*s->ph_lo));
 	s->ph_hi = calloc(s->cols, sizeof(*s->ph_hi));
 	s->ph_site = calloc(s->cols, sizeof(*s->ph_site));

@@ -478,6 +478,13 @@ static void body(struct pen *pn, const struct export_drops *d)
 		for (k = 0; k < pn->nv; k++, y += ROW_H)
 			row(pn, &s->row[i], pn->view[k], y);
 	pn->y = y;
+	if (s->left_out.len) {
+		pn->y += LINE_H;
+		fprintf(pn->f,
+			"<text x=\"%d\" y=\"%d\" font-size=\"%d\">%zu more threads not drawn (the "
+			"first %d are)</text>\n",
+			MARGIN, pn->y, FS, s->left_out.len, SVG_MAX_ROWS);
+	}
 	if (d && d->total) {
 		pn->y += LINE_H;
 		fprintf(pn->f,

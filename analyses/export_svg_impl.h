@@ -16,6 +16,9 @@
 #define SVG_LABEL_W   170	  /* thread names, left of the time axis */
 #define SVG_RIGHT     32	  /* right of the axis: room for the last tick's label */
 #define SVG_MIXED     ((__u32)-1) /* phases of several sites in one column */
+/* Rows drawn: the first threads seen; a picture of more is unreadable, and
+ * the cells of each take memory (a hostile trace names millions). */
+#define SVG_MAX_ROWS 512
 
 struct svg_cell {
 	__u32 compute, wait; /* ns of the column in a phase's compute, in a barrier */
@@ -33,9 +36,10 @@ struct svg {
 	int width; /* the picture, px */
 	int cols;  /* the time axis: a cell per pixel column */
 	__u64 t0, t1;
-	struct hmap rows; /* tid -> index + 2 */
+	struct hmap rows; /* tid -> index (hmap_put_index) */
 	struct svg_row *row;
 	size_t nrows, cap;
+	struct hmap left_out; /* threads beyond SVG_MAX_ROWS: not drawn, counted */
 	/* The phase band: per column, the phases in progress there (from a
 	 * phase's start to its last arrival), lowest and highest index, and
 	 * the site of the lowest (SVG_MIXED: several); measured view, or the

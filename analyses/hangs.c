@@ -6,93 +6,132 @@
  * reported the same way if it had waited the timeout by the last record:
  * an episode open only because tracing stopped is cut, not hung.
  */
-#include <stdlib.h>
+#include <string.h>
 #include "analyses/phases_impl.h"
 
-static int arrived(const struct ph_episode *ep, __u32 tid)
+void hangs__watch(struct phases *p, struct ph_episode *ep)
 {
-	__u32 i;
-
-	for (i = 0; i < ep->n; i++)
-		if (ep->arr[i].tid == tid)
-			return 1;
-	return 0;
+	if (ep->hang_reported)
+		return;
+	hangs__unwatch(p, ep);
+	ep->watch_prev = p->watch_tail;
+	ep->watch_next = NULL;
+	if (p->watch_tail)
+		p->watch_tail->watch_next = ep;
+	else
+		p->watch_head = ep;
+	p->watch_tail = ep;
+	ep->watched = 1;
 }
 
-/* Threads that took part in earlier episodes of ep's barrier but have not
- * arrived, into m (n so far); whether the barrier had earlier episodes. */
-static int missing_participants(const struct phases *p, const struct ph_episode *ep, __u32 *m,
-				int *n)
+void hangs__unwatch(struct phases *p, struct ph_episode *ep)
 {
-	int expected = 0;
-	size_t i, j;
+	if (!ep->watched)
+		return;
+	if (ep->watch_prev)
+		ep->watch_prev->watch_next = ep->watch_next;
+	else
+		p->watch_head = ep->watch_next;
+	if (ep->watch_next)
+		ep->watch_next->watch_prev = ep->watch_prev;
+	else
+		p->watch_tail = ep->watch_prev;
+	ep->watched = 0;
+}
 
-	for (i = 0; i < p->nsites; i++) {
-		const struct ph_site *s = &p->sites[i];
+/* Whether thread tid arrived at ep. A watched episode has had no departure,
+ * so each of its arrivals still waits in it. */
+static int arrived(const struct phases *p, const struct ph_episode *ep, __u32 tid)
+{
+	const struct ph_thread *t = hmap_get(&p->threads, tid, 0);
 
-		if (s->pid != ep->pid || s->object != ep->object)
-			continue;
-		for (j = 0; j < s->nidle; j++) {
-			__u32 tid = s->idle[j].tid;
-			int dup = 0, k;
+	return t && t->waiting == ep;
+}
 
-			expected = 1;
-			for (k = 0; k < *n; k++)
-				dup |= m[k] == tid;
-			if (!dup && !arrived(ep, tid))
-				m[(*n)++] = tid;
-		}
+static void list_missing(struct ph_missing *m, __u32 tid)
+{
+	if (m->listed < PH_HANG_LISTED)
+		m->tids[m->listed++] = tid;
+}
+
+/* The threads that took part in earlier episodes of ep's barrier and have
+ * not arrived: how many, and the first of them. Looks at ep's arrivals and
+ * at as many members as it lists or skips, never at all of them. */
+static void missing_members(const struct phases *p, const struct ph_episode *ep,
+			    const struct ph_barrier *mb, struct ph_missing *m)
+{
+	__u32 i, in = 0;
+	size_t k;
+
+	for (i = 0; i < ep->n; i++)
+		in += hmap_get(&p->member_set, ep->object, ep->arr[i].tid) == mb;
+	m->n = mb->n - in;
+	for (k = 0; k < mb->n && m->listed < PH_HANG_LISTED && (__u32)m->listed < m->n; k++)
+		if (!arrived(p, ep, mb->tids[k]))
+			list_missing(m, mb->tids[k]);
+}
+
+/* The live threads of ep's process that have not arrived, likewise. */
+static void missing_live(const struct phases *p, const struct ph_episode *ep, struct ph_missing *m)
+{
+	const struct ph_proc *pr = hmap_get(&p->procs, ep->pid, 0);
+	const struct ph_thread *t;
+	__u32 i, in = 0;
+
+	if (!pr)
+		return;
+	for (i = 0; i < ep->n; i++) {
+		t = hmap_get(&p->threads, ep->arr[i].tid, 0);
+		in += t && t->live_linked && t->pid == ep->pid;
 	}
-	return expected;
+	m->n = pr->nlive - in;
+	for (t = pr->live; t && m->listed < PH_HANG_LISTED && (__u32)m->listed < m->n;
+	     t = t->live_next)
+		if (t->waiting != ep)
+			list_missing(m, t->tid);
 }
 
 /* Threads expected at ep but not arrived: those that took part in earlier
  * episodes of the same barrier, or else every live thread of the process. */
-static int missing_threads(const struct phases *p, const struct ph_episode *ep, __u32 **out)
+static void missing_threads(const struct phases *p, const struct ph_episode *ep,
+			    struct ph_missing *m)
 {
-	__u32 *m = calloc(p->nthreads + 1, sizeof(*m));
-	int n = 0;
-	size_t i;
+	const struct ph_barrier *mb = hmap_get(&p->barriers, ep->pid, ep->object);
 
-	if (!m)
-		return 0;
-	if (!missing_participants(p, ep, m, &n)) {
-		for (i = 0; i < p->nthreads; i++) {
-			const struct ph_thread *t = p->thread_list[i];
-
-			if (t->pid == ep->pid && !t->exit_ns && !arrived(ep, t->tid))
-				m[n++] = t->tid;
-		}
-	}
-	*out = m;
-	return n;
+	memset(m, 0, sizeof(*m));
+	if (mb && mb->n)
+		missing_members(p, ep, mb, m);
+	else
+		missing_live(p, ep, m);
 }
 
 static void report_hang(struct phases *p, struct ph_episode *ep)
 {
-	__u32 *missing = NULL;
-	int n;
+	struct ph_missing m;
 
 	ep->hang_reported = 1;
+	hangs__unwatch(p, ep);
 	if (!p->ops.hang)
 		return;
-	n = missing_threads(p, ep, &missing);
-	p->ops.hang(p->ctx, ep, missing, n);
-	free(missing);
+	missing_threads(p, ep, &m);
+	p->ops.hang(p->ctx, ep, &m);
 }
 
+/* The watch holds the episodes that may hang, oldest latest arrival first:
+ * a check stops at the first one still within the timeout. */
 void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns)
 {
-	size_t i;
-
 	p->hang_timeout_ns = timeout_ns;
-	for (i = 0; i < p->ninflight; i++) {
-		struct ph_episode *ep = p->inflight[i];
+	while (p->watch_head && now_ns >= p->watch_head->last_arrive &&
+	       now_ns - p->watch_head->last_arrive >= timeout_ns)
+		report_hang(p, p->watch_head);
+}
 
-		if (ep->state == PH_OPEN && !ep->hang_reported && ep->n && !ep->departed &&
-		    now_ns >= ep->last_arrive + timeout_ns)
-			report_hang(p, ep);
-	}
+__u64 phases__longest_wait(const struct phases *p, __u64 now_ns)
+{
+	const struct ph_episode *ep = p->watch_head;
+
+	return ep && now_ns > ep->last_arrive ? now_ns - ep->last_arrive : 0;
 }
 
 void phases__finish(struct phases *p)

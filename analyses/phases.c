@@ -40,9 +40,24 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	hmap_init(&p->open);
 	hmap_init(&p->bodies);
 	hmap_init(&p->objects);
+	hmap_init(&p->procs);
+	hmap_init(&p->barriers);
+	hmap_init(&p->member_set);
+	hmap_init(&p->site_ix);
+	hmap_init(&p->idle_ix);
 	if (!cfg->no_sync_barriers)
 		new_classifiers(p);
 	return p;
+}
+
+static void free_barriers(struct phases *p)
+{
+	const struct hmap_slot *s;
+	size_t pos = 0;
+
+	while ((s = hmap_next(&p->barriers, &pos)))
+		free(((struct ph_barrier *)s->val)->tids);
+	hmap_free_values(&p->barriers);
 }
 
 void phases__free(struct phases *p)
@@ -65,6 +80,11 @@ void phases__free(struct phases *p)
 	hmap_free(&p->open);
 	hmap_free_values(&p->bodies);
 	hmap_free_values(&p->objects);
+	hmap_free_values(&p->procs);
+	free_barriers(p);
+	hmap_free(&p->member_set);
+	hmap_free(&p->site_ix);
+	hmap_free(&p->idle_ix);
 	condbar__free(p->condbar);
 	sembar__free(p->sembar);
 	semgroups__free(p->semgroups);

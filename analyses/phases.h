@@ -62,6 +62,12 @@ struct ph_episode {
 	__u64 key;    /* internal: its key among the open episodes (the object, or
 		       * a parallel region's instance) */
 	int hang_reported;
+	/* internal: bookkeeping that keeps each record's cost independent of
+	 * how many episodes are in flight (doc/design.md §5.1, Bounds) */
+	size_t inflight_ix;			    /* its slot in the in-flight list */
+	struct ph_episode *watch_prev, *watch_next; /* the hang watch (hangs.c) */
+	int watched;
+	__u64 lost_base; /* losses in flight when it opened (episodes.c) */
 };
 
 /* Per-thread accumulated idle time at one site. */
@@ -85,6 +91,7 @@ struct ph_site {
 	__u64 barrier_a_sum, phase_a_sum; /* approximated */
 	struct ph_idle *idle;
 	__u32 nidle;
+	size_t cap_idle;	     /* internal */
 	__u64 ctr[SBT_MAX_COUNTERS]; /* counter deltas of its phases, all threads */
 };
 
@@ -155,6 +162,11 @@ struct ph_thread {
 	/* the last arrival at a semaphore barrier leaves when its burst of
 	 * posts ends (feed.c): the semaphore, and its latest post's return */
 	__u64 burst_sem, burst_end_ns, burst_site;
+	/* internal: its process's live threads (threads.c), and the latest
+	 * loss of its process it has taken in (episodes.c) */
+	struct ph_thread *live_prev, *live_next;
+	int live_linked;
+	__u64 loss_seq;
 };
 
 /* Parallel region frames (GOMP_parallel, __kmpc_fork_call, --probe :region)
@@ -190,12 +202,21 @@ struct ph_call {
 	__u64 v_ns, v_a;
 };
 
+/* The threads a hang waits for: how many, and the first PH_HANG_LISTED. A
+ * hang costs the same however many threads a trace has. */
+#define PH_HANG_LISTED 32
+struct ph_missing {
+	__u32 n;
+	int listed;
+	__u32 tids[PH_HANG_LISTED];
+};
+
 struct phases_ops {
 	/* An episode completed: all its participants departed. */
 	void (*episode)(void *ctx, const struct ph_episode *ep);
-	/* An episode has had arrivals and no release for the hang timeout.
-	 * `missing` lists the threads expected but not arrived. */
-	void (*hang)(void *ctx, const struct ph_episode *ep, const __u32 *missing, int nmissing);
+	/* An episode has had arrivals and no release for the hang timeout;
+	 * the threads expected but not arrived (ph_missing). */
+	void (*hang)(void *ctx, const struct ph_episode *ep, const struct ph_missing *m);
 	/* A synchronization call returned (may be NULL). */
 	void (*call)(void *ctx, const struct ph_call *c);
 	/* A futex wait that blocked, outside any probed call (pthread_join, a
@@ -282,6 +303,9 @@ void phases__on_record(struct phases *p,
 void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns);
 /* Report episodes waiting longer than timeout_ns at time now_ns (once each). */
 void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns);
+/* How long the longest wait not yet reported as a hang (arrivals, no
+ * departure) has lasted at now_ns; 0: none. */
+__u64 phases__longest_wait(const struct phases *p, __u64 now_ns);
 /* Stopped threads of the process (SIGSTOP, a debugger), as the caller last
  * saw them (/proc): n in all, the first of them in tids. A hang found while
  * n > 0 is a stop, not a hang: the hang callback reads them with

@@ -65,7 +65,19 @@ struct phases {
 	void *record_ctx;
 	struct ph_episode **inflight; /* OPEN and RELEASING episodes */
 	size_t ninflight, cap_inflight;
-	__u64 hang_timeout_ns; /* of the latest phases__check_hangs(); 0: hangs not checked */
+	/* OPEN episodes with arrivals, no departure and no hang reported, by
+	 * their latest arrival: a hang check looks at the oldest (hangs.c) */
+	struct ph_episode *watch_head, *watch_tail;
+	/* records lost while episodes were in flight, all told: an episode
+	 * counts those since it opened (episodes.c) */
+	__u64 lost_inflight;
+	struct hmap procs;    /* pid -> struct ph_proc */
+	struct hmap barriers; /* (pid, barrier object) -> struct ph_barrier */
+	__u64 nbarriers;
+	struct hmap member_set; /* (barrier object, tid) -> its struct ph_barrier */
+	struct hmap site_ix;	/* (barrier id << 16 | probe, call site) -> site index */
+	struct hmap idle_ix;	/* (site id, tid) -> index into the site's idle list */
+	__u64 hang_timeout_ns;	/* of the latest phases__check_hangs(); 0: hangs not checked */
 	/* threads of the process the caller saw stopped (phases__set_stopped()):
 	 * the first PH_STOPPED_KEPT, and how many */
 	__u32 stopped[PH_STOPPED_KEPT];
@@ -90,6 +102,23 @@ struct phases {
 	struct ph_timed timed;
 	struct ph_violation violation_list[PH_VIOLATIONS_KEPT];
 	size_t nviolation_list;
+};
+
+/* A process: its live threads, and its latest loss of records. */
+struct ph_proc {
+	struct ph_thread *live, *live_tail; /* through ph_thread.live_next, oldest first */
+	__u32 nlive;
+	__u64 loss_seq;	  /* LOST records of it so far */
+	__u64 loss_after; /* the latest one's end */
+};
+
+/* A barrier object of a process, once an episode of it completed: the
+ * threads that took part in its complete episodes (at any of its sites),
+ * in order of first participation. */
+struct ph_barrier {
+	__u64 id; /* in order of first completion */
+	__u32 *tids;
+	size_t n, cap;
 };
 
 /* Per synchronization object state of the approximation. */
@@ -131,6 +160,8 @@ void feed__burst_done(struct phases *p, struct ph_thread *t);
 /* threads.c: thread tid, added on first sight (NULL: no memory); its
  * THREAD_START (a recycled id starts afresh) and THREAD_EXIT records. */
 struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid);
+/* The state of process pid, made on first use (NULL: no memory). */
+struct ph_proc *threads__proc(struct phases *p, __u32 pid);
 void threads__start(struct phases *p, struct ph_thread *t, __u64 ts);
 void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts);
 
@@ -157,10 +188,18 @@ void episodes__lost(struct phases *p, __u32 lost);
 void episodes__lost_window(struct phases *p, const struct sbt_event *e);
 void episode__free(struct ph_episode *ep);
 
+/* hangs.c: the hang watch. ep may hang from its latest arrival on (it is
+ * OPEN, with arrivals, no departure, no hang reported): watched, as the
+ * newest; or it can no longer hang: unwatched (either is a no-op when
+ * already so). */
+void hangs__watch(struct phases *p, struct ph_episode *ep);
+void hangs__unwatch(struct phases *p, struct ph_episode *ep);
+
 /* sites.c: the site of a completed episode (NULL: no memory), and its
- * aggregates with the episode added. */
+ * aggregates with the episode added (its threads become members of the
+ * barrier). */
 struct ph_site *sites__get(struct phases *p, const struct ph_episode *ep);
-void sites__account(struct ph_site *s, const struct ph_episode *ep);
+void sites__account(struct phases *p, struct ph_site *s, const struct ph_episode *ep);
 
 /* phase_counters.c: a COUNTERS record of thread t. */
 void phase_counters__record(struct phases *p, struct ph_thread *t, const struct sbt_event *e);

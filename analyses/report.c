@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/array.h"
 #include "analyses/report_impl.h"
 #include "lib/log.h"
 
@@ -28,15 +29,8 @@ struct report *report__new(const struct report_opts *o, const struct report_src 
 
 void report__free(struct report *r)
 {
-	int i;
-
 	if (!r)
 		return;
-	for (i = 0; i < r->nhangs; i++) {
-		free(r->hangs[i].waiting);
-		free(r->hangs[i].missing);
-		free(r->hangs[i].stopped);
-	}
 	free(r->hangs);
 	free(r);
 }
@@ -156,26 +150,12 @@ static void on_episode(void *ctx, const struct ph_episode *ep)
 		r->ops->episode(r, ep);
 }
 
-static __u32 *copy_tids(const __u32 *src, int n)
+/* The note of ep's hang (m: the threads missing). */
+static void note_hang(struct report *r, const struct ph_episode *ep, const struct ph_missing *m,
+		      struct hang_note *h)
 {
-	__u32 *d = malloc((n ? n : 1) * sizeof(*d));
+	int i;
 
-	if (d && n)
-		memcpy(d, src, n * sizeof(*d));
-	return d;
-}
-
-/* A new note of ep's hang; NULL: no memory. */
-static struct hang_note *note_hang(struct report *r, const struct ph_episode *ep,
-				   const __u32 *missing, int nmissing)
-{
-	struct hang_note *h, *hs = realloc(r->hangs, (r->nhangs + 1) * sizeof(*hs));
-	__u32 i;
-
-	if (!hs)
-		return NULL;
-	r->hangs = hs;
-	h = &hs[r->nhangs++];
 	memset(h, 0, sizeof(*h));
 	h->pid = ep->pid;
 	h->object = ep->object;
@@ -183,19 +163,13 @@ static struct hang_note *note_hang(struct report *r, const struct ph_episode *ep
 	h->call_site = ph_lowest_site(ep);
 	h->since_ns = ep->first_arrive;
 	h->at_end = r->at_end;
-	h->waiting = malloc((ep->n ? ep->n : 1) * sizeof(__u32));
-	h->missing = copy_tids(missing, nmissing);
-	if (!h->waiting || !h->missing) {
-		r->nhangs--;
-		free(h->waiting);
-		free(h->missing);
-		return NULL;
-	}
-	for (i = 0; i < ep->n; i++)
-		h->waiting[i] = ep->arr[i].tid;
 	h->nwaiting = ep->n;
-	h->nmissing = nmissing;
-	return h;
+	h->listed_waiting = ep->n < PH_HANG_LISTED ? (int)ep->n : PH_HANG_LISTED;
+	for (i = 0; i < h->listed_waiting; i++)
+		h->waiting[i] = ep->arr[i].tid;
+	h->nmissing = m->n;
+	h->listed_missing = m->listed;
+	memcpy(h->missing, m->tids, m->listed * sizeof(*m->tids));
 }
 
 /* The threads of the process seen stopped (phases__set_stopped()): the
@@ -205,20 +179,31 @@ static void note_stopped(struct report *r, struct hang_note *h)
 	const __u32 *tids;
 	int n = r->ph ? phases__stopped(r->ph, &tids) : 0;
 
-	h->stopped = n ? copy_tids(tids, n < PH_STOPPED_KEPT ? n : PH_STOPPED_KEPT) : NULL;
-	h->nstopped = h->stopped ? n : 0;
+	memcpy(h->stopped, tids, (n < PH_STOPPED_KEPT ? n : PH_STOPPED_KEPT) * sizeof(*tids));
+	h->nstopped = n;
 }
 
-static void on_hang(void *ctx, const struct ph_episode *ep, const __u32 *missing, int nmissing)
+/* Kept for the summary while there is room (the first REPORT_HANGS_KEPT). */
+static void keep_hang(struct report *r, const struct hang_note *h)
+{
+	r->hangs_total++;
+	if (r->nhangs >= REPORT_HANGS_KEPT ||
+	    array_reserve((void **)&r->hangs, &r->cap_hangs, r->nhangs + 1, sizeof(*h)))
+		return;
+	r->hangs[r->nhangs++] = *h;
+}
+
+static void on_hang(void *ctx, const struct ph_episode *ep, const struct ph_missing *m)
 {
 	struct report *r = ctx;
-	struct hang_note *h = note_hang(r, ep, missing, nmissing);
+	struct hang_note h;
 
-	if (h)
-		note_stopped(r, h);
-	if (h && r->ops->hang) {
+	note_hang(r, ep, m, &h);
+	note_stopped(r, &h);
+	keep_hang(r, &h);
+	if (r->ops->hang) {
 		report__before_output(r);
-		r->ops->hang(r, h);
+		r->ops->hang(r, &h);
 	}
 }
 

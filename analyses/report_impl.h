@@ -15,7 +15,8 @@
 
 #define NAME_MAX_LEN 256
 
-/* A hang, kept for the summary (JSON writes them at the end). */
+/* A hang, kept for the summary (JSON writes them at the end): how many
+ * threads waited and were missing, and the first of them. */
 struct hang_note {
 	__u32 pid;
 	__u64 object;
@@ -23,13 +24,18 @@ struct hang_note {
 	__u64 call_site;
 	__u64 since_ns;
 	int at_end;
-	__u32 *waiting, *missing;
-	int nwaiting, nmissing;
+	__u32 nwaiting, nmissing;
+	int listed_waiting, listed_missing;
+	__u32 waiting[PH_HANG_LISTED], missing[PH_HANG_LISTED];
 	/* threads of the process stopped then (the first PH_STOPPED_KEPT):
 	 * nstopped > 0 makes it a stop, not a hang */
-	__u32 *stopped;
+	__u32 stopped[PH_STOPPED_KEPT];
 	int nstopped;
 };
+
+/* Hangs kept for the JSON summary; later ones are printed (text) and
+ * counted, so that a trace of endless hangs keeps a report's memory bounded. */
+#define REPORT_HANGS_KEPT 1000
 
 struct report;
 
@@ -55,8 +61,9 @@ struct report {
 	const struct report_format_ops *ops;
 	const struct phases *ph;
 	struct json json;
-	struct hang_note *hangs;
-	int nhangs;
+	struct hang_note *hangs; /* the first REPORT_HANGS_KEPT */
+	size_t nhangs, cap_hangs;
+	__u64 hangs_total;
 	int at_end;
 	/* text: episode-line rate limit, per second of trace time */
 	__u64 window_start, window_lines, suppressed;

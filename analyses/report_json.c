@@ -400,7 +400,7 @@ static __u64 from_first(const struct report *r, __u64 ts)
 	return ts > first ? ts - first : 0;
 }
 
-static void json_thread(struct report *r, const struct ph_thread *t, const struct sync_report *sr)
+static void json_thread(struct report *r, const struct ph_thread *t, const struct sync_waits *waits)
 {
 	struct json *j = &r->json;
 
@@ -411,7 +411,7 @@ static void json_thread(struct report *r, const struct ph_thread *t, const struc
 	json_ku64(j, "episodes", t->episodes);
 	json_ku64(j, "compute_ns", t->compute_ns);
 	json_ku64(j, "wait_ns", t->wait_ns);
-	json_ku64(j, "sync_wait_ns", sync_report__thread_wait(sr, t->tid));
+	json_ku64(j, "sync_wait_ns", sync_waits__of(waits, t->tid));
 	if (report__approx(r)) {
 		/* the thread's latest event, from the run's first: where the
 		 * approximation placed it beside where it was measured */
@@ -462,8 +462,11 @@ static void json_hang(struct report *r, const struct hang_note *h)
 	json_ku64(j, "since_ns", report__rel(r, h->since_ns));
 	json_key(j, "at_end");
 	json_u64(j, h->at_end);
-	json_tids(j, "waiting", h->waiting, h->nwaiting);
-	json_tids(j, "missing", h->missing, h->nmissing);
+	/* the first PH_HANG_LISTED of each, and how many */
+	json_tids(j, "waiting", h->waiting, h->listed_waiting);
+	json_ku64(j, "waiting_threads", h->nwaiting);
+	json_tids(j, "missing", h->missing, h->listed_missing);
+	json_ku64(j, "missing_threads", h->nmissing);
 	/* not a hang: threads of the process were stopped (the first few) */
 	json_tids(j, "stopped", h->stopped,
 		  h->nstopped < PH_STOPPED_KEPT ? h->nstopped : PH_STOPPED_KEPT);
@@ -500,8 +503,8 @@ static void json_lists(struct report *r)
 {
 	struct sync_report sr = report__sync_view(r);
 	struct json *j = &r->json;
+	struct sync_waits waits;
 	size_t i;
-	int h;
 
 	json_key(j, "sites");
 	json_arr_begin(j);
@@ -510,15 +513,19 @@ static void json_lists(struct report *r)
 	json_arr_end(j);
 	json_key(j, "threads");
 	json_arr_begin(j);
+	sync_waits__init(&waits, &sr);
 	for (i = 0; i < phases__nthreads(r->ph); i++)
-		json_thread(r, phases__thread(r->ph, i), &sr);
+		json_thread(r, phases__thread(r->ph, i), &waits);
+	sync_waits__free(&waits);
 	json_arr_end(j);
 	sync_report__json(j, &sr);
+	/* the first REPORT_HANGS_KEPT, and how many */
 	json_key(j, "hangs");
 	json_arr_begin(j);
-	for (h = 0; h < r->nhangs; h++)
-		json_hang(r, &r->hangs[h]);
+	for (i = 0; i < r->nhangs; i++)
+		json_hang(r, &r->hangs[i]);
 	json_arr_end(j);
+	json_ku64(j, "hang_count", r->hangs_total);
 }
 
 static void json_end(struct report *r, const struct report_drops *d)

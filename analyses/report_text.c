@@ -233,13 +233,15 @@ static void text_episode(struct report *r, const struct ph_episode *ep)
 		print_watch_block(r, ep, bn.where, bn.name);
 }
 
-/* " tid (comm)" of each thread. */
-static void print_tids(struct report *r, const __u32 *tids, int n)
+/* " tid (comm)" of each thread listed, and how many more there were. */
+static void print_tids(struct report *r, const __u32 *tids, int listed, __u64 n)
 {
 	int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < listed; i++)
 		fprintf(r->o.out, " %u (%s)", tids[i], report__comm(r, tids[i]));
+	if (n > (__u64)listed)
+		fprintf(r->o.out, " and %" PRIu64 " more", (uint64_t)(n - listed));
 }
 
 static const char *hang_heading(const struct hang_note *h)
@@ -255,9 +257,7 @@ static void print_stopped(struct report *r, const struct hang_note *h)
 	int listed = h->nstopped < PH_STOPPED_KEPT ? h->nstopped : PH_STOPPED_KEPT;
 
 	fprintf(r->o.out, "    stopped:");
-	print_tids(r, h->stopped, listed);
-	if (h->nstopped > listed)
-		fprintf(r->o.out, " and %d more", h->nstopped - listed);
+	print_tids(r, h->stopped, listed, h->nstopped);
 	fprintf(r->o.out, " (SIGSTOP or a debugger: the barrier waits for them, it is not hung)\n");
 }
 
@@ -267,15 +267,15 @@ static void text_hang(struct report *r, const struct hang_note *h)
 
 	report__name_barrier(r, h->pid, h->call_site, h->object, h->probe, &bn);
 	fprintf(r->o.out,
-		"SBT %s: %s \"%s\" (pid %u): %d thread%s waiting since %.3f s, %d missing",
+		"SBT %s: %s \"%s\" (pid %u): %u thread%s waiting since %.3f s, %u missing",
 		hang_heading(h), bn.where, bn.name, h->pid, h->nwaiting,
 		h->nwaiting == 1 ? "" : "s", sec(report__rel(r, h->since_ns)), h->nmissing);
 	if (h->nstopped)
 		fprintf(r->o.out, ", %d stopped", h->nstopped);
 	fprintf(r->o.out, "\n    waiting:");
-	print_tids(r, h->waiting, h->nwaiting);
+	print_tids(r, h->waiting, h->listed_waiting, h->nwaiting);
 	fprintf(r->o.out, "\n    missing:");
-	print_tids(r, h->missing, h->nmissing);
+	print_tids(r, h->missing, h->listed_missing, h->nmissing);
 	fprintf(r->o.out, "%s\n", h->nmissing ? "" : " (none known)");
 	if (h->nstopped)
 		print_stopped(r, h);
@@ -321,6 +321,7 @@ static void text_threads(struct report *r)
 	struct sync_report sr = report__sync_view(r);
 	int only_a = report__single_view(r) == PH_APPROXIMATED, both = report__both_views(r);
 	size_t i, n = phases__nthreads(r->ph);
+	struct sync_waits waits;
 
 	fprintf(r->o.out, "Threads%s:\n    %10s %10s %-16s %10s %14s %14s %14s",
 		only_a ? " (approximated)" : "", "pid", "tid", "comm", "episodes", "compute ms",
@@ -330,20 +331,21 @@ static void text_threads(struct report *r)
 	if (report__approx(r))
 		fprintf(r->o.out, " %14s", "probe cost ms");
 	fputc('\n', r->o.out);
+	sync_waits__init(&waits, &sr);
 	for (i = 0; i < n; i++) {
 		const struct ph_thread *t = phases__thread(r->ph, i);
 
 		fprintf(r->o.out, "    %10u %10u %-16s %10" PRIu64 " %14.3f %14.3f %14.3f", t->pid,
 			t->tid, report__comm(r, t->tid), (uint64_t)t->episodes,
 			ms(only_a ? t->compute_a_ns : t->compute_ns),
-			ms(only_a ? t->wait_a_ns : t->wait_ns),
-			ms(sync_report__thread_wait(&sr, t->tid)));
+			ms(only_a ? t->wait_a_ns : t->wait_ns), ms(sync_waits__of(&waits, t->tid)));
 		if (both)
 			fprintf(r->o.out, " %14.3f %14.3f", ms(t->compute_a_ns), ms(t->wait_a_ns));
 		if (report__approx(r))
 			fprintf(r->o.out, " %14.3f", ms(t->overhead_total));
 		fputc('\n', r->o.out);
 	}
+	sync_waits__free(&waits);
 }
 
 static void text_counters(struct report *r)

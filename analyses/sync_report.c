@@ -92,25 +92,40 @@ const struct sync_obj **sync_report__sorted(const struct sync_report *sr, int ki
 	return v;
 }
 
-__u64 sync_report__thread_wait(const struct sync_report *sr, __u32 tid)
+void sync_waits__init(struct sync_waits *w, const struct sync_report *sr)
 {
-	__u64 total = 0;
 	size_t i;
 	__u32 k;
 	int kind;
 
-	if (!sr->sync)
-		return 0;
-	for (kind = SYNC_LOCK; kind <= SYNC_COND; kind++) {
+	hmap_init(&w->by_tid);
+	for (kind = SYNC_LOCK; sr->sync && kind <= SYNC_COND; kind++) {
 		for (i = 0; i < sync__count(sr->sync, kind); i++) {
 			const struct sync_obj *o = sync__obj(sr->sync, kind, i);
 
 			if (o->barrier)
 				continue; /* barrier time, counted as such */
-			for (k = 0; k < o->nthreads; k++)
-				if (o->threads[k].tid == tid)
-					total += o->threads[k].wait_ns;
+			for (k = 0; k < o->nthreads; k++) {
+				__u64 *sum = hmap_get(&w->by_tid, o->threads[k].tid, 0);
+
+				if (!sum)
+					sum = hmap_put_new(&w->by_tid, o->threads[k].tid, 0,
+							   sizeof(*sum));
+				if (sum)
+					*sum += o->threads[k].wait_ns;
+			}
 		}
 	}
-	return total;
+}
+
+__u64 sync_waits__of(const struct sync_waits *w, __u32 tid)
+{
+	const __u64 *sum = hmap_get(&w->by_tid, tid, 0);
+
+	return sum ? *sum : 0;
+}
+
+void sync_waits__free(struct sync_waits *w)
+{
+	hmap_free_values(&w->by_tid);
 }

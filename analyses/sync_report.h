@@ -5,6 +5,7 @@
 #define SBT_SYNC_REPORT_H
 
 #include <stdio.h>
+#include "lib/hmap.h"
 #include "lib/json.h"
 #include "analyses/names.h"
 #include "analyses/phases.h"
@@ -26,7 +27,13 @@ struct sync_report {
 
 void sync_report__text(FILE *f, const struct sync_report *sr);
 void sync_report__json(struct json *j, const struct sync_report *sr);
-/* Total lock/semaphore/condvar wait of thread tid (for the thread tables). */
-__u64 sync_report__thread_wait(const struct sync_report *sr, __u32 tid);
+/* Each thread's total lock/semaphore/condvar wait, for the thread tables:
+ * summed over the objects once, then looked up. */
+struct sync_waits {
+	struct hmap by_tid; /* tid -> __u64 */
+};
+void sync_waits__init(struct sync_waits *w, const struct sync_report *sr);
+__u64 sync_waits__of(const struct sync_waits *w, __u32 tid);
+void sync_waits__free(struct sync_waits *w);
 
 #endif

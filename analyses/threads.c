@@ -7,9 +7,53 @@
 #include <stdlib.h>
 #include "analyses/phases_impl.h"
 
+struct ph_proc *threads__proc(struct phases *p, __u32 pid)
+{
+	struct ph_proc *pr = hmap_get(&p->procs, pid, 0);
+
+	return pr ? pr : hmap_put_new(&p->procs, pid, 0, sizeof(*pr));
+}
+
+/* t joins, or leaves, the live threads of its process. */
+static void live_link(struct phases *p, struct ph_thread *t)
+{
+	struct ph_proc *pr = threads__proc(p, t->pid);
+
+	if (!pr || t->live_linked)
+		return;
+	t->live_next = NULL;
+	t->live_prev = pr->live_tail;
+	if (pr->live_tail)
+		pr->live_tail->live_next = t;
+	else
+		pr->live = t;
+	pr->live_tail = t;
+	pr->nlive++;
+	t->live_linked = 1;
+}
+
+static void live_unlink(struct phases *p, struct ph_thread *t)
+{
+	struct ph_proc *pr = hmap_get(&p->procs, t->pid, 0);
+
+	if (!pr || !t->live_linked)
+		return;
+	if (t->live_prev)
+		t->live_prev->live_next = t->live_next;
+	else
+		pr->live = t->live_next;
+	if (t->live_next)
+		t->live_next->live_prev = t->live_prev;
+	else
+		pr->live_tail = t->live_prev;
+	pr->nlive--;
+	t->live_linked = 0;
+}
+
 struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid)
 {
 	struct ph_thread *t = hmap_get(&p->threads, tid, 0);
+	struct ph_proc *pr;
 
 	if (t)
 		return t;
@@ -20,6 +64,10 @@ struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid)
 		return NULL;
 	t->pid = pid;
 	t->tid = tid;
+	/* losses of its process before it was seen are none of its own */
+	pr = threads__proc(p, pid);
+	t->loss_seq = pr ? pr->loss_seq : 0;
+	live_link(p, t);
 	/* A thread first seen after the session started began no later than
 	 * that; without a creation record, the session start is its best bound. */
 	t->start_ns = p->cfg.start_ns;
@@ -46,9 +94,13 @@ void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns)
  * id). */
 static void recycle(struct phases *p, struct ph_thread *t)
 {
+	const struct ph_proc *pr = hmap_get(&p->procs, t->pid, 0);
+
 	if (t->waiting)
 		episodes__settle(p, t, 0, 0, 0, 0);
 	t->exit_ns = 0;
+	live_link(p, t);
+	t->loss_seq = pr ? pr->loss_seq : 0; /* the old one's losses */
 	t->start_unknown = 0;
 	t->last_depart = 0;
 	t->last_site = 0;
@@ -72,6 +124,7 @@ void threads__start(struct phases *p, struct ph_thread *t, __u64 ts)
 void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts)
 {
 	t->exit_ns = ts;
+	live_unlink(p, t);
 	t->depth = 0;
 	approx__join(p, t, ts);
 	/* A released thread that never returned: settle without departure.

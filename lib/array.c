@@ -5,9 +5,14 @@
 #include <string.h>
 #include "lib/array.h"
 
+/* The first room holds about this many bytes (one element at least): an
+ * analysis may keep an array per thread or episode, millions of them in a
+ * hostile trace, most holding one or two elements. */
+#define FIRST_ROOM 256
+
 int array_reserve(void **arr, size_t *cap, size_t n, size_t sz)
 {
-	size_t ncap = *cap ? *cap : 8;
+	size_t ncap = *cap ? *cap : (sz < FIRST_ROOM ? FIRST_ROOM / sz : 1);
 	void *p;
 
 	if (n <= *cap)

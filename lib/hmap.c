@@ -137,3 +137,18 @@ void *hmap_del(struct hmap *m, uint64_t k1, uint64_t k2)
 	m->len--;
 	return val;
 }
+
+int hmap_put_index(struct hmap *m, uint64_t k1, uint64_t k2, size_t ix)
+{
+	return hmap_put(m, k1, k2, (void *)(uintptr_t)(ix + 2));
+}
+
+int hmap_get_index(const struct hmap *m, uint64_t k1, uint64_t k2, size_t *ix)
+{
+	uintptr_t v = (uintptr_t)hmap_get(m, k1, k2);
+
+	if (!v)
+		return 0;
+	*ix = v - 2;
+	return 1;
+}

@@ -33,6 +33,11 @@ int hmap_put(struct hmap *m, uint64_t k1, uint64_t k2, void *val);
  * (the caller or hmap_free_values() frees it). NULL on no memory. */
 void *hmap_put_new(struct hmap *m, uint64_t k1, uint64_t k2, size_t size);
 void *hmap_del(struct hmap *m, uint64_t k1, uint64_t k2);
+/* An index into an array of the caller's as the value (any size_t below
+ * SIZE_MAX - 1; stored apart from NULL and HMAP_TOMB). put: 0 or -ENOMEM;
+ * get: 1 and *ix when there is one, else 0. */
+int hmap_put_index(struct hmap *m, uint64_t k1, uint64_t k2, size_t ix);
+int hmap_get_index(const struct hmap *m, uint64_t k1, uint64_t k2, size_t *ix);
 /* Iteration: the live entry at or after slot *pos (start at 0), with *pos
  * moved past it; NULL at the end. Entries may be deleted while iterating,
  * not inserted (an insertion may rehash).

@@ -125,3 +125,47 @@ chroot_with() {
 	grep -qE '^CapAmb:\s+0+$' "$T/nobody.out"
 	"$SBT" report "$nb/t.sbt" | grep -q "^SBT summary: 3 phases"
 }
+
+# bounded CMD...: CMD within 60 s and the RSS bound, exit 0; its stdout in
+# $T/out, its stderr in $T/err.
+bounded() {
+	timeout 60 /usr/bin/time -f "%M" -o "$T/rss" "$@" >"$T/out" 2>"$T/err"
+	echo "$* : peak RSS $(cat "$T/rss") KB"
+	[ "$(tail -1 "$T/rss")" -lt "$(rss_bound 600000)" ]
+}
+
+# A crafted trace whose records each add a thread, a barrier, a call site, a
+# process, a semaphore, a condvar or a loss: every reader (report text and
+# JSON, each export) keeps a bounded cost per record. Before, each hang report
+# walked every live thread (1.3 MB of trace took 2.5 GB and a minute).
+@test "crafted traces: report and every export stay linear in time and memory" {
+	n=60000
+	for k in hang sites callsites idle inflight lost pids exits sems conds; do
+		"$OUT/bench/gen_hostile" -k $k -n $n -o "$T/$k.sbt"
+		bounded "$SBT" report "$T/$k.sbt"
+		bounded "$SBT" report --format json "$T/$k.sbt"
+		for f in chrome csv json svg; do
+			bounded "$SBT" export --format $f -o "$T/$k.$f" "$T/$k.sbt"
+		done
+	done
+	# the hangs: each counted, the first 1000 kept, the threads listed bounded
+	bounded "$SBT" report "$T/hang.sbt"
+	[ "$(grep -c '^SBT HANG: ' "$T/out")" -eq $((n - 1)) ]
+	grep -qE "^    missing: 5000 \(\?\) 5001 .* 5031 \(\?\) and $((n - 33)) more$" "$T/out"
+	"$SBT" report --format json "$T/hang.sbt" >"$T/hang.json"
+	python3 - "$T/hang.json" $n <<'PY'
+import json, sys
+r, n = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert r["hang_count"] == n - 1, r["hang_count"]
+assert len(r["hangs"]) == 1000, len(r["hangs"])
+for k, h in enumerate(r["hangs"]):
+    # hang k: thread 5000+k waits; the k+1 other live threads are missing
+    assert h["waiting"] == [5000 + k] and h["waiting_threads"] == 1, h
+    assert h["missing_threads"] == k + 1, h
+    want = [t for t in range(5000, 5000 + k + 2) if t != 5000 + k][:32]
+    assert h["missing"] == want, (k, h["missing"], want)
+PY
+	bounded "$SBT" export --format otf2 -o "$T/hang.otf2" "$T/hang.sbt"
+	grep -q "warning: OTF2: $((n - 2048)) threads beyond the first 2048 left out" "$T/err"
+	grep -q ">$((n - 512)) more threads not drawn (the first 512 are)<" "$T/hang.svg"
+}

@@ -66,7 +66,7 @@ struct collected {
 	struct ph_arrival arr[MAX_EPS][8];
 	int n;
 	__u32 hang_missing[8];
-	int nhang, nmissing;
+	int nhang, nmissing, listed_missing;
 	__u64 hang_object;
 };
 
@@ -82,16 +82,17 @@ static inline void on_episode(void *ctx, const struct ph_episode *ep)
 	c->n++;
 }
 
-static inline void on_hang(void *ctx, const struct ph_episode *ep, const __u32 *missing, int n)
+static inline void on_hang(void *ctx, const struct ph_episode *ep, const struct ph_missing *m)
 {
 	struct collected *c = ctx;
 	int i;
 
 	c->nhang++;
 	c->hang_object = ep->object;
-	c->nmissing = n;
-	for (i = 0; i < n && i < 8; i++)
-		c->hang_missing[i] = missing[i];
+	c->nmissing = m->n;
+	c->listed_missing = m->listed;
+	for (i = 0; i < m->listed && i < 8; i++)
+		c->hang_missing[i] = m->tids[i];
 }
 
 /* Call sites travel in exit records; the tests name them at entry, and the

@@ -323,6 +323,80 @@ TEST(hang_names_missing_thread)
 	phases__free(p);
 }
 
+/* A barrier of 40 threads; then thread 5 alone waits in it. All 39 others
+ * are counted missing, the first PH_HANG_LISTED listed in the order they
+ * first took part, thread 5 skipped. */
+TEST(hang_counts_every_missing_thread_and_lists_the_first)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u32 tid, want = 1;
+	int i;
+
+	for (tid = 1; tid <= 40; tid++)
+		enter(p, P_PBW, tid, 2000 + tid, OBJ_X, SITE_A);
+	for (tid = 1; tid <= 40; tid++)
+		leave(p, P_PBW, tid, 2100, 0);
+	enter(p, P_PBW, 5, 3000, OBJ_X, SITE_A);
+	phases__check_hangs(p, 4000, 1000);
+	CHECK_EQ(c.nhang, 1);
+	CHECK_EQ(c.nmissing, 39);
+	CHECK_EQ(c.listed_missing, PH_HANG_LISTED);
+	for (i = 0; i < 8; i++, want++) {
+		want += want == 5;
+		CHECK_EQ(c.hang_missing[i], want);
+	}
+	phases__free(p);
+}
+
+/* A barrier with no complete episode waits for every live thread of the
+ * process: 50 started, 2 exited, 3 arrived: 45 missing. */
+TEST(hang_without_history_counts_live_threads)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u32 tid;
+
+	for (tid = 1; tid <= 50; tid++)
+		feed(p, SBT_EV_THREAD_START, 0, tid, 1000 + tid, 1, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 7, 1500, 0, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 8, 1500, 0, 0);
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 2001, OBJ_X, SITE_A);
+	enter(p, P_PBW, 3, 2002, OBJ_X, SITE_A);
+	phases__check_hangs(p, 3002, 1000);
+	CHECK_EQ(c.nhang, 1);
+	CHECK_EQ(c.nmissing, 45);
+	CHECK_EQ(c.listed_missing, PH_HANG_LISTED);
+	phases__free(p);
+}
+
+/* Hangs are found from the oldest wait on: a barrier whose latest arrival
+ * is recent is not reported with an older one, and a new arrival restarts
+ * a barrier's wait. */
+TEST(hang_check_goes_by_latest_arrival)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_PBW, 1, 1000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 1500, OBJ_Y, SITE_A);
+	enter(p, P_PBW, 3, 1800, OBJ_X, SITE_A); /* X now waits from 1800 */
+	phases__check_hangs(p, 2000, 1000);
+	CHECK_EQ(c.nhang, 0);
+	phases__check_hangs(p, 2500, 1000);
+	CHECK_EQ(c.nhang, 1);
+	CHECK_EQ(c.hang_object, OBJ_Y);
+	CHECK_EQ(phases__longest_wait(p, 2500), 700);
+	phases__check_hangs(p, 2800, 1000);
+	CHECK_EQ(c.nhang, 2);
+	CHECK_EQ(c.hang_object, OBJ_X);
+	CHECK_EQ(phases__longest_wait(p, 2800), 0);
+	phases__check_hangs(p, 90000, 1000); /* reported once */
+	CHECK_EQ(c.nhang, 2);
+	phases__free(p);
+}
+
 /* A released thread that exits without a return record: the episode still
  * completes, with that departure unknown (and no wait counted for it). */
 TEST(missing_departure_settles_on_exit)

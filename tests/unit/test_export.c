@@ -78,6 +78,17 @@ static void feed_join(struct phases *p)
 	ev(p, SBT_EV_FUTEX_EXIT, 0, PID, 8800, 0, 0);
 }
 
+/* 600 threads, each in a barrier episode of its own (distinct objects). */
+static void feed_many_threads(struct phases *p)
+{
+	__u32 i;
+
+	for (i = 0; i < 600; i++) {
+		ev(p, SBT_EV_ENTER, P_PBW, 100 + i, 1000 + 10 * i, BAR + 64 * i, 0);
+		ev(p, SBT_EV_EXIT, P_PBW, 100 + i, 1005 + 10 * i, (__u64)-1, SITE);
+	}
+}
+
 struct run {
 	int format, views;
 	int keep_views;			/* --both */
@@ -306,6 +317,23 @@ TEST(export_svg_main_thread_join_and_lifetimes)
 		*end = '<';
 	}
 	CHECK(strstr(s, "3 threads") != NULL);
+	free(s);
+}
+
+/* A picture of thousands of rows is unreadable and its cells take memory:
+ * the first SVG_MAX_ROWS threads are drawn, the others counted. */
+TEST(export_svg_rows_are_bounded)
+{
+	struct run r = {.format = EXPORT_SVG, .views = EXPORT_MEASURED, .feed = feed_many_threads};
+	size_t len;
+	char *s = export_run(&r, &len);
+
+	/* threads 8 and 9 (declared) and the first 510 of the 600 */
+	CHECK_EQ(count(s, "<title>thread "), 512);
+	CHECK(strstr(s, "<title>thread 609 (") != NULL);
+	CHECK(strstr(s, "<title>thread 610 (") == NULL);
+	CHECK(strstr(s, ">90 more threads not drawn (the first 512 are)</text>") != NULL);
+	CHECK_EQ(count(s, "</svg>"), 1);
 	free(s);
 }
 

@@ -88,3 +88,24 @@ TEST(free_values_frees_what_was_malloced)
 	CHECK_EQ(m.cap, 0);
 	CHECK_EQ(m.len, 0);
 }
+
+/* Index values, 0 and 1 included (the raw values NULL and HMAP_TOMB). */
+TEST(index_values_round_trip)
+{
+	struct hmap m;
+	size_t ix = 99, i;
+
+	hmap_init(&m);
+	for (i = 0; i < 50; i++)
+		CHECK_EQ(hmap_put_index(&m, i, 7, i), 0);
+	for (i = 0; i < 50; i++) {
+		CHECK_EQ(hmap_get_index(&m, i, 7, &ix), 1);
+		CHECK_EQ(ix, i);
+	}
+	CHECK_EQ(hmap_get_index(&m, 50, 7, &ix), 0);
+	CHECK_EQ(hmap_get_index(&m, 0, 8, &ix), 0);
+	CHECK_EQ(hmap_put_index(&m, 1, 7, 0), 0); /* replaced */
+	CHECK_EQ(hmap_get_index(&m, 1, 7, &ix), 1);
+	CHECK_EQ(ix, 0);
+	hmap_free(&m);
+}

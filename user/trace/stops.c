@@ -35,24 +35,6 @@ void stops__free(struct stops *s)
 	free(s);
 }
 
-/* How long the longest wait of job's barriers (arrivals, no release, not
- * reported) has lasted at now_ns; 0: none. From the threads waiting, with
- * no system call: this runs after every drain. */
-static __u64 longest_wait(const struct job *job, __u64 now_ns)
-{
-	__u64 longest = 0;
-	size_t i;
-
-	for (i = 0; i < phases__nthreads(job->ph); i++) {
-		const struct ph_episode *ep = phases__thread(job->ph, i)->waiting;
-
-		if (ep && ep->n && !ep->departed && !ep->hang_reported &&
-		    now_ns > ep->last_arrive && now_ns - ep->last_arrive > longest)
-			longest = now_ns - ep->last_arrive;
-	}
-	return longest;
-}
-
 static struct stop_watch *watch_of(struct stops *s, __u32 pid)
 {
 	struct stop_watch *w = hmap_get(&s->procs, pid, 0);
@@ -81,7 +63,8 @@ void stops__check_hangs(struct stops *s, struct job *job, __u64 now_ns, __u64 ti
 
 	/* a stop that makes a wait cross the timeout has lasted a good part of
 	 * it: looked for from half the timeout on */
-	if (longest_wait(job, now_ns) >= timeout_ns / 2 && (w = watch_of(s, job->pid))) {
+	if (phases__longest_wait(job->ph, now_ns) >= timeout_ns / 2 &&
+	    (w = watch_of(s, job->pid))) {
 		look(w, job, now_ns);
 		/* running again for less than a timeout: its waits hold the stop */
 		if (!w->stopped && w->seen_ns && now_ns - w->seen_ns < timeout_ns)
