@@ -10,6 +10,8 @@
  * thread's order, doc/design.md §5.4). Built against Debian's
  * libopen-trace-format2-dev; without it the format says so.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyses/export.h"
@@ -131,6 +133,25 @@ static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc,
 	}
 }
 
+/* OTF2 reports its errors (a full disk, a file it cannot create) through
+ * a callback, printing them by default: the first is kept for one message
+ * and the export fails. */
+static char otf2_error[256];
+
+static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
+				    const char *function, OTF2_ErrorCode code, const char *fmt,
+				    va_list va)
+{
+	char msg[192];
+
+	if (!otf2_error[0]) {
+		vsnprintf(msg, sizeof(msg), fmt, va);
+		snprintf(otf2_error, sizeof(otf2_error), "%s: %s", OTF2_Error_GetDescription(code),
+			 msg);
+	}
+	return code;
+}
+
 static const OTF2_MemoryCallbacks memory_callbacks = {.otf2_allocate = chunk_alloc,
 						      .otf2_free_all = chunk_free_all};
 
@@ -143,6 +164,8 @@ static int init(struct exporter *x, char *err, size_t errlen)
 		free(o);
 		return -1;
 	}
+	otf2_error[0] = '\0';
+	OTF2_Error_RegisterCallback(on_otf2_error, NULL);
 	o->archive = OTF2_Archive_Open(x->o.path, ARCHIVE_NAME, OTF2_FILEMODE_WRITE, CHUNK_SIZE,
 				       CHUNK_SIZE, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!o->archive) {
@@ -489,8 +512,9 @@ static void end(struct exporter *x, const struct phases *p, const struct export_
 	def_metrics(x, &d);
 	def_locations(x, &d);
 	OTF2_Archive_CloseGlobalDefWriter(o->archive, d.w);
-	if (OTF2_Archive_Close(o->archive) != OTF2_SUCCESS) {
-		fprintf(stderr, "sbt-bpf: error: %s: cannot write the OTF2 archive\n", x->o.path);
+	if (OTF2_Archive_Close(o->archive) != OTF2_SUCCESS || otf2_error[0]) {
+		log_err("%s: cannot write the OTF2 archive%s%s", x->o.path,
+			otf2_error[0] ? ": " : "", otf2_error);
 		x->failed = 1;
 	}
 	o->archive = NULL;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include "lib/outfile.h"
 
@@ -54,4 +55,31 @@ int outfile__private_dir(const char *path)
 	if (st.st_uid == geteuid() && (st.st_mode & 077) && chmod(path, OUTDIR_MODE))
 		return -errno;
 	return 0;
+}
+
+/* A write failed earlier and its errno is gone: a full file system is the
+ * usual cause, and the one worth naming. */
+static int lost_write_error(int fd)
+{
+	struct statvfs vfs;
+	struct stat st;
+
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && !fstatvfs(fd, &vfs) &&
+	    !vfs.f_bavail)
+		return ENOSPC;
+	return EIO;
+}
+
+int outfile__close(FILE *f)
+{
+	int failed = ferror(f), err = 0;
+
+	errno = 0;
+	if (fflush(f) == EOF)
+		err = errno ? errno : EIO;
+	else if (failed)
+		err = lost_write_error(fileno(f));
+	if (f != stdout && f != stderr && fclose(f) == EOF && !err)
+		err = errno ? errno : EIO;
+	return -err;
 }

@@ -20,6 +20,10 @@
 int outfile__open(const char *path);
 /* The same as a stdio stream (NULL with errno set). */
 FILE *outfile__fopen(const char *path);
+/* Flush f and close it (stdout and stderr: flushed only). 0, or a negative
+ * errno: a write that failed at any time counts, not only the last flush
+ * (fclose() alone says nothing of data lost earlier). */
+int outfile__close(FILE *f);
 /* What went wrong creating a file, for a message: strerror, but a symbolic
  * link says it was refused. */
 const char *outfile__why(int err);

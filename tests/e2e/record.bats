@@ -260,6 +260,39 @@ check_cut_report() {
 	check_cut_report "$SMALL_FS/f.sbt" "$printed" "$records"
 }
 
+# Every file sbt-bpf writes is checked whole: a report or an export cut by
+# a full disk is an error (exit 1, said), not a success with half a file.
+# fclose() alone reports nothing of a write that failed before it.
+@test "a disk that fills up: report, every export format and the live --report fail and say so" {
+	SMALL_FS=$(mktemp -d)
+	mount -t tmpfs -o size=64k tmpfs "$SMALL_FS"
+	"$OUT/bench/gen_trace" -n 100000 -t 2 -o "$T/g.sbt"
+	full() { # NAME CMD...: CMD fails, naming the file and the full disk
+		local name=$1 rc=0
+		shift
+		rm -rf "${SMALL_FS:?}"/*
+		"$@" >"$T/full.out" 2>"$T/full.err" || rc=$?
+		cat "$T/full.err"
+		[ "$rc" -eq 1 ]
+		grep -q "^sbt-bpf: error: .*$SMALL_FS/$name.*No space left on device" "$T/full.err"
+	}
+	full r.txt "$SBT" report --report "$SMALL_FS/r.txt" "$T/g.sbt"
+	full r.json "$SBT" report --format json --report "$SMALL_FS/r.json" "$T/g.sbt"
+	for f in chrome csv json svg otf2; do
+		full "x.$f" "$SBT" export --format $f -o "$SMALL_FS/x.$f" "$T/g.sbt"
+	done
+	# the live report of a traced command (the command itself succeeded); a
+	# few KB, written to a disk with one page left
+	full live.txt sh -c 'head -c 60k /dev/zero >"$1/fill" && shift && exec "$@"' sh "$SMALL_FS" \
+		"$SBT" --report "$SMALL_FS/live.txt" -- "$EX/barrier_imbalance" -t 2 -n 3000 -d 0
+	grep -q "^phase 2999 " "$T/full.out" # the command's own output, whole
+	# standard output: a report to a full device fails too
+	rc=0
+	"$SBT" report "$T/g.sbt" >/dev/full 2>"$T/dev.err" || rc=$?
+	[ "$rc" -eq 1 ]
+	grep -q "^sbt-bpf: error: writing the report: " "$T/dev.err"
+}
+
 # A run of a million phases must not give gigabytes of JSON by default.
 @test "report: JSON lists the first 10000 phases unless --phases says otherwise, in bounded memory" {
 	"$OUT/bench/gen_trace" -n 1000000 -t 2 -o "$T/g.sbt"

@@ -103,3 +103,29 @@ TEST(private_dir_created_and_tightened)
 	make_dir();
 	rmdir(dir);
 }
+
+/* Closing says whether everything written reached the file: a write that
+ * failed before the close counts, though fclose() itself succeeds then. */
+TEST(close_reports_every_failed_write)
+{
+	char block[8192];
+	FILE *f;
+
+	make_dir();
+	memset(block, 'x', sizeof(block));
+	f = outfile__fopen(in_dir("ok"));
+	CHECK(f != NULL);
+	CHECK_EQ(fwrite(block, 1, sizeof(block), f), sizeof(block));
+	CHECK_EQ(outfile__close(f), 0);
+	/* the failure is in the last flush */
+	f = fopen("/dev/full", "w");
+	CHECK(f != NULL);
+	fputs("x", f);
+	CHECK_EQ(outfile__close(f), -ENOSPC);
+	/* the failure was earlier (an explicit flush), nothing is left */
+	f = fopen("/dev/full", "w");
+	CHECK(f != NULL);
+	fputs("x", f);
+	CHECK(fflush(f) != 0);
+	CHECK_EQ(outfile__close(f), -EIO); /* a device: not a full file system */
+}

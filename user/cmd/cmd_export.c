@@ -184,7 +184,7 @@ int cmd_export(int argc, char **argv)
 					 .doc = doc,
 					 .children = children};
 	struct export_env env = {.format = EXPORT_CHROME};
-	int to_stdout, rc;
+	int to_stdout, rc, err;
 	struct replay rp;
 	FILE *out;
 
@@ -206,9 +206,10 @@ int cmd_export(int argc, char **argv)
 				    0);
 	else
 		rc = run_exporter(&rp, &env, out);
-	if (out && (to_stdout ? fflush(out) : fclose(out)) && !rc) {
-		log_err("%s: %s", env.output, strerror(errno));
-		rc = -EIO;
+	err = out ? outfile__close(out) : 0;
+	if (err && !rc) {
+		log_err("writing %s: %s", to_stdout ? "the export" : env.output, strerror(-err));
+		rc = err;
 	}
 	replay__close(&rp);
 	return rc ? EXIT_RUNTIME : EXIT_OK;

@@ -58,8 +58,7 @@ static int analyse(struct replay *rp, const struct report_env *env)
 				 .max_phases = v->phases,
 				 .view = env->file.approx.view,
 				 .out = stdout};
-
-	int rc;
+	int rc, err;
 
 	if (v->report_path && !(ro.out = outfile__fopen(v->report_path))) {
 		log_err("cannot create %s: %s", v->report_path, outfile__why(errno));
@@ -73,8 +72,10 @@ static int analyse(struct replay *rp, const struct report_env *env)
 		fprintf(ro.out, "Kernel: %s\n\n", rp->m->kernel);
 	}
 	rc = replay__report(rp, &ro, v->hang_ns) ? EXIT_RUNTIME : EXIT_OK;
-	if (ro.out != stdout && fclose(ro.out) && !rc) {
-		log_err("writing %s: %s", v->report_path, strerror(errno));
+	err = outfile__close(ro.out);
+	if (err && !rc) {
+		log_err("writing %s: %s", v->report_path ? v->report_path : "the report",
+			strerror(-err));
 		rc = EXIT_RUNTIME;
 	}
 	return rc;

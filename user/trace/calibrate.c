@@ -555,7 +555,7 @@ int calibration__save(const struct calibration *c, const char *path)
 {
 	char tmp[512], *slash;
 	FILE *f;
-	int i;
+	int i, err;
 
 	/* the cache's directory, private to root */
 	snprintf(tmp, sizeof(tmp), "%s", path);
@@ -574,8 +574,9 @@ int calibration__save(const struct calibration *c, const char *path)
 		fprintf(f, "alpha %s %llu %llu %d\n", c->a[i].symbol,
 			(unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns,
 			c->a[i].cls);
-	if (fclose(f) || rename(tmp, path))
-		return -errno;
+	err = outfile__close(f);
+	if (err || rename(tmp, path))
+		return err ? err : -errno;
 	return 0;
 }
 

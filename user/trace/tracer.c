@@ -503,6 +503,24 @@ static void note_command_end(struct tracer *t)
 		}
 }
 
+/* The reports were written whole (stdout, or --report FILE): a full disk
+ * or a closed pipe is an error the user sees, with the exit status. */
+static int close_reports(struct tracer *t)
+{
+	FILE *out = t->report_file ? t->report_file : stdout;
+	int err;
+
+	if (t->env->record || t->env->top)
+		return 0;
+	err = outfile__close(out);
+	t->report_file = NULL;
+	if (err)
+		log_err("writing %s: %s",
+			t->env->view.report_path ? t->env->view.report_path : "the report",
+			strerror(-err));
+	return err;
+}
+
 int tracer__finish(struct tracer *t)
 {
 	int ncpus = session__ncpus(), rc = 0;
@@ -530,6 +548,8 @@ int tracer__finish(struct tracer *t)
 	if (t->writer)
 		rc = finish_trace_file(t, end_ns);
 	else if (t->write_err)
+		rc = EXIT_RUNTIME;
+	if (close_reports(t) && !rc)
 		rc = EXIT_RUNTIME;
 	if (stop_requested)
 		log_info("stopped by signal %d; %s left running", (int)stop_requested,
