@@ -181,28 +181,47 @@ void approx__fork(struct phases *p, struct ph_thread *t, __u64 tm)
 	note_last(p, tm, ta);
 }
 
+/* Whether a thread of main's process other than main has not exited yet. */
+static int workers_running(const struct phases *p, const struct ph_thread *main)
+{
+	size_t i;
+
+	for (i = 0; i < p->nthreads; i++) {
+		const struct ph_thread *o = p->thread_list[i];
+
+		if (o->pid == main->pid && o != main && !o->exit_ns)
+			return 1;
+	}
+	return 0;
+}
+
+int approx__join_release(const struct phases *p, const struct ph_thread *t, __u64 *tm, __u64 *ta)
+{
+	if (hmap_get(&p->threads, t->pid, 0) != t || !t->join_tm || workers_running(p, t))
+		return 0;
+	*tm = t->join_tm;
+	*ta = t->join_ta;
+	return 1;
+}
+
 /* Join (Malony-Reed §3.2.2): once the last worker of a process has exited,
  * its main thread (which was joining them) continues from the worker exit
  * with the greatest approximated time, if that is earlier than its own
  * approximation. It resumes, in the measurement, at the latest worker exit:
  * not at the exit whose approximation is the greatest, which may precede the
- * main thread's own later events. */
+ * main thread's own later events. A join wait still in progress is re-timed
+ * at its return on the same basis (approx_handoff__joined()). */
 static void join_workers(struct phases *p, struct ph_thread *w, __u64 ta_exit, __u64 tm_exit)
 {
 	struct ph_thread *main = hmap_get(&p->threads, w->pid, 0);
 	__u64 tm, ta;
-	size_t i;
 
 	if (!main || main == w)
 		return;
 	main->join_ta = max_u64(main->join_ta, ta_exit);
 	main->join_tm = max_u64(main->join_tm, tm_exit);
-	for (i = 0; i < p->nthreads; i++) {
-		const struct ph_thread *o = p->thread_list[i];
-
-		if (o->pid == w->pid && o != main && !o->exit_ns)
-			return; /* a worker is still running */
-	}
+	if (workers_running(p, main))
+		return;
 	/* no earlier than the main thread's latest event either */
 	tm = max_u64(main->join_tm, main->tm_prev);
 	ta = max_u64(main->join_ta, main->ta_prev);

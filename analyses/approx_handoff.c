@@ -73,22 +73,45 @@ void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const st
  * glibc and musl waits on the word the kernel clears and wakes when the
  * thread exits, while it holds the thread's id: a futex wait whose value is
  * the id of a thread of the same process that exited during the wait was
- * ended by that exit, the exit being the release: the joiner resumes at its
- * approximated exit plus the measured hand-off less probe cost, unless it is
- * later already (the last worker's exit re-based it on a later one, the join
- * rule of approx.c). Returns 1 if it was one. */
-int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+ * ended by that exit: that thread, or NULL. */
+static const struct ph_thread *joined_thread(const struct phases *p, const struct ph_thread *t,
+					     const struct sbt_event *e)
 {
 	const struct ph_thread *w = hmap_get(&p->threads, t->futex.val, 0);
-	__u64 ta;
 
 	if (!w || w == t || w->pid != t->pid || !w->exit_ns || w->exit_ns < t->futex.ts ||
 	    w->exit_ns > e->ts)
+		return NULL;
+	return w;
+}
+
+/* The joiner resumes at the release's approximated time plus the measured
+ * hand-off less probe cost, or at its own approximated entry into the wait
+ * if that is later (the thread had exited before it in the approximation:
+ * no wait). The release is the joined thread's exit while other workers
+ * run. A main thread whose wait outlasted every worker resumes on the join
+ * rule's release instead (the greatest approximated exit, the hand-off
+ * measured from the latest measured exit): its return is the first event
+ * after the concurrent phase, and the time from the joined exit to it spans
+ * the later exits, whose spacing the approximation shortened (a main thread
+ * short of a CPU until the last worker's exit freed one resumed that much
+ * too late). Returns 1 if the wait was a join. */
+int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	const struct ph_thread *w = joined_thread(p, t, e);
+	__u64 tm_r, ta_r, ta;
+
+	if (!w)
 		return 0;
-	ta = w->ta_prev + sub0(e->ts - w->exit_ns, handoff_alpha(p, 0, 0));
-	ta = max_u64(ta, t->futex.ta);
-	if (ta > t->ta_prev)
-		approx__rebase(p, t, e->ts, ta);
+	if (!approx__join_release(p, t, &tm_r, &ta_r)) {
+		tm_r = w->exit_ns;
+		ta_r = w->ta_prev;
+	}
+	ta = ta_r + sub0(sub0(e->ts, tm_r), handoff_alpha(p, 0, 0));
+	/* never before its own latest event (the join rule may have re-based
+	 * it at the last exit) */
+	ta = max_u64(ta, max_u64(t->futex.ta, t->ta_prev));
+	approx__rebase(p, t, e->ts, ta);
 	return 1;
 }
 

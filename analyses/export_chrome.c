@@ -5,7 +5,9 @@
  * compute and a wait slice per thread, flows from the last arriver to the
  * threads it released; lock/semaphore/condvar waits and lock holds as
  * slices, flows from a V to the P it satisfied; counter deltas as counter
- * tracks. Times are exact: integer ns written as us with three decimals.
+ * tracks; futex waits outside probed calls (joins, hand-made locks and
+ * barriers) as wait slices. Times are exact: integer ns written as us with
+ * three decimals.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +263,21 @@ static void call(struct exporter *x, const struct ph_call *c)
 		note_hold(x, c);
 }
 
+/* A futex wait outside probed calls: the time its thread was blocked, in
+ * each view (a join's approximated return is the joined exit's, model 7). */
+static void futex_wait(struct exporter *x, const struct ph_call *c)
+{
+	char obj[NAME_LEN], name[NAME_LEN + 16];
+
+	names__object(x->src.names, c->pid, c->obj, "futex", obj, sizeof(obj));
+	snprintf(name, sizeof(name), "wait %s", obj);
+	if (x->o.views & EXPORT_MEASURED)
+		slice(x, PH_MEASURED, c->pid, c->tid, name, "sync", c->enter_ns, c->exit_ns, NULL);
+	if (x->o.views & EXPORT_APPROXIMATED)
+		slice(x, PH_APPROXIMATED, c->pid, c->tid, name, "sync", c->enter_a, c->exit_a,
+		      NULL);
+}
+
 static void begin(struct exporter *x)
 {
 	struct json *j = &state(x)->j;
@@ -332,6 +349,7 @@ const struct export_format_ops export_chrome_ops = {
 	.begin = begin,
 	.episode = episode,
 	.call = call,
+	.futex_wait = futex_wait,
 	.end = end,
 	.fini = fini,
 };

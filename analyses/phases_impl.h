@@ -257,6 +257,11 @@ struct obj_state *approx__obj(struct phases *p, __u64 pid, __u64 obj);
 /* Thread t was created at tm (fork), or exited at tm (join). */
 void approx__fork(struct phases *p, struct ph_thread *t, __u64 tm);
 void approx__join(struct phases *p, struct ph_thread *t, __u64 tm);
+/* Thread t is its process's main thread and every other thread of the
+ * process has exited: the release its join waits end on (*ta, at the
+ * measured *tm) is the join rule's, not one worker's exit. Returns 0
+ * otherwise. */
+int approx__join_release(const struct phases *p, const struct ph_thread *t, __u64 *tm, __u64 *ta);
 
 /* approx_barrier.c: approximated departure at tm of thread t, arrival a of
  * episode ep, through the return of probe. */

@@ -337,6 +337,24 @@ TEST(export_svg_rows_are_bounded)
 	free(s);
 }
 
+/* The same join in the Chrome export: a wait slice per view, exact. The
+ * main thread resumes 100 ns after the last worker exit (8700) in both: in
+ * the approximation after the greatest approximated exit, 8100 (the join
+ * rule, model 2). */
+TEST(export_chrome_futex_wait_outside_calls)
+{
+	struct run r = {.format = EXPORT_CHROME,
+			.views = EXPORT_MEASURED | EXPORT_APPROXIMATED,
+			.feed = feed_join};
+	size_t len;
+	char *s = export_run(&r, &len);
+
+	CHECK_EQ(count(s, "\"name\":\"wait futex 0x8000\",\"cat\":\"sync\""), 2);
+	CHECK(strstr(s, "\"pid\":7,\"tid\":7,\"ts\":0.200,\"dur\":7.600}") != NULL);
+	CHECK(strstr(s, "\"pid\":4194311,\"tid\":4194311,\"ts\":0.200,\"dur\":7.000}") != NULL);
+	free(s);
+}
+
 /* Names come from the traced program: escaped, so the SVG stays XML. */
 TEST(export_svg_escapes_names)
 {

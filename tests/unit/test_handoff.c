@@ -411,11 +411,10 @@ TEST(join_resumes_after_the_joined_thread_exit)
 /* A join whose worker exits last in the measurement but not in the
  * approximation: worker 2 (no probe cost) exits at 5000 (t_a 5000), worker 1
  * (two lock calls, 2200) at 6000 (t_a 1100 + 4900 - 2200 = 3800). The main
- * thread joins worker 1 (2000..6300): the last exit re-bases it on the
- * greatest approximated exit (5000, at 6000); the join's hand-off (3800 +
- * 300 - 200 = 3900) is earlier and changes nothing: no order repair, and its
- * return is 5000 + 300 = 5300 (its own tracepoint cost is charged at its next
- * event). */
+ * thread joins worker 1 (2000..6300): its wait outlasted every worker, so it
+ * resumes on the join rule's release, the greatest approximated exit (5000)
+ * measured at the latest exit (6000), not on worker 1's 3800: 5000 + 300 -
+ * 200 = 5100, no order repair. */
 TEST(join_after_a_later_approximated_exit_is_no_repair)
 {
 	static const __u64 a_in[NPROBES] = {[P_NONE] = 100, [P_LOCK] = 1000};
@@ -434,7 +433,71 @@ TEST(join_after_a_later_approximated_exit_is_no_repair)
 	CHECK_EQ(ta_of(w1), 3800);
 	CHECK_EQ(ta_of(w2), 5000);
 	ev(SBT_EV_FUTEX_EXIT, 0, PID, 6300, 0, 0);
-	CHECK_EQ(ta_of(PID), 5300);
+	CHECK_EQ(ta_of(PID), 5100);
+	CHECK_EQ(phases__violations(fx.ph, -1), 0);
+	teardown();
+}
+
+/* The join that failed CI (tests/e2e/perturbation.bats): the main thread
+ * joins worker 1 (from 2000), which exits at 5000 (no probe cost: t_a
+ * 5000), but gets a CPU only at 9300, after worker 2 (two lock calls, 2200)
+ * exited last at 9000 (t_a 1200 + 7800 - 2200 = 6800). The return is the
+ * first event after the concurrent phase: it resumes at the greatest
+ * approximated exit plus the time since the latest measured one, 6800 +
+ * 300 - 200 = 6900, 300 after the last exit as measured, not on worker 1's
+ * exit with the whole measured wait for a CPU, 5000 + 4300 - 200 = 9100,
+ * which the approximation had shortened by worker 2's probe cost in between.
+ * Its exit at 9500: 6900 + 200 less its return's tracepoint cost, 7000. */
+TEST(join_outlasting_every_worker_resumes_on_the_last_exit)
+{
+	static const __u64 a_in[NPROBES] = {[P_NONE] = 100, [P_LOCK] = 1000};
+	static const __u64 a_out[NPROBES] = {[P_NONE] = 100, [P_LOCK] = 100};
+	const __u32 w1 = PID + 1, w2 = PID + 2;
+
+	setup_approx(a_in, a_out, PH_MODEL_MR);
+	ev(SBT_EV_THREAD_START, 0, PID, 1000, 0, 0);
+	ev(SBT_EV_THREAD_START, 0, w1, 1100, 0, 0);
+	ev(SBT_EV_THREAD_START, 0, w2, 1200, 0, 0);
+	ev(SBT_EV_FUTEX_ENTER, 0, PID, 2000, 0x7000, FUTEX_WAIT_BITSET_SHARED | (__u64)w1 << 32);
+	call(P_LOCK, w2, 2100, 3200, MTX, 0);
+	call(P_LOCK, w2, 3300, 4400, MTX, 0);
+	ev(SBT_EV_THREAD_EXIT, 0, w1, 5000, 0, 0);
+	CHECK_EQ(ta_of(w1), 5000);
+	ev(SBT_EV_THREAD_EXIT, 0, w2, 9000, 0, 0);
+	CHECK_EQ(ta_of(w2), 6800);
+	ev(SBT_EV_FUTEX_EXIT, 0, PID, 9300, 0, 0);
+	CHECK_EQ(ta_of(PID), 6900);
+	ev(SBT_EV_THREAD_EXIT, 0, PID, 9500, 0, 0);
+	CHECK_EQ(ta_of(PID), 7000);
+	CHECK_EQ(phases__approx_last_ts(fx.ph), 7000);
+	CHECK_EQ(phases__violations(fx.ph, -1), 0);
+	teardown();
+}
+
+/* A join the approximation does not wait in: worker 1 (three lock calls,
+ * 3300) exits at 9000, t_a 1100 + 7900 - 3300 = 5700; the main thread (no
+ * probe cost) starts joining it at 8000, t_a 8000, and returns at 9300. The
+ * thread had exited before the join in the approximation, which finds it
+ * gone: the main thread resumes at its own 8000, without the measured
+ * wait's 1000 or the hand-off's 300. */
+TEST(join_after_the_approximated_exit_does_not_wait)
+{
+	static const __u64 a_in[NPROBES] = {[P_NONE] = 100, [P_LOCK] = 1000};
+	static const __u64 a_out[NPROBES] = {[P_NONE] = 100, [P_LOCK] = 100};
+	const __u32 w1 = PID + 1;
+
+	setup_approx(a_in, a_out, PH_MODEL_MR);
+	ev(SBT_EV_THREAD_START, 0, PID, 1000, 0, 0);
+	ev(SBT_EV_THREAD_START, 0, w1, 1100, 0, 0);
+	call(P_LOCK, w1, 2000, 3100, MTX, 0);
+	call(P_LOCK, w1, 4000, 5100, MTX, 0);
+	call(P_LOCK, w1, 6000, 7100, MTX, 0);
+	ev(SBT_EV_FUTEX_ENTER, 0, PID, 8000, 0x7000, FUTEX_WAIT_BITSET_SHARED | (__u64)w1 << 32);
+	CHECK_EQ(ta_of(PID), 8000);
+	ev(SBT_EV_THREAD_EXIT, 0, w1, 9000, 0, 0);
+	CHECK_EQ(ta_of(w1), 5700);
+	ev(SBT_EV_FUTEX_EXIT, 0, PID, 9300, 0, 0);
+	CHECK_EQ(ta_of(PID), 8000);
 	CHECK_EQ(phases__violations(fx.ph, -1), 0);
 	teardown();
 }
