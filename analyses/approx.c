@@ -181,18 +181,13 @@ void approx__fork(struct phases *p, struct ph_thread *t, __u64 tm)
 	note_last(p, tm, ta);
 }
 
-/* Whether a thread of main's process other than main has not exited yet. */
+/* Whether a thread of main's process other than main has not exited yet
+ * (from its process's count of live threads: this runs at every exit). */
 static int workers_running(const struct phases *p, const struct ph_thread *main)
 {
-	size_t i;
+	const struct ph_proc *pr = hmap_get(&p->procs, main->pid, 0);
 
-	for (i = 0; i < p->nthreads; i++) {
-		const struct ph_thread *o = p->thread_list[i];
-
-		if (o->pid == main->pid && o != main && !o->exit_ns)
-			return 1;
-	}
-	return 0;
+	return pr && pr->nlive > (__u32) !!main->live_linked;
 }
 
 int approx__join_release(const struct phases *p, const struct ph_thread *t, __u64 *tm, __u64 *ta)

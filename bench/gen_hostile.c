@@ -14,7 +14,8 @@
  * episode), idle (a new thread per episode of one barrier), inflight (half
  * the records open episodes, half complete them), lost (open episodes, then
  * losses), pids (a new process per episode), exits (threads start, lock,
- * exit), sems (a new semaphore per post), conds (a new condvar per wait).
+ * exit; the main thread joins them), sems (a new semaphore per post), conds (a new condvar per
+ * wait).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -90,6 +91,8 @@ static int step(const char *kind, __u64 i, __u64 half)
 		put(SBT_EV_ENTER, P_PBW, 100000 + (__u32)i, 100000 + (__u32)i, t, 0x600000, 0);
 		put(SBT_EV_EXIT, P_PBW, 100000 + (__u32)i, 100000 + (__u32)i, t + 500, -1, SITE);
 	} else if (!strcmp(kind, "exits")) {
+		if (!i) /* the main thread, joining them all */
+			call(P_LOCK, PID, PID, t - 10, 0x700040, SITE);
 		put(SBT_EV_THREAD_START, 0, PID, tid, t, 0x41414141, 0);
 		call(P_LOCK, PID, tid, t + 1, 0x700000, SITE);
 		call(P_UNLOCK, PID, tid, t + 3, 0x700000, SITE);
