@@ -38,9 +38,10 @@ const struct export_format_ops export_otf2_ops = {.init = init};
 #define STACK_MAX	  16
 #define VIEW_SHIFT	  32 /* location id: view << 32 | tid */
 /* Threads given locations: the first seen. Each location is two files and
- * writer buffers in OTF2: a hostile trace naming millions of threads would
- * take the disk's inodes and gigabytes; the rest are counted and said. */
-#define OTF2_MAX_THREADS  2048
+ * at least one 256 KiB chunk of OTF2's (its minimum) in memory: a hostile
+ * trace naming millions of threads would take the disk's inodes and
+ * gigabytes. The rest are counted and said. */
+#define OTF2_MAX_THREADS  1024
 
 struct location {
 	__u32 pid, tid;

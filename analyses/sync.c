@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/array.h"
 #include "lib/hmap.h"
 #include "analyses/phases.h"
 #include "analyses/sync.h"
@@ -27,6 +29,9 @@ struct sync {
 	struct sync_obj **list[SYNC_NKINDS];
 	size_t n[SYNC_NKINDS], cap[SYNC_NKINDS];
 	struct hmap holds; /* (tid, lock) -> acquire time */
+	/* an object's thread shares and call sites, found in constant time
+	 * however many threads or sites it has: (object, tid or site) -> index */
+	struct hmap share_ix, site_ix;
 	sync_pair_fn on_pair;
 	void *pair_ctx;
 };
@@ -76,6 +81,8 @@ struct sync *sync__new(const struct sbt_probe_info *probes, int nprobes)
 	for (k = 0; k < SYNC_NKINDS; k++)
 		hmap_init(&s->objs[k]);
 	hmap_init(&s->holds);
+	hmap_init(&s->share_ix);
+	hmap_init(&s->site_ix);
 	return s;
 }
 
@@ -97,6 +104,8 @@ void sync__free(struct sync *s)
 		hmap_free(&s->objs[k]);
 	}
 	hmap_free_values(&s->holds);
+	hmap_free(&s->share_ix);
+	hmap_free(&s->site_ix);
 	free(s);
 }
 
@@ -126,48 +135,42 @@ static struct sync_obj *obj_get(struct sync *s, int kind, __u32 pid, __u64 addr,
 	return o;
 }
 
-static struct sync_share *share_of(struct sync_obj *o, __u32 tid)
+static struct sync_share *share_of(struct sync *s, struct sync_obj *o, __u32 tid)
 {
 	struct sync_share *t;
-	__u32 i;
+	size_t i;
 
-	for (i = 0; i < o->nthreads; i++)
-		if (o->threads[i].tid == tid)
-			return &o->threads[i];
-	t = realloc(o->threads, (o->nthreads + 1) * sizeof(*t));
-	if (!t)
+	if (hmap_get_index(&s->share_ix, (uintptr_t)o, tid, &i))
+		return &o->threads[i];
+	if (array_reserve((void **)&o->threads, &o->cap_threads, o->nthreads + 1, sizeof(*t)) ||
+	    hmap_put_index(&s->share_ix, (uintptr_t)o, tid, o->nthreads))
 		return NULL;
-	o->threads = t;
-	t = &t[o->nthreads++];
+	t = &o->threads[o->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	return t;
 }
 
-static void add_site(struct sync_obj *o, __u64 site, __u64 wait_ns)
+static void add_site(struct sync *s, struct sync_obj *o, __u64 site, __u64 wait_ns)
 {
-	struct sync_site *ss;
-	__u32 i;
+	size_t i;
 
-	for (i = 0; i < o->nsites; i++) {
-		if (o->sites[i].site == site) {
-			o->sites[i].count++;
-			o->sites[i].wait_ns += wait_ns;
-			return;
-		}
-	}
-	ss = realloc(o->sites, (o->nsites + 1) * sizeof(*ss));
-	if (!ss)
+	if (hmap_get_index(&s->site_ix, (uintptr_t)o, site, &i)) {
+		o->sites[i].count++;
+		o->sites[i].wait_ns += wait_ns;
 		return;
-	o->sites = ss;
-	ss[o->nsites++] = (struct sync_site){.site = site, .count = 1, .wait_ns = wait_ns};
+	}
+	if (array_reserve((void **)&o->sites, &o->cap_sites, o->nsites + 1, sizeof(*o->sites)) ||
+	    hmap_put_index(&s->site_ix, (uintptr_t)o, site, o->nsites))
+		return;
+	o->sites[o->nsites++] = (struct sync_site){.site = site, .count = 1, .wait_ns = wait_ns};
 }
 
 /* A successful wait or acquisition: counts, times, thread and site shares. */
-static void account_wait(struct sync_obj *o, const struct sync_call *c)
+static void account_wait(struct sync *s, struct sync_obj *o, const struct sync_call *c)
 {
 	__u64 wait = c->exit_ns - c->enter_ns;
-	struct sync_share *sh = share_of(o, c->tid);
+	struct sync_share *sh = share_of(s, o, c->tid);
 
 	o->count++;
 	o->wait_ns += wait;
@@ -179,7 +182,7 @@ static void account_wait(struct sync_obj *o, const struct sync_call *c)
 		sh->count++;
 		sh->wait_ns += wait;
 	}
-	add_site(o, c->site, wait);
+	add_site(s, o, c->site, wait);
 }
 
 /* ---- holds ------------------------------------------------------------------ */
@@ -210,7 +213,7 @@ static void hold_end(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64 ts,
 	o->hold_ns += hold;
 	if (hold > o->max_hold_ns)
 		o->max_hold_ns = hold;
-	sh = share_of(o, tid);
+	sh = share_of(s, o, tid);
 	if (sh)
 		sh->hold_ns += hold;
 }
@@ -241,7 +244,7 @@ static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 	if (!o)
 		return;
 	if (ret == 0) {
-		account_wait(o, c);
+		account_wait(s, o, c);
 		hold_begin(s, c->tid, c->obj, c->exit_ns);
 	} else if (kind == SBT_PK_TRYLOCK) {
 		o->failed++;
@@ -309,7 +312,7 @@ static int sem_call(struct sync *s, const struct sync_call *c, int kind, struct 
 		return 0;
 	o->barrier |= c->barrier;
 	if ((int)c->retval == 0) {
-		account_wait(o, c);
+		account_wait(s, o, c);
 		return pair_p(s, o, c, v);
 	} else if (kind == SBT_PK_SEM_TRYWAIT)
 		o->failed++;
@@ -331,7 +334,7 @@ static void cond_call(struct sync *s, const struct sync_call *c)
 	}
 	if (!o)
 		return;
-	account_wait(o, c);
+	account_wait(s, o, c);
 	o->barrier |= c->barrier;
 	if ((int)c->retval == ETIMEDOUT)
 		o->timeouts++;
@@ -408,7 +411,7 @@ void sync__futex_wait(struct sync *s, __u32 pid, __u32 tid, __u64 uaddr, __u64 e
 		o->outside++;
 		o->outside_ns += d;
 	}
-	sh = share_of(o, tid);
+	sh = share_of(s, o, tid);
 	if (sh) {
 		sh->count++;
 		sh->wait_ns += d;

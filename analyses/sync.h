@@ -78,6 +78,7 @@ struct sync_obj {
 	__u32 nthreads;
 	struct sync_site *sites;
 	__u32 nsites;
+	size_t cap_threads, cap_sites; /* internal */
 	/* semaphores: V's waiting for their P, FIFO; pairing statistics */
 	struct sync_post *posts_q;
 	__u32 q_head, q_len, q_cap;

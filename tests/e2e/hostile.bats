@@ -166,6 +166,6 @@ for k, h in enumerate(r["hangs"]):
     assert h["missing"] == want, (k, h["missing"], want)
 PY
 	bounded "$SBT" export --format otf2 -o "$T/hang.otf2" "$T/hang.sbt"
-	grep -q "warning: OTF2: $((n - 2048)) threads beyond the first 2048 left out" "$T/err"
+	grep -q "warning: OTF2: $((n - 1024)) threads beyond the first 1024 left out" "$T/err"
 	grep -q ">$((n - 512)) more threads not drawn (the first 512 are)<" "$T/hang.svg"
 }
