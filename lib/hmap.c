@@ -102,8 +102,13 @@ static int grow(struct hmap *m)
 
 int hmap_put(struct hmap *m, uint64_t k1, uint64_t k2, void *val)
 {
-	struct hmap_slot *s = find(m, k1, k2);
+	struct hmap_slot *s;
 
+	/* stored, either would read as an empty or deleted slot: the entry
+	 * would be lost without a word (hmap_put_index() stores small values) */
+	if (val == NULL || val == HMAP_TOMB)
+		return -EINVAL;
+	s = find(m, k1, k2);
 	if (s) {
 		s->val = val;
 		return 0;

@@ -27,7 +27,8 @@ void hmap_free(struct hmap *m);
 /* hmap_free() for a map whose values were malloc'ed: frees them too. */
 void hmap_free_values(struct hmap *m);
 void *hmap_get(const struct hmap *m, uint64_t k1, uint64_t k2);
-/* Insert or replace. Returns 0 or -ENOMEM. */
+/* Insert or replace. Returns 0, -ENOMEM, or -EINVAL for a value that is
+ * not storable (NULL, HMAP_TOMB). */
 int hmap_put(struct hmap *m, uint64_t k1, uint64_t k2, void *val);
 /* A new value of size zeroed bytes put at (k1, k2), which must hold none
  * (the caller or hmap_free_values() frees it). NULL on no memory. */

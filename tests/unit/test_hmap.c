@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The hash map: two-key lookups, replacement, tombstones, growth and the
  * iterator. */
+#include <errno.h>
 #include <stdlib.h>
 #include "lib/hmap.h"
 #include "unit.h"
@@ -107,5 +108,22 @@ TEST(index_values_round_trip)
 	CHECK_EQ(hmap_put_index(&m, 1, 7, 0), 0); /* replaced */
 	CHECK_EQ(hmap_get_index(&m, 1, 7, &ix), 1);
 	CHECK_EQ(ix, 0);
+	hmap_free(&m);
+}
+
+/* NULL and HMAP_TOMB mark empty and deleted slots: refused as values, not
+ * stored to be lost. */
+TEST(unstorable_values_are_refused)
+{
+	struct hmap m;
+	int one;
+
+	hmap_init(&m);
+	CHECK_EQ(hmap_put(&m, 1, 2, NULL), -EINVAL);
+	CHECK_EQ(hmap_put(&m, 1, 2, HMAP_TOMB), -EINVAL);
+	CHECK_EQ(m.len, 0);
+	CHECK_EQ(hmap_put(&m, 1, 2, &one), 0);
+	CHECK_EQ(hmap_put(&m, 1, 2, HMAP_TOMB), -EINVAL); /* the old value stays */
+	CHECK(hmap_get(&m, 1, 2) == &one);
 	hmap_free(&m);
 }

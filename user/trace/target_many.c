@@ -397,7 +397,7 @@ static void check_shim_loaded(struct target_many *m, pid_t pid, int probed)
 	/* a dynamic program held before its loader mapped its libraries is
 	 * looked at again when the loader reports them */
 	if (shim || (loader && !libc) || hmap_get(&m->no_shim, pid, 0) ||
-	    hmap_put(&m->no_shim, pid, 0, (void *)1))
+	    hmap_put_index(&m->no_shim, pid, 0, 0))
 		goto out;
 	if (!libc && probed > 0)
 		log_warn("pid %d is a static program: the probe shim cannot stand in for its "
