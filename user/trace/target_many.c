@@ -52,7 +52,7 @@ struct target_many {
 	struct hmap procs;   /* processes that are not jobs (yet): pid -> struct proc_note */
 	struct hmap pending; /* their threads: tid -> struct pending_thread */
 	int rescans;	     /* procs with a rescan due */
-	struct hmap no_shim; /* the shim in use: processes found without it (pid -> 1) */
+	struct hmap no_shim; /* the shim in use: processes found without it (a pid set) */
 	/* -- CMD */
 	pid_t cmd;    /* the command's pid; 0 with -p and -a */
 	int released; /* it runs */
@@ -100,6 +100,20 @@ static void free_note(struct proc_note *n)
 static void forget_proc(struct target_many *m, __u32 pid)
 {
 	free_note(hmap_del(&m->procs, pid, 0));
+}
+
+/* A set of pids: hmap keys, with an index as the value (a pointer value
+ * of 1 would be hmap's tombstone: not stored, never found). */
+static int pid_set_add(struct hmap *set, pid_t pid)
+{
+	return hmap_put_index(set, (__u32)pid, 0, 0);
+}
+
+static int pid_set_has(const struct hmap *set, pid_t pid)
+{
+	size_t ix;
+
+	return hmap_get_index(set, (__u32)pid, 0, &ix);
 }
 
 /* -- CMD: what names a process of the tree (its files, its command line),
@@ -396,8 +410,8 @@ static void check_shim_loaded(struct target_many *m, pid_t pid, int probed)
 	}
 	/* a dynamic program held before its loader mapped its libraries is
 	 * looked at again when the loader reports them */
-	if (shim || (loader && !libc) || hmap_get(&m->no_shim, pid, 0) ||
-	    hmap_put(&m->no_shim, pid, 0, (void *)1))
+	if (shim || (loader && !libc) || pid_set_has(&m->no_shim, pid) ||
+	    pid_set_add(&m->no_shim, pid))
 		goto out;
 	if (!libc && probed > 0)
 		log_warn("pid %d is a static program: the probe shim cannot stand in for its "
