@@ -591,7 +591,10 @@ static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 		job->user = n->sym;
 		n->sym = NULL;
 	}
-	forget_proc(m, e->pid);
+	/* a rescan due (it exec'd or loaded libraries since the last one)
+	 * stays due: the note goes after it (many_rescan()) */
+	if (!n->rescan)
+		forget_proc(m, e->pid);
 }
 
 static void thread_record(struct target_many *m, const struct sbt_event *e)
@@ -702,6 +705,9 @@ static void many_rescan(struct target *tg)
 		if (n->rescan) {
 			n->rescan = 0;
 			scan_pid(m, (pid_t)s->k1);
+			/* a job keeps a note only while a rescan is due */
+			if (jobs__find(tg->ctx->jobs, (__u32)s->k1))
+				forget_proc(m, (__u32)s->k1);
 		}
 	}
 	m->rescans = 0;
