@@ -91,11 +91,12 @@ SBT_GLOBAL const volatile __u64 wakeup_bytes;
  * lookup, which matters in programs that run for every syscall. */
 SBT_GLOBAL const volatile __u32 single_target;
 
-/* Launch mode (doc/design.md §4, Following a command): the probes are in
- * every process mapping their files, and the traced processes are the
- * launched command's tree, one bit per pid. Userspace sets the command's bit;
- * a child's is set at its fork, before it runs, and cleared when its last
- * thread exits. 512 KiB (SBT_TREE_PIDS), and a test costs no map lookup. */
+/* Following a tree (launch mode, -p --follow; doc/design.md §4, Following a
+ * command): the probes are in every process mapping their files, and the
+ * traced processes are the tree, one bit per pid. Userspace sets the bits of
+ * the command, or of the -p processes and their descendants; a child's is
+ * set at its fork, before it runs, and cleared when its last thread exits.
+ * 512 KiB (SBT_TREE_PIDS), and a test costs no map lookup. */
 SBT_GLOBAL __u64 tree[SBT_TREE_PIDS / 64];
 SBT_GLOBAL const volatile __u8 follow;
 
