@@ -78,7 +78,8 @@ void trace_ctx__unfollowed(struct trace_ctx *c, const struct sbt_event *e)
 {
 	char comm[SBT_COMM_LEN];
 
-	if (c->told_unfollowed)
+	/* not across top's full-screen table */
+	if (c->told_unfollowed || c->env->top)
 		return;
 	c->told_unfollowed = 1;
 	sbt_event_comm(e, comm);

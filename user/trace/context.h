@@ -51,7 +51,7 @@ struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns,
  * now; the old one would name them from the old program's, or not at all). */
 void trace_ctx__job_exec(struct job *job);
 /* A target started a process that is not traced (an SBT_EV_FORK record: -p
- * without --follow): said once, with what would trace it. */
+ * without --follow): said once, with what would trace it (not under top). */
 void trace_ctx__unfollowed(struct trace_ctx *c, const struct sbt_event *e);
 /* Name what record e of job refers to (thread, call site, object) while
  * the process can still be read. */
