@@ -91,11 +91,12 @@ SBT_GLOBAL const volatile __u64 wakeup_bytes;
  * lookup, which matters in programs that run for every syscall. */
 SBT_GLOBAL const volatile __u32 single_target;
 
-/* Launch mode (doc/design.md §4, Following a command): the probes are in
- * every process mapping their files, and the traced processes are the
- * launched command's tree, one bit per pid. Userspace sets the command's bit;
- * a child's is set at its fork, before it runs, and cleared when its last
- * thread exits. 512 KiB (SBT_TREE_PIDS), and a test costs no map lookup. */
+/* Following a tree (launch mode, -p --follow; doc/design.md §4, Following a
+ * command): the probes are in every process mapping their files, and the
+ * traced processes are the tree, one bit per pid. Userspace sets the bits of
+ * the command, or of the -p processes and their descendants; a child's is
+ * set at its fork, before it runs, and cleared when its last thread exits.
+ * 512 KiB (SBT_TREE_PIDS), and a test costs no map lookup. */
 SBT_GLOBAL __u64 tree[SBT_TREE_PIDS / 64];
 SBT_GLOBAL const volatile __u8 follow;
 
@@ -149,37 +150,27 @@ SBT_GLOBAL struct {
 
 #define SBT_SIGSTOP 19
 
-/* Kernels before 6.0 keep the terminal's foreground process group here. */
-struct tty_struct___old {
-	struct pid *pgrp;
-} __attribute__((preserve_access_index));
-
-/* A job-control shell's foreground job: in a process group of its own (not
- * its parent's) that has the terminal. Its shell would see it stop, report
- * it "Stopped" and take the terminal back. */
-static __always_inline int foreground_job(struct task_struct *task)
+/* A job of a job-control shell (an interactive one), in the foreground or
+ * not: in a process group of its own, not its parent's, on a terminal. Its
+ * shell waits for it with WUNTRACED: it would report the job "Stopped" (and
+ * take the terminal back from a foreground one). */
+static __always_inline int shell_job(struct task_struct *task)
 {
-	struct pid *pg = BPF_CORE_READ(task, signal, pids[PIDTYPE_PGID]), *fg;
-	struct tty_struct *tty = BPF_CORE_READ(task, signal, tty);
+	struct pid *pg = BPF_CORE_READ(task, signal, pids[PIDTYPE_PGID]);
 
-	if (!tty || pg == BPF_CORE_READ(task, real_parent, signal, pids[PIDTYPE_PGID]))
-		return 0;
-	if (bpf_core_field_exists(tty->ctrl))
-		fg = BPF_CORE_READ(tty, ctrl.pgrp);
-	else
-		fg = BPF_CORE_READ((struct tty_struct___old *)tty, pgrp);
-	return pg == fg;
+	return BPF_CORE_READ(task, signal, tty) &&
+	       pg != BPF_CORE_READ(task, real_parent, signal, pids[PIDTYPE_PGID]);
 }
 
 /* Stop the current process (task) until userspace has probed its files.
- * Not one under a debugger, nor a shell's foreground job: they would see the
- * stop (the process then runs on unstopped, and may call probed functions in
- * files not probed yet). */
+ * Not one under a debugger, nor a shell's job: they would see the stop (the
+ * process then runs on unstopped, and may call probed functions in files
+ * not probed yet). */
 static __always_inline void sbt_pause(struct task_struct *task, __u32 pid)
 {
 	__u8 one = 1;
 
-	if (stopped || BPF_CORE_READ(task, ptrace) || foreground_job(task))
+	if (stopped || BPF_CORE_READ(task, ptrace) || shell_job(task))
 		return;
 	if (bpf_map_update_elem(&paused, &pid, &one, BPF_ANY))
 		return; /* no room to say so: userspace would never resume it */

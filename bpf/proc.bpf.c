@@ -4,8 +4,8 @@
  * without tracefs, which is not always mounted). Thread starts give phase 0 of
  * late threads its true beginning; the exit of a process's last thread ends a
  * session. In system-wide and launch mode, exec and loader records say where
- * to look for new files to probe; in launch mode, forks grow the command's
- * process tree (doc/design.md §4, Following a command).
+ * to look for new files to probe; in launch mode and with -p --follow, forks
+ * grow the followed process tree (doc/design.md §4, Following a command).
  */
 #include "common.bpf.h"
 
@@ -27,13 +27,31 @@ static __always_inline int emit_with_comm(__u16 type, __u16 flag, __u32 pid, __u
 }
 
 /* A child process of the tree: in the tree before it runs. Its main thread's
- * start record tells userspace when it was born. */
+ * start record tells userspace when it was born, and from what parent (a
+ * child gone before userspace reads it ran its parent's program). */
 static __always_inline int follow_fork(__u32 ppid, __u32 cpid, struct task_struct *child)
 {
-	if (!follow || !sbt_in_tree(ppid))
+	struct sbt_event rec = {.pid = cpid, .type = SBT_EV_THREAD_START, .cost = ppid};
+	__u64 comm[2] = {};
+
+	if (!sbt_in_tree(ppid))
 		return 0;
 	sbt_tree_set(cpid, 1);
-	return emit_with_comm(SBT_EV_THREAD_START, 0, cpid, BPF_CORE_READ(child, pid), child);
+	BPF_CORE_READ_INTO(&comm, child, comm);
+	rec.obj = comm[0];
+	rec.site = comm[1];
+	rec.tid = BPF_CORE_READ(child, pid);
+	return sbt_emit_recs(&rec, 1, 0);
+}
+
+/* -p without --follow: a target started a process that is not traced.
+ * Userspace says so (once), rather than leave the user to wonder where the
+ * child's barriers went. */
+static __always_inline int unfollowed_fork(__u32 ppid, __u32 cpid, struct task_struct *child)
+{
+	if (proc_all || !sbt_is_target(ppid))
+		return 0;
+	return emit_with_comm(SBT_EV_FORK, 0, ppid, cpid, child);
 }
 
 /* sched_process_fork(struct task_struct *parent, struct task_struct *child) */
@@ -45,9 +63,9 @@ int thread_start(struct bpf_raw_tracepoint_args *ctx)
 	__u32 ppid = BPF_CORE_READ(parent, tgid);
 	__u32 cpid = BPF_CORE_READ(child, tgid);
 
-	/* A new process is traced only as part of a launched command's tree. */
+	/* A new process is traced only as part of a followed tree. */
 	if (ppid != cpid)
-		return follow_fork(ppid, cpid, child);
+		return follow ? follow_fork(ppid, cpid, child) : unfollowed_fork(ppid, cpid, child);
 	if (!(proc_all || sbt_is_target(cpid)))
 		return 0;
 	return emit_with_comm(SBT_EV_THREAD_START, 0, cpid, BPF_CORE_READ(child, pid), child);
@@ -73,9 +91,10 @@ int thread_exit(struct bpf_raw_tracepoint_args *ctx)
 /* sched_process_exec(struct task_struct *p, pid_t old_pid, struct
  * linux_binprm *bprm): a new program may map files not probed yet (a static
  * binary, a --probe binary in a container), and its addresses are named from
- * its own files. Every process system-wide, the targets with -p. In launch
- * mode, a program of the tree waits until its executable and its loader are
- * probed (then the libraries, at the loader's report below). */
+ * its own files. Every process system-wide, the targets with -p. Following a
+ * tree (launch mode, -p --follow), a program of the tree waits until its
+ * executable and its loader are probed (then the libraries, at the loader's
+ * report below). */
 SEC("raw_tracepoint/sched_process_exec")
 int proc_exec(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -94,8 +113,8 @@ int proc_exec(struct bpf_raw_tracepoint_args *ctx)
 
 /* Entry of the dynamic loader's _dl_debug_state(), which it calls after
  * mapping the program's libraries and after every dlopen/dlclose (the
- * debugger interface): time to look for new files to probe. In launch mode,
- * a process of the tree waits for that (doc/design.md §4). */
+ * debugger interface): time to look for new files to probe. Following a
+ * tree, a process of the tree waits for that (doc/design.md §4). */
 SEC("uprobe")
 int maps_changed(struct pt_regs *ctx)
 {

@@ -30,6 +30,7 @@ static void parse_status(FILE *f, struct proc_status *st)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "State: %c", &st->state) == 1 ||
 		    sscanf(line, "Tgid: %d", &st->tgid) == 1 ||
+		    sscanf(line, "PPid: %d", &st->ppid) == 1 ||
 		    sscanf(line, "CapEff: %llx", &st->caps) == 1 ||
 		    sscanf(line, "Kthread: %d", &st->kthread) == 1)
 			continue;

@@ -16,6 +16,7 @@
 struct proc_status {
 	char state;		 /* 'R', 'S', 'Z', ... */
 	pid_t tgid;		 /* its process (thread group) */
+	pid_t ppid;		 /* its parent process; 0 when it has none (or it exited) */
 	uid_t uid;		 /* real uid */
 	unsigned long long caps; /* effective capabilities (CapEff) */
 	int kthread;		 /* a kernel thread (Kthread: 1) */

@@ -18,8 +18,10 @@
 #define SBT_EV_ENTER                                                                               \
 	1 /* function entry; obj = first argument, site = second argument, unless the probe        \
 	   * selects others (SBT_COOKIE_ARGS) */
-#define SBT_EV_EXIT	    2 /* function return; obj = return value, site = call site */
-#define SBT_EV_THREAD_START 3 /* a thread of a traced process was created; obj, site = comm */
+#define SBT_EV_EXIT 2 /* function return; obj = return value, site = call site */
+#define SBT_EV_THREAD_START                                                                        \
+	3 /* a thread of a traced process was created; obj, site = comm. A process of a followed   \
+	   * tree forked (tid == pid): cost = its parent's pid, without SBT_RF_COST */
 #define SBT_EV_THREAD_EXIT                                                                         \
 	4		     /* a thread exited; obj, site = comm; probe = 1: last of its process  \
 			      */
@@ -28,7 +30,7 @@
 #define SBT_EV_COUNTERS                                                                            \
 	7 /* counters at the thread's preceding barrier ENTER or EXIT:                             \
 	   * obj = counter k, site = counter k + 1, probe = k | SBT_CTR_* */
-/* System-wide (-a) and launch mode only, never in trace files: */
+/* About processes rather than jobs, never in trace files: */
 #define SBT_EV_EXEC 8 /* a process replaced its image (exec); obj, site = new comm */
 #define SBT_EV_MAPS 9 /* the dynamic loader changed a process's mappings (dlopen, start) */
 /* Written by userspace, not the BPF side (in trace files): a probe attached
@@ -42,8 +44,12 @@
  * side with the next record that finds room on that CPU; older traces
  * carried only the count, in that record's `lost`. */
 #define SBT_EV_LOST 11
+/* -p without --follow, never in trace files: traced process pid started
+ * another (tid = the new process's pid), which is not traced; obj, site =
+ * the new process's comm. */
+#define SBT_EV_FORK 12
 
-/* Launch mode: the command's process tree is a bitmap of pids, which stay
+/* Launch mode and -p --follow: the process tree is a bitmap of pids, which stay
  * below the kernel's PID_MAX_LIMIT (2^22 on 64-bit). */
 #define SBT_TREE_PIDS (1u << 22)
 

@@ -163,6 +163,22 @@ assert any("/libc.so" in o for o in objs), objs'
 	$CHECK imbalance "$T/su.json" "$T/wl.out" "$T/su.sbt" 4
 }
 
+# The check runs at every stop of the process (each library the loader
+# maps): the notice and the fallback come once per process.
+@test "shim: a program without the shim that loads libraries later is told once" {
+	run "$SBT" --shim -- env -i /usr/bin/python3 -c '
+import ctypes, json, zlib
+libc = ctypes.CDLL(None)
+b = ctypes.create_string_buffer(128)
+libc.pthread_barrier_init(b, None, 1)
+for _ in range(3):
+    libc.pthread_barrier_wait(b)
+'
+	[ "$status" -eq 0 ]
+	[ "$(grep -cE 'pid [0-9]+ did not load the probe shim .*: traced with plain uprobes' <<<"$output")" -eq 1 ]
+	grep -qE '^Loop barrier .*"pthread_barrier_wait 0x[0-9a-f]+" \(pid [0-9]+\): 3 episodes' <<<"$output"
+}
+
 @test "shim: --shim or --no-shim without a command is a usage error" {
 	run "$SBT" --no-shim -p 1
 	[ "$status" -eq 2 ]

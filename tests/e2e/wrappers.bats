@@ -149,21 +149,31 @@ os.waitpid(pid, 0)
 	$CHECK imbalance "$T/s.json" "$T/wl.out" "$T/s.sbt" 4
 }
 
-# A process of the tree waits (stopped) where it maps files, except a shell's
-# foreground job: its shell would report it "Stopped" and take the terminal.
-@test "an interactive shell as the command: its foreground job is traced, never stopped" {
+# A process of the tree waits (stopped) where it maps files, except a job of
+# an interactive shell: its shell would report it "Stopped" (set -b: at
+# once), and take the terminal from a foreground one.
+@test "an interactive shell as the command: its jobs are traced, never stopped" {
 	command -v tmux >/dev/null || skip "tmux not installed"
 	TMUX_SESSION=sbt-wrap-$$
 	# JSON: no status line on the terminal
 	tmux new-session -d -s "$TMUX_SESSION" -x 200 -y 40 \
 		"$SBT --format json --report $T/r.json -- bash --norc --noprofile -i; echo SBT-EXIT \$?; sleep 30"
 	poll_pane '^sbt-bpf: tracing pid'
+	tmux send-keys -t "$TMUX_SESSION" "set -b" Enter
 	tmux send-keys -t "$TMUX_SESSION" \
-		"$EX/barrier_imbalance -t 2 -n 3 -d 20 -m sleep >$T/wl.out; echo DONE \$?" Enter
+		"$EX/barrier_imbalance -t 2 -n 2 -d 20 -m sleep >$T/bg.out & echo BG \$!" Enter
+	poll_pane '^BG [0-9]+$'
+	tmux send-keys -t "$TMUX_SESSION" \
+		"$EX/barrier_imbalance -t 2 -n 3 -d 20 -m sleep >$T/wl.out; wait; echo DONE \$?" Enter
 	poll_pane '^DONE 0$'
 	tmux send-keys -t "$TMUX_SESSION" "exit" Enter
 	poll_pane '^SBT-EXIT 0$'
 	cat "$T/pane"
 	refute_grep -q "Stopped" "$T/pane"
-	$CHECK phases "$T/r.json" 3
+	# a report each: the background job's 2 phases, the foreground one's 3
+	python3 - "$T/r.json" <<'PY'
+import json, sys
+got = sorted(len(j["report"]["phases"]) for j in json.load(open(sys.argv[1]))["jobs"])
+assert got == [2, 3], got
+PY
 }

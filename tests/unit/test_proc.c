@@ -251,19 +251,21 @@ TEST(maps_lines_parsed_strictly)
 
 TEST(status_text_parsed_whatever_it_holds)
 {
-	static const char ok[] = "Name:\tx y\nState:\tZ (zombie)\nTgid:\t42\nUid:\t1000\t1000\n"
-				 "CapEff:\t000001ffffffffff\nKthread:\t0\n";
+	static const char ok[] = "Name:\tx y\nState:\tZ (zombie)\nTgid:\t42\nPPid:\t7\n"
+				 "Uid:\t1000\t1000\nCapEff:\t000001ffffffffff\nKthread:\t0\n";
 	static const char junk[] = "State:\nTgid:\tnope\n\n\n\x01\x02Uid:";
 	struct proc_status st;
 
 	CHECK_EQ(proc__parse_status(ok, sizeof(ok) - 1, &st), 0);
 	CHECK(st.state == 'Z');
 	CHECK_EQ(st.tgid, 42);
+	CHECK_EQ(st.ppid, 7);
 	CHECK_EQ(st.uid, 1000);
 	CHECK_EQ(st.caps, 0x1ffffffffffULL);
 	CHECK_EQ(st.kthread, 0);
 	CHECK_EQ(proc__parse_status(junk, sizeof(junk) - 1, &st), 0);
 	CHECK_EQ(st.tgid, -1);
+	CHECK_EQ(st.ppid, 0);
 	CHECK_EQ(proc__parse_status("", 0, &st), 0);
 	CHECK_EQ(st.tgid, -1);
 }

@@ -32,7 +32,10 @@ struct session {
 	struct session_opts opts;
 	pid_t *targets; /* pids in the filter, added again on fallback */
 	int ntargets;
-	pid_t followed; /* launch mode: the command, in the tree again on fallback */
+	/* following a tree: the pids userspace put in it (the command; the -p
+	 * processes and their descendants), in the tree again on fallback */
+	pid_t *followed;
+	int nfollowed;
 	/* pids taken off the paused map and not continued yet (userspace's
 	 * own map, for the guard: user/trace/guard.h); -1 until needed */
 	int resuming_fd;
@@ -296,8 +299,8 @@ static int add_targets(struct session *s)
 {
 	int i, e;
 
-	if (s->followed)
-		tree_add(s, s->followed);
+	for (i = 0; i < s->nfollowed; i++)
+		tree_add(s, s->followed[i]);
 	for (i = 0; i < s->ntargets; i++)
 		if ((e = filter_add(s, s->targets[i])))
 			return e;
@@ -306,10 +309,43 @@ static int add_targets(struct session *s)
 
 int session__follow(struct session *s, pid_t pid)
 {
+	pid_t *p;
+
 	if ((unsigned int)pid >= SBT_TREE_PIDS)
 		return -ERANGE;
-	s->followed = pid;
+	p = realloc(s->followed, (s->nfollowed + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	s->followed = p;
+	s->followed[s->nfollowed++] = pid;
 	tree_add(s, pid);
+	return 0;
+}
+
+void session__unfollow(struct session *s, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < s->nfollowed; i++)
+		if (s->followed[i] == pid)
+			s->followed[i--] = s->followed[--s->nfollowed];
+	if ((unsigned int)pid < SBT_TREE_PIDS)
+		__atomic_fetch_and(&s->skel->bss->tree[pid / 64], ~(1ULL << (pid % 64)),
+				   __ATOMIC_SEQ_CST);
+}
+
+/* The bits are cleared by the BPF side at each process's exit; a bit may
+ * outlive its process only where userspace set it as the process exited. */
+int session__tree_alive(const struct session *s)
+{
+	const __u64 *tree = (const __u64 *)s->skel->bss->tree;
+	unsigned int w;
+	__u64 bits;
+
+	for (w = 0; w < SBT_TREE_PIDS / 64; w++)
+		for (bits = __atomic_load_n(&tree[w], __ATOMIC_RELAXED); bits; bits &= bits - 1)
+			if (!proc__gone((pid_t)(w * 64 + __builtin_ctzll(bits))))
+				return 1;
 	return 0;
 }
 
@@ -692,5 +728,6 @@ void session__close(struct session *s)
 	if (s->resuming_fd >= 0)
 		close(s->resuming_fd);
 	free(s->targets);
+	free(s->followed);
 	free(s);
 }

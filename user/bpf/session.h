@@ -18,7 +18,7 @@ struct session_opts {
 	int futex;			    /* trace futex() calls (raw syscall tracepoints) */
 	const struct counter_set *counters; /* read at barrier boundaries; may be NULL */
 	int system_wide;		    /* -a: thread/exec records of every process */
-	int follow; /* -- CMD: the command's process tree (session__follow) */
+	int follow; /* a process tree: -- CMD, -p --follow (session__follow) */
 };
 
 typedef int (*session_event_fn)(void *ctx, const struct sbt_event *e);
@@ -31,10 +31,14 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 /* The BPF filter of futex, thread and counter records (pids). */
 int session__add_target(struct session *s, pid_t pid);
 void session__remove_target(struct session *s, pid_t pid);
-/* Launch mode: pid and, from now on, the processes it starts are traced
- * (those of its tree that stop where they may map new files are listed by
- * session__take_paused()). */
+/* Following a tree: pid and, from now on, the processes it starts are
+ * traced (those of its tree that stop where they may map new files are
+ * listed by session__take_paused()). 0, or a negative errno. */
 int session__follow(struct session *s, pid_t pid);
+/* pid leaves the tree (a process found gone as it was added). */
+void session__unfollow(struct session *s, pid_t pid);
+/* Whether a process of the tree is still there (neither gone nor a zombie). */
+int session__tree_alive(const struct session *s);
 /* Processes of the tree stopped since the last call: into pids[0..max), taken
  * off the list; the caller probes their files, then continues them (SIGCONT)
  * and says so (session__resumed). Until then they are listed as resuming,

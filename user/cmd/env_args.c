@@ -42,6 +42,7 @@ static const char trace_doc[] =
 	"\n"
 	"Examples:\n"
 	"  sudo sbt-bpf -p 4242                   # attach to a running job\n"
+	"  sudo sbt-bpf -p 4242 --follow          # ... and the processes it starts\n"
 	"  sudo sbt-bpf -- ./lu -p8 -n2048        # launch and trace a command\n"
 	"  sudo sbt-bpf -- mpirun -np 4 ./lu      # through a wrapper: a report per\n"
 	"                                         # process that synchronizes\n"
@@ -57,7 +58,9 @@ static const char trace_doc[] =
 	"\n"
 	"-- CMD follows the command's children and the programs they exec (sh -c, env, "
 	"taskset, numactl, mpirun, scripts): one process synchronizing reads as that "
-	"process alone; several get a report each, under a heading.\n"
+	"process alone; several get a report each, under a heading. -p PID --follow does "
+	"the same for a running process (a job script, a shell): the processes it "
+	"started and starts from now on.\n"
 	"\nSubcommands: record, report, export, top, calibrate (sbt-bpf COMMAND --help)."
 	"\v" PROBE_KINDS;
 
@@ -66,6 +69,7 @@ static const char record_doc[] =
 	"\n"
 	"Examples:\n"
 	"  sudo sbt-bpf record -p 4242 -o lu.sbt\n"
+	"  sudo sbt-bpf record -p 4242 --follow -o job.sbt   # what the job starts too\n"
 	"  sudo sbt-bpf record -o lu.sbt -- ./lu -p8\n"
 	"  sudo sbt-bpf record -o lu.sbt -- sh -c './lu -p8'   # its children too\n"
 	"  sudo sbt-bpf record -a -d 30 -o all.sbt   # every job, a section per pid\n"
@@ -101,6 +105,11 @@ static const struct argp_option options[] = {
 	{"pid", 'p', "PID[,PID...]", 0,
 	 "Trace the running process PID (all its threads); several PIDs (a list, or -p "
 	 "repeated) give a report each",
+	 0},
+	{"follow", 'f', NULL, 0,
+	 "With -p: also trace the processes they have started and start from now on (a job "
+	 "script's or a shell's programs), each that synchronizes with a report; the probes "
+	 "then go in once per file, for every process mapping it, as with -- CMD",
 	 0},
 	{"all", 'a', NULL, 0,
 	 "Trace every process on the machine that synchronizes at a barrier, including those "
@@ -385,6 +394,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case 'a':
 		env->all = 1;
 		return 0;
+	case 'f':
+		env->follow = 1;
+		return 0;
 	case OPT_FILTER: {
 		char err[256];
 
@@ -455,6 +467,12 @@ static int check_env(struct env *env, struct argp_state *st)
 		argp_error(st, "top watches running processes: -a or -p PID");
 	if ((!!env->npids + !!env->cmd + env->all) != 1)
 		argp_error(st, "give one of -p PID, -a or -- COMMAND");
+	if (env->follow && !env->npids)
+		argp_error(st, "--follow is about -p PID: %s",
+			   env->all
+				   ? "-a traces every process already"
+				   : "-- COMMAND follows the processes the command starts already");
+	env->tree = env->cmd || env->follow;
 	if (has_filter(env) && !env->all)
 		argp_error(st, "--filter selects among every process: use it with -a");
 	if (env->shim_given && !env->cmd)
@@ -506,8 +524,9 @@ int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd)
 		.children = cmd == ENV_TOP ? NULL : children,
 		.options = cmd == ENV_TOP ? top_options() : options,
 		.parser = parse_opt,
-		.args_doc = cmd == ENV_TOP ? "[-a | -p PID[,PID...]]"
-					   : "[-p PID[,PID...] | -a | -- COMMAND [ARG...]]",
+		.args_doc = cmd == ENV_TOP
+				    ? "[-a | -p PID[,PID...]]"
+				    : "[-p PID[,PID...] [--follow] | -a | -- COMMAND [ARG...]]",
 		.doc = cmd == ENV_TOP	   ? top_doc
 		       : cmd == ENV_RECORD ? record_doc
 					   : trace_doc,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
+#include "lib/log.h"
 #include "lib/proc.h"
+#include "lib/utf8.h"
 #include "user/resolve/symbolize.h"
 #include "user/trace/context.h"
 
@@ -70,6 +72,21 @@ void trace_ctx__job_exec(struct job *job)
 {
 	symbolizer__free(job->user);
 	job->user = symbolizer__new(job->pid);
+}
+
+void trace_ctx__unfollowed(struct trace_ctx *c, const struct sbt_event *e)
+{
+	char comm[SBT_COMM_LEN];
+
+	/* not across top's full-screen table */
+	if (c->told_unfollowed || c->env->top)
+		return;
+	c->told_unfollowed = 1;
+	sbt_event_comm(e, comm);
+	utf8_printable(comm);
+	log_warn("pid %u (%s) started process %u, which is not traced (-p traces only the "
+		 "processes named; -p %u --follow traces the processes they start too; said once)",
+		 e->pid, comm, e->tid, e->pid);
 }
 
 /* Probe kinds whose first argument is a synchronization object. */

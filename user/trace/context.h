@@ -28,6 +28,7 @@ struct trace_ctx {
 	__u64 start_ns;		  /* phase 0 of the threads there at the start begins here */
 	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	char command[1024];	  /* what is traced, for headings and the trace file */
+	int told_unfollowed;	  /* trace_ctx__unfollowed() said it */
 };
 
 /* A thread seen created before its process became a job (-a). */
@@ -49,6 +50,9 @@ struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns,
  * the new program's files from now on (a symbolizer of the process as it is
  * now; the old one would name them from the old program's, or not at all). */
 void trace_ctx__job_exec(struct job *job);
+/* A target started a process that is not traced (an SBT_EV_FORK record: -p
+ * without --follow): said once, with what would trace it (not under top). */
+void trace_ctx__unfollowed(struct trace_ctx *c, const struct sbt_event *e);
 /* Name what record e of job refers to (thread, call site, object) while
  * the process can still be read. */
 void trace_ctx__name_record(struct trace_ctx *c, struct job *job, const struct sbt_event *e);

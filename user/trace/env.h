@@ -33,6 +33,8 @@ struct env {
 	pid_t pid;		  /* -p, the first one */
 	pid_t pids[ENV_MAX_PIDS]; /* -p PID[,PID...], repeatable */
 	int npids;
+	int follow;			 /* -f: -p and the processes they start */
+	int tree;			 /* a process tree followed in BPF: -- CMD, -p -f */
 	int all;			 /* -a: every process on the machine */
 	struct env_filter filter;	 /* --filter */
 	int interval_ms;		 /* top: refresh period */

@@ -46,9 +46,11 @@ static void tell(struct late_bodies *lb, const struct sbt_event *e, const char *
 {
 	if (hmap_get(&lb->seen, e->pid, 0) || hmap_put(&lb->seen, e->pid, 0, PRESENT))
 		return;
-	log_warn("pid %u: %s names no region body (stripped?): each is probed when its region "
-		 "first runs; instances before are regions, not barrier episodes",
-		 e->pid, path);
+	log_warn(
+		"pid %u: %s: a region body not probed before it ran (the program is stripped, or "
+		"it was mapped before sbt-bpf could probe it): each body is probed when its region "
+		"first runs; instances before are regions, not barrier episodes",
+		e->pid, path);
 }
 
 /* A body probe of t for process pid, added now unless there. id, 0 (not

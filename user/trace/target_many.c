@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Several processes: `-p PID,PID...`, system-wide `-a`, and a launched
- * command with the processes it starts (`-- CMD`).
+ * Several processes: `-p PID,PID...`, system-wide `-a`, a launched command
+ * with the processes it starts (`-- CMD`), and running processes with the
+ * processes they start (`-p PID --follow`).
  *
  * -p: every file a process maps is read once (discover), and its probes
  * are attached for each process that maps it, with that pid: other
@@ -24,6 +25,11 @@
  * probed. The command is a job from the start; another process of the tree
  * becomes one at its first call of a probed function; a process is one job
  * across its execs.
+ *
+ * -p --follow: as -- CMD, for a tree seeded with the running processes
+ * named and their descendants (doc/design.md §4, Following running
+ * processes). The processes named are jobs from the start; the session
+ * ends when no process of the tree is left.
  */
 #include <errno.h>
 #include <signal.h>
@@ -52,7 +58,9 @@ struct target_many {
 	struct hmap procs;   /* processes that are not jobs (yet): pid -> struct proc_note */
 	struct hmap pending; /* their threads: tid -> struct pending_thread */
 	int rescans;	     /* procs with a rescan due */
-	struct hmap no_shim; /* the shim in use: processes found without it (pid -> 1) */
+	struct hmap no_shim; /* the shim in use: processes found without it (a pid set) */
+	int tree;	     /* a process tree followed in BPF: -- CMD, -p --follow */
+	struct hmap seeded;  /* -p --follow: pids we put in the tree (a pid set) */
 	/* -- CMD */
 	pid_t cmd;    /* the command's pid; 0 with -p and -a */
 	int released; /* it runs */
@@ -102,16 +110,33 @@ static void forget_proc(struct target_many *m, __u32 pid)
 	free_note(hmap_del(&m->procs, pid, 0));
 }
 
-/* -- CMD: what names a process of the tree (its files, its command line),
- * read now that it is there and stands still (forked, exec'd, stopped): a
- * short-lived one is gone by the time its records are read. */
-static void note_names(struct target_many *m, pid_t pid)
+/* A set of pids: hmap keys, with an index as the value (a pointer value
+ * of 1 would be hmap's tombstone: not stored, never found). */
+static int pid_set_add(struct hmap *set, pid_t pid)
+{
+	return hmap_put_index(set, (__u32)pid, 0, 0);
+}
+
+static int pid_set_has(const struct hmap *set, pid_t pid)
+{
+	size_t ix;
+
+	return hmap_get_index(set, (__u32)pid, 0, &ix);
+}
+
+/* Following a tree: what names a process of the tree (its files, its
+ * command line), read now that it is there and stands still (forked,
+ * exec'd, stopped): a short-lived one is gone by the time its records are
+ * read. A child forked from parent (else 0) and gone already ran its
+ * parent's program: named from the parent's. */
+static void note_names(struct target_many *m, pid_t pid, pid_t parent)
 {
 	struct job *job = jobs__find(m->base.ctx->jobs, pid);
+	pid_t from = parent > 0 && proc__gone(pid) ? parent : pid;
 	struct symbolizer *sym;
 	struct proc_note *n;
 
-	if (!m->cmd || !(sym = symbolizer__new(pid)))
+	if (!m->tree || !(sym = symbolizer__new(from)))
 		return;
 	if (job) { /* a new program, a dlopen */
 		symbolizer__free(job->user);
@@ -125,7 +150,7 @@ static void note_names(struct target_many *m, pid_t pid)
 	}
 	symbolizer__free(n->sym);
 	n->sym = sym;
-	proc__cmdline(pid, n->cmdline, sizeof(n->cmdline));
+	proc__cmdline(from, n->cmdline, sizeof(n->cmdline));
 }
 
 /* ---- attaching ------------------------------------------------------------- */
@@ -156,14 +181,22 @@ static void attach_new_files(struct target_many *m)
 	}
 }
 
-static int scan_pid(struct target_many *m, pid_t pid)
+/* The files process pid maps, into idx[0..64) (those with probes). */
+static int scan_pid_files(struct target_many *m, pid_t pid, int idx[64])
 {
-	int idx[64], n = discover__pid(&m->disc, pid, idx, 64);
+	int n = discover__pid(&m->disc, pid, idx, 64);
 
 	if (n == -E2BIG)
 		log_warn("too many probes (limit %d): some files are not traced",
 			 SBT_MAX_PROBES - 1);
 	return n;
+}
+
+static int scan_pid(struct target_many *m, pid_t pid)
+{
+	int idx[64];
+
+	return scan_pid_files(m, pid, idx);
 }
 
 struct scan_all {
@@ -180,14 +213,13 @@ static int scan_one(void *ctx, pid_t pid)
 	return 0;
 }
 
-/* The runtimes installed on the machine and the --probe binaries: what
- * processes started later map, probed before they start. */
-static void discover_known(struct target_many *m)
+/* The --probe binaries, probed before a process maps them; a name that
+ * finds nothing is said now. */
+static void discover_user_probes(struct target_many *m)
 {
 	const struct env *env = m->base.ctx->env;
 	int i;
 
-	discover__installed(&m->disc);
 	for (i = 0; i < env->nprobes; i++) {
 		const char *bin = env->probes[i].binary;
 
@@ -208,7 +240,8 @@ static int attach_all(struct target_many *m)
 	struct scan_all a = {m, 0};
 	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
 
-	discover_known(m);
+	discover__installed(&m->disc); /* what processes started later map */
+	discover_user_probes(m);
 	proc__for_each_pid(scan_one, &a);
 	attach_new_files(m);
 	snprintf(m->base.ctx->command, sizeof(m->base.ctx->command), "-a (every process)");
@@ -232,7 +265,7 @@ static struct job *start_job(struct target_many *m, pid_t pid, __u64 start_ns, i
 	char cmd[1024];
 
 	proc__cmdline(pid, cmd, sizeof(cmd));
-	if (!c->env->cmd && session__add_target(c->session, pid))
+	if (!c->env->tree && session__add_target(c->session, pid))
 		log_warn("pid %d: cannot add it to the BPF filter: futex records missed", (int)pid);
 	return trace_ctx__start_job(c, pid, start_ns, born, cmd[0] ? cmd : fallback, &m->pending);
 }
@@ -396,8 +429,8 @@ static void check_shim_loaded(struct target_many *m, pid_t pid, int probed)
 	}
 	/* a dynamic program held before its loader mapped its libraries is
 	 * looked at again when the loader reports them */
-	if (shim || (loader && !libc) || hmap_get(&m->no_shim, pid, 0) ||
-	    hmap_put_index(&m->no_shim, pid, 0, 0))
+	if (shim || (loader && !libc) || pid_set_has(&m->no_shim, pid) ||
+	    pid_set_add(&m->no_shim, pid))
 		goto out;
 	if (!libc && probed > 0)
 		log_warn("pid %d is a static program: the probe shim cannot stand in for its "
@@ -448,6 +481,17 @@ static int launch(struct target_many *m)
 	return 0;
 }
 
+/* Before any process of the tree can be stopped for us: a guard that
+ * continues them if sbt-bpf is killed. */
+static void start_guard(struct target_many *m)
+{
+	int lists[2];
+
+	if (session__stopped_lists(m->base.ctx->session, lists) || guard__start(lists, 2) < 0)
+		log_warn("cannot start the guard of stopped processes: if sbt-bpf is killed, "
+			 "a process of the tree may stay stopped");
+}
+
 /* Probes in every file the command maps, for every process; the BPF side
  * keeps the command's tree. Files the tree maps later are probed while the
  * process mapping them waits (resume_paused()). The command is a job from
@@ -458,11 +502,7 @@ static int attach_tree(struct target_many *m)
 	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
 	int n;
 
-	int lists[2];
-
-	if (session__stopped_lists(c->session, lists) || guard__start(lists, 2) < 0)
-		log_warn("cannot start the guard of stopped processes: if sbt-bpf is killed, "
-			 "a process of the tree may stay stopped");
+	start_guard(m);
 	n = scan_pid(m, m->cmd);
 	if (n < 0 && n != -E2BIG) {
 		log_err("cannot read the mappings of '%s': %s", c->command, strerror(-n));
@@ -498,7 +538,7 @@ static void resume_paused(struct target_many *m, int probe)
 		n = session__take_paused(session, pids, 256);
 		for (i = 0; probe && i < n; i++) {
 			found = scan_pid(m, pids[i]);
-			note_names(m, pids[i]);
+			note_names(m, pids[i], 0);
 			check_shim_loaded(m, pids[i], found);
 		}
 		if (probe)
@@ -509,13 +549,212 @@ static void resume_paused(struct target_many *m, int probe)
 	} while (n == 256);
 }
 
+/* ---- -p --follow: running processes and the processes they start ------------- */
+
+/* pid joins the tree: from now on the BPF side adds the processes it forks.
+ * 0, or a negative errno. */
+static int seed_pid(struct target_many *m, pid_t pid)
+{
+	int e = session__follow(m->base.ctx->session, pid);
+
+	if (!e && pid_set_add(&m->seeded, pid))
+		e = -ENOMEM;
+	return e;
+}
+
+struct seed_pass {
+	struct target_many *m;
+	int added;
+};
+
+static int seed_if_child(void *ctx, pid_t pid)
+{
+	struct seed_pass *p = ctx;
+	struct proc_status st;
+
+	if (pid == getpid() || pid_set_has(&p->m->seeded, pid) || proc__status(pid, &st) ||
+	    st.ppid <= 0 || !pid_set_has(&p->m->seeded, st.ppid))
+		return 0;
+	p->added += seed_pid(p->m, pid) == 0;
+	return 0;
+}
+
+/* The processes the seeds started before the attach, theirs, and so on: passes
+ * over every process until one adds none. Nothing escapes: a child forked
+ * after its parent joined is the BPF side's; one forked before is there at
+ * the next pass (or gone). */
+static void seed_descendants(struct target_many *m)
+{
+	struct seed_pass p = {m, 0};
+
+	do {
+		p.added = 0;
+		proc__for_each_pid(seed_if_child, &p);
+	} while (p.added);
+}
+
+/* A process that exited as it joined may have had its bit cleared (its exit)
+ * before we set it: the bit would outlive it, and keep the session waiting
+ * for it. */
+static void drop_gone_seeds(struct target_many *m)
+{
+	const struct hmap_slot *sl;
+	size_t pos = 0;
+
+	while ((sl = hmap_next(&m->seeded, &pos)))
+		if (proc__gone((pid_t)sl->k1)) {
+			session__unfollow(m->base.ctx->session, (pid_t)sl->k1);
+			hmap_del(&m->seeded, sl->k1, 0);
+		}
+}
+
+/* The processes named (pids[0..n)), then their descendants, join the tree;
+ * the files of all are found. Returns how many descendants joined, or -1. */
+static int seed_tree(struct target_many *m, const pid_t *pids, int n)
+{
+	const struct hmap_slot *sl;
+	size_t pos = 0;
+	int i, roots = 0;
+
+	for (i = 0; i < n; i++)
+		if (seed_pid(m, pids[i])) {
+			log_err("pid %d: cannot follow it", (int)pids[i]);
+			return -1;
+		}
+	seed_descendants(m);
+	drop_gone_seeds(m);
+	while ((sl = hmap_next(&m->seeded, &pos)))
+		scan_pid(m, (pid_t)sl->k1);
+	for (i = 0; i < n; i++)
+		roots += pid_set_has(&m->seeded, pids[i]);
+	return (int)m->seeded.len - roots;
+}
+
+/* The -p processes that can be followed into pids[], their files found.
+ * Returns how many, or -1 after an error. */
+static int follow_roots(struct target_many *m, pid_t *pids)
+{
+	const struct env *env = m->base.ctx->env;
+	int i, j, n = 0, e;
+
+	for (i = 0; i < env->npids; i++) {
+		pid_t pid = proc__tgid(env->pids[i]);
+		const char *why;
+
+		pid = pid > 0 ? pid : env->pids[i]; /* a thread id names its process */
+		for (j = 0; j < n && pids[j] != pid; j++)
+			;
+		if (j < n)
+			continue;
+		why = proc__untraceable(pid);
+		if (why && kill(pid, 0) && errno == ESRCH) {
+			log_err("no such process: %d", (int)pid);
+			return -1;
+		}
+		if (why) {
+			log_warn("process %d %s: skipped", (int)pid, why);
+			continue;
+		}
+		e = scan_pid(m, pid);
+		if (e < 0 && e != -E2BIG && kill(pid, 0) == 0)
+			log_warn("pid %d: cannot read its mappings (%s): only the processes it "
+				 "starts are probed",
+				 (int)pid, strerror(-e));
+		pids[n++] = pid;
+	}
+	if (!n)
+		log_err("none of the processes can be traced");
+	return n ? n : -1;
+}
+
+/* What --follow costs other processes, where it matters: a lock call of any
+ * process mapping the same library takes a probe hit. */
+static void warn_follow_cost(const struct env *env)
+{
+	if (env->classes & (SBT_TRACE_LOCK | SBT_TRACE_TASK))
+		log_warn("--follow: the probes are in every process that maps the traced "
+			 "libraries: while sbt-bpf runs, each %s call of any process on this "
+			 "machine pays a probe hit (microseconds) and is not recorded",
+			 env->classes & SBT_TRACE_LOCK ? "lock" : "OpenMP task");
+}
+
+static void say_following(struct target_many *m, const pid_t *pids, int n, int before, __u64 t0)
+{
+	struct trace_ctx *c = m->base.ctx;
+	char running[48] = "";
+
+	if (before)
+		snprintf(running, sizeof(running), " (%d running already)", before);
+	if (n == 1)
+		fprintf(stderr, "sbt-bpf: tracing pid %d (%s) and the processes it starts%s",
+			(int)pids[0], c->command, running);
+	else
+		fprintf(stderr, "sbt-bpf: tracing %d processes (%s) and the processes they start%s",
+			n, c->command, running);
+	fprintf(stderr, ": %d probe%s in %d file%s, attached in %.1f ms; Ctrl-C to stop\n",
+		m->disc.table.n - 1, words__plural(m->disc.table.n - 1), m->disc.nfiles,
+		words__plural(m->disc.nfiles), (clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+}
+
+/* What the report and the trace file call the session: the process's
+ * command line, or the list. */
+static void name_roots(struct trace_ctx *c, const pid_t *pids, int n)
+{
+	size_t len = 0;
+	int i;
+
+	if (n == 1) {
+		proc__cmdline(pids[0], c->command, sizeof(c->command));
+		if (c->command[0])
+			return;
+	}
+	for (i = 0; i < n && len < sizeof(c->command); i++)
+		len += snprintf(c->command + len, sizeof(c->command) - len, "%s%d",
+				len ? "," : "-p ", (int)pids[i]);
+}
+
+/* -p --follow: the tree of launch mode, seeded with the running processes
+ * named and their descendants. Their files are probed for every process,
+ * the seeds' first (a kernel refusing multi-uprobe links starts the session
+ * again at the first attach, before anything is in the tree). Files the
+ * tree maps later are probed while the process mapping them waits
+ * (resume_paused()). The processes named are jobs from the start. */
+static int attach_follow(struct target_many *m)
+{
+	struct trace_ctx *c = m->base.ctx;
+	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
+	pid_t pids[ENV_MAX_PIDS];
+	int n = follow_roots(m, pids), i, before;
+
+	if (n < 0)
+		return EXIT_RUNTIME;
+	start_guard(m);
+	/* a job of an interactive shell is not stopped at its exec: the
+	 * runtimes installed are probed before it maps them */
+	discover__installed(&m->disc);
+	discover_user_probes(m);
+	attach_new_files(m);
+	before = seed_tree(m, pids, n);
+	if (before < 0)
+		return EXIT_RUNTIME;
+	attach_new_files(m);
+	name_roots(c, pids, n);
+	for (i = 0; i < n; i++)
+		if (pid_set_has(&m->seeded, pids[i]) && !start_job(m, pids[i], c->start_ns, 0, "?"))
+			return EXIT_RUNTIME;
+	say_following(m, pids, n, before, t0);
+	warn_follow_cost(c->env);
+	return 0;
+}
+
 static int many_prepare(struct target *tg)
 {
 	struct target_many *m = many_of(tg);
 	const struct env *env = tg->ctx->env;
 
 	raise_fd_limit();
-	if (discover__init(&m->disc, env->classes, env->probes, env->nprobes, env->all || env->cmd))
+	if (discover__init(&m->disc, env->classes, env->probes, env->nprobes,
+			   env->all || env->tree))
 		return EXIT_RUNTIME;
 	return env->cmd ? launch(m) : 0;
 }
@@ -525,25 +764,27 @@ static int many_attach(struct target *tg)
 	const struct env *env = tg->ctx->env;
 
 	tg->table = &many_of(tg)->disc.table;
-	tg->every_process = env->cmd || env->all;
+	tg->every_process = env->tree || env->all;
 	if (env->cmd)
 		return attach_tree(many_of(tg));
 	/* running processes produce records while the probes go in */
 	tg->ctx->start_ns = clock_ns(CLOCK_MONOTONIC);
+	if (env->follow)
+		return attach_follow(many_of(tg));
 	return env->all ? attach_all(many_of(tg)) : attach_pids(many_of(tg));
 }
 
 /* ---- records ------------------------------------------------------------------- */
 
-/* -a: a process's first barrier or parallel region; -- CMD: a process of
- * the tree calling any probed function. */
+/* -a: a process's first barrier or parallel region; following a tree: a
+ * process of the tree calling any probed function. */
 static int starts_job(const struct target_many *m, const struct sbt_event *e)
 {
 	int kind;
 
 	if (e->type != SBT_EV_ENTER || e->probe >= SBT_MAX_PROBES)
 		return 0;
-	if (m->cmd)
+	if (m->tree)
 		return 1;
 	kind = m->base.ctx->costs.infos[e->probe].kind;
 	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER || kind == SBT_PK_REGION;
@@ -577,7 +818,28 @@ static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 		job->user = n->sym;
 		n->sym = NULL;
 	}
-	forget_proc(m, e->pid);
+	/* a rescan due (it exec'd or loaded libraries since the last one)
+	 * stays due: the note goes after it (many_rescan()) */
+	if (!n->rescan)
+		forget_proc(m, e->pid);
+}
+
+/* A process of the tree was forked (record e, its parent's pid in cost):
+ * when it was born, and its names. One gone already ran its parent's
+ * program: named as its parent, if only by the parent's job (the two may be
+ * gone by the time their records are read). */
+static void note_fork(struct target_many *m, const struct sbt_event *e)
+{
+	const struct job *parent = jobs__find(m->base.ctx->jobs, e->cost);
+	struct proc_note *n = note_of(m, e->pid);
+
+	note_names(m, e->pid, (pid_t)e->cost);
+	if (!n)
+		return;
+	n->start_ns = e->ts;
+	sbt_event_comm(e, n->comm); /* its parent's, until it execs */
+	if (!n->cmdline[0] && parent)
+		snprintf(n->cmdline, sizeof(n->cmdline), "%s", parent->command);
 }
 
 static void thread_record(struct target_many *m, const struct sbt_event *e)
@@ -590,13 +852,8 @@ static void thread_record(struct target_many *m, const struct sbt_event *e)
 			forget_proc(m, e->pid);
 		return;
 	}
-	if (e->tid == e->pid) { /* launch mode: a process of the tree forked */
-		struct proc_note *n = note_of(m, e->pid);
-
-		if (n)
-			n->start_ns = e->ts;
-		note_names(m, e->pid);
-	}
+	if (e->tid == e->pid) /* following a tree: a process of the tree forked */
+		note_fork(m, e);
 	pt = calloc(1, sizeof(*pt));
 	if (!pt)
 		return;
@@ -627,18 +884,18 @@ static void exec_record(struct target_many *m, struct job *job, const struct sbt
 	/* -p: the same job, named from the program it runs now (its probes
 	 * were attached for that pid alone; files only the new program maps
 	 * are not probed). */
-	if (!m->base.ctx->env->all && !m->cmd) {
+	if (!m->base.ctx->env->all && !m->tree) {
 		if (job)
 			trace_ctx__job_exec(job);
 		return;
 	}
-	/* -a: a new program, a new job. -- CMD: a process is one job,
-	 * whatever it runs (env, taskset, numactl exec the command) */
-	if (job && !m->cmd) {
+	/* -a: a new program, a new job. Following a tree: a process is one
+	 * job, whatever it runs (env, taskset, numactl exec the command) */
+	if (job && !m->tree) {
 		job->end_ns = e->ts;
 		many_job_exited(&m->base, job);
 	}
-	note_names(m, e->pid);
+	note_names(m, e->pid, 0);
 	n = note_of(m, e->pid);
 	if (n) {
 		n->start_ns = e->ts;
@@ -660,6 +917,9 @@ static int many_record(struct target *tg, const struct sbt_event *e)
 	case SBT_EV_MAPS:
 		want_rescan(m, e->pid);
 		return 1;
+	case SBT_EV_FORK:
+		trace_ctx__unfollowed(tg->ctx, e);
+		return 1;
 	case SBT_EV_THREAD_START:
 	case SBT_EV_THREAD_EXIT:
 		if (job)
@@ -667,9 +927,37 @@ static int many_record(struct target *tg, const struct sbt_event *e)
 		thread_record(m, e);
 		return 1;
 	}
-	if (!job && (tg->ctx->env->all || m->cmd) && starts_job(m, e))
+	if (!job && (tg->ctx->env->all || m->tree) && starts_job(m, e))
 		maybe_start_job(m, e);
 	return 0;
+}
+
+/* Following a tree, a process is held while its new files are probed
+ * (resume_paused()), except one that cannot be (a job of an interactive
+ * shell, one under a debugger): files with probes it maps (idx[0..n)) that
+ * are not probed yet are probed now, after it may have called them. Said. */
+static void say_unheld(struct target_many *m, pid_t pid, const int *idx, int n)
+{
+	char comm[32], files[1024] = "";
+	size_t len = 0;
+	int i, late = 0;
+
+	for (i = 0; m->tree && i < n; i++) {
+		if (m->disc.files[idx[i]].attached)
+			continue;
+		late++;
+		if (len < sizeof(files))
+			len += snprintf(files + len, sizeof(files) - len, "%s%s", len ? ", " : "",
+					m->disc.files[idx[i]].path);
+	}
+	if (!late)
+		return;
+	if (proc__comm(pid, 0, comm, sizeof(comm)))
+		snprintf(comm, sizeof(comm), "?");
+	log_warn("pid %d (%s) mapped %s before sbt-bpf could probe %s (a job of an interactive "
+		 "shell, or a process under a debugger, is not stopped for it): its calls there "
+		 "until now, if any, are not traced",
+		 (int)pid, comm, files, late > 1 ? "them" : "it");
 }
 
 static void many_rescan(struct target *tg)
@@ -677,17 +965,22 @@ static void many_rescan(struct target *tg)
 	struct target_many *m = many_of(tg);
 	const struct hmap_slot *s;
 	size_t pos = 0;
+	int idx[64], n;
 
-	if (m->cmd)
+	if (m->tree)
 		resume_paused(m, 1);
 	if (!m->rescans)
 		return;
 	while ((s = hmap_next(&m->procs, &pos))) {
-		struct proc_note *n = s->val;
+		struct proc_note *note = s->val;
 
-		if (n->rescan) {
-			n->rescan = 0;
-			scan_pid(m, (pid_t)s->k1);
+		if (note->rescan) {
+			note->rescan = 0;
+			n = scan_pid_files(m, (pid_t)s->k1, idx);
+			say_unheld(m, (pid_t)s->k1, idx, n);
+			/* a job keeps a note only while a rescan is due */
+			if (jobs__find(tg->ctx->jobs, (__u32)s->k1))
+				forget_proc(m, (__u32)s->k1);
 		}
 	}
 	m->rescans = 0;
@@ -735,7 +1028,8 @@ static void many_job_exited(struct target *tg, struct job *job)
 }
 
 /* -a never ends by itself; -p PID,PID ends when all have exited; -- CMD
- * when the command has (a process it started may go on). */
+ * when the command has (a process it started may go on); -p --follow when
+ * no process of the tree is left. */
 static int many_gone(struct target *tg)
 {
 	struct target_many *m = many_of(tg);
@@ -744,6 +1038,8 @@ static int many_gone(struct target *tg)
 		m->reaped = waitpid(m->cmd, &m->wstatus, WNOHANG) == m->cmd;
 	if (m->cmd)
 		return m->reaped;
+	if (m->tree)
+		return !session__tree_alive(tg->ctx->session);
 	return !tg->ctx->env->all && m->running == 0;
 }
 
@@ -770,7 +1066,7 @@ static int many_release(struct target *tg)
 	return 0;
 }
 
-/* -- CMD: a tree where nothing synchronized is said so, at the end (a
+/* A followed tree where nothing synchronized is said so, at the end (a
  * process may exec a program that synchronizes at any time). */
 static void many_finish(struct target *tg)
 {
@@ -778,16 +1074,17 @@ static void many_finish(struct target *tg)
 	const struct env *env = tg->ctx->env;
 	char known[2048];
 
-	if (!m->cmd || env->force || jobs__nsynced(tg->ctx->jobs))
+	if (!m->tree || env->force || jobs__nsynced(tg->ctx->jobs))
 		return;
 	probes__known(env->classes, known, sizeof(known));
 	log_warn(
-		"'%s' and the processes it started called none of the functions sbt-bpf "
+		"'%s' and the processes %s started called none of the functions sbt-bpf "
 		"traces.\n"
 		"  searched %d files for: %s\n"
 		"  declare the program's own barrier with --probe BINARY:SYMBOL:barrier (or :team, "
 		":lock, ...), or widen --trace; --force: no such warning",
-		tg->ctx->command, m->disc.table.files_searched, known);
+		tg->ctx->command, env->npids > 1 ? "they" : "it", m->disc.table.files_searched,
+		known);
 }
 
 static void many_free(struct target *tg)
@@ -799,12 +1096,13 @@ static void many_free(struct target *tg)
 	if (m->cmd && !m->released)
 		launch__abort(m->cmd);
 	/* the session is still open: nobody stays stopped for us */
-	if (m->cmd && tg->ctx->session)
+	if (m->tree && tg->ctx->session)
 		resume_paused(m, 0);
 	while ((sl = hmap_next(&m->procs, &pos)))
 		free_note(sl->val);
 	hmap_free(&m->procs);
 	hmap_free(&m->no_shim);
+	hmap_free(&m->seeded);
 	hmap_free_values(&m->pending);
 	discover__free(&m->disc);
 	free(m);
@@ -830,10 +1128,12 @@ struct target *target_many__new(struct trace_ctx *ctx)
 
 	if (!m)
 		return NULL;
-	/* a command's tree is several processes only if several synchronize */
-	m->base = (struct target){.ops = &many_ops, .ctx = ctx, .several = !ctx->env->cmd};
+	/* a followed tree is several processes only if several synchronize */
+	m->base = (struct target){.ops = &many_ops, .ctx = ctx, .several = !ctx->env->tree};
+	m->tree = ctx->env->tree;
 	hmap_init(&m->procs);
 	hmap_init(&m->no_shim);
+	hmap_init(&m->seeded);
 	hmap_init(&m->pending);
 	return &m->base;
 }

@@ -75,7 +75,8 @@ static int resolve_probes(struct target_one *o)
 		log_err("process %d (%s) calls none of the functions sbt-bpf traces.\n"
 			"  searched %d mapped objects for: %s\n"
 			"  declare the program's own barrier with --probe BINARY:SYMBOL:barrier "
-			"(or :team, :lock, ...), widen --trace, or use --force to trace anyway",
+			"(or :team, :lock, ...), widen --trace, or use --force to trace anyway\n"
+			"  a shell or a job script: --follow traces the processes it starts",
 			(int)o->base.pid, c->command, o->probes.files_searched, known);
 		return EXIT_RUNTIME;
 	}
@@ -124,11 +125,16 @@ static int one_release(struct target *tg)
 	return 0;
 }
 
-/* The process exec'd: the same job, named from the new program. */
+/* The process exec'd: the same job, named from the new program. It
+ * started a process: not traced, and said so. */
 static int one_record(struct target *tg, const struct sbt_event *e)
 {
 	struct job *job;
 
+	if (e->type == SBT_EV_FORK) {
+		trace_ctx__unfollowed(tg->ctx, e);
+		return 1;
+	}
 	if (e->type != SBT_EV_EXEC)
 		return 0;
 	job = jobs__find(tg->ctx->jobs, e->pid);

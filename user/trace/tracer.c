@@ -146,7 +146,7 @@ static int open_session(struct tracer *t)
 				  .futex = !!(env->classes & SBT_TRACE_FUTEX),
 				  .counters = t->ctx.counters.n ? &t->ctx.counters : NULL,
 				  .system_wide = env->all,
-				  .follow = !!env->cmd};
+				  .follow = env->tree};
 	char err[512] = "";
 
 	t->ctx.session = session__open(&so, err, sizeof(err));
@@ -230,9 +230,9 @@ static int open_jobs(struct tracer *t)
 		/* several processes: a report each, printed whole */
 		.separate = t->tg->several && !env->record && !env->top,
 		.show_idle = !env->all,
-		/* a command's tree: one process's report while one synchronizes
+		/* a followed tree: one process's report while one synchronizes
 		 * (which also chooses the jobs a trace file holds) */
-		.live_first = !!env->cmd,
+		.live_first = env->tree,
 	};
 	if (!c.ro.out)
 		return EXIT_RUNTIME;
@@ -274,8 +274,8 @@ static int set_up(struct tracer *t)
 	if (!rc && probe_costs__init(&t->ctx.costs, env, t->ctx.counters.n))
 		rc = EXIT_RUNTIME;
 	if (!rc) {
-		t->tg = env->all || env->npids > 1 || env->cmd ? target_many__new(&t->ctx)
-							       : target_one__new(&t->ctx);
+		t->tg = env->all || env->npids > 1 || env->tree ? target_many__new(&t->ctx)
+								: target_one__new(&t->ctx);
 		rc = t->tg ? t->tg->ops->prepare(t->tg) : EXIT_RUNTIME;
 	}
 	if (!rc)
@@ -631,7 +631,7 @@ __u64 tracer__events(const struct tracer *t, __u64 *phases)
 
 int tracer__several(const struct tracer *t)
 {
-	return t->tg->several || (t->env->cmd && jobs__nsynced(t->ctx.jobs) > 1);
+	return t->tg->several || (t->env->tree && jobs__nsynced(t->ctx.jobs) > 1);
 }
 
 size_t tracer__njobs(const struct tracer *t)
