@@ -264,16 +264,27 @@ static void post_entered(struct semgroups *g, struct sg_sem *s, const struct sbt
 	st->expect = team_expected(s, s->seq);
 }
 
+/* Whether the current group may still give a post to one more wait: one
+ * is left untaken, or its poster is still posting, so more may come. A
+ * waiter preempted between counting itself in and its wait can reach the
+ * wait in the middle of the burst, after the posts for the threads already
+ * waiting and before its own. */
+static int post_left(const struct sg_sem *s)
+{
+	return untaken(s) > 0 || s->bursting;
+}
+
 /* Whether a wait by tid entered now takes a post of the current group: a
- * post is left, and tid is its poster (which waits too), or a thread of
- * the previous group's team not in this one yet (it counted itself in
- * before the last thread but reached its wait after the posts). Posts left
- * over the first group may have gone to threads that waited since before
- * the session: a wait after them is for the next group. */
+ * post is left (or may come), and tid is its poster (which waits too), or
+ * a thread of the previous group's team not in this one yet (it counted
+ * itself in before the last thread but reached its wait after the first
+ * post). Posts left over the first group may have gone to threads that
+ * waited since before the session: a wait after them is for the next
+ * group. */
 static int joins_current(const struct sg_sem *s, const struct sg_member *m,
 			 const struct sg_thread *t)
 {
-	if (!s->seq || untaken(s) <= 0)
+	if (!s->seq || !post_left(s))
 		return 0;
 	if (m)
 		return !m->took && !m->waiting;
