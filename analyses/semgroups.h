@@ -6,10 +6,10 @@
  * posts: the threads already waiting when the burst began and those that
  * entered a wait while a post of it was still untaken or its poster still
  * posting. A post begins a new group unless it continues its poster's
- * burst (its previous call on the semaphore was a post of the group) with
- * nobody waiting for a later group. A wait entered when no post of the
- * current group is left to take, nor may come, waits for the next group.
- * Pure: no I/O.
+ * burst (its previous semaphore call was a post of the group) with nobody
+ * waiting for a later group. A wait entered when no post of the current
+ * group is left to take, nor may come, waits for the next group. Pure: no
+ * I/O.
  */
 #ifndef SBT_SEMGROUPS_H
 #define SBT_SEMGROUPS_H
