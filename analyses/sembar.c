@@ -4,11 +4,12 @@
  * (analyses/sembar.h, analyses/semgroups.h, doc/design.md §5.1). The first
  * group of a semaphore is not judged: threads may have been waiting since
  * before the session. Each later group either fits a barrier's release or
- * rules the semaphore out; two in a row with one team and two posters make
- * it a barrier. The posters may also differ between two semaphores of one
- * process releasing the same team (a barrier whose semaphores take turns):
- * a thread kept last by the scheduler for a few episodes of one of them
- * does not hide it.
+ * rules the semaphore out; two fitting in a row, each releasing a thread
+ * held back, with one team and two posters make it a barrier (one whose
+ * waiters all came after the burst is passed over). The posters may also
+ * differ between two semaphores of one process releasing the same team (a
+ * barrier whose semaphores take turns): a thread kept last by the
+ * scheduler for a few episodes of one of them does not hide it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,15 @@ enum sb_state { SB_UNSEEN, SB_PENDING, SB_BARRIER, SB_NOT };
 /* A barrier of fewer threads is not told from a mutex or a hand-off. */
 #define TEAM_MIN 3
 
+/* Consecutive fitting groups that held no thread back before a semaphore
+ * is ruled out: a pool whose takers never wait for its posts. */
+#define UNHELD_MAX 8
+
 struct sb_sem {
 	int state;
 	int groups;   /* consecutive fitting groups with the same team */
 	int rotated;  /* two of them had different posters */
+	int unheld;   /* consecutive fitting groups that held no thread back */
 	__u32 poster; /* the first one's */
 	__u32 *team;
 	__u32 nteam;
@@ -65,13 +71,12 @@ static void rule_out(struct sembar *sb, struct sb_sem *s)
 
 /* A group as a barrier's release makes it: three or more threads, every
  * post taken by a wait of the group and every wait by a post, each waiter
- * back from its wait, and most waiters there before the burst. */
+ * back from its wait. When its waiters entered their waits is no part of
+ * it: a waiter preempted between counting itself in and its wait enters it
+ * after the burst began, and beside a CPU hog two of three did. */
 static int fits(const struct sg_group *g)
 {
-	__u32 waiters = g->nteam - 1;
-
-	return g->nteam >= TEAM_MIN && g->posts == g->taken && !g->unexplained &&
-	       !g->still_waiting && 2 * g->waited_before >= waiters;
+	return g->nteam >= TEAM_MIN && g->posts == g->taken && !g->unexplained && !g->still_waiting;
 }
 
 static int same_team(const struct sb_sem *s, const struct sg_group *g)
@@ -131,6 +136,18 @@ static void judge_run(struct sembar *sb, __u32 pid, struct sb_sem *s)
 		rule_out(sb, s);
 }
 
+/*
+ * A fitting group none of whose waiters waited when its burst began: a
+ * barrier's whose waiters were all preempted on their way to the wait, or
+ * a pool's whose takers never wait. It neither counts nor breaks the run,
+ * unless its team does; too many in a row rule the semaphore out.
+ */
+static void pass_over(struct sembar *sb, struct sb_sem *s, const struct sg_group *g)
+{
+	if ((s->groups && !same_team(s, g)) || ++s->unheld >= UNHELD_MAX)
+		rule_out(sb, s);
+}
+
 static void judge(void *ctx, __u32 pid, __u64 sem, const struct sg_group *g)
 {
 	struct sembar *sb = ctx;
@@ -143,6 +160,12 @@ static void judge(void *ctx, __u32 pid, __u64 sem, const struct sg_group *g)
 			rule_out(sb, s);
 		return;
 	}
+	/* a burst that released a thread held back shows what a barrier does */
+	if (!g->waited_before) {
+		pass_over(sb, s, g);
+		return;
+	}
+	s->unheld = 0;
 	if (!s->groups) {
 		first_of_run(s, g);
 		return;

@@ -3,15 +3,16 @@
  * Barriers made of semaphores (doc/design.md §5.1), recognized from the
  * records themselves: a semaphore is such a barrier when its release groups
  * (semgroups.h) are the same team of three or more threads each time, every
- * post taken before the next burst, most waiters waiting before the burst
- * came, and the poster (the last to arrive) changing, in its own groups or
- * between it and another semaphore releasing the same team. Posts left untaken (a
- * queue), a wait that returned with no post to explain it, a waiter still
- * waiting when the next burst comes (a mutex made of a semaphore hands on
- * one post at a time), a different team, or eight groups with one poster (a
- * producer) rule a semaphore out for good. A barrier of two threads is not
- * told from a semaphore used as a mutex, nor one whose last thread never
- * changes from a producer. Pure: no I/O.
+ * post taken before the next burst, a waiter waiting before the burst came
+ * (a group whose waiters all came later is passed over), and the poster
+ * (the last to arrive) changing, in its own groups or between it and
+ * another semaphore releasing the same team. Posts left untaken (a queue),
+ * a wait that returned with no post to explain it, a waiter still waiting
+ * when the next burst comes (a mutex made of a semaphore hands on one post
+ * at a time), a different team, eight groups with one poster (a producer)
+ * or eight passed over in a row (a pool) rule a semaphore out for good. A
+ * barrier of two threads is not told from a semaphore used as a mutex, nor
+ * one whose last thread never changes from a producer. Pure: no I/O.
  */
 #ifndef SBT_SEMBAR_H
 #define SBT_SEMBAR_H

@@ -29,7 +29,8 @@ struct sg_sem {
 	__u64 seq; /* the current group; 0: none yet */
 	__u64 posts, taken, release_ns;
 	__u32 poster;
-	int bursting; /* the poster's latest call on it is a post of the group */
+	int bursting; /* the poster's latest semaphore call is a post of the
+		       * group, its burst not over (semgroups__burst_over) */
 	__u32 waited_before, unexplained;
 	__u32 prev_team; /* of the group before the current one */
 	struct sg_member *mem;
@@ -42,7 +43,8 @@ struct sg_thread {
 	struct sg_sem *in; /* the semaphore it waits on (NULL: none) */
 	__u64 group;	   /* the group it waits in */
 	int trywait;
-	__u64 returned_ns; /* its latest return from a wait on any semaphore */
+	__u64 returned_ns;     /* its latest return from a wait on any semaphore */
+	struct sg_sem *posted; /* the semaphore of its latest call, if a post */
 };
 
 struct semgroups {
@@ -264,16 +266,27 @@ static void post_entered(struct semgroups *g, struct sg_sem *s, const struct sbt
 	st->expect = team_expected(s, s->seq);
 }
 
+/* Whether the current group may still give a post to one more wait: one
+ * is left untaken, or its poster is still posting, so more may come. A
+ * waiter preempted between counting itself in and its wait can reach the
+ * wait in the middle of the burst, after the posts for the threads already
+ * waiting and before its own. */
+static int post_left(const struct sg_sem *s)
+{
+	return untaken(s) > 0 || s->bursting;
+}
+
 /* Whether a wait by tid entered now takes a post of the current group: a
- * post is left, and tid is its poster (which waits too), or a thread of
- * the previous group's team not in this one yet (it counted itself in
- * before the last thread but reached its wait after the posts). Posts left
- * over the first group may have gone to threads that waited since before
- * the session: a wait after them is for the next group. */
+ * post is left (or may come), and tid is its poster (which waits too), or
+ * a thread of the previous group's team not in this one yet (it counted
+ * itself in before the last thread but reached its wait after the first
+ * post). Posts left over the first group may have gone to threads that
+ * waited since before the session: a wait after them is for the next
+ * group. */
 static int joins_current(const struct sg_sem *s, const struct sg_member *m,
 			 const struct sg_thread *t)
 {
-	if (!s->seq || untaken(s) <= 0)
+	if (!s->seq || !post_left(s))
 		return 0;
 	if (m)
 		return !m->took && !m->waiting;
@@ -313,6 +326,18 @@ static void wait_entered(struct sg_sem *s, struct sg_thread *t, const struct sbt
 	st->group = t->group;
 }
 
+/* Thread t, tid, calls semaphore s: a burst of posts it made on another
+ * one is over. Without this, a poster's burst went on until its next call
+ * on the same semaphore: in a barrier whose semaphores take turns, the
+ * same last thread two episodes apart, with every waiter late, continued
+ * the older burst. */
+static void ends_other_burst(struct sg_thread *t, const struct sg_sem *s, __u32 tid)
+{
+	if (t->posted && t->posted != s && t->posted->poster == tid)
+		t->posted->bursting = 0;
+	t->posted = NULL;
+}
+
 void semgroups__enter(struct semgroups *g, const struct sbt_event *e, int kind, __u64 sem,
 		      struct sg_step *st)
 {
@@ -323,8 +348,10 @@ void semgroups__enter(struct semgroups *g, const struct sbt_event *e, int kind, 
 	if (!s || !t)
 		return;
 	st->sem = sem;
+	ends_other_burst(t, s, e->tid);
 	if (kind == SBT_PK_SEM_POST) {
 		post_entered(g, s, e, st);
+		t->posted = s;
 		return;
 	}
 	t->in = s;

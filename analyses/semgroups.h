@@ -4,11 +4,12 @@
  * barriers made of semaphores (sembar.h). A *group* of a semaphore is one
  * burst of posts by one thread, its poster, and the waits that take those
  * posts: the threads already waiting when the burst began and those that
- * entered a wait while a post of it was still untaken. A post begins a new
- * group unless it continues its poster's burst (its previous call on the
- * semaphore was a post of the group) with nobody waiting for a later group.
- * A wait entered when no post of the current group is left to take waits
- * for the next group. Pure: no I/O.
+ * entered a wait while a post of it was still untaken or its poster still
+ * posting. A post begins a new group unless it continues its poster's
+ * burst (its previous semaphore call was a post of the group) with nobody
+ * waiting for a later group. A wait entered when no post of the current
+ * group is left to take, nor may come, waits for the next group. Pure: no
+ * I/O.
  */
 #ifndef SBT_SEMGROUPS_H
 #define SBT_SEMGROUPS_H

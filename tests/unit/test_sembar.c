@@ -460,3 +460,223 @@ TEST(first_group_waiters_leaving_during_the_burst)
 	CHECK_EQ(c.ep[1].n, 4);
 	phases__free(p);
 }
+
+/*
+ * An episode at base whose waiter 1 counts itself in first but is
+ * preempted before its wait, which it enters in the middle of the burst of
+ * the last thread (4): after the posts for the threads already waiting (2,
+ * 3), before its own. at_once: its wait takes one of those posts and
+ * returns before the last post (the kernel gives a post to whoever comes
+ * first); else it blocks, the others' posts taken first, until the last
+ * post. Seen beside a CPU hog.
+ */
+static void mid_burst_waiter(struct phases *p, __u64 base, int at_once)
+{
+	count_in(p, 1, base + 100);
+	sb_wait_in(p, 2, base + 200);
+	sb_wait_in(p, 3, base + 300);
+	count_in(p, 4, base + 500);
+	enter(p, P_POST, 4, base + 520, BAR_SEM, SITE_B);
+	leave(p, P_POST, 4, base + 521, 0);
+	if (!at_once)
+		sb_wait_out(p, 2, base + 522); /* no post left now */
+	enter(p, P_POST, 4, base + 523, BAR_SEM, SITE_B);
+	enter(p, P_SEMW, 1, base + 524, BAR_SEM, SITE_A);
+	if (at_once)
+		sb_wait_out(p, 1, base + 525); /* no post left now */
+	leave(p, P_POST, 4, base + 526, 0);
+	sb_wait_out(p, at_once ? 2 : 3, base + 527);
+	enter(p, P_POST, 4, base + 528, BAR_SEM, SITE_B);
+	leave(p, P_POST, 4, base + 529, 0);
+	sb_wait_out(p, at_once ? 3 : 1, base + 530);
+}
+
+/* Whether exactly n episodes were collected, each with threads 1..4
+ * (checked): their arrivals may be looked at. */
+static int whole_team_episodes(const struct collected *c, int n)
+{
+	int k, whole = c->n == n;
+	__u32 tid;
+
+	CHECK_EQ(c->n, n);
+	for (k = 0; k < c->n && k < n; k++)
+		for (tid = 1; tid <= 4; tid++)
+			whole &= arrival_of(&c->ep[k], tid) != NULL;
+	CHECK(whole);
+	return whole;
+}
+
+/* Episodes 1, 2, 4 textbook (last 4, 3, 1), the third one's waiter in the
+ * middle of the burst: four episodes of the whole team, the late waiter's
+ * arrival just before the burst, the burst one episode. */
+static void check_mid_burst_waiter(int at_once)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_arrival *a;
+
+	sb_episode(p, 10000, 4);
+	sb_episode(p, 20000, 3);
+	mid_burst_waiter(p, 30000, at_once);
+	sb_episode(p, 40000, 1);
+	phases__finish(p);
+	if (!whole_team_episodes(&c, 4)) {
+		phases__free(p);
+		return;
+	}
+	CHECK_EQ(c.ep[2].last_arrive, 30520);
+	a = arrival_of(&c.ep[2], 1);
+	CHECK_EQ(a->arrive_ns, 30519);
+	CHECK_EQ(a->depart_ns, at_once ? 30525 : 30530);
+	CHECK_EQ(arrival_of(&c.ep[2], 4)->depart_ns, 30529);
+	CHECK_EQ(arrival_of(&c.ep[2], 2)->depart_ns, at_once ? 30527 : 30522);
+	CHECK_EQ(arrival_of(&c.ep[2], 3)->depart_ns, at_once ? 30530 : 30527);
+	CHECK_EQ(arrival_of(&c.ep[3], 1)->start_ns, at_once ? 30525 : 30530);
+	CHECK_EQ(phases__nsites(p), 1);
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	phases__free(p);
+}
+
+/* Its wait took a post meant for another and returned at once: was
+ * counted as a wait of the next group with no post for it (the semaphore
+ * ruled out: 5 phases of 9 in the e2e test). */
+TEST(waiter_in_the_middle_of_the_burst_returning_at_once)
+{
+	check_mid_burst_waiter(1);
+}
+
+/* It blocked until the last post: was counted as waiting for the next
+ * group, so the last post began one, and the group closed without it (the
+ * semaphore ruled out; once decided, a tenth phase in the e2e test). */
+TEST(waiter_in_the_middle_of_the_burst_blocking)
+{
+	check_mid_burst_waiter(0);
+}
+
+#define LATE(tid) (1u << (tid))
+#define ALL_LATE  (LATE(1) | LATE(2) | LATE(3) | LATE(4))
+
+/* An episode at base of threads 1..4, the last one `last` posting three
+ * times from base + 520: the waiters whose bit is set in `late` count
+ * themselves in at base + 100 * tid, are preempted, and enter their waits
+ * only after the burst, at base + 540 + 10 * tid (a post is left for each:
+ * they return at once); the others wait from base + 100 * tid + 10 and
+ * return at base + 600 + 10 * tid. */
+static void late_waiters_episode(struct phases *p, __u64 base, __u32 last, unsigned int late)
+{
+	__u32 tid;
+
+	for (tid = 1; tid <= 4; tid++)
+		if (tid != last && (late & LATE(tid)))
+			count_in(p, tid, base + 100 * tid);
+		else if (tid != last)
+			sb_wait_in(p, tid, base + 100 * tid);
+	sb_last(p, last, base + 500, 3);
+	for (tid = 1; tid <= 4; tid++) {
+		if (tid == last)
+			continue;
+		if (late & LATE(tid)) {
+			enter(p, P_SEMW, tid, base + 540 + 10 * tid, BAR_SEM, SITE_A);
+			leave(p, P_SEMW, tid, base + 541 + 10 * tid, 0);
+		} else {
+			sb_wait_out(p, tid, base + 600 + 10 * tid);
+		}
+	}
+}
+
+/*
+ * Two of the three waiters of the second episode (the first judged)
+ * reach their waits after the burst, preempted on the way: it still fits
+ * a barrier's release, one waiter having been held back (while most
+ * waiters had to be, the semaphore was ruled out: 5 phases of 9 in the e2e
+ * test, in both shapes).
+ */
+TEST(most_waiters_after_the_burst)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_arrival *a;
+
+	sb_episode(p, 10000, 4);
+	late_waiters_episode(p, 20000, 3, LATE(1) | LATE(2));
+	sb_episode(p, 30000, 2);
+	sb_episode(p, 40000, 1);
+	phases__finish(p);
+	if (!whole_team_episodes(&c, 4)) {
+		phases__free(p);
+		return;
+	}
+	CHECK_EQ(c.ep[1].last_arrive, 20520);
+	a = arrival_of(&c.ep[1], 1);
+	CHECK_EQ(a->arrive_ns, 20519);
+	CHECK_EQ(a->depart_ns, 20551);
+	a = arrival_of(&c.ep[1], 2);
+	CHECK_EQ(a->arrive_ns, 20519);
+	CHECK_EQ(a->depart_ns, 20561);
+	CHECK_EQ(arrival_of(&c.ep[1], 4)->depart_ns, 20640);
+	CHECK_EQ(arrival_of(&c.ep[1], 3)->depart_ns, 20525);
+	phases__free(p);
+}
+
+/* Five episodes (last 4, 3, `third`, 1, 2), every waiter of the third
+ * late: the classifier passes that group over, the second and fourth make
+ * the barrier; every episode is the whole team, the late arrivals just
+ * before the burst. */
+static void check_all_waiters_late(__u32 third)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u32 tid;
+
+	sb_episode(p, 10000, 4);
+	sb_episode(p, 20000, 3);
+	late_waiters_episode(p, 30000, third, ALL_LATE);
+	sb_episode(p, 40000, 1);
+	sb_episode(p, 50000, 2);
+	phases__finish(p);
+	if (!whole_team_episodes(&c, 5)) {
+		phases__free(p);
+		return;
+	}
+	for (tid = 1; tid <= 4; tid++) {
+		const struct ph_arrival *a = arrival_of(&c.ep[2], tid);
+
+		CHECK_EQ(a->arrive_ns, tid == third ? 30520 : 30519);
+		CHECK_EQ(a->depart_ns, tid == third ? 30525 : 30541 + 10 * tid);
+	}
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	phases__free(p);
+}
+
+TEST(every_waiter_after_the_burst_is_passed_over)
+{
+	check_all_waiters_late(2);
+}
+
+/* The same, posted by the last thread of the group before: its burst
+ * ended at its calls on the counter's semaphore, so these posts, with
+ * nobody waiting yet, begin a group of their own. */
+TEST(every_waiter_after_the_burst_of_the_same_poster)
+{
+	check_all_waiters_late(3);
+}
+
+/* Bursts whose takers all come after the posts, every time, the poster
+ * changing: nothing is ever held back (a pool, or a barrier whose waiters
+ * are always late, which cannot be told from it). No barrier, decided when
+ * eight groups in a row were passed over: records are not held to the end. */
+TEST(never_holding_a_thread_back_is_no_barrier)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	int k;
+
+	for (k = 0; k < 10; k++)
+		late_waiters_episode(p, 10000 + 1000 * k, 1 + k % 4, ALL_LATE);
+	pbw_episode(p, 30000);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(c.ep[0].object, OBJ_X);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	phases__free(p);
+}
