@@ -22,6 +22,31 @@ for i in range(2000000):
 	chown -R 65534 "$1"
 }
 
+# attacker LIB PRISTINE OUT: nobody's truncate_on_open.py on LIB, armed;
+# pid in $CUT. Started once the workload has loaded LIB: its loader's own
+# open would have it cut under the workload.
+attacker() {
+	$NOBODY /usr/bin/python3 "$ROOT/tests/e2e/truncate_on_open.py" "$1" "$2" >"$3" 2>&1 &
+	CUT=$!
+	BG_PIDS+=("$CUT")
+	wait_for "$3" "^armed"
+}
+
+# released OUT: the attacker of OUT cut the library at least once and put
+# every cut back (the workload may touch its mapping from now on).
+released() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		local c r
+		c=$(grep -c '^cut' "$1" || true)
+		r=$(grep -c '^restored' "$1" || true)
+		[ "$c" -ge 1 ] && [ "$c" -eq "$r" ] && return 0
+		sleep 0.05
+	done
+	echo "the attack did not happen or did not end: $(cat "$1")" >&2
+	return 1
+}
+
 # An unprivileged process truncates a library it maps whenever the tracer
 # opens it, while the tracer reads its symbols: a tracer that mapped the
 # file died of SIGBUS (rc 135). The file is read, not mapped: a cut read is
@@ -31,32 +56,26 @@ for i in range(2000000):
 	chmod 0755 "$T" # nobody's files are in it
 	mkdir -m 0755 "$d"
 	big_library "$d"
-	$NOBODY /usr/bin/python3 "$ROOT/tests/e2e/truncate_on_open.py" "$d/big.so" "$d/orig.so" >"$T/cut.out" 2>&1 &
-	BG_PIDS+=($!)
-	wait_for "$T/cut.out" "^armed"
-	for i in 1 2 3; do
+	for i in 1 2 3 a; do
 		start_workload "$T/wl$i.out" $NOBODY env LD_PRELOAD="$d/big.so" \
 			"$EX/barrier_imbalance" -t 3 -n 4 -d 5 -m sleep -W
-		start_tracer "$T/sbt$i.out" record -p "$WL" -o "$T/t$i.sbt"
+		attacker "$d/big.so" "$d/orig.so" "$T/cut$i.out"
+		if [ "$i" = a ]; then
+			start_system "$T/sys.out" record -a -o "$T/t$i.sbt"
+		else
+			start_tracer "$T/sbt$i.out" record -p "$WL" -o "$T/t$i.sbt"
+		fi
+		released "$T/cut$i.out" # the tracer opened the file and had it cut
 		kill -USR1 "$WL"
+		wait_exit "$WL" 30
+		[ "$i" = a ] && kill -INT "$TR"
 		wait_exit "$TR" 60
 		wait "$TR"
-		"$SBT" report --format json "$T/t$i.sbt" >"$T/t$i.json"
+		kill "$CUT"
+		"$SBT" report --format json --pid "$WL" "$T/t$i.sbt" >"$T/t$i.json"
 		$CHECK imbalance "$T/t$i.json" "$T/wl$i.out" "$T/t$i.sbt" 4
 		refute_grep -q "preloaded" "$T/wl$i.out" # the library was loaded
 	done
-	start_workload "$T/wla.out" $NOBODY env LD_PRELOAD="$d/big.so" \
-		"$EX/barrier_imbalance" -t 3 -n 4 -d 5 -m sleep -W
-	start_system "$T/sys.out" record -a -o "$T/a.sbt"
-	kill -USR1 "$WL"
-	wait_exit "$WL" 30
-	kill -INT "$TR"
-	wait_exit "$TR" 30
-	wait "$TR"
-	"$SBT" report --format json --pid "$WL" "$T/a.sbt" >"$T/a.json"
-	$CHECK imbalance "$T/a.json" "$T/wla.out" "$T/a.sbt" 4
-	# the attack happened: every run of the tracer opened the file and had it cut
-	[ "$(grep -c '^cut' "$T/cut.out")" -ge 4 ]
 }
 
 # chroot_with DIR PROGRAM: DIR, a root directory holding PROGRAM (as

@@ -3,7 +3,9 @@
 Whenever another process opens FILE, wait a moment (the reader has mapped it
 and is reading its symbols), cut FILE to one page, then put PRISTINE's bytes
 back (same inode, so the mappings stay). Runs until killed; prints "armed"
-once it watches, "cut" each time it cut FILE."""
+once it watches, "cut" each time it cut FILE and "restored" once its bytes
+are back (a process touching its mapping of FILE in between dies of SIGBUS:
+the tests keep their workloads away from it then)."""
 import ctypes
 import os
 import shutil
@@ -33,6 +35,7 @@ def main(path, pristine):
         print("cut", flush=True)
         with open(pristine, "rb") as src, open(path, "r+b") as dst:
             shutil.copyfileobj(src, dst)
+        print("restored", flush=True)
         # our own opens above queued events of their own: drop them
         time.sleep(0.05)
         os.set_blocking(fd, False)
