@@ -8,7 +8,7 @@
 /* The first room holds about this many bytes (one element at least): an
  * analysis may keep an array per thread or episode, millions of them in a
  * hostile trace, most holding one or two elements. */
-#define FIRST_ROOM 256
+#define FIRST_ROOM 64
 
 int array_reserve(void **arr, size_t *cap, size_t n, size_t sz)
 {

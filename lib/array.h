@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 /* Room for n elements of sz bytes in *arr, whose capacity is *cap: doubled
- * (from about 256 bytes' worth, one element at least) until it fits; the new
+ * (from about 64 bytes' worth, one element at least) until it fits; the new
  * room is zeroed. 0, or -ENOMEM with *arr
  * and *cap untouched. */
 int array_reserve(void **arr, size_t *cap, size_t n, size_t sz);

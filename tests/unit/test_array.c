@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Growable arrays: capacity doubling from about 256 bytes' worth, new room zeroed. */
+/* Growable arrays: capacity doubling from about 64 bytes' worth, new room zeroed. */
 #include <stdlib.h>
 #include "lib/array.h"
 #include "unit.h"
@@ -12,17 +12,17 @@ TEST(reserve_doubles_and_zeroes)
 	CHECK_EQ(array_reserve((void **)&a, &cap, 0, sizeof(*a)), 0);
 	CHECK(a == NULL);
 	CHECK_EQ(array_reserve((void **)&a, &cap, 1, sizeof(*a)), 0);
-	CHECK_EQ(cap, 64); /* 256 bytes of ints */
-	for (i = 0; i < 64; i++) {
+	CHECK_EQ(cap, 16); /* 64 bytes of ints */
+	for (i = 0; i < 16; i++) {
 		CHECK_EQ(a[i], 0);
 		a[i] = 7;
 	}
-	CHECK_EQ(array_reserve((void **)&a, &cap, 64, sizeof(*a)), 0);
-	CHECK_EQ(cap, 64); /* fits: untouched */
-	CHECK_EQ(array_reserve((void **)&a, &cap, 129, sizeof(*a)), 0);
-	CHECK_EQ(cap, 256);
-	CHECK_EQ(a[63], 7);
-	for (i = 64; i < 256; i++)
+	CHECK_EQ(array_reserve((void **)&a, &cap, 16, sizeof(*a)), 0);
+	CHECK_EQ(cap, 16); /* fits: untouched */
+	CHECK_EQ(array_reserve((void **)&a, &cap, 33, sizeof(*a)), 0);
+	CHECK_EQ(cap, 64);
+	CHECK_EQ(a[15], 7);
+	for (i = 16; i < 64; i++)
 		CHECK_EQ(a[i], 0);
 	free(a);
 }
