@@ -39,6 +39,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "lib/array.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/proc.h"
@@ -935,10 +936,13 @@ static int many_record(struct target *tg, const struct sbt_event *e)
 /* Following a tree, a process is held while its new files are probed
  * (resume_paused()), except one that cannot be (a job of an interactive
  * shell, one under a debugger): files with probes it maps (idx[0..n)) that
- * are not probed yet are probed now, after it may have called them. Said. */
-static void say_unheld(struct target_many *m, pid_t pid, const int *idx, int n)
+ * are not probed yet are probed now, after it may have called them. Said
+ * once they are (a user who sees the notice may go on at once): the
+ * message is made before the attach, which marks the files attached, and
+ * printed after it. NULL: nothing to say (or no memory). */
+static char *unheld_notice(struct target_many *m, pid_t pid, const int *idx, int n)
 {
-	char comm[32], files[1024] = "";
+	char comm[32], files[1024] = "", *msg;
 	size_t len = 0;
 	int i, late = 0;
 
@@ -951,18 +955,52 @@ static void say_unheld(struct target_many *m, pid_t pid, const int *idx, int n)
 					m->disc.files[idx[i]].path);
 	}
 	if (!late)
-		return;
+		return NULL;
 	if (proc__comm(pid, 0, comm, sizeof(comm)))
 		snprintf(comm, sizeof(comm), "?");
-	log_warn("pid %d (%s) mapped %s before sbt-bpf could probe %s (a job of an interactive "
-		 "shell, or a process under a debugger, is not stopped for it): its calls there "
-		 "until now, if any, are not traced",
-		 (int)pid, comm, files, late > 1 ? "them" : "it");
+	if (asprintf(
+		    &msg,
+		    "pid %d (%s) mapped %s before sbt-bpf could probe %s (a job of an "
+		    "interactive shell, or a process under a debugger, is not stopped for it): its "
+		    "calls there until now, if any, are not traced",
+		    (int)pid, comm, files, late > 1 ? "them" : "it") < 0)
+		return NULL;
+	return msg;
+}
+
+/* The notices of unheld processes, kept until their files are attached. */
+struct notices {
+	char **msg;
+	size_t n, cap;
+};
+
+static void notices_add(struct notices *ns, char *msg)
+{
+	if (!msg)
+		return;
+	if (array_reserve((void **)&ns->msg, &ns->cap, ns->n + 1, sizeof(*ns->msg))) {
+		log_warn("%s", msg); /* no room to keep it: said now */
+		free(msg);
+		return;
+	}
+	ns->msg[ns->n++] = msg;
+}
+
+static void notices_say(struct notices *ns)
+{
+	size_t i;
+
+	for (i = 0; i < ns->n; i++) {
+		log_warn("%s", ns->msg[i]);
+		free(ns->msg[i]);
+	}
+	free(ns->msg);
 }
 
 static void many_rescan(struct target *tg)
 {
 	struct target_many *m = many_of(tg);
+	struct notices late = {0};
 	const struct hmap_slot *s;
 	size_t pos = 0;
 	int idx[64], n;
@@ -977,7 +1015,7 @@ static void many_rescan(struct target *tg)
 		if (note->rescan) {
 			note->rescan = 0;
 			n = scan_pid_files(m, (pid_t)s->k1, idx);
-			say_unheld(m, (pid_t)s->k1, idx, n);
+			notices_add(&late, unheld_notice(m, (pid_t)s->k1, idx, n));
 			/* a job keeps a note only while a rescan is due */
 			if (jobs__find(tg->ctx->jobs, (__u32)s->k1))
 				forget_proc(m, (__u32)s->k1);
@@ -985,6 +1023,7 @@ static void many_rescan(struct target *tg)
 	}
 	m->rescans = 0;
 	attach_new_files(m);
+	notices_say(&late);
 }
 
 static __u64 many_job_drops(const struct target *tg, const struct job *job)
