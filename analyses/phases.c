@@ -96,7 +96,8 @@ void phases__set_stopped(struct phases *p, const __u32 *tids, int n)
 {
 	int kept = n < PH_STOPPED_KEPT ? n : PH_STOPPED_KEPT;
 
-	memcpy(p->stopped, tids, kept * sizeof(*tids));
+	if (kept > 0) /* tids may be NULL with none */
+		memcpy(p->stopped, tids, kept * sizeof(*tids));
 	p->nstopped = n > 0 ? n : 0;
 }
 

@@ -19,6 +19,8 @@ sanitizer_logs() {
 	mkdir -p "$T/san"
 	export ASAN_OPTIONS="verify_asan_link_order=0:log_path=$T/san/asan"
 	export UBSAN_OPTIONS="print_stacktrace=1:log_path=$T/san/ubsan"
+	# leaks inside libraries we do not build (lsan.supp says which and why)
+	export LSAN_OPTIONS="suppressions=$ROOT/tests/e2e/lsan.supp:print_suppressions=0"
 }
 
 sanitizer_reports() {

@@ -173,11 +173,13 @@ stopped_promptly() {
 SMALL_FS=
 eval "helpers_$(declare -f teardown)"
 teardown() {
-	helpers_teardown
+	local rc=0
+	helpers_teardown || rc=$? # a sanitizer report fails the test
 	if [ -n "$SMALL_FS" ]; then
 		umount -l "$SMALL_FS" 2>/dev/null || true
 		rmdir "$SMALL_FS"
 	fi
+	return "$rc"
 }
 
 # wait_grows FILE SIZE [SECONDS]: until FILE is larger than SIZE bytes.
