@@ -36,6 +36,8 @@ static void parse_status(FILE *f, struct proc_status *st)
 			continue;
 		if (sscanf(line, "Uid: %u", &uid) == 1)
 			st->uid = uid;
+		else if (!strncmp(line, "x86_Thread_features:", 20))
+			st->shstk = strstr(line + 20, "shstk") != NULL;
 	}
 }
 

@@ -20,6 +20,7 @@ struct proc_status {
 	uid_t uid;		 /* real uid */
 	unsigned long long caps; /* effective capabilities (CapEff) */
 	int kthread;		 /* a kernel thread (Kthread: 1) */
+	int shstk;		 /* runs with an x86 user shadow stack (x86_Thread_features) */
 };
 
 /* Status of task pid (0: this process). 0, or a negative errno (-ENOENT:

@@ -262,6 +262,10 @@ TEST(status_text_parsed_whatever_it_holds)
 {
 	static const char ok[] = "Name:\tx y\nState:\tZ (zombie)\nTgid:\t42\nPPid:\t7\n"
 				 "Uid:\t1000\t1000\nCapEff:\t000001ffffffffff\nKthread:\t0\n";
+	static const char shstk[] = "Tgid:\t42\nx86_Thread_features:\tshstk wrss\n"
+				    "x86_Thread_features_locked:\tshstk\n";
+	static const char locked_only[] = "x86_Thread_features:\t\n"
+					  "x86_Thread_features_locked:\tshstk\n";
 	static const char junk[] = "State:\nTgid:\tnope\n\n\n\x01\x02Uid:";
 	struct proc_status st;
 
@@ -272,6 +276,11 @@ TEST(status_text_parsed_whatever_it_holds)
 	CHECK_EQ(st.uid, 1000);
 	CHECK_EQ(st.caps, 0x1ffffffffffULL);
 	CHECK_EQ(st.kthread, 0);
+	CHECK_EQ(st.shstk, 0);
+	CHECK_EQ(proc__parse_status(shstk, sizeof(shstk) - 1, &st), 0);
+	CHECK_EQ(st.shstk, 1);
+	CHECK_EQ(proc__parse_status(locked_only, sizeof(locked_only) - 1, &st), 0);
+	CHECK_EQ(st.shstk, 0);
 	CHECK_EQ(proc__parse_status(junk, sizeof(junk) - 1, &st), 0);
 	CHECK_EQ(st.tgid, -1);
 	CHECK_EQ(st.ppid, 0);

@@ -207,11 +207,18 @@ static int call_once(pid_t pid, const struct user_regs_struct *at, unsigned long
 
 int launch__call_sites(pid_t pid, const uint64_t *fns, int n)
 {
+	struct proc_status st;
 	struct user_regs_struct at;
 	unsigned long entry = 0;
 	int i, called = 0, e;
 	long word;
 
+	/* a call we make up has no shadow stack entry: its ret would fault (and
+	 * the kernel does not rewrite sites where one is on) */
+	if (proc__status(pid, &st))
+		return -ESRCH;
+	if (st.shstk)
+		return -EOPNOTSUPP;
 	e = proc__entry_point(pid, &entry);
 	if (e)
 		return e;

@@ -22,7 +22,8 @@ pid_t launch__start(char *const argv[], const char *preload, char *err, size_t e
  * arguments; the child is held at its entry point again afterwards, its
  * registers as they were. Returns how many were called, or a negative
  * errno (-EINTR: a signal came for the child, sent to it again;
- * -ECHILD: it died). */
+ * -ECHILD: it died; -EOPNOTSUPP: it runs with a shadow stack, none
+ * called). */
 int launch__call_sites(pid_t pid, const uint64_t *fns, int n);
 /* Let the held child run (detach ptrace). */
 int launch__release(pid_t pid);

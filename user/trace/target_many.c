@@ -528,7 +528,9 @@ static void prepay_sites(struct target_many *m)
 					fns[n++] = addrs[j];
 	}
 	called = n ? launch__call_sites(m->cmd, fns, n) : 0;
-	if (called < 0)
+	if (called == -EOPNOTSUPP) /* nor does the kernel rewrite them there */
+		log_debug("the command runs with a shadow stack: its probe shim sites stay traps");
+	else if (called < 0)
 		log_info("the probe shim's sites were not hit before the command ran (%s): their "
 			 "first hits in it cost more",
 			 strerror(-called));
