@@ -6,7 +6,9 @@
  * calls per step (after the sweeps, after the reduction), one before the
  * first: 2 * STEPS + 1 per worker. Every worker prints the window around
  * each barrier call. The workload defines:
- *   heat_barrier(k, w)      barrier call number k, opening and closing w
+ *   heat_barrier(k, w)      barrier call number k, opening and closing w (and
+ *                           marking it, when it opens before calls that
+ *                           cannot block: workload.h window_mark)
  *   heat_add_residual(x)    add x to the global residual under its lock
  * Include after workload.h. */
 #ifndef SBT_EXAMPLES_HEAT_ROD_H
@@ -39,11 +41,14 @@ static double heat_sweep(unsigned long lo, unsigned long hi, int from)
 static void barrier_call(unsigned int index, pid_t tid, unsigned long k, uint64_t t0)
 {
 	struct window w;
+	char pre[160] = "";
 
 	heat_barrier(k, &w);
 	/* Printed after the barrier so it never delays an arrival. */
-	emit("phase %lu thread %u tid %d compute_ns %llu " WINDOW_FMT "\n", k, index, (int)tid,
-	     (unsigned long long)(w.enter_ns - t0), WINDOW_ARGS(w));
+	if (w.pre_ns)
+		snprintf(pre, sizeof(pre), WINDOW_PRE_FMT, WINDOW_PRE_ARGS(w));
+	emit("phase %lu thread %u tid %d compute_ns %llu " WINDOW_FMT "%s\n", k, index, (int)tid,
+	     (unsigned long long)(w.enter_ns - t0), WINDOW_ARGS(w), pre);
 }
 
 static void heat_worker(unsigned int index)

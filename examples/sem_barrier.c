@@ -13,7 +13,15 @@
  * barrier calls per step, one before the first: 2 * STEPS + 1 phases. Every
  * worker prints the window around each barrier call: from just after it
  * holds count_sem (its arrival, where it counts itself in) to the return of
- * its wait, or of its last post. */
+ * its wait, or of its last post; marked (workload.h window_mark) after its
+ * post of count_sem, which cannot block, where its first call on the
+ * barrier semaphore begins. -S, for the tests, sleeps where no probe sees
+ * it just before that post in the first barrier call, as the post's own
+ * probe hit once did (the kernel's first hit of a site in the process,
+ * waiting for the memory map lock). Later calls do not sleep: a sleep
+ * holding count_sem every time would make the threads count themselves in
+ * in the same order each time, always the same one last, which is no
+ * barrier one can tell from a producer (analyses/sembar.h). */
 #define _GNU_SOURCE
 #include <semaphore.h>
 #include "workload.h"
@@ -27,6 +35,7 @@ struct sem_barrier {
 } sb;
 
 static int wait_start, all_wait;
+static unsigned long unseen_sleep_ns;
 static double residual;
 
 static void sem_wait_retry(sem_t *s)
@@ -40,18 +49,23 @@ static void heat_barrier(unsigned long k, struct window *w)
 {
 	sem_t *bar = &sb.bar_sem[k & 1];
 	unsigned long j;
+	int last;
 
 	sem_wait_retry(&sb.count_sem);
 	window_open(w);
-	if (++sb.counter == nthreads) {
+	last = ++sb.counter == nthreads;
+	if (last)
 		sb.counter = 0;
-		sem_post(&sb.count_sem);
+	if (!k)
+		work_for_ns(unseen_sleep_ns, 0);
+	sem_post(&sb.count_sem);
+	window_mark(w);
+	if (last) {
 		for (j = all_wait ? 0 : 1; j < nthreads; j++)
 			sem_post(bar);
 		if (all_wait)
 			sem_wait_retry(bar);
 	} else {
-		sem_post(&sb.count_sem);
 		sem_wait_retry(bar);
 	}
 	window_close(w);
@@ -67,7 +81,7 @@ static void heat_add_residual(double mine)
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-t THREADS] [-n STEPS] [-c CELLS] [-s SWEEPS] [-A] [-W] [-h]\n"
+		"Usage: %s [-t THREADS] [-n STEPS] [-c CELLS] [-s SWEEPS] [-A] [-S US] [-W] [-h]\n"
 		"A 1-D heat equation on THREADS workers synchronized by a barrier made of\n"
 		"semaphores (sb.count_sem guards the counter, sb.bar_sem[0..1] release):\n"
 		"per step, worker i sweeps its block SWEEPS * (1 + (i + step) %% THREADS)\n"
@@ -79,6 +93,8 @@ static void usage(FILE *f, const char *prog)
 		"  -s SWEEPS   sweeps per step of the fastest worker, 1..100000 (default 20)\n"
 		"  -A          the last thread posts once for every thread and waits too\n"
 		"              (default: once for every other thread, and goes on)\n"
+		"  -S US       sleep US microseconds, 0..1000000, just before the first post\n"
+		"              of sb.count_sem (default 0; tests: a sleep no probe sees)\n"
 		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
 		"  -h          show this help\n"
 		"Example: %s -t 4 -n 3\n",
@@ -93,6 +109,7 @@ int main(int argc, char **argv)
 		OPT_NUM('c', cells, 1, 10000000, 1),
 		OPT_NUM('s', sweeps, 1, 100000, 1),
 		OPT_FLAG('A', all_wait),
+		OPT_NUM('S', unseen_sleep_ns, 0, 1000000, 1000),
 		OPT_FLAG('W', wait_start),
 		{0},
 	};

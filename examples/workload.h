@@ -419,13 +419,38 @@ static inline uint64_t usage_unseen_ns(const struct usage *u, uint64_t wall_ns)
 struct window {
 	uint64_t enter_ns, leave_ns; /* CLOCK_MONOTONIC, before the call, after its return */
 	struct usage u;		     /* what happened in the window */
+	/* window_mark(): when the call that can block begins, what happened
+	 * before it (0: not marked) */
+	uint64_t pre_ns;
+	struct usage pre;
 };
 
 /* Counters first, clock last: what they cost stays outside the window. */
 static inline void window_open(struct window *w)
 {
+	w->pre_ns = 0;
 	usage_now(&w->u);
 	w->enter_ns = now_ns();
+}
+
+/*
+ * A window that opens before calls that cannot block (sem_barrier counts
+ * itself in, then posts the semaphore it uses as a mutex) marks where the
+ * call that can begins (its wait at the barrier's semaphore). A tracer's
+ * arrival is that call's probe, after the mark; and a sleep before the mark
+ * (nothing there waits for another thread: a probe's own kernel path, a
+ * page fault waiting for the memory map lock) is one no record of the
+ * trace shows. So the part before the mark is judged by what the thread
+ * measured there, its time off the CPU, and the rest as a window of its
+ * own. Counters first, clock last, as at the window's opening.
+ */
+static inline void window_mark(struct window *w)
+{
+	struct usage now;
+
+	usage_now(&now);
+	w->pre_ns = now_ns();
+	usage_diff(&w->pre, &now, &w->u);
 }
 
 static inline void window_close(struct window *w)
@@ -442,5 +467,11 @@ static inline void window_close(struct window *w)
 #define WINDOW_ARGS(w)                                                                             \
 	(unsigned long long)(w).enter_ns, (unsigned long long)(w).leave_ns, (w).u.vol,             \
 		(w).u.invol, (unsigned long long)(w).u.queued, (unsigned long long)(w).u.cpu
+/* The mark of a marked window, and its part before the mark (usage from the
+ * window's opening), after WINDOW_FMT. */
+#define WINDOW_PRE_FMT " pre_ns %llu pre_nvcsw %ld pre_nivcsw %ld pre_delay_ns %llu pre_cpu_ns %llu"
+#define WINDOW_PRE_ARGS(w)                                                                         \
+	(unsigned long long)(w).pre_ns, (w).pre.vol, (w).pre.invol,                                \
+		(unsigned long long)(w).pre.queued, (unsigned long long)(w).pre.cpu
 
 #endif

@@ -36,6 +36,8 @@ static void parse_status(FILE *f, struct proc_status *st)
 			continue;
 		if (sscanf(line, "Uid: %u", &uid) == 1)
 			st->uid = uid;
+		else if (!strncmp(line, "x86_Thread_features:", 20))
+			st->shstk = strstr(line + 20, "shstk") != NULL;
 	}
 }
 
@@ -350,6 +352,35 @@ int proc__locate(pid_t pid, uint64_t addr, struct mapped_file *f, uint64_t *offs
 	}
 	fclose(in);
 	return rc;
+}
+
+int proc__code_addresses(pid_t pid, uint64_t dev, uint64_t ino, const uint64_t *offsets,
+			 uint64_t *addrs, int n)
+{
+	FILE *in = open_proc("/proc/%d/maps", pid, 0);
+	struct mapped_file f;
+	struct maps_range r;
+	char line[1024];
+	int found = 0, i;
+
+	if (!in)
+		return errno == ENOENT ? -ESRCH : -errno;
+	for (i = 0; i < n; i++)
+		addrs[i] = 0;
+	while (found < n && fgets(line, sizeof(line), in)) {
+		memset(&f, 0, sizeof(f));
+		if (parse_maps_line(line, &f, &r) || !f.executable || f.dev != dev ||
+		    f.inode != ino)
+			continue;
+		for (i = 0; i < n; i++)
+			if (!addrs[i] && offsets[i] >= r.pgoff &&
+			    offsets[i] - r.pgoff < r.end - r.start) {
+				addrs[i] = r.start + (offsets[i] - r.pgoff);
+				found++;
+			}
+	}
+	fclose(in);
+	return found;
 }
 
 /* Whether fd is the file f says (device and inode). */

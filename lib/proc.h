@@ -20,6 +20,7 @@ struct proc_status {
 	uid_t uid;		 /* real uid */
 	unsigned long long caps; /* effective capabilities (CapEff) */
 	int kthread;		 /* a kernel thread (Kthread: 1) */
+	int shstk;		 /* runs with an x86 user shadow stack (x86_Thread_features) */
 };
 
 /* Status of task pid (0: this process). 0, or a negative errno (-ENOENT:
@@ -80,6 +81,12 @@ int proc__parse_maps_line(const char *line, struct mapped_file *m);
  * executable mapping). 0, -ENOENT (not code of a file), -ESRCH or another
  * negative errno. */
 int proc__locate(pid_t pid, uint64_t addr, struct mapped_file *f, uint64_t *offset);
+/* The inverse of proc__locate: the addresses in process pid of the code at
+ * file offsets[0..n) of the file (dev, ino), through its executable
+ * mappings, into addrs[0..n) (0: not mapped as code there). Returns how
+ * many were found, or a negative errno (-ESRCH: no such process). */
+int proc__code_addresses(pid_t pid, uint64_t dev, uint64_t ino, const uint64_t *offsets,
+			 uint64_t *addrs, int n);
 /* A mapped file, opened for reading. The path maps shows is not a name to
  * open: it is our view of a file that may live in another mount namespace
  * or under a chroot the process's owner controls. So the file is opened

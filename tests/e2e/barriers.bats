@@ -340,6 +340,37 @@ PY
 	[ "$(grep -c 'Loop barrier barrier_call (sem_barrier.c:[0-9]*) "sb+0x[24]0" (semaphores) (pid [0-9]*): [45] episodes' "$T/sb.txt")" -eq 2 ]
 }
 
+# A sleep that no record shows, before the post of the mutex semaphore in
+# the first barrier call (-S: as the post's own probe hit once slept, the
+# kernel rewriting the site under the memory map lock): the window, marked
+# where the barrier semaphore's call begins, measured the thread's time off
+# its CPU before the mark, and the arrival after it is allowed that much,
+# no earlier than the mark. Without the mark, the same trace fails; so does
+# a report whose arrivals are 2 ms later, or 0.5 ms earlier.
+@test "a barrier made of semaphores, a sleep no record shows before a post: allowed as measured, no more" {
+	local by
+	run "$SBT" record --trace all -e context-switches -o "$T/sb.sbt" -- \
+		"$EX/sem_barrier" -t 4 -n 4 -c 200000 -S 3000
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/sb.out"
+	"$SBT" report --format json "$T/sb.sbt" >"$T/sb.json"
+	$CHECK sembar "$T/sb.json" "$T/sb.out" "$T/sb.sbt" 9
+	sed -E 's/ pre_ns .*//' "$T/sb.out" >"$T/nomark.out"
+	run $CHECK sembar "$T/sb.json" "$T/nomark.out" "$T/sb.sbt" 9
+	[ "$status" -eq 1 ]
+	[[ "$output" =~ "FAIL: phase 0 tid "[0-9]+": arrival " ]]
+	for by in 2000000 -500000; do
+		python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+for t in r["phases"][0]["threads"]:
+    t["arrive_ns"] += int(sys.argv[3])
+json.dump(r, open(sys.argv[2], "w"))' "$T/sb.json" "$T/moved.json" "$by"
+		run $CHECK sembar "$T/moved.json" "$T/sb.out" "$T/sb.sbt" 9
+		[ "$status" -eq 1 ]
+		[[ "$output" =~ "FAIL: phase 0 tid "[0-9]+": arrival "[0-9.]+" ms "(after the workload|before its call) ]]
+	done
+}
+
 # Attached: the live lines and the summary of a semaphore barrier.
 @test "a semaphore barrier under -p: live lines and the summary count every episode" {
 	start_workload "$T/wl.out" "$EX/sem_barrier" -t 3 -n 5 -c 150000 -W

@@ -39,7 +39,11 @@ program's start): a few microseconds, unless the thread lost its CPU there.
 Where the workload saw an involuntary context switch in its window, it also
 measured how long it waited for a CPU, and that widens the bound; what it
 cannot see (an interrupt, the hypervisor taking the virtual CPU) is covered by
-SLACK_NS. No check compares a trace with the nominal work (-d, -c).
+SLACK_NS. A window that opens before calls that cannot block is marked where
+the call that can block begins (workload.h window_mark): a sleep before the
+mark is one no record shows, and the time off the CPU there, as the workload
+measured it, widens the arrival's bound, which begins at the mark. No check
+compares a trace with the nominal work (-d, -c).
 """
 import bisect
 import json
@@ -102,6 +106,20 @@ def ms(ns):
 
 WINDOW = (r"arrive_ns (?P<enter>\d+) depart_ns (?P<leave>\d+) nvcsw (?P<nvcsw>\d+) "
           r"nivcsw (?P<nivcsw>\d+) delay_ns (?P<delay>\d+) cpu_ns (?P<cpu>\d+)")
+# the mark of a window that opens before calls that cannot block, and the
+# part before it (workload.h window_mark)
+PRE = re.compile(r" pre_ns (?P<at>\d+) pre_nvcsw (?P<nvcsw>\d+) pre_nivcsw (?P<nivcsw>\d+) "
+                 r"pre_delay_ns (?P<delay>\d+) pre_cpu_ns (?P<cpu>\d+)")
+
+
+def unseen_ns(wall, nvcsw, nivcsw, delay, cpu):
+    """Of wall ns with that usage, the time off its CPU that may lie between
+    our timestamp and the probe's (workload.h usage_unseen_ns): all of it
+    when the thread did not sleep (a wait for a CPU, or the hypervisor's),
+    else the run-queue wait after a preemption."""
+    if not nvcsw:
+        return max(0, wall - cpu)
+    return delay if nivcsw else 0
 
 
 class Window:
@@ -111,14 +129,27 @@ class Window:
         self.tid = int(d["tid"])
         self.enter, self.leave = int(d["enter"]), int(d["leave"])
         self.nvcsw, self.nivcsw = int(d["nvcsw"]), int(d["nivcsw"])
-        # time off its CPU that may lie between our timestamp and the
-        # probe's (workload.h usage_unseen_ns): all of it when the thread
-        # did not sleep (a wait for a CPU, or the hypervisor's), else the
-        # run-queue wait after a preemption
-        if not self.nvcsw:
-            self.unseen = max(0, self.leave - self.enter - int(d["cpu"]))
-        else:
-            self.unseen = int(d["delay"]) if self.nivcsw else 0
+        delay, cpu = int(d["delay"]), int(d["cpu"])
+        # unseen: the time off its CPU that may lie between our timestamps
+        # and the probes', at the arrival's end or at both ends together;
+        # depart_unseen: at the departure's end
+        self.unseen = unseen_ns(self.leave - self.enter, self.nvcsw, self.nivcsw, delay, cpu)
+        self.depart_unseen = self.unseen
+        self.pre = None
+        pre = PRE.search(d.get("rest") or "")
+        if pre:
+            # Marked where the call that can block begins, after calls that
+            # cannot: a sleep before the mark is one no record shows (a
+            # probe's own kernel path, a page fault waiting for the memory
+            # map lock), and all the time off its CPU there, slept or
+            # preempted, lies before the probe's arrival. The rest of the
+            # window is judged as a window of its own.
+            at, pre_cpu = int(pre["at"]), int(pre["cpu"])
+            self.pre = at
+            self.depart_unseen = unseen_ns(
+                self.leave - at, self.nvcsw - int(pre["nvcsw"]),
+                self.nivcsw - int(pre["nivcsw"]), delay - int(pre["delay"]), cpu - pre_cpu)
+            self.unseen = max(0, at - self.enter - pre_cpu) + self.depart_unseen
         self.extra = d
 
 
@@ -248,7 +279,7 @@ class Costs:
 
     def depart_tol(self, w, symbol):
         """How far before w.leave the probe's exit time may lie."""
-        return SLACK_NS + COST_FACTOR * self.exit(symbol) + w.unseen
+        return SLACK_NS + COST_FACTOR * self.exit(symbol) + w.depart_unseen
 
 
 # ---- barrier phases ------------------------------------------------------------
@@ -288,6 +319,12 @@ def barrier_phases(r, wins, org, costs, key_of, phases, before=None):
             continue
         ta = {tid: costs.arrive_tol(w, sym) for tid, w in mine.items()}
         td = {tid: costs.depart_tol(w, sym) for tid, w in mine.items()}
+        # The earliest arrival: a marked window's call began at the mark,
+        # unless the analysis put the arrival just before the release (a
+        # waiter that entered its wait after it, analyses/feed.c), which
+        # came after the last thread counted itself in.
+        last_in = max(w.enter for w in mine.values())
+        ea = {tid: w.enter if w.pre is None else min(w.pre, last_in) for tid, w in mine.items()}
         for tid, t in got.items():
             w = mine[tid]
             a, d = org + t["arrive_ns"], org + t["depart_ns"]
@@ -297,6 +334,8 @@ def barrier_phases(r, wins, org, costs, key_of, phases, before=None):
             check(w.enter <= a <= d <= w.leave,
                   f"phase {k} tid {tid}: trace arrives {a - w.enter} ns after our arrival and "
                   f"departs {w.leave - d} ns before our departure (both must be >= 0)")
+            check(a >= ea[tid], f"phase {k} tid {tid}: arrival {ms(ea[tid] - a)} before its "
+                  f"call began (the workload's mark)")
             check(a - w.enter <= ta[tid], f"phase {k} tid {tid}: arrival {ms(a - w.enter)} "
                   f"after the workload's (allowed {ms(ta[tid])})")
             check(w.leave - d <= td[tid], f"phase {k} tid {tid}: departure {ms(w.leave - d)} "
@@ -304,7 +343,7 @@ def barrier_phases(r, wins, org, costs, key_of, phases, before=None):
             # this phase's compute: from the previous departure to this arrival
             if tid in prev:
                 pw, ptd = prev[tid]
-                lo, hi = w.enter - pw.leave, w.enter + ta[tid] - (pw.leave - ptd)
+                lo, hi = ea[tid] - pw.leave, w.enter + ta[tid] - (pw.leave - ptd)
                 check(lo <= t["compute_ns"] <= hi, f"phase {k} tid {tid}: compute "
                       f"{ms(t['compute_ns'])}, the workload's window says {ms(lo)}..{ms(hi)}")
             lo, hi = w.leave - td[tid] - (w.enter + ta[tid]), w.leave - w.enter
@@ -1173,7 +1212,7 @@ def top(top_txt, wl_out, pid, interval):
         prev = wins.get((k - 1, None, tid))
         if prev:
             c = w.enter - prev.leave
-            comp[(k, tid)] = (c - gap_d - prev.unseen, c + gap_a + w.unseen)
+            comp[(k, tid)] = (c - gap_d - prev.depart_unseen, c + gap_a + w.unseen)
         d = w.leave - w.enter
         wait[(k, tid)] = (d - gap_a - gap_d - w.unseen, d)
     off = re.search(r"^realtime_offset_ns (-?\d+) err_ns (\d+)$", open(wl_out).read(), re.M)

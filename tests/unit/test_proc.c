@@ -107,6 +107,7 @@ TEST(locate_code_in_its_file)
 {
 	static const int data = 42;
 	uint64_t addr = (uint64_t)(uintptr_t)&count, off = 0, exe = 0;
+	uint64_t offs[2] = {0, UINT64_MAX / 2}, addrs[2];
 	unsigned char in_file[16];
 	struct mapped_file f;
 	int fd;
@@ -120,6 +121,14 @@ TEST(locate_code_in_its_file)
 	CHECK_EQ(pread(fd, in_file, sizeof(in_file), (off_t)off), (ssize_t)sizeof(in_file));
 	close(fd);
 	CHECK(!memcmp(in_file, (const void *)(uintptr_t)addr, sizeof(in_file)));
+	/* and back: the offset's address; none for an offset past the code */
+	offs[0] = off;
+	CHECK_EQ(proc__code_addresses(getpid(), f.dev, f.inode, offs, addrs, 2), 1);
+	CHECK_EQ(addrs[0], addr);
+	CHECK_EQ(addrs[1], 0);
+	CHECK_EQ(proc__code_addresses(getpid(), f.dev, f.inode + 1, offs, addrs, 2), 0);
+	CHECK_EQ(addrs[0], 0);
+	CHECK_EQ(proc__code_addresses(-5, f.dev, f.inode, offs, addrs, 2), -ESRCH);
 	CHECK_EQ(proc__locate(getpid(), (uint64_t)(uintptr_t)&data, &f, &off), -ENOENT);
 	CHECK_EQ(proc__locate(getpid(), 16, &f, &off), -ENOENT);
 	CHECK_EQ(proc__locate(-5, addr, &f, &off), -ESRCH);
@@ -253,6 +262,10 @@ TEST(status_text_parsed_whatever_it_holds)
 {
 	static const char ok[] = "Name:\tx y\nState:\tZ (zombie)\nTgid:\t42\nPPid:\t7\n"
 				 "Uid:\t1000\t1000\nCapEff:\t000001ffffffffff\nKthread:\t0\n";
+	static const char shstk[] = "Tgid:\t42\nx86_Thread_features:\tshstk wrss\n"
+				    "x86_Thread_features_locked:\tshstk\n";
+	static const char locked_only[] = "x86_Thread_features:\t\n"
+					  "x86_Thread_features_locked:\tshstk\n";
 	static const char junk[] = "State:\nTgid:\tnope\n\n\n\x01\x02Uid:";
 	struct proc_status st;
 
@@ -263,6 +276,11 @@ TEST(status_text_parsed_whatever_it_holds)
 	CHECK_EQ(st.uid, 1000);
 	CHECK_EQ(st.caps, 0x1ffffffffffULL);
 	CHECK_EQ(st.kthread, 0);
+	CHECK_EQ(st.shstk, 0);
+	CHECK_EQ(proc__parse_status(shstk, sizeof(shstk) - 1, &st), 0);
+	CHECK_EQ(st.shstk, 1);
+	CHECK_EQ(proc__parse_status(locked_only, sizeof(locked_only) - 1, &st), 0);
+	CHECK_EQ(st.shstk, 0);
 	CHECK_EQ(proc__parse_status(junk, sizeof(junk) - 1, &st), 0);
 	CHECK_EQ(st.tgid, -1);
 	CHECK_EQ(st.ppid, 0);

@@ -156,6 +156,93 @@ pid_t launch__start(char *const argv[], const char *preload, char *err, size_t e
 	return pid;
 }
 
+/* Whether the code at fn is a probe shim site (shim/shim.h: a 5-byte nop,
+ * then ret) as a uprobe leaves it: int3 on the nop's first byte, or the
+ * call into the kernel's uprobe trampoline that replaces the nop once the
+ * site is optimized. Anything else is not called. */
+static int is_site(pid_t pid, unsigned long fn)
+{
+	unsigned char b[sizeof(long) * 2];
+	long w[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		errno = 0;
+		w[i] = ptrace(PTRACE_PEEKTEXT, pid, (void *)(fn + i * sizeof(long)), NULL);
+		if (errno)
+			return 0;
+	}
+	memcpy(b, w, sizeof(b));
+	return b[5] == 0xc3 && (b[0] == 0xcc || b[0] == 0xe8 || b[0] == 0x0f);
+}
+
+/* One call of fn in the child held at entry (registers at), with entry as
+ * its return address: the int3 planted there brings the child back. A
+ * stop for another signal ends the calls: the signal is sent again, to be
+ * delivered once the child runs. */
+static int call_once(pid_t pid, const struct user_regs_struct *at, unsigned long entry,
+		     unsigned long fn)
+{
+	struct user_regs_struct regs = *at;
+	int sig, e;
+
+	/* below the red zone, aligned as after a call instruction */
+	regs.rsp = ((at->rsp - 256) & ~15UL) - 8;
+	regs.rip = fn;
+	regs.rdi = regs.rsi = regs.rdx = regs.rcx = regs.r8 = regs.r9 = 0;
+	if (ptrace(PTRACE_POKEDATA, pid, (void *)regs.rsp, (void *)entry) ||
+	    ptrace(PTRACE_SETREGS, pid, NULL, &regs) || ptrace(PTRACE_CONT, pid, NULL, NULL))
+		return -errno;
+	e = wait_stop(pid, &sig);
+	if (e)
+		return e;
+	if (sig != SIGTRAP) {
+		kill(pid, sig);
+		return -EINTR;
+	}
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+		return -errno;
+	return regs.rip == entry + 1 ? 0 : -EFAULT;
+}
+
+int launch__call_sites(pid_t pid, const uint64_t *fns, int n)
+{
+	struct proc_status st;
+	struct user_regs_struct at;
+	unsigned long entry = 0;
+	int i, called = 0, e;
+	long word;
+
+	/* a call we make up has no shadow stack entry: its ret would fault (and
+	 * the kernel does not rewrite sites where one is on) */
+	if (proc__status(pid, &st))
+		return -ESRCH;
+	if (st.shstk)
+		return -EOPNOTSUPP;
+	e = proc__entry_point(pid, &entry);
+	if (e)
+		return e;
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &at))
+		return -errno;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
+	if (errno)
+		return -errno;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((word & ~0xffL) | 0xcc)))
+		return -errno;
+	for (i = 0, e = 0; i < n && !e; i++) {
+		if (!is_site(pid, fns[i]))
+			continue;
+		e = call_once(pid, &at, entry, fns[i]);
+		called += !e;
+	}
+	/* held at the entry point again, as if nothing had run */
+	if (e != -ECHILD && (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)word) ||
+			     ptrace(PTRACE_SETREGS, pid, NULL, &at)))
+		return -errno;
+	return e ? e : called;
+}
+
 int launch__release(pid_t pid)
 {
 	return ptrace(PTRACE_DETACH, pid, NULL, NULL) ? -errno : 0;

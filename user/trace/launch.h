@@ -9,6 +9,7 @@
 #define SBT_LAUNCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Fork and exec argv under ptrace, with preload (NULL: none) appended to
@@ -16,6 +17,14 @@
  * child's pid, or a negative errno with a message in err (the command does
  * not exist, is not executable, exited early...). */
 pid_t launch__start(char *const argv[], const char *preload, char *err, size_t errlen);
+/* Call each of fns[0..n), probe shim sites of the held child (shim/shim.h;
+ * an address that is not one is skipped), once, as functions of no
+ * arguments; the child is held at its entry point again afterwards, its
+ * registers as they were. Returns how many were called, or a negative
+ * errno (-EINTR: a signal came for the child, sent to it again;
+ * -ECHILD: it died; -EOPNOTSUPP: it runs with a shadow stack, none
+ * called). */
+int launch__call_sites(pid_t pid, const uint64_t *fns, int n);
 /* Let the held child run (detach ptrace). */
 int launch__release(pid_t pid);
 /* Kill a held child that will not be released. */

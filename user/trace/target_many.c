@@ -493,6 +493,56 @@ static void start_guard(struct target_many *m)
 			 "a process of the tree may stay stopped");
 }
 
+/* The probe shim's sites, each hit once by the command while it is held at
+ * its entry point, before it joins the tree (the BPF side drops those
+ * hits). The kernel rewrites a probed nop5 into a call to its uprobe
+ * trampoline at the site's first hit in a process, under the process's
+ * memory map lock taken for writing: hit first by a thread of the running
+ * command, the site would cost that hit ~35 us here, and where its other
+ * threads hold or wait for the lock (page faults, their own first hits)
+ * the hit sleeps, then waits for a CPU: milliseconds on a loaded machine,
+ * inside whatever call the site traces, where no record can show it. Held
+ * at its entry, the command has one thread and nothing to wait for. */
+static void prepay_sites(struct target_many *m)
+{
+	const struct discover *d = &m->disc;
+	size_t cap = 2 * (size_t)d->table.n;
+	uint64_t *offs = malloc(cap * sizeof(*offs)), *addrs = malloc(cap * sizeof(*addrs));
+	uint64_t *fns = malloc(cap * sizeof(*fns));
+	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
+	int i, j, k, n = 0, called;
+
+	for (i = 0; offs && addrs && fns && i < d->nfiles; i++) {
+		const struct discover_file *f = &d->files[i];
+
+		for (j = f->first, k = 0; j < f->first + f->n; j++) {
+			const struct probe *p = &d->table.probes[j];
+
+			if (!p->exit_offset)
+				continue;
+			offs[k++] = p->info.offset;
+			offs[k++] = p->exit_offset;
+		}
+		if (k && proc__code_addresses(m->cmd, f->dev, f->ino, offs, addrs, k) > 0)
+			for (j = 0; j < k; j++)
+				if (addrs[j])
+					fns[n++] = addrs[j];
+	}
+	called = n ? launch__call_sites(m->cmd, fns, n) : 0;
+	if (called == -EOPNOTSUPP) /* nor does the kernel rewrite them there */
+		log_debug("the command runs with a shadow stack: its probe shim sites stay traps");
+	else if (called < 0)
+		log_info("the probe shim's sites were not hit before the command ran (%s): their "
+			 "first hits in it cost more",
+			 strerror(-called));
+	else if (n)
+		log_debug("%d probe shim sites hit before the command ran, in %.1f ms", called,
+			  (clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+	free(offs);
+	free(addrs);
+	free(fns);
+}
+
 /* Probes in every file the command maps, for every process; the BPF side
  * keeps the command's tree. Files the tree maps later are probed while the
  * process mapping them waits (resume_paused()). The command is a job from
@@ -511,6 +561,7 @@ static int attach_tree(struct target_many *m)
 	}
 	check_shim_loaded(m, m->cmd, n);
 	attach_new_files(m);
+	prepay_sites(m);
 	if (session__follow(c->session, m->cmd)) {
 		log_err("pid %d: cannot follow it", (int)m->cmd);
 		return EXIT_RUNTIME;
