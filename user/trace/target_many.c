@@ -30,6 +30,11 @@
  * named and their descendants (doc/design.md §4, Following running
  * processes). The processes named are jobs from the start; the session
  * ends when no process of the tree is left.
+ *
+ * This file: process notes, attaching for -a and -p A,B, records, rescans,
+ * the jobs' ends, the target_ops table. The process tree of -- CMD and
+ * -p --follow: target_many_launch.c, target_many_follow.c; what they share
+ * with this file: target_many_impl.h.
  */
 #include <errno.h>
 #include <signal.h>
@@ -47,38 +52,8 @@
 #include "user/resolve/discover.h"
 #include "user/resolve/symbolize.h"
 #include "user/trace/filter.h"
-#include "user/trace/guard.h"
 #include "user/trace/launch.h"
-#include "user/trace/shim_preload.h"
-#include "user/trace/target.h"
-
-struct target_many {
-	struct target base;
-	struct discover disc;
-	int running;	     /* jobs of -p that have not exited */
-	struct hmap procs;   /* processes that are not jobs (yet): pid -> struct proc_note */
-	struct hmap pending; /* their threads: tid -> struct pending_thread */
-	int rescans;	     /* procs with a rescan due */
-	struct hmap no_shim; /* the shim in use: processes found without it (a pid set) */
-	int tree;	     /* a process tree followed in BPF: -- CMD, -p --follow */
-	struct hmap seeded;  /* -p --follow: pids we put in the tree (a pid set) */
-	/* -- CMD */
-	pid_t cmd;    /* the command's pid; 0 with -p and -a */
-	int released; /* it runs */
-	int reaped;   /* it was waited for: wstatus holds its end */
-	int wstatus;
-};
-
-/* What we know of a process that is not a job. */
-struct proc_note {
-	__u64 start_ns;		 /* when it exec'd or was forked, if during the session */
-	int ignored;		 /* --filter rejected it (until it execs) */
-	int rescan;		 /* its mappings changed */
-	char comm[SBT_COMM_LEN]; /* from its exec: names a job whose /proc is gone */
-	/* -- CMD: read while it ran, for a job started after it exited */
-	struct symbolizer *sym;
-	char cmdline[1024];
-};
+#include "user/trace/target_many_impl.h"
 
 static struct target_many *many_of(struct target *tg)
 {
@@ -111,26 +86,12 @@ static void forget_proc(struct target_many *m, __u32 pid)
 	free_note(hmap_del(&m->procs, pid, 0));
 }
 
-/* A set of pids: hmap keys, with an index as the value (a pointer value
- * of 1 would be hmap's tombstone: not stored, never found). */
-static int pid_set_add(struct hmap *set, pid_t pid)
-{
-	return hmap_put_index(set, (__u32)pid, 0, 0);
-}
-
-static int pid_set_has(const struct hmap *set, pid_t pid)
-{
-	size_t ix;
-
-	return hmap_get_index(set, (__u32)pid, 0, &ix);
-}
-
 /* Following a tree: what names a process of the tree (its files, its
  * command line), read now that it is there and stands still (forked,
  * exec'd, stopped): a short-lived one is gone by the time its records are
  * read. A child forked from parent (else 0) and gone already ran its
  * parent's program: named from the parent's. */
-static void note_names(struct target_many *m, pid_t pid, pid_t parent)
+void many__note_names(struct target_many *m, pid_t pid, pid_t parent)
 {
 	struct job *job = jobs__find(m->base.ctx->jobs, pid);
 	pid_t from = parent > 0 && proc__gone(pid) ? parent : pid;
@@ -157,7 +118,7 @@ static void note_names(struct target_many *m, pid_t pid, pid_t parent)
 /* ---- attaching ------------------------------------------------------------- */
 
 /* Attach the files found since the last call, for every process. */
-static void attach_new_files(struct target_many *m)
+void many__attach_new_files(struct target_many *m)
 {
 	struct session *session = m->base.ctx->session;
 	struct discover *d = &m->disc;
@@ -193,7 +154,7 @@ static int scan_pid_files(struct target_many *m, pid_t pid, int idx[64])
 	return n;
 }
 
-static int scan_pid(struct target_many *m, pid_t pid)
+int many__scan_pid(struct target_many *m, pid_t pid)
 {
 	int idx[64];
 
@@ -210,13 +171,13 @@ static int scan_one(void *ctx, pid_t pid)
 	struct scan_all *a = ctx;
 
 	if (pid != getpid())
-		a->nproc += scan_pid(a->m, pid) >= 0;
+		a->nproc += many__scan_pid(a->m, pid) >= 0;
 	return 0;
 }
 
 /* The --probe binaries, probed before a process maps them; a name that
  * finds nothing is said now. */
-static void discover_user_probes(struct target_many *m)
+void many__discover_user_probes(struct target_many *m)
 {
 	const struct env *env = m->base.ctx->env;
 	int i;
@@ -242,9 +203,9 @@ static int attach_all(struct target_many *m)
 	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
 
 	discover__installed(&m->disc); /* what processes started later map */
-	discover_user_probes(m);
+	many__discover_user_probes(m);
 	proc__for_each_pid(scan_one, &a);
-	attach_new_files(m);
+	many__attach_new_files(m);
 	snprintf(m->base.ctx->command, sizeof(m->base.ctx->command), "-a (every process)");
 	fprintf(stderr,
 		"sbt-bpf: tracing every process: %d probe%s in %d file%s (%d processes read), "
@@ -259,8 +220,8 @@ static int attach_all(struct target_many *m)
 
 /* A job for pid, named by its command line (else fallback); born: it
  * began in the session (see trace_ctx__start_job()). */
-static struct job *start_job(struct target_many *m, pid_t pid, __u64 start_ns, int born,
-			     const char *fallback)
+struct job *many__start_job(struct target_many *m, pid_t pid, __u64 start_ns, int born,
+			    const char *fallback)
 {
 	struct trace_ctx *c = m->base.ctx;
 	char cmd[1024];
@@ -308,7 +269,7 @@ static int attach_pid(struct target_many *m, pid_t pid)
 			return -EINVAL;
 		}
 	}
-	if (!start_job(m, pid, c->start_ns, 0, "?"))
+	if (!many__start_job(m, pid, c->start_ns, 0, "?"))
 		return -ENOMEM;
 	m->running++;
 	return 1;
@@ -363,442 +324,6 @@ static void raise_fd_limit(void)
 	}
 }
 
-/* ---- -- CMD: the command and its process tree ------------------------------- */
-
-/* --shim: the libraries to preload for the classes traced; their classes
- * are probed at the shim's sites from now on. Without them, plain uprobes. */
-static void use_shim(struct target_many *m, char *preload, size_t n)
-{
-	char err[512], *lib, *save = NULL, copy[4096];
-	int cls = shim_preload__find(m->base.ctx->env->classes, preload, n, err, sizeof(err));
-
-	if (cls < 0) {
-		log_warn("--shim: %s: plain uprobes", err);
-		preload[0] = '\0';
-		return;
-	}
-	snprintf(copy, sizeof(copy), "%s", preload);
-	for (lib = strtok_r(copy, ":", &save); lib; lib = strtok_r(NULL, ":", &save))
-		if (probes__use_shim(&m->disc.table, lib) < 0)
-			log_warn("--shim: cannot read %s", lib);
-	log_info("probe shim preloaded: %s", preload);
-}
-
-/* Plain uprobes for process pid alone on the functions the shim stands in
- * for, in the files it maps (files[0..n)). 0, or -1 when they could not be
- * attached. */
-static int fall_back_to_uprobes(struct target_many *m, pid_t pid, const struct mapped_file *files,
-				int n)
-{
-	struct trace_ctx *c = m->base.ctx;
-	int first, added = discover__unshimmed(&m->disc, files, n, &first);
-	const struct probe *p = &m->disc.table.probes[first];
-	char err[512];
-
-	if (added <= 0)
-		return added == 0 ? 0 : -1;
-	probe_costs__set(&c->costs, p, first, added);
-	if (session__attach_probes(c->session, p, added, pid, err, sizeof(err))) {
-		log_warn("%s", err);
-		return -1;
-	}
-	return 0;
-}
-
-/* The probe shim in use: a process of the tree that maps the C library but
- * not the shim (a setuid program, whose loader ignores LD_PRELOAD, or one
- * run with its environment cleared) gets plain uprobes of its own on the
- * functions the shim wraps, with a notice, once per process. A static
- * program defines the functions itself and is probed there, as without the
- * shim, with a notice when it has probes (`probed`: the files with probes
- * that scan_pid() just found it mapping). Called while the process is held
- * (stopped, or before it runs). */
-static void check_shim_loaded(struct target_many *m, pid_t pid, int probed)
-{
-	struct mapped_file *files;
-	int n, i, libc = 0, shim = 0, loader = 0;
-
-	if (!m->base.ctx->env->shim || !probes__shim_in_use(&m->disc.table))
-		return;
-	n = proc__mapped_files(pid, &files);
-	if (n <= 0)
-		return;
-	for (i = 0; i < n; i++) {
-		shim |= strstr(files[i].path, "/libsbt-probes-") != NULL;
-		libc |= strstr(files[i].path, "/libc.so") != NULL;
-		loader |= strstr(files[i].path, "/ld-") != NULL;
-	}
-	/* a dynamic program held before its loader mapped its libraries is
-	 * looked at again when the loader reports them */
-	if (shim || (loader && !libc) || pid_set_has(&m->no_shim, pid) ||
-	    pid_set_add(&m->no_shim, pid))
-		goto out;
-	if (!libc && probed > 0)
-		log_warn("pid %d is a static program: the probe shim cannot stand in for its "
-			 "functions, probed in the program itself with plain uprobes",
-			 (int)pid);
-	else if (libc)
-		log_warn("pid %d did not load the probe shim (a setuid program, or LD_PRELOAD "
-			 "cleared): %s",
-			 (int)pid,
-			 fall_back_to_uprobes(m, pid, files, n)
-				 ? "its functions could not be probed: its calls of the functions "
-				   "the shim wraps are not traced"
-				 : "traced with plain uprobes");
-out:
-	free(files);
-}
-
-/* The command, held at its entry point. Its --probe functions and the ones
- * it maps are resolved as for one process, for the same errors (an unknown
- * --probe symbol stops here) and warnings. */
-static int launch(struct target_many *m)
-{
-	struct trace_ctx *c = m->base.ctx;
-	const struct env *env = c->env;
-	struct probe_table t;
-	char err[1024] = "", preload[4096] = "";
-	pid_t pid;
-
-	if (env->shim)
-		use_shim(m, preload, sizeof(preload));
-	pid = launch__start(env->cmd, preload, err, sizeof(err));
-
-	if (pid < 0) {
-		log_err("%s", err);
-		return EXIT_RUNTIME;
-	}
-	m->cmd = pid;
-	launch__join_argv(env->cmd, c->command, sizeof(c->command));
-	if (probes__resolve(pid, env->classes, env->probes, env->nprobes, &t, err, sizeof(err))) {
-		log_err("%s", err);
-		probes__free(&t);
-		return EXIT_RUNTIME;
-	}
-	/* the shim's sites stand in for what uprobes cannot take */
-	if (!env->shim || !preload[0])
-		probes__warn_unprobeable(&t);
-	probes__free(&t);
-	return 0;
-}
-
-/* Before any process of the tree can be stopped for us: a guard that
- * continues them if sbt-bpf is killed. */
-static void start_guard(struct target_many *m)
-{
-	int lists[2];
-
-	if (session__stopped_lists(m->base.ctx->session, lists) || guard__start(lists, 2) < 0)
-		log_warn("cannot start the guard of stopped processes: if sbt-bpf is killed, "
-			 "a process of the tree may stay stopped");
-}
-
-/* The probe shim's sites, each hit once by the command while it is held at
- * its entry point, before it joins the tree (the BPF side drops those
- * hits). The kernel rewrites a probed nop5 into a call to its uprobe
- * trampoline at the site's first hit in a process, under the process's
- * memory map lock taken for writing: hit first by a thread of the running
- * command, the site would cost that hit ~35 us here, and where its other
- * threads hold or wait for the lock (page faults, their own first hits)
- * the hit sleeps, then waits for a CPU: milliseconds on a loaded machine,
- * inside whatever call the site traces, where no record can show it. Held
- * at its entry, the command has one thread and nothing to wait for. */
-static void prepay_sites(struct target_many *m)
-{
-	const struct discover *d = &m->disc;
-	size_t cap = 2 * (size_t)d->table.n;
-	uint64_t *offs = malloc(cap * sizeof(*offs)), *addrs = malloc(cap * sizeof(*addrs));
-	uint64_t *fns = malloc(cap * sizeof(*fns));
-	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
-	int i, j, k, n = 0, called;
-
-	for (i = 0; offs && addrs && fns && i < d->nfiles; i++) {
-		const struct discover_file *f = &d->files[i];
-
-		for (j = f->first, k = 0; j < f->first + f->n; j++) {
-			const struct probe *p = &d->table.probes[j];
-
-			if (!p->exit_offset)
-				continue;
-			offs[k++] = p->info.offset;
-			offs[k++] = p->exit_offset;
-		}
-		if (k && proc__code_addresses(m->cmd, f->dev, f->ino, offs, addrs, k) > 0)
-			for (j = 0; j < k; j++)
-				if (addrs[j])
-					fns[n++] = addrs[j];
-	}
-	called = n ? launch__call_sites(m->cmd, fns, n) : 0;
-	if (called == -EOPNOTSUPP) /* nor does the kernel rewrite them there */
-		log_debug("the command runs with a shadow stack: its probe shim sites stay traps");
-	else if (called < 0)
-		log_info("the probe shim's sites were not hit before the command ran (%s): their "
-			 "first hits in it cost more",
-			 strerror(-called));
-	else if (n)
-		log_debug("%d probe shim sites hit before the command ran, in %.1f ms", called,
-			  (clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
-	free(offs);
-	free(addrs);
-	free(fns);
-}
-
-/* Probes in every file the command maps, for every process; the BPF side
- * keeps the command's tree. Files the tree maps later are probed while the
- * process mapping them waits (resume_paused()). The command is a job from
- * the start, whether it synchronizes or runs others that do. */
-static int attach_tree(struct target_many *m)
-{
-	struct trace_ctx *c = m->base.ctx;
-	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
-	int n;
-
-	start_guard(m);
-	n = scan_pid(m, m->cmd);
-	if (n < 0 && n != -E2BIG) {
-		log_err("cannot read the mappings of '%s': %s", c->command, strerror(-n));
-		return EXIT_RUNTIME;
-	}
-	check_shim_loaded(m, m->cmd, n);
-	attach_new_files(m);
-	prepay_sites(m);
-	if (session__follow(c->session, m->cmd)) {
-		log_err("pid %d: cannot follow it", (int)m->cmd);
-		return EXIT_RUNTIME;
-	}
-	/* the command runs only once released */
-	c->start_ns = clock_ns(CLOCK_MONOTONIC);
-	if (!trace_ctx__start_job(c, m->cmd, c->start_ns, 1, c->command, &m->pending))
-		return EXIT_RUNTIME;
-	fprintf(stderr,
-		"sbt-bpf: tracing pid %d (%s) and the processes it starts: %d probe%s in %d "
-		"file%s, attached in %.1f ms; Ctrl-C to stop\n",
-		(int)m->cmd, c->command, m->disc.table.n - 1, words__plural(m->disc.table.n - 1),
-		m->disc.nfiles, words__plural(m->disc.nfiles), (c->start_ns - t0) / 1e6);
-	return 0;
-}
-
-/* Processes of the tree stopped where they may have mapped new files:
- * probe those (unless tracing is over), then let them run. */
-static void resume_paused(struct target_many *m, int probe)
-{
-	struct session *session = m->base.ctx->session;
-	pid_t pids[256];
-	int n, i, found;
-
-	do {
-		n = session__take_paused(session, pids, 256);
-		for (i = 0; probe && i < n; i++) {
-			found = scan_pid(m, pids[i]);
-			note_names(m, pids[i], 0);
-			check_shim_loaded(m, pids[i], found);
-		}
-		if (probe)
-			attach_new_files(m);
-		for (i = 0; i < n; i++)
-			kill(pids[i], SIGCONT);
-		session__resumed(session, pids, n);
-	} while (n == 256);
-}
-
-/* ---- -p --follow: running processes and the processes they start ------------- */
-
-/* pid joins the tree: from now on the BPF side adds the processes it forks.
- * 0, or a negative errno. */
-static int seed_pid(struct target_many *m, pid_t pid)
-{
-	int e = session__follow(m->base.ctx->session, pid);
-
-	if (!e && pid_set_add(&m->seeded, pid))
-		e = -ENOMEM;
-	return e;
-}
-
-struct seed_pass {
-	struct target_many *m;
-	int added;
-};
-
-static int seed_if_child(void *ctx, pid_t pid)
-{
-	struct seed_pass *p = ctx;
-	struct proc_status st;
-
-	if (pid == getpid() || pid_set_has(&p->m->seeded, pid) || proc__status(pid, &st) ||
-	    st.ppid <= 0 || !pid_set_has(&p->m->seeded, st.ppid))
-		return 0;
-	p->added += seed_pid(p->m, pid) == 0;
-	return 0;
-}
-
-/* The processes the seeds started before the attach, theirs, and so on: passes
- * over every process until one adds none. Nothing escapes: a child forked
- * after its parent joined is the BPF side's; one forked before is there at
- * the next pass (or gone). */
-static void seed_descendants(struct target_many *m)
-{
-	struct seed_pass p = {m, 0};
-
-	do {
-		p.added = 0;
-		proc__for_each_pid(seed_if_child, &p);
-	} while (p.added);
-}
-
-/* A process that exited as it joined may have had its bit cleared (its exit)
- * before we set it: the bit would outlive it, and keep the session waiting
- * for it. */
-static void drop_gone_seeds(struct target_many *m)
-{
-	const struct hmap_slot *sl;
-	size_t pos = 0;
-
-	while ((sl = hmap_next(&m->seeded, &pos)))
-		if (proc__gone((pid_t)sl->k1)) {
-			session__unfollow(m->base.ctx->session, (pid_t)sl->k1);
-			hmap_del(&m->seeded, sl->k1, 0);
-		}
-}
-
-/* The processes named (pids[0..n)), then their descendants, join the tree;
- * the files of all are found. Returns how many descendants joined, or -1. */
-static int seed_tree(struct target_many *m, const pid_t *pids, int n)
-{
-	const struct hmap_slot *sl;
-	size_t pos = 0;
-	int i, roots = 0;
-
-	for (i = 0; i < n; i++)
-		if (seed_pid(m, pids[i])) {
-			log_err("pid %d: cannot follow it", (int)pids[i]);
-			return -1;
-		}
-	seed_descendants(m);
-	drop_gone_seeds(m);
-	while ((sl = hmap_next(&m->seeded, &pos)))
-		scan_pid(m, (pid_t)sl->k1);
-	for (i = 0; i < n; i++)
-		roots += pid_set_has(&m->seeded, pids[i]);
-	return (int)m->seeded.len - roots;
-}
-
-/* The -p processes that can be followed into pids[], their files found.
- * Returns how many, or -1 after an error. */
-static int follow_roots(struct target_many *m, pid_t *pids)
-{
-	const struct env *env = m->base.ctx->env;
-	int i, j, n = 0, e;
-
-	for (i = 0; i < env->npids; i++) {
-		pid_t pid = proc__tgid(env->pids[i]);
-		const char *why;
-
-		pid = pid > 0 ? pid : env->pids[i]; /* a thread id names its process */
-		for (j = 0; j < n && pids[j] != pid; j++)
-			;
-		if (j < n)
-			continue;
-		why = proc__untraceable(pid);
-		if (why && kill(pid, 0) && errno == ESRCH) {
-			log_err("no such process: %d", (int)pid);
-			return -1;
-		}
-		if (why) {
-			log_warn("process %d %s: skipped", (int)pid, why);
-			continue;
-		}
-		e = scan_pid(m, pid);
-		if (e < 0 && e != -E2BIG && kill(pid, 0) == 0)
-			log_warn("pid %d: cannot read its mappings (%s): only the processes it "
-				 "starts are probed",
-				 (int)pid, strerror(-e));
-		pids[n++] = pid;
-	}
-	if (!n)
-		log_err("none of the processes can be traced");
-	return n ? n : -1;
-}
-
-/* What --follow costs other processes, where it matters: a lock call of any
- * process mapping the same library takes a probe hit. */
-static void warn_follow_cost(const struct env *env)
-{
-	if (env->classes & (SBT_TRACE_LOCK | SBT_TRACE_TASK))
-		log_warn("--follow: the probes are in every process that maps the traced "
-			 "libraries: while sbt-bpf runs, each %s call of any process on this "
-			 "machine pays a probe hit (microseconds) and is not recorded",
-			 env->classes & SBT_TRACE_LOCK ? "lock" : "OpenMP task");
-}
-
-static void say_following(struct target_many *m, const pid_t *pids, int n, int before, __u64 t0)
-{
-	struct trace_ctx *c = m->base.ctx;
-	char running[48] = "";
-
-	if (before)
-		snprintf(running, sizeof(running), " (%d running already)", before);
-	if (n == 1)
-		fprintf(stderr, "sbt-bpf: tracing pid %d (%s) and the processes it starts%s",
-			(int)pids[0], c->command, running);
-	else
-		fprintf(stderr, "sbt-bpf: tracing %d processes (%s) and the processes they start%s",
-			n, c->command, running);
-	fprintf(stderr, ": %d probe%s in %d file%s, attached in %.1f ms; Ctrl-C to stop\n",
-		m->disc.table.n - 1, words__plural(m->disc.table.n - 1), m->disc.nfiles,
-		words__plural(m->disc.nfiles), (clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
-}
-
-/* What the report and the trace file call the session: the process's
- * command line, or the list. */
-static void name_roots(struct trace_ctx *c, const pid_t *pids, int n)
-{
-	size_t len = 0;
-	int i;
-
-	if (n == 1) {
-		proc__cmdline(pids[0], c->command, sizeof(c->command));
-		if (c->command[0])
-			return;
-	}
-	for (i = 0; i < n && len < sizeof(c->command); i++)
-		len += snprintf(c->command + len, sizeof(c->command) - len, "%s%d",
-				len ? "," : "-p ", (int)pids[i]);
-}
-
-/* -p --follow: the tree of launch mode, seeded with the running processes
- * named and their descendants. Their files are probed for every process,
- * the seeds' first (a kernel refusing multi-uprobe links starts the session
- * again at the first attach, before anything is in the tree). Files the
- * tree maps later are probed while the process mapping them waits
- * (resume_paused()). The processes named are jobs from the start. */
-static int attach_follow(struct target_many *m)
-{
-	struct trace_ctx *c = m->base.ctx;
-	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
-	pid_t pids[ENV_MAX_PIDS];
-	int n = follow_roots(m, pids), i, before;
-
-	if (n < 0)
-		return EXIT_RUNTIME;
-	start_guard(m);
-	/* a job of an interactive shell is not stopped at its exec: the
-	 * runtimes installed are probed before it maps them */
-	discover__installed(&m->disc);
-	discover_user_probes(m);
-	attach_new_files(m);
-	before = seed_tree(m, pids, n);
-	if (before < 0)
-		return EXIT_RUNTIME;
-	attach_new_files(m);
-	name_roots(c, pids, n);
-	for (i = 0; i < n; i++)
-		if (pid_set_has(&m->seeded, pids[i]) && !start_job(m, pids[i], c->start_ns, 0, "?"))
-			return EXIT_RUNTIME;
-	say_following(m, pids, n, before, t0);
-	warn_follow_cost(c->env);
-	return 0;
-}
-
 static int many_prepare(struct target *tg)
 {
 	struct target_many *m = many_of(tg);
@@ -808,7 +333,7 @@ static int many_prepare(struct target *tg)
 	if (discover__init(&m->disc, env->classes, env->probes, env->nprobes,
 			   env->all || env->tree))
 		return EXIT_RUNTIME;
-	return env->cmd ? launch(m) : 0;
+	return env->cmd ? many__launch(m) : 0;
 }
 
 static int many_attach(struct target *tg)
@@ -818,11 +343,11 @@ static int many_attach(struct target *tg)
 	tg->table = &many_of(tg)->disc.table;
 	tg->every_process = env->tree || env->all;
 	if (env->cmd)
-		return attach_tree(many_of(tg));
+		return many__attach_tree(many_of(tg));
 	/* running processes produce records while the probes go in */
 	tg->ctx->start_ns = clock_ns(CLOCK_MONOTONIC);
 	if (env->follow)
-		return attach_follow(many_of(tg));
+		return many__attach_follow(many_of(tg));
 	return env->all ? attach_all(many_of(tg)) : attach_pids(many_of(tg));
 }
 
@@ -862,8 +387,8 @@ static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 		return;
 	}
 	snprintf(comm, sizeof(comm), "[%s]", n->comm[0] ? n->comm : "?");
-	job = start_job(m, e->pid, n->start_ns > session_start ? n->start_ns : session_start,
-			n->start_ns > session_start, n->cmdline[0] ? n->cmdline : comm);
+	job = many__start_job(m, e->pid, n->start_ns > session_start ? n->start_ns : session_start,
+			      n->start_ns > session_start, n->cmdline[0] ? n->cmdline : comm);
 	if (!job)
 		return;
 	if (!job->user) { /* gone already: named as it was */
@@ -885,7 +410,7 @@ static void note_fork(struct target_many *m, const struct sbt_event *e)
 	const struct job *parent = jobs__find(m->base.ctx->jobs, e->cost);
 	struct proc_note *n = note_of(m, e->pid);
 
-	note_names(m, e->pid, (pid_t)e->cost);
+	many__note_names(m, e->pid, (pid_t)e->cost);
 	if (!n)
 		return;
 	n->start_ns = e->ts;
@@ -947,7 +472,7 @@ static void exec_record(struct target_many *m, struct job *job, const struct sbt
 		job->end_ns = e->ts;
 		many_job_exited(&m->base, job);
 	}
-	note_names(m, e->pid, 0);
+	many__note_names(m, e->pid, 0);
 	n = note_of(m, e->pid);
 	if (n) {
 		n->start_ns = e->ts;
@@ -985,7 +510,7 @@ static int many_record(struct target *tg, const struct sbt_event *e)
 }
 
 /* Following a tree, a process is held while its new files are probed
- * (resume_paused()), except one that cannot be (a job of an interactive
+ * (many__resume_paused()), except one that cannot be (a job of an interactive
  * shell, one under a debugger): files with probes it maps (idx[0..n)) that
  * are not probed yet are probed now, after it may have called them. Said
  * once they are (a user who sees the notice may go on at once): the
@@ -1057,7 +582,7 @@ static void many_rescan(struct target *tg)
 	int idx[64], n;
 
 	if (m->tree)
-		resume_paused(m, 1);
+		many__resume_paused(m, 1);
 	if (!m->rescans)
 		return;
 	while ((s = hmap_next(&m->procs, &pos))) {
@@ -1073,7 +598,7 @@ static void many_rescan(struct target *tg)
 		}
 	}
 	m->rescans = 0;
-	attach_new_files(m);
+	many__attach_new_files(m);
 	notices_say(&late);
 }
 
@@ -1187,7 +712,7 @@ static void many_free(struct target *tg)
 		launch__abort(m->cmd);
 	/* the session is still open: nobody stays stopped for us */
 	if (m->tree && tg->ctx->session)
-		resume_paused(m, 0);
+		many__resume_paused(m, 0);
 	while ((sl = hmap_next(&m->procs, &pos)))
 		free_note(sl->val);
 	hmap_free(&m->procs);
