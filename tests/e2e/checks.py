@@ -143,13 +143,18 @@ class Window:
             # probe's own kernel path, a page fault waiting for the memory
             # map lock), and all the time off its CPU there, slept or
             # preempted, lies before the probe's arrival. The rest of the
-            # window is judged as a window of its own.
+            # window is judged as a window of its own. Never less than the
+            # whole window's allowance: a sleep after the mark but before
+            # the probe's time (a uprobe hit waiting for the memory map lock
+            # another thread holds) is one the blocking call's own sleep
+            # hides, and the window's run-queue wait was what covered it.
             at, pre_cpu = int(pre["at"]), int(pre["cpu"])
             self.pre = at
-            self.depart_unseen = unseen_ns(
+            self.depart_unseen = max(self.unseen, unseen_ns(
                 self.leave - at, self.nvcsw - int(pre["nvcsw"]),
-                self.nivcsw - int(pre["nivcsw"]), delay - int(pre["delay"]), cpu - pre_cpu)
-            self.unseen = max(0, at - self.enter - pre_cpu) + self.depart_unseen
+                self.nivcsw - int(pre["nivcsw"]), delay - int(pre["delay"]), cpu - pre_cpu))
+            self.unseen = max(self.unseen,
+                              max(0, at - self.enter - pre_cpu) + self.depart_unseen)
         self.extra = d
 
 
