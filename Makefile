@@ -152,9 +152,11 @@ $(OUTPUT)/bench/omp_count.so: bench/omp_count.c
 	$(CC) -O2 -g $(WARN) -shared -fPIC $< -ldl -o $@
 
 $(OUTPUT)/bench/gen_trace: bench/gen_trace.c $(PURE_OBJS)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
 
 $(OUTPUT)/bench/gen_hostile: bench/gen_hostile.c $(PURE_OBJS)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
 
 # --- tests ------------------------------------------------------------------

@@ -11,6 +11,7 @@
  * never to (lost record, thread exited, end of trace): it is then handed to
  * the episode callback and freed.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyses/phases_impl.h"
@@ -58,12 +59,20 @@ static int awaits_arrivals(const struct ph_episode *ep)
 	return ep->n < ep->expect;
 }
 
+/* The records lost while ep was in flight, with those it was marked with
+ * at its arrivals, saturated (a u32). */
+static __u32 lost_in_flight(const struct phases *p, const struct ph_episode *ep)
+{
+	__u64 n = ep->lost + (p->lost_clock - ep->lost_base);
+
+	return n > UINT32_MAX ? UINT32_MAX : (__u32)n;
+}
+
 static void complete(struct phases *p, struct ph_episode *ep)
 {
 	struct ph_site *s = sites__get(p, ep);
 
-	ep->lost += p->lost_inflight - ep->lost_base;
-	ep->lost_base = p->lost_inflight;
+	ep->lost = lost_in_flight(p, ep);
 	hangs__unwatch(p, ep);
 	ep->index = p->completed++;
 	/* Two serial threads: two episodes were merged. None: only wrong when
@@ -180,7 +189,7 @@ static struct ph_episode *open_episode(struct phases *p, __u32 pid, __u64 key, _
 	/* the arrival opening it may come after others of its own that were
 	 * lost: marked while records are being lost */
 	ep->lost = p->loss_until >= p->last_ts;
-	ep->lost_base = p->lost_inflight;
+	ep->lost_base = p->lost_clock;
 	ep->inflight_ix = p->ninflight;
 	p->inflight[p->ninflight++] = ep;
 	return ep;
@@ -306,7 +315,7 @@ void episodes__lost_window(struct phases *p, const struct sbt_event *e)
 
 	p->lost += e->lost;
 	p->lost_arrivals += e->site;
-	p->lost_inflight += e->lost;
+	p->lost_clock += e->lost;
 	if (e->obj > p->loss_until)
 		p->loss_until = e->obj;
 	/* its threads take the loss at their next arrival (take_losses) */
@@ -319,5 +328,5 @@ void episodes__lost_window(struct phases *p, const struct sbt_event *e)
 void episodes__lost(struct phases *p, __u32 lost)
 {
 	p->lost += lost;
-	p->lost_inflight += lost;
+	p->lost_clock += lost;
 }

@@ -9,34 +9,76 @@
 #include <string.h>
 #include "analyses/phases_impl.h"
 
+/* ---- the watch: a binary min-heap on the latest arrival ----------------- */
+
+static int waits_longer(const struct ph_episode *a, const struct ph_episode *b)
+{
+	return a->last_arrive < b->last_arrive;
+}
+
+static void watch_put(struct phases *p, size_t i, struct ph_episode *ep)
+{
+	p->watch[i] = ep;
+	ep->watch_ix = i + 1;
+}
+
+static void sift_up(struct phases *p, size_t i)
+{
+	struct ph_episode *ep = p->watch[i];
+
+	while (i > 0 && waits_longer(ep, p->watch[(i - 1) / 2])) {
+		watch_put(p, i, p->watch[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	watch_put(p, i, ep);
+}
+
+static void sift_down(struct phases *p, size_t i)
+{
+	struct ph_episode *ep = p->watch[i];
+	size_t c;
+
+	while ((c = 2 * i + 1) < p->nwatch) {
+		if (c + 1 < p->nwatch && waits_longer(p->watch[c + 1], p->watch[c]))
+			c++;
+		if (!waits_longer(p->watch[c], ep))
+			break;
+		watch_put(p, i, p->watch[c]);
+		i = c;
+	}
+	watch_put(p, i, ep);
+}
+
 void hangs__watch(struct phases *p, struct ph_episode *ep)
 {
 	if (ep->hang_reported)
 		return;
-	hangs__unwatch(p, ep);
-	ep->watch_prev = p->watch_tail;
-	ep->watch_next = NULL;
-	if (p->watch_tail)
-		p->watch_tail->watch_next = ep;
-	else
-		p->watch_head = ep;
-	p->watch_tail = ep;
-	ep->watched = 1;
+	if (ep->watch_ix) { /* its latest arrival moved on: later in the heap */
+		sift_down(p, ep->watch_ix - 1);
+		return;
+	}
+	if (array_reserve((void **)&p->watch, &p->cap_watch, p->nwatch + 1, sizeof(*p->watch)))
+		return; /* no memory: this one is not checked for a hang */
+	p->watch[p->nwatch++] = ep;
+	sift_up(p, p->nwatch - 1);
 }
 
 void hangs__unwatch(struct phases *p, struct ph_episode *ep)
 {
-	if (!ep->watched)
+	size_t i = ep->watch_ix;
+	struct ph_episode *last;
+
+	if (!i--)
 		return;
-	if (ep->watch_prev)
-		ep->watch_prev->watch_next = ep->watch_next;
-	else
-		p->watch_head = ep->watch_next;
-	if (ep->watch_next)
-		ep->watch_next->watch_prev = ep->watch_prev;
-	else
-		p->watch_tail = ep->watch_prev;
-	ep->watched = 0;
+
+	ep->watch_ix = 0;
+	if (i == --p->nwatch)
+		return;
+	/* the last one takes its slot, and its place in the order */
+	last = p->watch[p->nwatch];
+	watch_put(p, i, last);
+	sift_up(p, i);
+	sift_down(p, last->watch_ix - 1);
 }
 
 /* Whether thread tid arrived at ep. A watched episode has had no departure,
@@ -64,7 +106,7 @@ static void missing_members(const struct phases *p, const struct ph_episode *ep,
 	size_t k;
 
 	for (i = 0; i < ep->n; i++)
-		in += hmap_get(&p->member_set, ep->object, ep->arr[i].tid) == mb;
+		in += hmap_get(&p->member_set, mb->id, ep->arr[i].tid) != NULL;
 	m->n = mb->n - in;
 	for (k = 0; k < mb->n && m->listed < PH_HANG_LISTED && (__u32)m->listed < m->n; k++)
 		if (!arrived(p, ep, mb->tids[k]))
@@ -117,19 +159,19 @@ static void report_hang(struct phases *p, struct ph_episode *ep)
 	p->ops.hang(p->ctx, ep, &m);
 }
 
-/* The watch holds the episodes that may hang, oldest latest arrival first:
- * a check stops at the first one still within the timeout. */
+/* The watch's top is the episode waiting since the earliest arrival: a
+ * check stops at the first one still within the timeout. */
 void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns)
 {
 	p->hang_timeout_ns = timeout_ns;
-	while (p->watch_head && now_ns >= p->watch_head->last_arrive &&
-	       now_ns - p->watch_head->last_arrive >= timeout_ns)
-		report_hang(p, p->watch_head);
+	while (p->nwatch && now_ns >= p->watch[0]->last_arrive &&
+	       now_ns - p->watch[0]->last_arrive >= timeout_ns)
+		report_hang(p, p->watch[0]);
 }
 
 __u64 phases__longest_wait(const struct phases *p, __u64 now_ns)
 {
-	const struct ph_episode *ep = p->watch_head;
+	const struct ph_episode *ep = p->nwatch ? p->watch[0] : NULL;
 
 	return ep && now_ns > ep->last_arrive ? now_ns - ep->last_arrive : 0;
 }

@@ -75,6 +75,7 @@ void phases__free(struct phases *p)
 	free(p->regions.sites);
 	free(p->thread_list);
 	free(p->inflight);
+	free(p->watch);
 	free(p->sites);
 	hmap_free(&p->threads);
 	hmap_free(&p->open);

@@ -47,7 +47,7 @@ struct ph_episode {
 	struct ph_arrival *arr; /* in arrival order */
 	__u64 first_arrive, last_arrive, last_depart;
 	__u32 departed;
-	__u32 lost;		    /* records lost while this episode was in flight */
+	__u32 lost; /* records lost while this episode was in flight (complete once it is) */
 	__u64 tm_exit_f, ta_exit_f; /* first measured exit, and its approximation */
 	__u32 exits_approximated;
 	__u32 serial; /* pthread_barrier_wait returns of SERIAL_THREAD (-1) */
@@ -64,10 +64,9 @@ struct ph_episode {
 	int hang_reported;
 	/* internal: bookkeeping that keeps each record's cost independent of
 	 * how many episodes are in flight (doc/design.md §5.1, Bounds) */
-	size_t inflight_ix;			    /* its slot in the in-flight list */
-	struct ph_episode *watch_prev, *watch_next; /* the hang watch (hangs.c) */
-	int watched;
-	__u64 lost_base; /* losses in flight when it opened (episodes.c) */
+	size_t inflight_ix; /* its slot in the in-flight list */
+	size_t watch_ix;    /* its slot in the hang watch + 1; 0: not watched (hangs.c) */
+	__u64 lost_base;    /* losses in flight when it opened (episodes.c) */
 };
 
 /* Per-thread accumulated idle time at one site. */

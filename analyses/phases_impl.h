@@ -65,16 +65,19 @@ struct phases {
 	void *record_ctx;
 	struct ph_episode **inflight; /* OPEN and RELEASING episodes */
 	size_t ninflight, cap_inflight;
-	/* OPEN episodes with arrivals, no departure and no hang reported, by
-	 * their latest arrival: a hang check looks at the oldest (hangs.c) */
-	struct ph_episode *watch_head, *watch_tail;
-	/* records lost while episodes were in flight, all told: an episode
-	 * counts those since it opened (episodes.c) */
-	__u64 lost_inflight;
+	/* OPEN episodes with arrivals, no departure and no hang reported: a
+	 * min-heap on their latest arrival, so that a hang check looks at the
+	 * oldest wait first whatever the order records came in (hangs.c) */
+	struct ph_episode **watch;
+	size_t nwatch, cap_watch;
+	/* records lost so far, all told: a clock an episode reads at its
+	 * opening and completion, the difference being the losses while it
+	 * was in flight (episodes.c) */
+	__u64 lost_clock;
 	struct hmap procs;    /* pid -> struct ph_proc */
 	struct hmap barriers; /* (pid, barrier object) -> struct ph_barrier */
 	__u64 nbarriers;
-	struct hmap member_set; /* (barrier object, tid) -> its struct ph_barrier */
+	struct hmap member_set; /* (barrier id, tid) -> its struct ph_barrier */
 	struct hmap site_ix;	/* (barrier id << 16 | probe, call site) -> site index */
 	struct hmap idle_ix;	/* (site id, tid) -> index into the site's idle list */
 	__u64 hang_timeout_ns;	/* of the latest phases__check_hangs(); 0: hangs not checked */
@@ -189,9 +192,9 @@ void episodes__lost_window(struct phases *p, const struct sbt_event *e);
 void episode__free(struct ph_episode *ep);
 
 /* hangs.c: the hang watch. ep may hang from its latest arrival on (it is
- * OPEN, with arrivals, no departure, no hang reported): watched, as the
- * newest; or it can no longer hang: unwatched (either is a no-op when
- * already so). */
+ * OPEN, with arrivals, no departure, no hang reported): watched, or placed
+ * anew when its latest arrival moved; or it can no longer hang: unwatched
+ * (a no-op when it is not watched). O(log n) each. */
 void hangs__watch(struct phases *p, struct ph_episode *ep);
 void hangs__unwatch(struct phases *p, struct ph_episode *ep);
 

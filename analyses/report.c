@@ -176,10 +176,12 @@ static void note_hang(struct report *r, const struct ph_episode *ep, const struc
  * barrier waits for a stopped process, it did not hang. */
 static void note_stopped(struct report *r, struct hang_note *h)
 {
-	const __u32 *tids;
+	const __u32 *tids = NULL;
 	int n = r->ph ? phases__stopped(r->ph, &tids) : 0;
 
-	memcpy(h->stopped, tids, (n < PH_STOPPED_KEPT ? n : PH_STOPPED_KEPT) * sizeof(*tids));
+	if (n > 0)
+		memcpy(h->stopped, tids,
+		       (n < PH_STOPPED_KEPT ? n : PH_STOPPED_KEPT) * sizeof(*tids));
 	h->nstopped = n;
 }
 

@@ -71,11 +71,10 @@ static void add_member(struct phases *p, __u32 pid, __u64 object, __u32 tid)
 {
 	struct ph_barrier *b;
 
-	if (hmap_get(&p->member_set, object, tid))
-		return;
 	b = barrier_of(p, pid, object);
-	if (!b || array_reserve((void **)&b->tids, &b->cap, b->n + 1, sizeof(*b->tids)) ||
-	    hmap_put(&p->member_set, object, tid, b))
+	if (!b || hmap_get(&p->member_set, b->id, tid) ||
+	    array_reserve((void **)&b->tids, &b->cap, b->n + 1, sizeof(*b->tids)) ||
+	    hmap_put(&p->member_set, b->id, tid, b))
 		return;
 	b->tids[b->n++] = tid;
 }

@@ -397,6 +397,69 @@ TEST(hang_check_goes_by_latest_arrival)
 	phases__free(p);
 }
 
+/* Records out of time order (a CPU's ring read late): a barrier entered at
+ * 4500 after one entered at 5000 hangs first, and is reported. */
+TEST(hang_found_behind_a_later_wait)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_PBW, 1, 5000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 4500, OBJ_Y, SITE_A);
+	phases__check_hangs(p, 5800, 1000);
+	CHECK_EQ(c.nhang, 1);
+	CHECK_EQ(c.hang_object, OBJ_Y);
+	CHECK_EQ(phases__longest_wait(p, 5800), 800);
+	phases__check_hangs(p, 6000, 1000);
+	CHECK_EQ(c.nhang, 2);
+	phases__free(p);
+}
+
+/* One record stamped far ahead does not hide the hangs of the others:
+ * thirty barriers that never release, each reported once, oldest first. */
+TEST(hangs_found_whatever_came_first)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u32 i;
+
+	enter(p, P_PBW, 1, 1000000, OBJ_X, SITE_A);
+	for (i = 0; i < 30; i++)
+		enter(p, P_PBW, 10 + i, 2000 + 1000 * i, 0x10000 + 64 * i, SITE_A);
+	phases__check_hangs(p, 2000 + 1000 * 29 + 500, 500);
+	CHECK_EQ(c.nhang, 30);
+	CHECK_EQ(c.hang_object, 0x10000 + 64 * 29);
+	phases__check_hangs(p, 1000500, 500);
+	CHECK_EQ(c.nhang, 31);
+	CHECK_EQ(c.hang_object, OBJ_X);
+	phases__free(p);
+}
+
+/* Waits that end (a departure), or move on (a new arrival), leave the watch
+ * or take their new place in it; the others are found in order. */
+TEST(hang_watch_keeps_its_order_as_waits_change)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u32 i;
+
+	for (i = 0; i < 20; i++) /* barrier i entered at 1000 + 100 i */
+		enter(p, P_PBW, 100 + i, 1000 + 100 * i, 0x20000 + 64 * i, SITE_A);
+	for (i = 0; i < 20; i += 3) /* every third released */
+		leave(p, P_PBW, 100 + i, 4000, 0);
+	enter(p, P_PBW, 200, 5000, 0x20000 + 64 * 1, SITE_A); /* barrier 1: a new arrival */
+	phases__check_hangs(p, 3850,
+			    1000); /* 1000..2850 due: 2, 4, 5, 7, 8, 10, 11, 13, 14, 16, 17 */
+	CHECK_EQ(c.nhang, 11);
+	CHECK_EQ(c.hang_object, 0x20000 + 64 * 17);
+	phases__check_hangs(p, 5999, 1000);
+	CHECK_EQ(c.nhang, 12); /* 19 (2900) */
+	phases__check_hangs(p, 6000, 1000);
+	CHECK_EQ(c.nhang, 13); /* 1, waiting from 5000 */
+	CHECK_EQ(c.hang_object, 0x20000 + 64 * 1);
+	phases__free(p);
+}
+
 /* A released thread that exits without a return record: the episode still
  * completes, with that departure unknown (and no wait counted for it). */
 TEST(missing_departure_settles_on_exit)

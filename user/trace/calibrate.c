@@ -575,9 +575,11 @@ int calibration__save(const struct calibration *c, const char *path)
 			(unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns,
 			c->a[i].cls);
 	err = outfile__close(f);
-	if (err || rename(tmp, path))
-		return err ? err : -errno;
-	return 0;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp); /* no half-written cache left beside the good one */
+	return err;
 }
 
 static int shim_installed(void)
