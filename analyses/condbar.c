@@ -40,6 +40,7 @@ struct cb_cond {
 	size_t nwait, cap_wait;
 	__u32 *team; /* the last group, sorted */
 	size_t nteam;
+	struct cb_cond *next_pending; /* condbar.pending */
 };
 
 struct cb_thread {
@@ -53,6 +54,10 @@ struct condbar {
 	struct hmap conds;   /* (pid, cv) -> struct cb_cond */
 	struct hmap threads; /* (tid, 0) -> struct cb_thread */
 	int npending;
+	/* every condvar made pending since the last decision, in that order
+	 * (some decided since): what condbar__decide_pending() looks at,
+	 * rather than every condvar seen. A condvar becomes pending once. */
+	struct cb_cond *pending, **pending_tail;
 	int sees_unlock; /* mutex unlocks are probed (--trace lock) */
 };
 
@@ -69,6 +74,7 @@ struct condbar *condbar__new(const struct sbt_probe_info *probes, int nprobes)
 				   !strcmp(probes[i].symbol, "pthread_mutex_unlock");
 	hmap_init(&cb->conds);
 	hmap_init(&cb->threads);
+	cb->pending_tail = &cb->pending;
 	return cb;
 }
 
@@ -107,6 +113,10 @@ static struct cb_thread *thread_of(struct condbar *cb, __u32 tid)
 static void set_state(struct condbar *cb, struct cb_cond *c, int state)
 {
 	cb->npending += (state == CB_PENDING) - (c->state == CB_PENDING);
+	if (state == CB_PENDING && c->state == CB_UNSEEN) {
+		*cb->pending_tail = c;
+		cb->pending_tail = &c->next_pending;
+	}
 	c->state = state;
 }
 
@@ -280,15 +290,16 @@ int condbar__pending(const struct condbar *cb)
 
 void condbar__decide_pending(struct condbar *cb)
 {
-	const struct hmap_slot *s;
-	size_t pos = 0;
+	struct cb_cond *c, *next;
 
-	while (cb->npending && (s = hmap_next(&cb->conds, &pos))) {
-		struct cb_cond *c = s->val;
-
+	for (c = cb->pending; c; c = next) {
+		next = c->next_pending;
+		c->next_pending = NULL;
 		if (c->state == CB_PENDING)
 			set_state(cb, c, CB_NOT);
 	}
+	cb->pending = NULL;
+	cb->pending_tail = &cb->pending;
 }
 
 int condbar__is_barrier(const struct condbar *cb, __u32 pid, __u64 cv)

@@ -45,6 +45,7 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	hmap_init(&p->member_set);
 	hmap_init(&p->site_ix);
 	hmap_init(&p->idle_ix);
+	hmap_init(&p->region_ix);
 	if (!cfg->no_sync_barriers)
 		new_classifiers(p);
 	return p;
@@ -86,6 +87,7 @@ void phases__free(struct phases *p)
 	hmap_free(&p->member_set);
 	hmap_free(&p->site_ix);
 	hmap_free(&p->idle_ix);
+	hmap_free(&p->region_ix);
 	condbar__free(p->condbar);
 	sembar__free(p->sembar);
 	semgroups__free(p->semgroups);

@@ -90,6 +90,8 @@ struct phases {
 	size_t nsites, cap_sites;
 
 	struct ph_region_stats regions;
+	size_t cap_region_sites;
+	struct hmap region_ix; /* (pid << 16 | probe, call site) -> index in regions.sites */
 	__u64 completed, partial, events, bad, lost, grouping_errors;
 	__u64 newest_ts, out_of_order; /* records older than one before them */
 	__u64 first_ts, last_ts;

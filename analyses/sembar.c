@@ -30,7 +30,15 @@ enum sb_state { SB_UNSEEN, SB_PENDING, SB_BARRIER, SB_NOT };
  * is ruled out: a pool whose takers never wait for its posts. */
 #define UNHELD_MAX 8
 
+/* The runs of one team in one process looked at for a partner: the latest
+ * ones begun. A barrier's semaphores are two or three; a bound keeps a
+ * process of many semaphores releasing one team from costing each group
+ * a walk of all of them (doc/design.md §5.1, Bounds). */
+#define RUNS_PER_TEAM 64
+
 struct sb_sem {
+	__u32 pid;
+	__u64 addr;
 	int state;
 	int groups;   /* consecutive fitting groups with the same team */
 	int rotated;  /* two of them had different posters */
@@ -38,14 +46,25 @@ struct sb_sem {
 	__u32 poster; /* the first one's */
 	__u32 *team;
 	__u32 nteam;
+	struct sb_sem *next_pending; /* sembar.pending */
+};
+
+/* The latest runs begun with one team in one process (a ring). */
+struct sb_team_runs {
+	struct sb_sem *run[RUNS_PER_TEAM];
+	unsigned n, next;
 };
 
 struct sembar {
 	const struct sbt_probe_info *probes;
 	int nprobes;
 	struct semgroups *groups;
-	struct hmap sems; /* (pid, semaphore) -> struct sb_sem */
+	struct hmap sems;  /* (pid, semaphore) -> struct sb_sem */
+	struct hmap teams; /* (pid, hash of a team) -> struct sb_team_runs */
 	int npending;
+	/* every semaphore made pending since the last decision (some decided
+	 * since): what sembar__decide_pending() looks at. Pending once. */
+	struct sb_sem *pending, **pending_tail;
 	int finishing; /* the groups judged are cut by the end of the trace */
 };
 
@@ -53,12 +72,20 @@ static struct sb_sem *sem_of(struct sembar *sb, __u32 pid, __u64 sem)
 {
 	struct sb_sem *s = hmap_get(&sb->sems, pid, sem);
 
-	return s ? s : hmap_put_new(&sb->sems, pid, sem, sizeof(*s));
+	if (s || !(s = hmap_put_new(&sb->sems, pid, sem, sizeof(*s))))
+		return s;
+	s->pid = pid;
+	s->addr = sem;
+	return s;
 }
 
 static void set_state(struct sembar *sb, struct sb_sem *s, int state)
 {
 	sb->npending += (state == SB_PENDING) - (s->state == SB_PENDING);
+	if (state == SB_PENDING && s->state == SB_UNSEEN) {
+		*sb->pending_tail = s;
+		sb->pending_tail = &s->next_pending;
+	}
 	s->state = state;
 }
 
@@ -82,6 +109,41 @@ static int fits(const struct sg_group *g)
 static int same_team(const struct sb_sem *s, const struct sg_group *g)
 {
 	return s->nteam == g->nteam && !memcmp(s->team, g->team, g->nteam * sizeof(*g->team));
+}
+
+/* FNV-1a of a team's (sorted) thread ids: the key of its runs. */
+static __u64 team_hash(const __u32 *team, __u32 n)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		h ^= team[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h ^ n;
+}
+
+/* The runs of s's team in process pid (NULL: no memory). */
+static struct sb_team_runs *team_runs(struct sembar *sb, __u32 pid, const struct sb_sem *s)
+{
+	__u64 h = team_hash(s->team, s->nteam);
+	struct sb_team_runs *r = hmap_get(&sb->teams, pid, h);
+
+	return r ? r : hmap_put_new(&sb->teams, pid, h, sizeof(*r));
+}
+
+/* s begins a run with its team: one of the latest ones of that team. */
+static void note_run(struct sembar *sb, __u32 pid, struct sb_sem *s)
+{
+	struct sb_team_runs *r = team_runs(sb, pid, s);
+
+	if (!r)
+		return;
+	r->run[r->next] = s;
+	r->next = (r->next + 1) % RUNS_PER_TEAM;
+	if (r->n < RUNS_PER_TEAM)
+		r->n++;
 }
 
 /* The first of a run of fitting groups. */
@@ -116,15 +178,15 @@ static int rotate_together(const struct sb_sem *a, const struct sb_sem *b)
  */
 static void judge_run(struct sembar *sb, __u32 pid, struct sb_sem *s)
 {
-	const struct hmap_slot *slot;
+	struct sb_team_runs *r = team_runs(sb, pid, s);
 	int barrier = s->rotated;
-	size_t pos = 0;
+	unsigned i;
 
-	while ((slot = hmap_next(&sb->sems, &pos))) {
-		struct sb_sem *o = slot->val;
+	for (i = 0; r && i < r->n; i++) {
+		struct sb_sem *o = r->run[i];
 
-		if (slot->k1 != pid || o == s || o->state == SB_NOT || !o->groups ||
-		    !rotate_together(s, o))
+		/* o may have begun another run since, or be here twice */
+		if (o == s || o->state == SB_NOT || !o->groups || !rotate_together(s, o))
 			continue;
 		barrier = 1;
 		if (o->groups >= 2)
@@ -168,6 +230,8 @@ static void judge(void *ctx, __u32 pid, __u64 sem, const struct sg_group *g)
 	s->unheld = 0;
 	if (!s->groups) {
 		first_of_run(s, g);
+		if (s->groups)
+			note_run(sb, pid, s);
 		return;
 	}
 	if (!same_team(s, g)) {
@@ -193,6 +257,8 @@ struct sembar *sembar__new(const struct sbt_probe_info *probes, int nprobes)
 		return NULL;
 	}
 	hmap_init(&sb->sems);
+	hmap_init(&sb->teams);
+	sb->pending_tail = &sb->pending;
 	return sb;
 }
 
@@ -206,6 +272,7 @@ void sembar__free(struct sembar *sb)
 	while ((slot = hmap_next(&sb->sems, &pos)))
 		free(((struct sb_sem *)slot->val)->team);
 	hmap_free_values(&sb->sems);
+	hmap_free_values(&sb->teams);
 	semgroups__free(sb->groups);
 	free(sb);
 }
@@ -244,22 +311,28 @@ int sembar__pending(const struct sembar *sb)
 	return sb->npending;
 }
 
+/* The semaphores still pending: their groups so far judged as cut by the
+ * end of the trace (only a pending one's judgement can change), then each
+ * undecided ruled out. */
 void sembar__decide_pending(struct sembar *sb)
 {
-	const struct hmap_slot *slot;
-	size_t pos = 0;
+	struct sb_sem *s, *next;
 
 	if (!sb->npending)
 		return;
 	sb->finishing = 1;
-	semgroups__close_all(sb->groups);
+	for (s = sb->pending; s; s = s->next_pending)
+		if (s->state == SB_PENDING)
+			semgroups__close(sb->groups, s->pid, s->addr);
 	sb->finishing = 0;
-	while (sb->npending && (slot = hmap_next(&sb->sems, &pos))) {
-		struct sb_sem *s = slot->val;
-
+	for (s = sb->pending; s; s = next) {
+		next = s->next_pending;
+		s->next_pending = NULL;
 		if (s->state == SB_PENDING)
 			set_state(sb, s, SB_NOT);
 	}
+	sb->pending = NULL;
+	sb->pending_tail = &sb->pending;
 }
 
 int sembar__is_barrier(const struct sembar *sb, __u32 pid, __u64 sem)

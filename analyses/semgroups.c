@@ -439,11 +439,10 @@ void semgroups__exit(struct semgroups *g, const struct sbt_event *e, int kind, s
 	}
 }
 
-void semgroups__close_all(struct semgroups *g)
+void semgroups__close(struct semgroups *g, __u32 pid, __u64 sem)
 {
-	const struct hmap_slot *slot;
-	size_t pos = 0;
+	struct sg_sem *s = hmap_get(&g->sems, pid, sem);
 
-	while ((slot = hmap_next(&g->sems, &pos)))
-		close_group(g, slot->val);
+	if (s)
+		close_group(g, s);
 }

@@ -62,8 +62,9 @@ void semgroups__enter(struct semgroups *g, const struct sbt_event *e, int kind, 
 /* The return (record e) of a wait by thread e->tid, entered in the session
  * or before; posts need none. */
 void semgroups__exit(struct semgroups *g, const struct sbt_event *e, int kind, struct sg_step *s);
-/* Every semaphore's current group, to closed: the end of the trace. */
-void semgroups__close_all(struct semgroups *g);
+/* Semaphore sem of process pid: its current group, to closed (the end of
+ * the trace; the group stays current). */
+void semgroups__close(struct semgroups *g, __u32 pid, __u64 sem);
 /* Thread tid's burst of posts on semaphore sem of process pid is over (its
  * next record is no post): its next post begins a group. Returns the
  * group it closed the burst of, with the arrivals it expects now in

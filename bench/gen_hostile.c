@@ -15,7 +15,10 @@
  * the records open episodes, half complete them), lost (open episodes, then
  * losses), pids (a new process per episode), exits (threads start, lock,
  * exit; the main thread joins them), sems (a new semaphore per post), conds (a new condvar per
- * wait).
+ * wait), regions (a parallel region from a new call site each), semgaps and condgaps (sems and
+ * conds 11 s apart: each new one undecided, the records held for it released by time),
+ * semruns (groups of 3 threads released by many semaphores of one poster: each semaphore's
+ * runs are judged against the others').
  */
 #include <errno.h>
 #include <stdint.h>
@@ -26,7 +29,7 @@
 #include "lib/parse.h"
 #include "lib/tracefile.h"
 
-enum { P_PBW = 1, P_LOCK, P_UNLOCK, P_SEMW, P_POST, P_CONDW, P_SIGNAL, NPROBES };
+enum { P_PBW = 1, P_LOCK, P_UNLOCK, P_SEMW, P_POST, P_CONDW, P_SIGNAL, P_REGION, NPROBES };
 
 #define PID   4000
 #define START 1000000000ULL
@@ -58,6 +61,23 @@ static void lost(__u64 ts)
 	e.lost = 1;
 	if (written < limit && !tracefile__write(w, &e, 1))
 		written++;
+}
+
+/* Semaphore i / 3 releases threads 1, 2, 3 of a team, posted by thread 0,
+ * each held back: fitting groups of one team and one poster, many
+ * semaphores at once. */
+static void semruns(__u64 i)
+{
+	__u64 sem = 0x800000 + 64 * (i / 3);
+	__u32 k;
+
+	for (k = 1; k <= 3; k++)
+		put(SBT_EV_ENTER, P_SEMW, PID, PID + k, t + k, sem, 0);
+	for (k = 1; k <= 3; k++)
+		call(P_POST, PID, PID, t + 10 + 2 * k, sem, SITE);
+	for (k = 1; k <= 3; k++)
+		put(SBT_EV_EXIT, P_SEMW, PID, PID + k, t + 20 + k, 0, SITE);
+	t += 100;
 }
 
 /* One step of KIND at i (its records, then time moves on). */
@@ -97,6 +117,13 @@ static int step(const char *kind, __u64 i, __u64 half)
 		call(P_LOCK, PID, tid, t + 1, 0x700000, SITE);
 		call(P_UNLOCK, PID, tid, t + 3, 0x700000, SITE);
 		put(SBT_EV_THREAD_EXIT, 0, PID, tid, t + 5, 0, 0);
+	} else if (!strcmp(kind, "regions")) {
+		call(P_REGION, PID, PID, t, 0x500000, SITE + i);
+	} else if (!strcmp(kind, "semgaps") || !strcmp(kind, "condgaps")) {
+		t += 11 * SEC;
+		return step(kind[0] == 's' ? "sems" : "conds", i, half);
+	} else if (!strcmp(kind, "semruns")) {
+		semruns(i);
 	} else if (!strcmp(kind, "sems")) {
 		call(P_POST, PID, PID + 1, t, 0x800000 + 64 * i, SITE);
 		call(P_SEMW, PID, tid, t + 2, 0x800000 + 64 * i, SITE);
@@ -119,7 +146,8 @@ static int meta(struct tf_meta *m)
 						 "sem_wait",
 						 "sem_post",
 						 "pthread_cond_wait",
-						 "pthread_cond_signal"};
+						 "pthread_cond_signal",
+						 "GOMP_parallel"};
 	static const __u16 kind[NPROBES] = {0,
 					    SBT_PK_BARRIER,
 					    SBT_PK_LOCK,
@@ -127,7 +155,8 @@ static int meta(struct tf_meta *m)
 					    SBT_PK_SEM_WAIT,
 					    SBT_PK_SEM_POST,
 					    SBT_PK_COND_WAIT,
-					    SBT_PK_COND_SIGNAL};
+					    SBT_PK_COND_SIGNAL,
+					    SBT_PK_REGION};
 	int i;
 
 	memset(m, 0, sizeof(*m));

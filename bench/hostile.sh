@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Crafted traces (bench/gen_hostile: every record a new thread, barrier,
-# call site, process, semaphore, condvar or loss): report text, report JSON
+# call site, process, semaphore, condvar, parallel region or loss): report text, report JSON
 # and every export at N and 4N records, time and peak memory, and the ratio
 # 4N / N of each (4.0: linear). A reader walking what it has seen per record
 # shows ratios near 16. No root needed.
@@ -30,7 +30,7 @@ run() {
 
 echo "| trace | reader | N: s | N: MB | 4N: s | 4N: MB | time 4N/N | memory 4N/N |"
 echo "|---|---|---|---|---|---|---|---|"
-for k in hang sites callsites idle inflight lost pids exits sems conds; do
+for k in hang sites callsites idle inflight lost pids exits sems conds regions semgaps condgaps semruns; do
 	.output/bench/gen_hostile -k $k -n "$N" -o "$TMP/n.sbt" >/dev/null
 	.output/bench/gen_hostile -k $k -n $((4 * N)) -o "$TMP/4n.sbt" >/dev/null
 	for r in "report" "report --format json" "export --format chrome -o $TMP/out" \

@@ -154,12 +154,12 @@ bounded() {
 }
 
 # A crafted trace whose records each add a thread, a barrier, a call site, a
-# process, a semaphore, a condvar or a loss: every reader (report text and
+# process, a semaphore, a condvar, a parallel region or a loss: every reader (report text and
 # JSON, each export) keeps a bounded cost per record. Before, each hang report
 # walked every live thread (1.3 MB of trace took 2.5 GB and a minute).
 @test "crafted traces: report and every export stay linear in time and memory" {
 	n=60000
-	for k in hang sites callsites idle inflight lost pids exits sems conds; do
+	for k in hang sites callsites idle inflight lost pids exits sems conds regions semgaps condgaps semruns; do
 		"$OUT/bench/gen_hostile" -k $k -n $n -o "$T/$k.sbt"
 		bounded "$SBT" report "$T/$k.sbt"
 		bounded "$SBT" report --format json "$T/$k.sbt"
