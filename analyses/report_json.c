@@ -366,7 +366,8 @@ static void json_site(struct report *r, const struct ph_site *s)
 	json_ku64(j, "object", s->object);
 	json_ku64(j, "episodes", s->episodes);
 	json_ku64(j, "barrier_ns", s->barrier_sum);
-	json_ku64(j, "barrier_min_ns", s->barrier_min);
+	/* no complete episode: no minimum (not the UINT64_MAX it starts from) */
+	json_ku64(j, "barrier_min_ns", s->episodes ? s->barrier_min : 0);
 	json_ku64(j, "barrier_max_ns", s->barrier_max);
 	json_kdouble(j, "barrier_sd_ns", report__barrier_sd(s));
 	json_ku64(j, "phase_ns", s->phase_sum);

@@ -297,6 +297,10 @@ static void text_site(struct report *r, const struct ph_site *s)
 		implicit ? "Region" : "Loop", bn.where, bn.name, made_of ? " (" : "",
 		made_of ? made_of : "", made_of ? ")" : "", s->pid, (uint64_t)s->episodes,
 		implicit ? "regions" : "episodes");
+	/* only incomplete episodes there (the first one a thread was missing from,
+	 * records lost): no times to give */
+	if (!s->episodes)
+		return;
 	fprintf(r->o.out,
 		"    barrier time: total %.3f ms, min %.3f, mean %.3f, max %.3f, sd %.3f ms\n",
 		ms(s->barrier_sum), ms(s->barrier_min), ms(s->barrier_sum / s->episodes),
