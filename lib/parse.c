@@ -36,17 +36,16 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 int parse_hex_u64(const char *s, uint64_t *out)
 {
-	char *end;
 	uint64_t v;
 
-	if (!s || strncmp(s, "0x", 2) || !isxdigit((unsigned char)s[2]))
+	/* hex digits only: strtoull would take a second "0x" ("0x0x1f") */
+	if (!s || strncmp(s, "0x", 2) || !s[2] ||
+	    strspn(s + 2, "0123456789abcdefABCDEF") != strlen(s + 2))
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s + 2, &end, 16);
+	v = strtoull(s + 2, NULL, 16);
 	if (errno == ERANGE)
 		return -ERANGE;
-	if (*end)
-		return -EINVAL;
 	*out = v;
 	return 0;
 }

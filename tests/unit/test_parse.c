@@ -51,6 +51,12 @@ TEST(hex_addresses)
 	CHECK_EQ(parse_hex_u64("0x12g", &v), -EINVAL);
 	CHECK_EQ(parse_hex_u64("0x 12", &v), -EINVAL);
 	CHECK_EQ(parse_hex_u64("spin_barrier", &v), -EINVAL);
+	/* found by fuzz_args (tests/fuzz/corpus/args): strtoull takes a second
+	 * prefix, so "0x0x1f" was 0x1f */
+	v = 7;
+	CHECK_EQ(parse_hex_u64("0x0x1f", &v), -EINVAL);
+	CHECK_EQ(parse_hex_u64("0x0X1f", &v), -EINVAL);
+	CHECK_EQ(v, 7);
 	CHECK_EQ(v, 7);
 }
 
