@@ -156,7 +156,12 @@ $(OUTPUT)/bench/gen_trace: bench/gen_trace.c $(PURE_OBJS)
 # --- tests ------------------------------------------------------------------
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -DGOLDEN_DIR='"$(CURDIR)/tests/unit/golden"' $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
+	$(CC) $(CFLAGS) -Itests/unit -DGOLDEN_DIR='"$(CURDIR)/tests/unit/golden"' $< $(UNIT_EXTRA) \
+		$(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
+# unit tests of the resolve layer (ELF files; no BPF) link it and libelf
+RESOLVE_OBJS := $(call objs,user/resolve/elfsym.c)
+$(OUTPUT)/tests/test_elfsym: UNIT_EXTRA := $(RESOLVE_OBJS) -lelf
+$(OUTPUT)/tests/test_elfsym: $(RESOLVE_OBJS)
 
 # The layering of doc/design.md, checked on the includes (no build needed).
 LINT      := tests/lint/check_layers.py
