@@ -13,7 +13,8 @@
 # read, never written; what it finds goes to WORKDIR (default: a temporary
 # directory, removed): WORKDIR/NAME/corpus (kept and grown from run to run)
 # and WORKDIR/NAME/artifacts (crash-*, leak-*, timeout-*, oom-*: reproduce
-# with `HARNESS FILE`). Environment: FUZZ_ARGS, more libFuzzer flags.
+# with `HARNESS FILE`). Environment: FUZZ_ARGS, more libFuzzer flags
+# (FUZZ_ARGS=-runs=10000000: stop after that many executions).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 seconds=5
@@ -41,19 +42,21 @@ tmpbase=/tmp
 [ -d /dev/shm ] && [ -w /dev/shm ] && tmpbase=/dev/shm
 
 # Crafted traces too big to commit (tests/fuzz/hostile.c), for the trace
-# harnesses; those listed in tests/fuzz/known-slow (a fix not in yet) are
-# left out, and said so (a skipped test).
+# harnesses, made once; those listed in tests/fuzz/known-slow (a fix not in
+# yet) are left out, and said so (a skipped test).
 crafted=$scratch/crafted
-mkdir -p "$crafted"
-hostile=$(dirname "$1")/hostile
-if [ -x "$hostile" ]; then
-	"$hostile" "$crafted" || echo "$0: $hostile failed" >&2
-fi
-while read -r f why; do
-	case $f in "" | "#"*) continue ;; esac
-	rm -f "$crafted/$f"
-	echo "ok crafted $f # skip known slow: $why (tests/fuzz/known-slow)"
-done <tests/fuzz/known-slow
+make_crafted() {
+	local hostile f why
+	[ -d "$crafted" ] && return
+	mkdir -p "$crafted"
+	hostile=$(dirname "$1")/hostile
+	[ -x "$hostile" ] && { "$hostile" "$crafted" || echo "$0: $hostile failed" >&2; }
+	while read -r f why; do
+		case $f in "" | "#"*) continue ;; esac
+		rm -f "$crafted/$f"
+		echo "ok crafted $f # skip known slow: $why (tests/fuzz/known-slow)"
+	done <tests/fuzz/known-slow
+}
 
 # libFuzzer's closing figures
 final() { sed -n "s/^stat::$1: *//p" "$log" | tail -1; }
@@ -73,7 +76,10 @@ for bin in "$@"; do
 	esac
 	dirs=()
 	crafted_dir=
-	[ "$inputs" = trace ] && crafted_dir=$crafted
+	if [ "$inputs" = trace ]; then
+		make_crafted "$bin"
+		crafted_dir=$crafted
+	fi
 	for d in tests/fuzz/seeds/$inputs tests/fuzz/corpus/$inputs $crafted_dir; do
 		[ -d "$d" ] && dirs+=("$d")
 	done
@@ -84,18 +90,20 @@ for bin in "$@"; do
 	tmp=$(mktemp -d "$tmpbase/sbt-fuzz-$name-XXXXXX")
 	# -close_fd_mask=3: sbt-bpf's own messages silenced (the harness's and
 	# the sanitizers' still come through)
+	start=$SECONDS
 	# shellcheck disable=SC2086
 	TMPDIR=$tmp "$bin" -max_total_time="$seconds" -max_len="$max_len" -timeout=60 \
 		-rss_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1 \
 		-artifact_prefix="$work/$name/artifacts/" "${dict[@]}" ${FUZZ_ARGS:-} \
 		"$work/$name/corpus" "${dirs[@]}" >"$log" 2>&1
 	rc=$?
+	took=$((SECONDS - start))
 	rm -rf "$tmp"
 	execs=$(final number_of_executed_units)
 	rate=$(final average_exec_per_sec)
 	found=$(find "$work/$name/artifacts" -type f | wc -l)
 	corpus=$(find "$work/$name/corpus" "${dirs[@]}" -type f | wc -l)
-	line="$name: ${execs:-0} execs in ${seconds} s (${rate:-0}/s), corpus $corpus inputs, $found found"
+	line="$name: ${execs:-0} execs in $took s (${rate:-0}/s), corpus $corpus inputs, $found found"
 	if [ $rc -eq 0 ] && [ "$found" -eq 0 ]; then
 		echo "ok $line"
 		passed=$((passed + 1))
