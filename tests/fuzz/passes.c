@@ -93,15 +93,18 @@ static int open_pass(struct replay *rp, int fd, int model, int exit_order, int n
 	return 0;
 }
 
-void pass_report(int fd, int format)
+void pass_report(int fd, int format, unsigned int variant)
 {
+	static const int views[] = {REPORT_BOTH, REPORT_MEASURED_ONLY, REPORT_APPROXIMATED_ONLY};
 	int json = format == REPORT_JSON;
 	struct report_opts ro = {.format = format,
+				 .view = views[variant % 3],
 				 .phase_table = 1,
 				 .episode_lines = !json,
 				 .watch_all = 1,
 				 .warn_ns = 1,
-				 .sort = json ? SYNC_SORT_COUNT : SYNC_SORT_HOLD};
+				 .sort = json ? SYNC_SORT_COUNT : SYNC_SORT_HOLD,
+				 .max_phases = variant / 3 % 2 ? 2 : 0};
 	struct capture c;
 	struct replay rp;
 

@@ -9,8 +9,10 @@
 #define SBT_FUZZ_PASSES_H
 
 /* `report` (REPORT_TEXT: a report per process; REPORT_JSON: the first
- * process of several, every phase). */
-void pass_report(int fd, int format);
+ * process of several). variant picks among the options that change what is
+ * written: the view (both, measured, approximated), every phase or the
+ * first two in JSON (the harness derives it from the input). */
+void pass_report(int fd, int format, unsigned int variant);
 /* `export --format FORMAT` of the first process of several; OTF2 writes its
  * archive in dir (removed after). */
 void pass_export(int fd, int format, const char *dir);
