@@ -20,6 +20,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	pass_export(fuzz_file(data, size), EXPORT_OTF2, fuzz_tmpdir());
+	pass_export(fuzz_file(data, size), EXPORT_OTF2, fuzz_tmpdir(), size);
 	return 0;
 }

@@ -27,8 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * shrinking it by a byte, and an input always gets the same */
 	pass_report(fd, REPORT_TEXT, size);
 	pass_report(fd, REPORT_JSON, size);
-	pass_export(fd, EXPORT_CHROME, NULL);
-	pass_export(fd, EXPORT_CSV, NULL);
-	pass_export(fd, EXPORT_SVG, NULL);
+	pass_export(fd, EXPORT_CHROME, NULL, size);
+	pass_export(fd, EXPORT_CSV, NULL, size);
+	pass_export(fd, EXPORT_SVG, NULL, size);
 	return 0;
 }

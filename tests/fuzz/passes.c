@@ -93,23 +93,31 @@ static int open_pass(struct replay *rp, int fd, int model, int exit_order, int n
 	return 0;
 }
 
+/* --watch patterns: a file, a barrier's name, a function, and one that
+ * matches nothing (warned about) */
+static const char *const watch[] = {".c:", "barrier", "pthread_barrier_wait", "no-such-site"};
+
 void pass_report(int fd, int format, unsigned int variant)
 {
 	static const int views[] = {REPORT_BOTH, REPORT_MEASURED_ONLY, REPORT_APPROXIMATED_ONLY};
-	int json = format == REPORT_JSON;
+	int json = format == REPORT_JSON, patterns = variant / 12 % 2;
 	struct report_opts ro = {.format = format,
 				 .view = views[variant % 3],
 				 .phase_table = 1,
 				 .episode_lines = !json,
-				 .watch_all = 1,
+				 .watch = patterns ? watch : NULL,
+				 .nwatch = patterns ? sizeof(watch) / sizeof(watch[0]) : 0,
+				 .watch_all = !patterns,
 				 .warn_ns = 1,
 				 .sort = json ? SYNC_SORT_COUNT : SYNC_SORT_HOLD,
 				 .max_phases = variant / 3 % 2 ? 2 : 0};
 	struct capture c;
 	struct replay rp;
 
+	/* JSON: a document per process of several (the jobs document) or the
+	 * first one's (--pid) */
 	if (open_pass(&rp, fd, json ? PH_MODEL_SM : PH_MODEL_MR,
-		      json ? PH_EXIT_REVERSE : PH_EXIT_RANK, json))
+		      json ? PH_EXIT_REVERSE : PH_EXIT_RANK, json && variant / 6 % 2))
 		return;
 	ro.out = capture_open(&c);
 	/* hangs looked for in trace time, as live, after 1 ms */
@@ -175,13 +183,16 @@ static const char *(*const export_checks[EXPORT_NFORMATS])(const char *, size_t,
 	[EXPORT_SVG] = wf_xml,
 };
 
-void pass_export(int fd, int format, const char *dir)
+void pass_export(int fd, int format, const char *dir, unsigned int variant)
 {
+	static const int views[] = {EXPORT_MEASURED | EXPORT_APPROXIMATED, EXPORT_MEASURED,
+				    EXPORT_APPROXIMATED};
 	char path[PATH_MAX];
 	struct export_opts o = {.format = format,
-				.views = EXPORT_MEASURED | EXPORT_APPROXIMATED,
+				.views = views[variant % 3],
 				.path = path,
-				.keep_views = 1};
+				.width = variant / 3 % 2 ? 300 : 0,
+				.keep_views = variant / 6 % 2};
 	struct export_thread *threads;
 	struct capture c;
 	struct replay rp;

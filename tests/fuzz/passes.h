@@ -8,13 +8,15 @@
 #ifndef SBT_FUZZ_PASSES_H
 #define SBT_FUZZ_PASSES_H
 
-/* `report` (REPORT_TEXT: a report per process; REPORT_JSON: the first
- * process of several). variant picks among the options that change what is
- * written: the view (both, measured, approximated), every phase or the
- * first two in JSON (the harness derives it from the input). */
+/* `report` (REPORT_TEXT: a report per process of several; REPORT_JSON: that
+ * or the first process's). variant picks among the options that change what
+ * is written (the harness derives it from the input): the view (both,
+ * measured, approximated), --watch-all or --watch patterns, every phase in
+ * JSON or the first two. */
 void pass_report(int fd, int format, unsigned int variant);
-/* `export --format FORMAT` of the first process of several; OTF2 writes its
- * archive in dir (removed after). */
-void pass_export(int fd, int format, const char *dir);
+/* `export --format FORMAT` of the first process of several, its views,
+ * width and --both chosen by variant; OTF2 writes its archive in dir
+ * (removed after). */
+void pass_export(int fd, int format, const char *dir, unsigned int variant);
 
 #endif

@@ -35,7 +35,9 @@ fi
 [ $# -gt 0 ] && [ -x "$1" ] || { echo "$0: no harness built (make fuzz-build)" >&2; exit 2; }
 
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+tmp=
+trap 'rm -rf "$scratch" $tmp' EXIT
+trap 'exit 130' INT TERM
 [ -n "$work" ] || work=$scratch/work
 # OTF2 archives and other files a harness writes: tmpfs when there is one
 tmpbase=/tmp
