@@ -86,7 +86,7 @@ for bin in "$@"; do
 		[ -d "$d" ] && dirs+=("$d")
 	done
 	dict=()
-	[ -f "tests/fuzz/$name.dict" ] && dict=("-dict=tests/fuzz/$name.dict")
+	[ -f "tests/fuzz/$inputs.dict" ] && dict=("-dict=tests/fuzz/$inputs.dict")
 	mkdir -p "$work/$name/corpus" "$work/$name/artifacts"
 	log=$work/$name/log
 	tmp=$(mktemp -d "$tmpbase/sbt-fuzz-$name-XXXXXX")
