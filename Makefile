@@ -4,6 +4,7 @@
 #   sudo make demo  install missing packages, build, trace the bundled barrier example
 #   sudo make check install missing packages, build, run unit and end-to-end tests
 #   sudo make bench run the benchmarks in bench/
+#   make fuzz       the libFuzzer harnesses, FUZZ_SECONDS (300) each (tests/fuzz/README)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   sudo make check SANITIZE=1   the same tests, sbt-bpf and the unit tests built with
 #                   AddressSanitizer + UndefinedBehaviorSanitizer (in .output-san)
@@ -64,7 +65,8 @@ BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/g
 	      $(OUTPUT)/bench/gen_hostile \
 	      $(OUTPUT)/bench/omp_count.so $(OUTPUT)/bench/hammer
 
-.PHONY: all deps deps-test demo check check-soak soak test unit e2e bench install clean format
+.PHONY: all deps deps-test demo check check-soak soak test unit e2e bench install clean format \
+	fuzz fuzz-build
 
 all: $(OUTPUT)/sbt-bpf $(SHIM_LIBS) $(EXAMPLES) $(BENCH_BINS)
 
@@ -162,7 +164,57 @@ $(OUTPUT)/bench/gen_hostile: bench/gen_hostile.c $(PURE_OBJS)
 # --- tests ------------------------------------------------------------------
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -DGOLDEN_DIR='"$(CURDIR)/tests/unit/golden"' $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
+	$(CC) $(CFLAGS) -Itests/unit -DGOLDEN_DIR='"$(CURDIR)/tests/unit/golden"' $< $(UNIT_EXTRA) \
+		$(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
+# unit tests of the resolve layer (ELF files; no BPF) link it and libelf
+RESOLVE_OBJS := $(call objs,user/resolve/elfsym.c)
+$(OUTPUT)/tests/test_elfsym: UNIT_EXTRA := $(RESOLVE_OBJS) -lelf
+$(OUTPUT)/tests/test_elfsym: $(RESOLVE_OBJS)
+# the fuzz harnesses' output checks, tested like the rest
+$(OUTPUT)/tests/test_wellformed: UNIT_EXTRA := tests/fuzz/wellformed.c
+$(OUTPUT)/tests/test_wellformed: tests/fuzz/wellformed.c tests/fuzz/wellformed.h
+
+# --- fuzzing (tests/fuzz/README) ----------------------------------------------
+# libFuzzer harnesses, built by clang with ASan + UBSan from objects of their
+# own (the normal build is untouched; libclang-rt-dev has the runtime).
+FUZZ_DIR     := $(OUTPUT)/fuzz
+FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-fno-sanitize-recover=all $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I. -MMD -MP \
+		$(if $(OTF2_LIBS),-DHAVE_OTF2)
+FUZZ_SRCS    := $(wildcard lib/*.c lib/*/*.c analyses/*.c) user/resolve/elfsym.c \
+		user/resolve/probes.c user/bpf/counters.c \
+		$(addprefix user/cmd/,env_args.c argp_check.c approx_args.c view_args.c) \
+		$(addprefix tests/fuzz/,fuzz.c passes.c wellformed.c)
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS))
+FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 300
+
+# Coverage feedback from sbt-bpf's code only: the harnesses' own checks
+# (tests/fuzz/*.c) would steer the fuzzer and cost a third of its time.
+FUZZ_COV     := -fsanitize=fuzzer-no-link
+$(FUZZ_DIR)/obj/tests/%.o: FUZZ_COV :=
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_COV) -c $< -o $@
+
+$(FUZZ_DIR)/libsbt.a: $(FUZZ_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libsbt.a
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_DIR)/libsbt.a $(LIBS) -o $@
+
+# crafted traces too big to commit, made at run time (tests/fuzz/run.sh)
+$(FUZZ_DIR)/hostile: tests/fuzz/hostile.c $(PURE_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
+
+fuzz-build: $(FUZZ_BINS) $(FUZZ_DIR)/hostile
+
+# Each harness for FUZZ_SECONDS, one after the other; the corpus grows in
+# $(FUZZ_DIR)/work from run to run, what is found lands there too.
+fuzz: fuzz-build
+	@tests/fuzz/run.sh -t $(FUZZ_SECONDS) -w $(FUZZ_DIR)/work $(FUZZ_BINS)
 
 # The layering of doc/design.md, checked on the includes (no build needed).
 LINT      := tests/lint/check_layers.py
@@ -176,8 +228,9 @@ unit: $(UNIT_BINS)
 e2e: all
 	@SBT_SUITES=e2e tests/run-all.sh
 
-test: all $(UNIT_BINS)
-	@tests/run-all.sh $(UNIT_BINS) $(LINT)
+# with a short run of each fuzz harness (tests/fuzz/run.sh: 5 s each)
+test: all $(UNIT_BINS) fuzz-build
+	@tests/run-all.sh $(UNIT_BINS) $(LINT) tests/fuzz/run.sh
 
 check: deps-test
 	@$(MAKE) --no-print-directory test
@@ -209,7 +262,7 @@ install: $(OUTPUT)/sbt-bpf $(SHIM_LIBS)
 
 format:
 	clang-format -i include/sbt/*.h bpf/*.c bpf/*.h lib/*.[ch] analyses/*.[ch] user/*/*.[ch] shim/*.[ch] \
-		tests/unit/*.[ch] examples/*.[ch] bench/*.c
+		tests/unit/*.[ch] tests/fuzz/*.[ch] examples/*.[ch] bench/*.c
 
 clean:
 	rm -rf $(OUTPUT)

@@ -37,13 +37,10 @@ static struct names *load_names(const struct tf_meta *m)
 	return n;
 }
 
-int replay__open(struct replay *r, const char *path, const struct approx_opts *a)
+/* The analysis's tables for the trace just opened in r->tf (NULL: the open
+ * failed, err says why), named name in messages. */
+static int replay_setup(struct replay *r, const char *name, const char *err)
 {
-	char err[512];
-
-	memset(r, 0, sizeof(*r));
-	r->approx = *a;
-	r->tf = tracefile__open(path, err, sizeof(err));
 	if (!r->tf) {
 		log_err("%s", err);
 		return -EINVAL;
@@ -53,17 +50,37 @@ int replay__open(struct replay *r, const char *path, const struct approx_opts *a
 	if (tracefile__cut(r->tf))
 		log_warn("%s: trace was cut after %llu records (recording killed or disk full?): "
 			 "reporting what is there",
-			 path, (unsigned long long)tracefile__nrecords(r->tf));
+			 name, (unsigned long long)tracefile__nrecords(r->tf));
 	r->infos = probe_index(r->m, &r->nprobes);
 	r->names = load_names(r->m);
 	r->sync = r->infos ? sync__new(r->infos, r->nprobes) : NULL;
 	if (!r->infos || !r->names || !r->sync) {
-		log_err("%s: %s", path, strerror(ENOMEM));
+		log_err("%s: %s", name, strerror(ENOMEM));
 		replay__close(r);
 		return -ENOMEM;
 	}
 	r->alpha_ok = r->m->alpha_enter && r->m->nalpha >= (__u32)r->nprobes;
 	return 0;
+}
+
+int replay__open(struct replay *r, const char *path, const struct approx_opts *a)
+{
+	char err[512];
+
+	memset(r, 0, sizeof(*r));
+	r->approx = *a;
+	r->tf = tracefile__open(path, err, sizeof(err));
+	return replay_setup(r, path, err);
+}
+
+int replay__open_fd(struct replay *r, int fd, const char *name, const struct approx_opts *a)
+{
+	char err[512];
+
+	memset(r, 0, sizeof(*r));
+	r->approx = *a;
+	r->tf = tracefile__open_fd(fd, name, err, sizeof(err));
+	return replay_setup(r, name, err);
 }
 
 void replay__close(struct replay *r)

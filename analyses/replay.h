@@ -34,6 +34,8 @@ struct replay {
 
 /* Open path; logs the reason and returns a negative errno on failure. */
 int replay__open(struct replay *r, const char *path, const struct approx_opts *a);
+/* The same on an open file (lib/tracefile.h: tracefile__open_fd), named name. */
+int replay__open_fd(struct replay *r, int fd, const char *name, const struct approx_opts *a);
 void replay__close(struct replay *r);
 /* Select process pid (0: none). With need_one, a trace holding several
  * processes needs one selected. 0, or -EINVAL after logging why. */

@@ -6,15 +6,17 @@
 #include <string.h>
 #include "lib/parse.h"
 
-/* strtoull accepts leading blanks and a minus sign; we accept neither. */
-static int parse_digits(const char *s, char **end, uint64_t *v)
+/* The digits at s, to *v and *end (strtoull accepts leading blanks and a
+ * minus sign; we accept neither). *big: more than UINT64_MAX, said by the
+ * caller only once the whole string is known to be well-formed ("1e99x" is
+ * no number at all, not one out of range). */
+static int parse_digits(const char *s, char **end, uint64_t *v, int *big)
 {
 	if (!s || !isdigit((unsigned char)s[0]))
 		return -EINVAL;
 	errno = 0;
 	*v = strtoull(s, end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
+	*big = errno == ERANGE;
 	return 0;
 }
 
@@ -22,13 +24,13 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
 	uint64_t v;
-	int err = parse_digits(s, &end, &v);
+	int big, err = parse_digits(s, &end, &v, &big);
 
 	if (err)
 		return err;
 	if (*end)
 		return -EINVAL;
-	if (v < min || v > max)
+	if (big || v < min || v > max)
 		return -ERANGE;
 	*out = v;
 	return 0;
@@ -36,17 +38,16 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 int parse_hex_u64(const char *s, uint64_t *out)
 {
-	char *end;
 	uint64_t v;
 
-	if (!s || strncmp(s, "0x", 2) || !isxdigit((unsigned char)s[2]))
+	/* hex digits only: strtoull would take a second "0x" ("0x0x1f") */
+	if (!s || strncmp(s, "0x", 2) || !s[2] ||
+	    strspn(s + 2, "0123456789abcdefABCDEF") != strlen(s + 2))
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s + 2, &end, 16);
+	v = strtoull(s + 2, NULL, 16);
 	if (errno == ERANGE)
 		return -ERANGE;
-	if (*end)
-		return -EINVAL;
 	*out = v;
 	return 0;
 }
@@ -68,7 +69,7 @@ int parse_seconds_ns(const char *s, uint64_t max_ns, uint64_t *out)
 {
 	uint64_t whole, frac = 0, scale = 1000000000ULL;
 	char *end;
-	int err = parse_digits(s, &end, &whole);
+	int big, err = parse_digits(s, &end, &whole, &big);
 
 	if (err)
 		return err;
@@ -87,7 +88,7 @@ int parse_seconds_ns(const char *s, uint64_t max_ns, uint64_t *out)
 	}
 	if (*end)
 		return -EINVAL;
-	if (whole > max_ns / 1000000000ULL)
+	if (big || whole > max_ns / 1000000000ULL)
 		return -ERANGE;
 	whole = whole * 1000000000ULL + frac;
 	if (whole > max_ns)
@@ -100,7 +101,7 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	uint64_t v, mul = 1;
 	char *end;
-	int err = parse_digits(s, &end, &v);
+	int big, err = parse_digits(s, &end, &v, &big);
 
 	if (err)
 		return err;
@@ -127,7 +128,7 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	}
 	if (*end)
 		return -EINVAL;
-	if (v > UINT64_MAX / mul)
+	if (big || v > UINT64_MAX / mul)
 		return -ERANGE;
 	v *= mul;
 	if (v < min || v > max)

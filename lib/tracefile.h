@@ -215,6 +215,9 @@ int tracefile__finish(struct tf_writer *w, const struct tf_meta *meta);
  * metadata is loaded and checked here; records are read on demand. A cut file opens (see
  * tracefile__cut()) unless it holds no complete record. */
 struct tf_reader *tracefile__open(const char *path, char *err, size_t errlen);
+/* The same on an open file (a memfd: fuzzing), named name in the messages. The reader
+ * reads a duplicate of fd with pread: fd stays the caller's, its offset untouched. */
+struct tf_reader *tracefile__open_fd(int fd, const char *name, char *err, size_t errlen);
 const struct tf_meta *tracefile__meta(const struct tf_reader *r);
 /* The complete records of the file. */
 __u64 tracefile__nrecords(const struct tf_reader *r);

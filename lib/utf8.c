@@ -38,6 +38,13 @@ char *utf8_printable(char *s)
 			p += 2;
 			continue;
 		}
+		/* U+FFFE, U+FFFF: no character at all, and XML forbids them (an SVG
+		 * holding one is no XML document) */
+		if (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe) {
+			p[0] = p[1] = p[2] = '?';
+			p += 3;
+			continue;
+		}
 		if (!n) {
 			*p++ = '?';
 			continue;

@@ -9,8 +9,9 @@
  * beyond U+10FFFF. */
 int utf8_char_len(const unsigned char *p);
 /* s made safe to print to a terminal, in place: every control character
- * (C0, DEL, and C1 encoded as UTF-8) and every byte that starts no valid
- * UTF-8 character becomes '?', as ps shows names. A thread name or a
+ * (C0, DEL, and C1 encoded as UTF-8), each byte of U+FFFE and U+FFFF, and
+ * every byte that starts no valid UTF-8 character becomes '?', as ps shows
+ * names. A thread name or a
  * command line of another user's process must not be able to send escape
  * sequences to root's terminal (or break the XML of an SVG). Returns s. */
 char *utf8_printable(char *s);

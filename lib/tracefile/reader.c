@@ -308,9 +308,6 @@ static int reader_init(const struct rctx *rc, struct tf_reader *r)
 	struct stat st;
 	int err;
 
-	r->fd = open(rc->path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0)
-		return tf_fail(rc, errno, "%s", strerror(errno));
 	if (fstat(r->fd, &st))
 		return tf_fail(rc, errno, "%s", strerror(errno));
 	if (!S_ISREG(st.st_mode))
@@ -329,11 +326,39 @@ static int reader_init(const struct rctx *rc, struct tf_reader *r)
 	return err;
 }
 
+/* A reader of fd, which it owns from now on (a negative errno: the open that
+ * should have given it failed). */
+static struct tf_reader *reader_of(const struct rctx *rc, int fd)
+{
+	struct tf_reader *r;
+	int ret;
+
+	if (fd < 0) {
+		tf_fail(rc, -fd, "%s", strerror(-fd));
+		errno = -fd;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		close(fd);
+		tf_fail(rc, ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->fd = fd;
+	ret = reader_init(rc, r);
+	if (ret) {
+		tracefile__close(r);
+		errno = -ret;
+		return NULL;
+	}
+	return r;
+}
+
 struct tf_reader *tracefile__open(const char *path, char *err, size_t errlen)
 {
 	struct rctx rc = {path ? path : "(null)", err, errlen};
-	struct tf_reader *r;
-	int ret;
+	int fd;
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -342,20 +367,21 @@ struct tf_reader *tracefile__open(const char *path, char *err, size_t errlen)
 		errno = EINVAL;
 		return NULL;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		tf_fail(&rc, ENOMEM, "out of memory");
-		errno = ENOMEM;
-		return NULL;
-	}
-	r->fd = -1;
-	ret = reader_init(&rc, r);
-	if (ret) {
-		tracefile__close(r);
-		errno = -ret;
-		return NULL;
-	}
-	return r;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return reader_of(&rc, fd < 0 ? -errno : fd);
+}
+
+struct tf_reader *tracefile__open_fd(int fd, const char *name, char *err, size_t errlen)
+{
+	struct rctx rc = {name ? name : "(fd)", err, errlen};
+	int own;
+
+	if (err && errlen)
+		err[0] = '\0';
+	/* the caller's descriptor stays the caller's: the reader reads a duplicate
+	 * with pread, so neither disturbs the other's file offset */
+	own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return reader_of(&rc, own < 0 ? -errno : own);
 }
 
 const struct tf_meta *tracefile__meta(const struct tf_reader *r)

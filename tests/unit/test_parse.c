@@ -25,6 +25,21 @@ TEST(u64_accepts_only_whole_numbers_in_range)
 	CHECK_EQ(v, 7); /* untouched on failure */
 }
 
+/* Found by fuzz_args (tests/fuzz/corpus/args): a malformed string was "out
+ * of range" when its digits alone overflowed; it is no number at all. */
+TEST(malformed_before_out_of_range)
+{
+	uint64_t v = 7;
+
+	CHECK(parse_u64("6666666666666666666613x", 0, UINT64_MAX, &v) == -EINVAL);
+	CHECK(parse_u64("66666666666666666666", 0, UINT64_MAX, &v) == -ERANGE);
+	CHECK(parse_size("66666666666666666666KB", 0, UINT64_MAX, &v) == -EINVAL);
+	CHECK(parse_size("66666666666666666666K", 0, UINT64_MAX, &v) == -ERANGE);
+	CHECK(parse_seconds_ns("66666666666666666666.5s", UINT64_MAX, &v) == -EINVAL);
+	CHECK(parse_seconds_ns("66666666666666666666.5", UINT64_MAX, &v) == -ERANGE);
+	CHECK_EQ(v, 7);
+}
+
 TEST(int_range)
 {
 	int v = 0;
@@ -51,6 +66,12 @@ TEST(hex_addresses)
 	CHECK_EQ(parse_hex_u64("0x12g", &v), -EINVAL);
 	CHECK_EQ(parse_hex_u64("0x 12", &v), -EINVAL);
 	CHECK_EQ(parse_hex_u64("spin_barrier", &v), -EINVAL);
+	/* found by fuzz_args (tests/fuzz/corpus/args): strtoull takes a second
+	 * prefix, so "0x0x1f" was 0x1f */
+	v = 7;
+	CHECK_EQ(parse_hex_u64("0x0x1f", &v), -EINVAL);
+	CHECK_EQ(parse_hex_u64("0x0X1f", &v), -EINVAL);
+	CHECK_EQ(v, 7);
 	CHECK_EQ(v, 7);
 }
 

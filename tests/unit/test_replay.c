@@ -3,6 +3,7 @@
  * recorder never writes (near 2^63 and 2^64, a realtime offset near the
  * limits) give a report, never an overflow (UBSan: signed overflow in the
  * wall-clock time of a watch block's arrivals). */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "analyses/replay.h"
@@ -73,27 +74,40 @@ static void write_trace(const char *path, __u64 start, __s64 realtime)
 	CHECK_EQ(tracefile__finish(w, &m), 0);
 }
 
-/* `sbt-bpf report --watch-all FILE` of the trace: its output (to free). */
-static char *report_watch_all(__u64 start, __s64 realtime)
+/* `sbt-bpf report --watch-all FILE` of the trace, opened by its path or
+ * (by_fd) on a descriptor: its output (to free). */
+static char *report_of(__u64 start, __s64 realtime, int by_fd)
 {
 	struct report_opts ro = {.format = REPORT_TEXT, .phase_table = 1, .watch_all = 1};
 	struct approx_opts a;
 	struct replay rp;
 	char path[64], *buf = NULL;
 	size_t len = 0;
+	int fd = -1;
 
 	tmp_path(path);
 	write_trace(path, start, realtime);
 	approx_opts__init(&a);
 	ro.out = open_memstream(&buf, &len);
 	CHECK(ro.out != NULL);
-	CHECK_EQ(replay__open(&rp, path, &a), 0);
+	if (by_fd) {
+		fd = open(path, O_RDONLY);
+		CHECK_EQ(replay__open_fd(&rp, fd, "fd.sbt", &a), 0);
+		close(fd);
+	} else {
+		CHECK_EQ(replay__open(&rp, path, &a), 0);
+	}
 	CHECK_EQ(replay__select(&rp, 0, 0), 0);
 	CHECK_EQ(replay__report(&rp, &ro, 0), 0);
 	replay__close(&rp);
 	fclose(ro.out);
 	unlink(path);
 	return buf;
+}
+
+static char *report_watch_all(__u64 start, __s64 realtime)
+{
+	return report_of(start, realtime, 0);
 }
 
 /* The real time column of the watch block's first arrival row (thread
@@ -125,6 +139,17 @@ static int is_time_of_day(const char *s)
 
 	return sscanf(s, "%2u:%2u:%2u.%6u%c", &h, &m, &sec, &us, &rest) == 4 && h < 24 && m < 60 &&
 	       sec < 61;
+}
+
+/* replay__open_fd: the same report as from the path. */
+TEST(open_fd_reports_the_same)
+{
+	char *by_path = report_of(1000000000ULL, 0, 0), *by_fd = report_of(1000000000ULL, 0, 1);
+
+	CHECK_STR(by_fd, by_path);
+	CHECK(strstr(by_fd, "SBT summary: 2 phases") != NULL);
+	free(by_path);
+	free(by_fd);
 }
 
 TEST(wall_clock_of_a_sane_trace)

@@ -3,6 +3,7 @@
  * length it could have been cut to (killed, disk full), format 1 still read, clear rejection
  * of broken files, and a mutation fuzz that must never crash the reader. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -206,6 +207,45 @@ TEST(round_trip)
 	} else {
 		printf("    %s\n", err);
 	}
+	tf_meta_free(&m);
+	unlink(path);
+}
+
+/* tracefile__open_fd: the same reader on a descriptor the caller keeps (its offset
+ * untouched, closing it later changes nothing); its name in the messages. */
+TEST(open_fd)
+{
+	struct tf_meta m;
+	struct tf_reader *r;
+	struct sbt_event e;
+	char path[64], err[256];
+	int fd, pipefd[2];
+	__u64 n = 0;
+
+	tmp_path(path);
+	make_meta(&m);
+	write_trace(path, NREC, &m);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	r = tracefile__open_fd(fd, "mem.sbt", err, sizeof(err));
+	CHECK(r != NULL);
+	CHECK_EQ(lseek(fd, 0, SEEK_CUR), 0);
+	close(fd);
+	if (r) {
+		check_meta_equal(tracefile__meta(r), &m);
+		while (tracefile__next(r, &e) == 1)
+			n++;
+		CHECK_EQ(n, NREC);
+		tracefile__close(r);
+	}
+	CHECK(tracefile__open_fd(fd, "closed.sbt", err, sizeof(err)) == NULL);
+	CHECK_EQ(errno, EBADF);
+	CHECK_STR(err, "closed.sbt: Bad file descriptor");
+	CHECK_EQ(pipe(pipefd), 0);
+	CHECK(tracefile__open_fd(pipefd[0], NULL, err, sizeof(err)) == NULL);
+	CHECK_STR(err, "(fd): not a regular file");
+	close(pipefd[0]);
+	close(pipefd[1]);
 	tf_meta_free(&m);
 	unlink(path);
 }

@@ -40,3 +40,16 @@ TEST(printable_replaces_controls_and_invalid_bytes)
 	CHECK_STR(utf8_printable(bad), "??");
 	CHECK_STR(utf8_printable(ok), "caf\xc3\xa9 \xe2\x82\xac-1");
 }
+
+/* Found with the trace fuzz harness's XML check (tests/fuzz/corpus/trace):
+ * a thread named with U+FFFF made the SVG export malformed XML. */
+TEST(printable_replaces_the_noncharacters_xml_forbids)
+{
+	char ffff[] = "a\xef\xbf\xbf"
+		      "b",
+	     fffe[] = "\xef\xbf\xbe", fffd[] = "\xef\xbf\xbd";
+
+	CHECK_STR(utf8_printable(ffff), "a???b");
+	CHECK_STR(utf8_printable(fffe), "???");
+	CHECK_STR(utf8_printable(fffd), "\xef\xbf\xbd"); /* the replacement character stays */
+}

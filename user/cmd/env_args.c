@@ -514,7 +514,8 @@ static const struct argp_option *top_options(void)
 	return opts;
 }
 
-int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd)
+int env__parse_flags(struct env *env, int argc, char **argv, enum env_cmd cmd,
+		     unsigned int argp_flags)
 {
 	static const struct argp_child children[] = {
 		{&view_argp, 0, "Reports:", 3},
@@ -545,7 +546,13 @@ int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd)
 	approx_opts__init(&env->approx);
 	/* argp exits with EXIT_USAGE (argp_err_exit_status) on usage errors */
 	argp_err_exit_status = EXIT_USAGE;
-	if (argp_check_options(&argp, argc, argv) || argp_parse(&argp, argc, argv, 0, NULL, env))
+	if (argp_check_options(&argp, argc, argv) ||
+	    argp_parse(&argp, argc, argv, argp_flags, NULL, env))
 		return EXIT_USAGE;
 	return 0;
+}
+
+int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd)
+{
+	return env__parse_flags(env, argc, argv, cmd, 0);
 }

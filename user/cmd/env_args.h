@@ -12,6 +12,10 @@ enum env_cmd { ENV_TRACE, ENV_RECORD, ENV_TOP };
 /* Parse argv of the tracing commands into env. Returns 0, or EXIT_USAGE after
  * printing what is wrong. `cmd` selects the command's options and help. */
 int env__parse(struct env *env, int argc, char **argv, enum env_cmd cmd);
+/* The same with argp's flags. ARGP_NO_EXIT (fuzzing): no exit on a usage error or
+ * --help; argp then goes on past the error, so the result is not to be used. */
+int env__parse_flags(struct env *env, int argc, char **argv, enum env_cmd cmd,
+		     unsigned int argp_flags);
 /* Parse one --filter argument ("comm=lu*,uid=1000,cgroup=/user.slice")
  * into f. 0, or -EINVAL with a message in err. */
 int env_filter__parse(struct env_filter *f, const char *arg, char *err, size_t errlen);

@@ -95,7 +95,8 @@ static int load_table(struct elfsym *es, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
 		if (!gelf_getsym(data, i, &sym) || !func_or_import(&sym))
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
+		/* a name that is all version ("@@GLIBC_2.2.5") names nothing */
+		if (!name || !*name || *name == '@')
 			continue;
 		defined = sym.st_shndx != SHN_UNDEF && sym.st_value;
 		if (defined && vaddr_to_offset(es, sym.st_value, &off))
