@@ -49,30 +49,46 @@ static __u32 arrival_rank(const struct ph_episode *ep, const struct ph_arrival *
 	return rank;
 }
 
-/* Sarukkai-Malony §3.2: the thread that arrived i-th of P leaves at
- * t_a(last arrival) + (P - i + 1) beta, beta the exit spacing
- * (t_m(last exit) - t_m(first exit)) / (P - 1); or the k-th to leave in the
- * measurement at + k beta. Episodes are approximated as their exits are
- * read, before the last exit is known: beta is the previous episode's at
- * the same barrier, and the first episode of a barrier falls back to
- * Malony-Reed. Never later than measured. */
+/* Sarukkai-Malony §3.2: the k-th thread to leave (in the measured exit
+ * order, or the i-th of P to arrive with k = P - i + 1) leaves k - 1
+ * spacings beta after the first, beta the barrier's exit spacing
+ * (t_m(last exit) - t_m(first exit)) / (P - 1), a release that frees the
+ * threads one by one. Two departures from the paper (doc/design.md §5.4):
+ * the first exit keeps what the release took after the measured last
+ * arrival, as Malony-Reed §4.2 (the paper has it beta after the last
+ * arrival too, but in glibc's and the OpenMP runtimes' barriers the last
+ * arriver frees the others and leaves at once: beta, a futex wake-up, made
+ * every exit later than measured and the probes' cost came back at every
+ * barrier); and no exit is earlier than Malony-Reed's for it (the
+ * measurement less the probes' cost: a release whose spacing varies from
+ * episode to episode, spinning or sleeping threads, made exits earlier
+ * than any probe cost could explain). Episodes are approximated as their
+ * exits are read, before the last exit is known: beta is that of earlier
+ * episodes at the same barrier (approx_barrier__note_beta), and the first
+ * episode of a barrier is Malony-Reed's. Never later than measured. */
 static __u64 exit_sarukkai_malony(struct phases *p, struct ph_episode *ep, struct ph_arrival *a,
 				  __u64 tm, __u64 alpha, __u64 max_a)
 {
 	struct obj_state *o = hmap_get(&p->objects, ep->pid, ep->object);
-	__u64 k, ta;
+	__u64 mr = exit_malony_reed(ep, tm, alpha, max_a), k, ta;
 
 	if (!o || !o->beta1)
-		return exit_malony_reed(ep, tm, alpha, max_a);
+		return mr;
 	k = p->cfg.exit_order == PH_EXIT_REVERSE ? ep->n - arrival_rank(ep, a) + 1
 						 : ++ep->exits_approximated;
-	ta = max_a + k * (o->beta1 - 1);
+	ta = ep->ta_exit_f + (k - 1) * (o->beta1 - 1);
+	if (ta < mr)
+		ta = mr;
 	return ta < tm ? ta : tm > max_a ? tm : max_a;
 }
 
+/* beta of a barrier: the least exit spacing of its episodes so far. The
+ * spacing is the release's own cost per thread plus whatever kept a thread
+ * from leaving at once (a futex wake-up, no free CPU), which varies from
+ * episode to episode; the least is the nearest to the release's own. */
 void approx_barrier__note_beta(struct phases *p, const struct ph_episode *ep)
 {
-	__u64 first = UINT64_MAX, last = 0;
+	__u64 first = UINT64_MAX, last = 0, beta1;
 	struct obj_state *o;
 	__u32 i;
 
@@ -87,8 +103,9 @@ void approx_barrier__note_beta(struct phases *p, const struct ph_episode *ep)
 		last = d > last ? d : last;
 	}
 	o = approx__obj(p, ep->pid, ep->object);
-	if (o)
-		o->beta1 = (last - first) / (ep->n - 1) + 1;
+	beta1 = (last - first) / (ep->n - 1) + 1;
+	if (o && (!o->beta1 || beta1 < o->beta1))
+		o->beta1 = beta1;
 }
 
 __u64 approx_barrier__exit(struct phases *p, struct ph_thread *t, struct ph_episode *ep,

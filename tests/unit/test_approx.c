@@ -128,29 +128,32 @@ TEST(barrier_exits_malony_reed_second_episode)
 	phases__free(p);
 }
 
-/* Sarukkai-Malony, measured exit order: the k-th to leave at
- * t_a(last arrival) + k beta, beta = 100 from episode 0. */
+/* Sarukkai-Malony, measured exit order: the first to leave (t2) as in
+ * Malony-Reed, 4850 + (5100 - 5000 - 50) = 4900; the k-th (k - 1) beta
+ * later, beta = 100 from episode 0 (Malony-Reed: 50 earlier each). */
 TEST(barrier_exits_sarukkai_malony_rank)
 {
 	struct collected c;
 	struct phases *p = two_barrier_episodes(&c, PH_MODEL_SM, PH_EXIT_RANK);
 
-	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4850 + 100);
-	CHECK_EQ(arrival_of(&c.ep[1], 3)->ta_depart, 4850 + 200);
-	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 4850 + 300);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4900);
+	CHECK_EQ(arrival_of(&c.ep[1], 3)->ta_depart, 4900 + 100);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 4900 + 200);
 	phases__free(p);
 }
 
 /* Sarukkai-Malony, reverse arrival order: the i-th of P = 3 to arrive
- * (approximated: t3, t2, t1) leaves at + (P - i + 1) beta. */
+ * (approximated: t3, t2, t1) is the (P - i + 1)-th to leave, (P - i) beta
+ * after the first exit (4900, as in Malony-Reed), but no earlier than
+ * Malony-Reed has it: t1, measured last out (5300), at 4900 + 200 - 50. */
 TEST(barrier_exits_sarukkai_malony_reverse_arrival)
 {
 	struct collected c;
 	struct phases *p = two_barrier_episodes(&c, PH_MODEL_SM, PH_EXIT_REVERSE);
 
-	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 4850 + 100);
-	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4850 + 200);
-	CHECK_EQ(arrival_of(&c.ep[1], 3)->ta_depart, 4850 + 300);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 4900 + 200 - 50);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4900 + 100);
+	CHECK_EQ(arrival_of(&c.ep[1], 3)->ta_depart, 4900 + 200);
 	phases__free(p);
 }
 
@@ -159,8 +162,9 @@ TEST(barrier_exits_sarukkai_malony_reverse_arrival)
  * t2 2500; exits t1 2600 -> 2500 + 100 - 50 = 2550, t2 4600 -> 2550 +
  * 2000 - 50 = 4500; its slow exits give beta = 2000 (+ 1). Episode 1:
  * arrivals t1 5000 -> 2550 + 2400 - 50 = 4900, t2 5100 -> 4500 + 500 - 50
- * = 4950; exits at 4950 + k beta would pass the measured 5200 and 5300, in
- * either exit order, and are held there. */
+ * = 4950; the first exit, t2's (the last arriver's, in either order), at
+ * 4950 + (5200 - 5100 - 50) = 5000; t1's at 5000 + beta would pass the
+ * measured 5300 and is held there. */
 TEST(barrier_exits_sarukkai_malony_never_later_than_measured)
 {
 	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
@@ -185,11 +189,49 @@ TEST(barrier_exits_sarukkai_malony_never_later_than_measured)
 		CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 4500);
 		CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_arrive, 4900);
 		CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_arrive, 4950);
-		CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 5200);
+		CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 5000);
 		CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 5300);
 		CHECK_EQ(phases__violations(p, -1), 0);
 		phases__free(p);
 	}
+}
+
+/* Sarukkai-Malony's beta is the least exit spacing seen at the barrier: a
+ * slow release (a thread woken late) does not space later episodes. Costs:
+ * entry 100, return 50 (charged after the exit it times). Episode 0: exits
+ * t2 1550, t1 1600, 100 apart measured (beta 100). Episode 1: arrivals t1
+ * 1600 + 1300 - 50 = 2850, t2 1550 + 1900 - 50 = 3400; exits t2 3400 +
+ * (3600 - 3500 - 50) = 3450, t1 at Malony-Reed's 3450 + 2000 - 50 = 5400
+ * (later than 3450 + beta); 2000 apart measured. Episode 2: arrivals t1
+ * 5400 + 1400 - 50 = 6750, t2 3450 + 3900 - 50 = 7300; exits t2 7350, t1
+ * beta later at 7450 (Malony-Reed: 7400; a beta of 2000 would hold it at
+ * the measured 7700). */
+TEST(barrier_exits_sarukkai_malony_least_spacing)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50};
+	struct collected c;
+	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_SM, PH_EXIT_RANK);
+	static const __u64 t[3][4] = {
+		{1000, 1500, 1600, 1700}, {3000, 3500, 3600, 5600}, {7000, 7500, 7600, 7700}};
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		enter(p, P_PBW, 1, t[i][0], OBJ_X, SITE_A);
+		enter(p, P_PBW, 2, t[i][1], OBJ_X, SITE_A);
+		leave(p, P_PBW, 2, t[i][2], 0);
+		leave(p, P_PBW, 1, t[i][3], 0);
+	}
+	phases__finish(p);
+	CHECK_EQ(c.n, 3);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 3450);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 5400);
+	CHECK_EQ(arrival_of(&c.ep[2], 1)->ta_arrive, 6750);
+	CHECK_EQ(arrival_of(&c.ep[2], 2)->ta_arrive, 7300);
+	CHECK_EQ(arrival_of(&c.ep[2], 2)->ta_depart, 7350);
+	CHECK_EQ(arrival_of(&c.ep[2], 1)->ta_depart, 7450);
+	CHECK_EQ(phases__violations(p, -1), 0);
+	phases__free(p);
 }
 
 /* Time-based only: each thread keeps its measured times less its own
