@@ -287,6 +287,8 @@ static int report_jobs(struct replay *rp, const struct report_opts *ro, __u64 ha
 	jobs__end_all(js, job_drops, NULL);
 	if (rc < 0)
 		log_err("reading records: %s", strerror(-rc));
+	else
+		rc = jobs__failed(js); /* processes left out: said, and the command fails */
 out:
 	jobs__free(js);
 	free(used);
