@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/utf8.h"
 #include "lib/hmap.h"
 #include "analyses/jobs.h"
 #include "lib/json.h"
+#include "lib/log.h"
+
+/* Pids of the processes left out named in the error (the rest counted). */
+#define LEFT_NAMED 8
 
 struct jobs {
 	struct jobs_config c;
@@ -16,6 +21,27 @@ struct jobs {
 	size_t nsynced;	     /* jobs that called a probed function */
 	struct job *live;    /* live_first: the job shown live */
 	__u64 watch_matched; /* --watch patterns some job's report matched */
+	struct hmap left;    /* pids of processes left out (no memory to start them) */
+	size_t nleft;
+	__u32 left_named[LEFT_NAMED];
+	size_t ncut; /* reports kept aside that ran out of memory */
+	__u32 cut_named[LEFT_NAMED];
+	struct job_aside **asides; /* every stream made, in that order */
+	size_t nasides, cap_asides;
+	struct job_aside *free_asides; /* those no job holds */
+};
+
+/* A stream into memory holding a job's report kept aside, its buffer growing
+ * from 256 bytes (open_memstream() starts each at 8 KB, for a report of one
+ * or two, times every process of `record -a`). Streams are reused, never
+ * closed before jobs__free(): glibc unlinks a closed FILE from its list of
+ * every open one by walking that list, and closing the oldest of n open
+ * streams walks all n (quadratic in processes). */
+struct job_aside {
+	FILE *f;
+	char *buf;
+	size_t len, cap;
+	struct job_aside *next_free;
 };
 
 struct jobs *jobs__new(const struct jobs_config *c)
@@ -26,16 +52,18 @@ struct jobs *jobs__new(const struct jobs_config *c)
 		return NULL;
 	j->c = *c;
 	hmap_init(&j->running);
+	hmap_init(&j->left);
 	return j;
 }
 
-static void job_free(struct job *job)
+static void aside_release(struct jobs *j, struct job *job);
+
+static void job_free(struct jobs *j, struct job *job)
 {
 	phases__free(job->ph);
 	report__free(job->report);
 	sync__free(job->sync);
-	if (job->out && job->own_out)
-		fclose(job->out);
+	aside_release(j, job);
 	free(job);
 }
 
@@ -46,9 +74,16 @@ void jobs__free(struct jobs *j)
 	if (!j)
 		return;
 	for (i = 0; i < j->n; i++)
-		job_free(j->all[i]);
+		job_free(j, j->all[i]);
+	/* the newest first: each at the head of glibc's list (struct job_aside) */
+	for (i = j->nasides; i-- > 0;) {
+		fclose(j->asides[i]->f);
+		free(j->asides[i]);
+	}
+	free(j->asides);
 	free(j->all);
 	hmap_free(&j->running);
+	hmap_free(&j->left);
 	free(j);
 }
 
@@ -74,19 +109,102 @@ static int keep(struct jobs *j, struct job *job)
 	return 0;
 }
 
+static ssize_t aside_write(void *cookie, const char *buf, size_t n)
+{
+	struct job_aside *a = cookie;
+	size_t cap = a->cap ? a->cap : 256;
+	char *grown;
+
+	while (cap - a->len < n) {
+		if (cap > SIZE_MAX / 2)
+			goto nomem;
+		cap *= 2;
+	}
+	if (cap != a->cap) {
+		grown = realloc(a->buf, cap);
+		if (!grown)
+			goto nomem;
+		a->buf = grown;
+		a->cap = cap;
+	}
+	memcpy(a->buf + a->len, buf, n);
+	a->len += n;
+	return n;
+nomem:
+	errno = ENOMEM;
+	return -1; /* the stream's error (ferror()) */
+}
+
+/* A stream for the job's report, free or new. 0 or -ENOMEM. */
+static int aside_take(struct jobs *j, struct job *job)
+{
+	struct job_aside *a = j->free_asides;
+
+	if (a) {
+		j->free_asides = a->next_free;
+	} else {
+		if (j->nasides == j->cap_asides) {
+			size_t cap = j->cap_asides ? j->cap_asides * 2 : 16;
+			struct job_aside **all = realloc(j->asides, cap * sizeof(*all));
+
+			if (!all)
+				return -ENOMEM;
+			j->asides = all;
+			j->cap_asides = cap;
+		}
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		a->f = fopencookie(a, "w", (cookie_io_functions_t){.write = aside_write});
+		/* unbuffered: each write goes to the buffer, no stdio buffer per job */
+		if (!a->f || setvbuf(a->f, NULL, _IONBF, 0)) {
+			if (a->f)
+				fclose(a->f);
+			free(a);
+			return -ENOMEM;
+		}
+		j->asides[j->nasides++] = a;
+	}
+	job->aside = a;
+	job->out = a->f;
+	return 0;
+}
+
+/* The job's stream is done with (printed, or never to be): its memory goes,
+ * the stream is free for another job. */
+static void aside_release(struct jobs *j, struct job *job)
+{
+	struct job_aside *a = job->aside;
+
+	if (!a)
+		return;
+	free(a->buf);
+	a->buf = NULL;
+	a->len = a->cap = 0;
+	clearerr(a->f);
+	a->next_free = j->free_asides;
+	j->free_asides = a;
+	job->aside = NULL;
+	if (job->out == a->f)
+		job->out = NULL;
+}
+
 /* The job's own analysis: the templates with its start and command. */
 static int job_open(struct jobs *j, struct job *job)
 {
 	struct report_opts ro = j->c.ro;
 	struct report_src src = j->c.src;
 
-	/* live_first: aside until it turns out to be the one to show live */
+	/* live_first: aside until it turns out to be the one to show live.
+	 * Aside in memory, not in a temporary file: a descriptor per process
+	 * ran out at about a thousand processes (the process was left out),
+	 * and a full /tmp cut reports short; a report grows with its process's
+	 * records no faster than its analysis does. */
 	int aside = j->c.separate || j->c.live_first;
 
-	job->out = aside ? tmpfile() : j->c.ro.out;
-	if (!job->out)
-		return -errno;
-	job->own_out = aside;
+	job->out = j->c.ro.out;
+	if (aside && aside_take(j, job))
+		return -ENOMEM;
 	ro.out = job->out;
 	if (aside) {
 		ro.episode_lines = 0; /* lines of several jobs would interleave */
@@ -106,34 +224,50 @@ static int job_open(struct jobs *j, struct job *job)
 	return 0;
 }
 
+/* A process that could not be analysed: counted once per pid, the first
+ * ones named (jobs__end_all()). */
+static void left_out(struct jobs *j, __u32 pid)
+{
+	size_t ix;
+
+	if (hmap_get_index(&j->left, pid, 0, &ix))
+		return;
+	hmap_put_index(&j->left, pid, 0, 0); /* no memory: it may be counted twice */
+	if (j->nleft < LEFT_NAMED)
+		j->left_named[j->nleft] = pid;
+	j->nleft++;
+}
+
 struct job *jobs__start(struct jobs *j, __u32 pid, __u64 start_ns, const char *command)
 {
 	struct job *job = calloc(1, sizeof(*job));
 
-	if (!job)
+	if (!job) {
+		left_out(j, pid);
 		return NULL;
+	}
 	job->pid = pid;
 	job->start_ns = start_ns;
 	snprintf(job->command, sizeof(job->command), "%s", command ? command : "");
 	utf8_printable(job->command);
 	if (job_open(j, job) || keep(j, job)) {
-		job_free(job);
+		job_free(j, job);
+		left_out(j, pid);
 		return NULL;
 	}
 	return job;
 }
 
-static void copy_out(FILE *from, FILE *to);
+static void copy_out(struct jobs *j, struct job *job, FILE *to);
 
 /* live_first, text: the first job to reach a barrier (or parallel region)
  * is shown as a single process's report, from what it wrote aside so far
  * (hangs, at most: text is written at episodes and at the end). */
 static void go_live(struct jobs *j, struct job *job)
 {
-	copy_out(job->out, j->c.ro.out);
-	fclose(job->out);
+	copy_out(j, job, j->c.ro.out);
+	aside_release(j, job);
 	job->out = j->c.ro.out;
-	job->own_out = 0;
 	job->live = 1;
 	j->live = job;
 	report__redirect(job->report, &j->c.ro);
@@ -176,15 +310,21 @@ int job__active(const struct job *job)
 	return phases__completed(job->ph) > 0 || (rs && rs->count > 0) || phases__nsites(job->ph);
 }
 
-static void copy_out(FILE *from, FILE *to)
+/* What the job wrote aside, to the output. A report that ran out of memory
+ * aside goes out as far as it got, and counts (jobs__failed()). A failed
+ * write to the output stays on it (ferror()): its owner's close reports it,
+ * as for a single process's report. */
+static void copy_out(struct jobs *j, struct job *job, FILE *to)
 {
-	char buf[65536];
-	size_t n;
+	const struct job_aside *a = job->aside;
 
-	fflush(from);
-	rewind(from);
-	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
-		fwrite(buf, 1, n, to);
+	if (fflush(a->f) == EOF || ferror(a->f)) {
+		if (j->ncut < LEFT_NAMED)
+			j->cut_named[j->ncut] = job->pid;
+		j->ncut++;
+	}
+	if (a->len && !ferror(to))
+		fwrite(a->buf, 1, a->len, to);
 }
 
 /* "=== pid N: COMMAND (exited after S s) ===", after a blank line when
@@ -219,11 +359,11 @@ static void print_separate(struct jobs *j, struct job *job)
 		json_str(&js, job->command);
 		fprintf(out, ", \"start_ns\": %llu, \"end_ns\": %llu, \"report\": ",
 			(unsigned long long)job->start_ns, (unsigned long long)job->end_ns);
-		copy_out(job->out, out);
+		copy_out(j, job, out);
 		fputs("}", out);
 	} else {
 		print_heading(j, job, j->printed || j->live);
-		copy_out(job->out, out);
+		copy_out(j, job, out);
 	}
 	j->printed++;
 	fflush(out);
@@ -238,10 +378,9 @@ static void print_aside(struct jobs *j, struct job *job, int heading)
 	} else {
 		if (j->c.ro.before_output)
 			j->c.ro.before_output(j->c.ro.hook_ctx);
-		copy_out(job->out, j->c.ro.out);
+		copy_out(j, job, j->c.ro.out);
 	}
-	fclose(job->out);
-	job->out = NULL;
+	aside_release(j, job);
 }
 
 /* live_first: the report of a job that ended is printed now when it is one
@@ -293,10 +432,29 @@ static void finish_tree(struct jobs *j)
 	if (n > 1 && j->c.ro.format == REPORT_JSON)
 		fputs("{\"schema\": 1, \"jobs\": [", j->c.ro.out);
 	for (i = 0; i < j->n; i++)
-		if (j->all[i]->out && j->all[i]->own_out && jobs__reported(j, j->all[i]))
+		if (j->all[i]->aside && jobs__reported(j, j->all[i]))
 			print_aside(j, j->all[i], n > 1);
 	if (n > 1 && j->c.ro.format == REPORT_JSON)
 		fputs("\n]}\n", j->c.ro.out);
+}
+
+/* "N NOUNs WHAT (out of memory): pids A, B, ... and M more". An error, not
+ * a warning: the command fails (jobs__failed()), since a report missing
+ * processes, or parts of theirs, is not the report of the trace, and a
+ * script reading it must be able to tell (the rest is printed all the same). */
+static void say_failed(const char *noun, const char *what, size_t n, const __u32 *named)
+{
+	char pids[LEFT_NAMED * 12 + 32];
+	size_t i, len = 0;
+
+	if (!n)
+		return;
+	for (i = 0; i < n && i < LEFT_NAMED; i++)
+		len += snprintf(pids + len, sizeof(pids) - len, "%s%u", i ? ", " : "", named[i]);
+	if (n > LEFT_NAMED)
+		snprintf(pids + len, sizeof(pids) - len, " and %zu more", n - LEFT_NAMED);
+	log_err("%zu %s%s %s (out of memory): pid%s %s", n, noun, n == 1 ? "" : "es", what,
+		n == 1 ? "" : "s", pids);
 }
 
 void jobs__begin(struct jobs *j)
@@ -327,6 +485,13 @@ void jobs__end_all(struct jobs *j,
 	fflush(j->c.ro.out);
 	if (j->c.separate || j->c.live_first)
 		report_opts__warn_unmatched(&j->c.ro, j->watch_matched);
+	say_failed("process", "left out of the report", j->nleft, j->left_named);
+	say_failed("process", "with a report cut short", j->ncut, j->cut_named);
+}
+
+int jobs__failed(const struct jobs *j)
+{
+	return j->nleft || j->ncut ? -ENOMEM : 0;
 }
 
 size_t jobs__count(const struct jobs *j)

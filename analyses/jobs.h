@@ -5,8 +5,8 @@
  * were the only process traced. Used by system-wide tracing, several -p,
  * `top`, and `report` of a trace holding several processes.
  *
- * With several jobs, each report goes to a temporary file and is printed
- * whole, under a heading, when the job ends; a JSON report becomes
+ * With several jobs, each report is kept aside in memory and printed whole,
+ * under a heading, when the job ends; a JSON report becomes
  * {"schema": 1, "jobs": [{"pid", "command", "start_ns", "end_ns",
  * "report": <the job's report document>}, ...]}.
  *
@@ -26,6 +26,8 @@
 #include "analyses/report.h"
 #include "analyses/sync.h"
 
+struct job_aside;
+
 struct job {
 	__u32 pid;
 	char command[1024];
@@ -35,12 +37,12 @@ struct job {
 	struct sync *sync;
 	struct phases *ph;
 	struct report *report;
-	FILE *out;   /* its report (a temporary file with several jobs) */
-	int own_out; /* out is that temporary file */
-	__u64 drops; /* records lost, when known at its end */
-	int synced;  /* it called a probed function (a probe record) */
-	int live;    /* live_first: its report goes to the output as it is written */
-	void *user;  /* the caller's per-job data */
+	FILE *out;		 /* its report: the output, or its aside with several jobs */
+	struct job_aside *aside; /* that stream into memory, else NULL */
+	__u64 drops;		 /* records lost, when known at its end */
+	int synced;		 /* it called a probed function (a probe record) */
+	int live;		 /* live_first: its report goes to the output as it is written */
+	void *user;		 /* the caller's per-job data */
 };
 
 struct jobs_config {
@@ -48,7 +50,7 @@ struct jobs_config {
 	/* template of the report and, in src.phases, of the analysis: start,
 	 * sync and command come from the job */
 	struct report_src src;
-	int separate;	/* several jobs: reports in temporary files, with headings */
+	int separate;	/* several jobs: reports aside in memory, with headings */
 	int show_idle;	/* print jobs without barrier activity too */
 	int live_first; /* a process tree: the first job to synchronize live (above) */
 };
@@ -61,7 +63,8 @@ void jobs__free(struct jobs *j);
 /* The running job of pid, or NULL. */
 struct job *jobs__find(const struct jobs *j, __u32 pid);
 /* A new job for pid (a running one of the same pid must have ended). NULL
- * on allocation failure. */
+ * on allocation failure: the process is counted as left out (once per pid),
+ * named at jobs__end_all() and jobs__failed(). */
 struct job *jobs__start(struct jobs *j, __u32 pid, __u64 start_ns, const char *command);
 /* Feed a record to its pid's running job (none: ignored). Returns the job,
  * or NULL. The exit of the job's last thread sets end_ns; the caller then
@@ -74,10 +77,14 @@ void jobs__end(struct jobs *j, struct job *job, const struct report_drops *d);
 /* Start the combined document (JSON with several jobs). */
 void jobs__begin(struct jobs *j);
 /* End every running job (drops_of gives each one's lost records), close the
- * combined document. */
+ * combined document; log the processes left out and the reports cut short
+ * for want of memory. A failed write to ro.out is left on it (ferror()). */
 void jobs__end_all(struct jobs *j,
 		   void (*drops_of)(void *ctx, const struct job *job, struct report_drops *d),
 		   void *ctx);
+/* -ENOMEM when a process was left out or its report cut short for want of
+ * memory (the command is to fail), else 0. */
+int jobs__failed(const struct jobs *j);
 size_t jobs__count(const struct jobs *j);
 /* Jobs that called a probed function. */
 size_t jobs__nsynced(const struct jobs *j);

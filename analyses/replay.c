@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyses/jobs.h"
+#include "lib/hmap.h"
 #include "lib/log.h"
 #include "analyses/replay.h"
 
@@ -220,33 +221,141 @@ static void at_end(void *ctx)
 	report__at_end(ctx);
 }
 
-/* The next job of the trace for pid (JOBS entries in start order), with
- * its threads. */
-static struct job *start_job(struct replay *rp, struct jobs *js, __u32 pid, char *used)
+/* Each pid's JOBS and THREADS entries, found in O(1) per record: a record of
+ * a process without a JOBS entry (one of a launched command's tree that never
+ * synchronized) costs one lookup, and a job walks its own threads only, each
+ * thread of the trace once (Bounds, doc/design.md 5.1). */
+#define NONE UINT32_MAX
+
+struct pid_entries {
+	__u32 job;		  /* its next JOBS entry not started yet, or NONE */
+	__u32 last_job;		  /* its last JOBS entry (building the chain) */
+	__u32 thread, end_thread; /* its threads not given yet: by_start[thread, end_thread) */
+	int skipping;		  /* its job could not be started: its records go, to its end */
+};
+
+struct thread_at {
+	__u32 pid, ix; /* m->threads[ix] */
+	__u64 start_ns;
+};
+
+struct job_index {
+	struct hmap pids;	    /* pid -> struct pid_entries; pids with a JOBS entry */
+	__u32 *next_job;	    /* a JOBS entry -> its pid's next one (JOBS order), or NONE */
+	struct thread_at *by_start; /* their threads, by pid, then start, then table order */
+};
+
+static int by_pid_start(const void *a, const void *b)
+{
+	const struct thread_at *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->ix < y->ix ? -1 : x->ix > y->ix;
+}
+
+static void job_index_free(struct job_index *x)
+{
+	hmap_free_values(&x->pids);
+	free(x->next_job);
+	free(x->by_start);
+}
+
+static int job_index_build(struct job_index *x, const struct tf_meta *m)
+{
+	struct pid_entries *p;
+	__u32 i, n = 0;
+
+	hmap_init(&x->pids);
+	x->next_job = malloc(((size_t)m->njobs + 1) * sizeof(*x->next_job));
+	x->by_start = malloc(((size_t)m->nthreads + 1) * sizeof(*x->by_start));
+	if (!x->next_job || !x->by_start)
+		return -ENOMEM;
+	for (i = 0; i < m->njobs; i++) {
+		x->next_job[i] = NONE;
+		p = hmap_get(&x->pids, m->jobs[i].pid, 0);
+		if (p) {
+			x->next_job[p->last_job] = i;
+		} else {
+			p = hmap_put_new(&x->pids, m->jobs[i].pid, 0, sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			p->job = i;
+		}
+		p->last_job = i;
+	}
+	for (i = 0; i < m->nthreads; i++)
+		if (hmap_get(&x->pids, m->threads[i].pid, 0))
+			x->by_start[n++] = (struct thread_at){.pid = m->threads[i].pid,
+							      .ix = i,
+							      .start_ns = m->threads[i].start_ns};
+	qsort(x->by_start, n, sizeof(*x->by_start), by_pid_start);
+	for (i = 0; i < n; i++) {
+		p = hmap_get(&x->pids, x->by_start[i].pid, 0);
+		if (!i || x->by_start[i - 1].pid != x->by_start[i].pid)
+			p->thread = i;
+		p->end_thread = i + 1;
+	}
+	return 0;
+}
+
+/* The record that ends a job: the exit of its last thread (jobs__feed()). */
+static int ends_job(const struct sbt_event *e)
+{
+	return e->type == SBT_EV_THREAD_EXIT && e->probe;
+}
+
+/* The pid's next job of the trace (its JOBS entries in start order), with
+ * its threads: those of the pid that started by the job's end, sorted by
+ * start, each given to the first job whose life it overlaps (a pid's
+ * processes follow one another; a thread belongs to one of them). NULL when
+ * it has none left, or when it cannot be started (jobs counts it). */
+static struct job *start_job(struct replay *rp, struct jobs *js, struct job_index *x,
+			     struct pid_entries *p, __u32 pid)
 {
 	const struct tf_meta *m = rp->m;
-	const struct tf_job *tj = NULL;
+	const struct tf_job *tj;
 	struct job *job;
-	__u32 i;
 
-	for (i = 0; i < m->njobs && !tj; i++)
-		if (m->jobs[i].pid == pid && !used[i]) {
-			used[i] = 1;
-			tj = &m->jobs[i];
-		}
-	if (!tj)
+	if (p->job == NONE)
 		return NULL;
+	tj = &m->jobs[p->job];
+	p->job = x->next_job[p->job];
 	job = jobs__start(js, pid, tj->start_ns, tj->command);
 	if (!job)
 		return NULL;
 	job->drops = tj->drops;
-	for (i = 0; i < m->nthreads; i++) {
-		const struct tf_thread *th = &m->threads[i];
+	for (; p->thread < p->end_thread; p->thread++) {
+		const struct tf_thread *th = &m->threads[x->by_start[p->thread].ix];
 
-		if (th->pid == pid && (!tj->end_ns || th->start_ns <= tj->end_ns) &&
-		    (!th->exit_ns || th->exit_ns >= tj->start_ns))
+		if (tj->end_ns && th->start_ns > tj->end_ns)
+			break; /* and every thread after it: a later job's */
+		if (!th->exit_ns || th->exit_ns >= tj->start_ns)
 			phases__add_thread(job->ph, pid, th->tid, start_of(th, tj->start_ns));
 	}
+	return job;
+}
+
+/* The running job of the record's pid, started with its first record; NULL
+ * when its process has no JOBS entry left, or its job could not be started
+ * (left out then, with its records up to its end). */
+static struct job *job_of(struct replay *rp, struct jobs *js, struct job_index *x,
+			  const struct sbt_event *e)
+{
+	struct job *job = jobs__find(js, e->pid);
+	struct pid_entries *p;
+
+	if (job)
+		return job;
+	p = hmap_get(&x->pids, e->pid, 0);
+	if (!p)
+		return NULL;
+	if (!p->skipping && !(job = start_job(rp, js, x, p, e->pid)) && p->job != NONE)
+		p->skipping = 1;
+	if (p->skipping && ends_job(e))
+		p->skipping = 0;
 	return job;
 }
 
@@ -262,18 +371,20 @@ static int report_jobs(struct replay *rp, const struct report_opts *ro, __u64 ha
 	struct jobs_config c = {
 		.ro = *ro, .src = replay__report_src(rp), .separate = 1, .show_idle = 1};
 	struct jobs *js = jobs__new(&c);
-	char *used = calloc(rp->m->njobs + 1, 1);
+	struct job_index x = {0};
 	struct sbt_event e;
 	struct job *job;
 	__u64 last_check = 0;
 	int rc = -ENOMEM;
 
-	if (!js || !used)
+	if (!js || job_index_build(&x, rp->m)) {
+		log_err("%s", strerror(ENOMEM));
 		goto out;
+	}
 	jobs__begin(js);
 	while ((rc = tracefile__next(rp->tf, &e)) == 1) {
-		job = jobs__find(js, e.pid);
-		if (!job && !(job = start_job(rp, js, e.pid, used)))
+		job = job_of(rp, js, &x, &e);
+		if (!job)
 			continue;
 		jobs__feed(js, &e);
 		/* hangs in trace time, checked every 10 ms of it */
@@ -287,9 +398,11 @@ static int report_jobs(struct replay *rp, const struct report_opts *ro, __u64 ha
 	jobs__end_all(js, job_drops, NULL);
 	if (rc < 0)
 		log_err("reading records: %s", strerror(-rc));
+	else
+		rc = jobs__failed(js); /* processes left out: said, and the command fails */
 out:
 	jobs__free(js);
-	free(used);
+	job_index_free(&x);
 	return rc < 0 ? rc : 0;
 }
 

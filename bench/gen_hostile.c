@@ -18,7 +18,9 @@
  * wait), regions (a parallel region from a new call site each), semgaps and condgaps (sems and
  * conds 11 s apart: each new one undecided, the records held for it released by time),
  * semruns (groups of 3 threads released by many semaphores of one poster: each semaphore's
- * runs are judged against the others').
+ * runs are judged against the others'), jobs (a new process per episode, each with its JOBS
+ * and THREADS entries and running to the end, between records of processes without one:
+ * `report` writes a report per process).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -35,10 +37,13 @@ enum { P_PBW = 1, P_LOCK, P_UNLOCK, P_SEMW, P_POST, P_CONDW, P_SIGNAL, P_REGION,
 #define START 1000000000ULL
 #define SEC   1000000000ULL
 #define SITE  0x401000ULL
+#define JOB   200000  /* jobs: the pid of process 0 */
+#define OTHER 1000000 /* jobs: the pid of the k-th process without a JOBS entry */
 
 static struct tf_writer *w;
 static __u64 written, t = START;
 static uint64_t limit;
+static __u32 njobs; /* jobs: processes with records */
 
 static void put(__u16 type, __u16 probe, __u32 pid, __u32 tid, __u64 ts, __u64 obj, __u64 site)
 {
@@ -110,6 +115,13 @@ static int step(const char *kind, __u64 i, __u64 half)
 	} else if (!strcmp(kind, "pids")) {
 		put(SBT_EV_ENTER, P_PBW, 100000 + (__u32)i, 100000 + (__u32)i, t, 0x600000, 0);
 		put(SBT_EV_EXIT, P_PBW, 100000 + (__u32)i, 100000 + (__u32)i, t + 500, -1, SITE);
+	} else if (!strcmp(kind, "jobs")) {
+		/* started at t - 1 (its JOBS and THREADS entries: meta()) */
+		if (written < limit)
+			njobs++;
+		put(SBT_EV_ENTER, P_PBW, JOB + (__u32)i, JOB + (__u32)i, t, 0x600000, 0);
+		put(SBT_EV_ENTER, P_PBW, OTHER + (__u32)i, OTHER + (__u32)i, t + 200, 0x600000, 0);
+		put(SBT_EV_EXIT, P_PBW, JOB + (__u32)i, JOB + (__u32)i, t + 500, -1, SITE);
 	} else if (!strcmp(kind, "exits")) {
 		if (!i) /* the main thread, joining them all */
 			call(P_LOCK, PID, PID, t - 10, 0x700040, SITE);
@@ -137,6 +149,32 @@ static int step(const char *kind, __u64 i, __u64 half)
 	return 0;
 }
 
+/* jobs: process k (pid JOB + k, one thread) started at step k's time - 1 and ran to the end. */
+static int meta_jobs(struct tf_meta *m)
+{
+	char cmd[32];
+	__u32 k;
+
+	m->jobs = calloc(njobs, sizeof(*m->jobs));
+	m->threads = calloc(njobs, sizeof(*m->threads));
+	if (!m->jobs || !m->threads)
+		return -ENOMEM;
+	for (k = 0; k < njobs; k++) {
+		__u64 start = START + (__u64)(k + 1) * 1000 - 1;
+
+		snprintf(cmd, sizeof(cmd), "job %u", k);
+		m->jobs[k] =
+			(struct tf_job){.pid = JOB + k, .start_ns = start, .command = strdup(cmd)};
+		m->threads[k] =
+			(struct tf_thread){.pid = JOB + k, .tid = JOB + k, .start_ns = start};
+		snprintf(m->threads[k].comm, sizeof(m->threads[k].comm), "job");
+		m->njobs = m->nthreads = k + 1;
+		if (!m->jobs[k].command)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int meta(struct tf_meta *m)
 {
 	static const char *const sym[NPROBES] = {"",
@@ -157,7 +195,7 @@ static int meta(struct tf_meta *m)
 					    SBT_PK_COND_WAIT,
 					    SBT_PK_COND_SIGNAL,
 					    SBT_PK_REGION};
-	int i;
+	__u32 i;
 
 	memset(m, 0, sizeof(*m));
 	m->kernel = strdup("synthetic");
@@ -183,7 +221,7 @@ static int meta(struct tf_meta *m)
 	}
 	m->nprobes = NPROBES - 1;
 	m->nalpha = NPROBES;
-	return 0;
+	return njobs ? meta_jobs(m) : 0;
 }
 
 static int usage(const char *prog)

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Crafted traces (bench/gen_hostile: every record a new thread, barrier,
-# call site, process, semaphore, condvar, parallel region or loss): report text, report JSON
-# and every export at N and 4N records, time and peak memory, and the ratio
+# call site, process, semaphore, condvar, parallel region or loss; jobs: a
+# new process with a report of its own): report text, report JSON and every
+# export (of one process, for jobs) at N and 4N records, time and peak memory, and the ratio
 # 4N / N of each (4.0: linear). A reader walking what it has seen per record
 # shows ratios near 16. No root needed.
 #
-#   bench/hostile.sh [-n RECORDS]        (default 50000)
+#   bench/hostile.sh [-n RECORDS]        (default 50000; KINDS="jobs ..." for some)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=50000
@@ -30,12 +31,14 @@ run() {
 
 echo "| trace | reader | N: s | N: MB | 4N: s | 4N: MB | time 4N/N | memory 4N/N |"
 echo "|---|---|---|---|---|---|---|---|"
-for k in hang sites callsites idle inflight lost pids exits sems conds regions semgaps condgaps semruns; do
-	.output/bench/gen_hostile -k $k -n "$N" -o "$TMP/n.sbt" >/dev/null
-	.output/bench/gen_hostile -k $k -n $((4 * N)) -o "$TMP/4n.sbt" >/dev/null
-	for r in "report" "report --format json" "export --format chrome -o $TMP/out" \
-		"export --format csv -o $TMP/out" "export --format svg -o $TMP/out" \
-		"export --format otf2 -o $TMP/out"; do
+for k in ${KINDS:-hang sites callsites idle inflight lost pids exits sems conds regions semgaps condgaps semruns jobs}; do
+	.output/bench/gen_hostile -k "$k" -n "$N" -o "$TMP/n.sbt" >/dev/null
+	.output/bench/gen_hostile -k "$k" -n $((4 * N)) -o "$TMP/4n.sbt" >/dev/null
+	one= # a trace of several processes: an export takes one
+	[ "$k" = jobs ] && one="--pid 200000 "
+	for r in "report" "report --format json" "export ${one}--format chrome -o $TMP/out" \
+		"export ${one}--format csv -o $TMP/out" "export ${one}--format svg -o $TMP/out" \
+		"export ${one}--format otf2 -o $TMP/out"; do
 		# shellcheck disable=SC2086
 		read -r s1 k1 <<<"$(run "$TMP/n.sbt" $r)"
 		# shellcheck disable=SC2086

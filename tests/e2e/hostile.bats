@@ -158,13 +158,16 @@ bounded() {
 # JSON, each export) keeps a bounded cost per record. Before, each hang report
 # walked every live thread (1.3 MB of trace took 2.5 GB and a minute).
 @test "crafted traces: report and every export stay linear in time and memory" {
+	local one
 	n=60000
-	for k in hang sites callsites idle inflight lost pids exits sems conds regions semgaps condgaps semruns; do
+	for k in hang sites callsites idle inflight lost pids exits sems conds regions semgaps condgaps semruns jobs; do
 		"$OUT/bench/gen_hostile" -k $k -n $n -o "$T/$k.sbt"
 		bounded "$SBT" report "$T/$k.sbt"
 		bounded "$SBT" report --format json "$T/$k.sbt"
+		one=() # a trace of several processes: an export takes one
+		[ $k = jobs ] && one=(--pid 200000)
 		for f in chrome csv json svg; do
-			bounded "$SBT" export --format $f -o "$T/$k.$f" "$T/$k.sbt"
+			bounded "$SBT" export "${one[@]}" --format $f -o "$T/$k.$f" "$T/$k.sbt"
 		done
 	done
 	# the hangs: each counted, the first 1000 kept, the threads listed bounded
@@ -187,4 +190,43 @@ PY
 	bounded "$SBT" export --format otf2 -o "$T/hang.otf2" "$T/hang.sbt"
 	grep -q "warning: OTF2: $((n - 1024)) threads beyond the first 1024 left out" "$T/err"
 	grep -q ">$((n - 512)) more threads not drawn (the first 512 are)<" "$T/hang.svg"
+}
+
+# A trace of 20,000 processes (bench/gen_hostile -k jobs: each with a JOBS
+# entry, a thread and a barrier, between records of processes without one):
+# a report each. Each report kept aside took a temporary file: past the
+# descriptor limit the other processes were left out without a word, exit 0;
+# a full /tmp gave empty reports. A write that fails, or too little memory to
+# analyse every process, fails the command.
+@test "a trace of 20,000 processes: a report each, in order, with 64 descriptors; no room to write or to analyse fails" {
+	local n=60000
+	"$OUT/bench/gen_hostile" -k jobs -n $n -o "$T/jobs.sbt"
+	(
+		ulimit -n 64
+		bounded "$SBT" report "$T/jobs.sbt"
+	)
+	[ "$(grep -c '^=== pid ' "$T/out")" -eq $((n / 3)) ]
+	[ "$(grep '^=== pid ' "$T/out" | head -1)" = "=== pid 200000: job 0 ===" ]
+	[ "$(grep '^=== pid ' "$T/out" | tail -1)" = "=== pid $((200000 + n / 3 - 1)): job $((n / 3 - 1)) ===" ]
+	[ "$(grep -c '^SBT summary: 1 phases, 1 barrier site(s), 1 threads, 2 events' "$T/out")" -eq $((n / 3)) ]
+	[ ! -s "$T/err" ]
+	(
+		ulimit -n 64
+		bounded "$SBT" report --format json "$T/jobs.sbt"
+	)
+	python3 - "$T/out" $((n / 3)) <<'PY'
+import json, sys
+jobs, n = json.load(open(sys.argv[1]))["jobs"], int(sys.argv[2])
+assert [j["pid"] for j in jobs] == list(range(200000, 200000 + n)), len(jobs)
+assert all(j["report"]["threads"][0]["tid"] == j["pid"] for j in jobs)
+PY
+	# the output full: an error, exit 1
+	run sh -c '"$1" report "$2" >/dev/full' sh "$SBT" "$T/jobs.sbt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: writing the report: "* ]]
+	sanitized && return 0 # ASan needs its address space
+	# memory for a few thousand processes: those left out named, exit 1
+	run bash -c 'ulimit -v 200000; exec "$1" report "$2" >/dev/null' sh "$SBT" "$T/jobs.sbt"
+	[ "$status" -eq 1 ]
+	[[ "$output" =~ error:\ [0-9]+\ processes\ left\ out\ of\ the\ report\ \(out\ of\ memory\):\ pids\ [0-9]+, ]]
 }

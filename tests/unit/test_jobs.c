@@ -2,6 +2,7 @@
 /* One analysis per process (jobs.c) on synthetic interleaved streams of two
  * processes running the same program: same barrier address, own phases. */
 #include <stdlib.h>
+#include <sys/resource.h>
 #include "analyses/jobs.h"
 #include "analyses/names.h"
 #include "unit.h"
@@ -181,6 +182,78 @@ TEST(json_is_one_document_with_a_report_per_process)
 	names__free(names);
 }
 
+static int count(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (; (text = strstr(text, what)); text++)
+		n++;
+	return n;
+}
+
+/* Each report aside took a temporary file: past the descriptor limit (about
+ * 1000 processes) a process could not be started and was left out, its
+ * records dropped without a word. In memory, none is needed: 300 processes
+ * under a limit of 32 descriptors, each reported, in order. */
+TEST(reports_aside_need_no_descriptor)
+{
+	struct names *names = names__new();
+	FILE *out = tmpfile();
+	struct jobs *j = new_jobs(out, 0, names);
+	struct rlimit old, few;
+	char *text, want[64];
+	const char *at;
+	__u32 k, started = 0;
+
+	CHECK_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+	few = (struct rlimit){.rlim_cur = 32, .rlim_max = old.rlim_max};
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &few), 0);
+	for (k = 0; k < 300; k++)
+		started += jobs__start(j, 1000 + k, 900, "./prog") != NULL;
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+	CHECK_EQ(started, 300);
+	for (k = 0; k < 300; k++) {
+		arrive(j, 1000 + k, 1000 + k, 1000 + k);
+		leave(j, 1000 + k, 1000 + k, 1001 + k, 1);
+	}
+	jobs__end_all(j, NULL, NULL);
+	CHECK_EQ(jobs__failed(j), 0);
+	text = read_all(out);
+	CHECK_EQ(count(text, "=== pid "), 300);
+	CHECK_EQ(count(text, "SBT summary: 1 phases"), 300);
+	for (at = text, k = 0; k < 300 && at; k++) {
+		snprintf(want, sizeof(want), "=== pid %u: ./prog ===\n", 1000 + k);
+		at = strstr(at, want);
+	}
+	CHECK(at != NULL); /* every heading, in start order */
+	free(text);
+	jobs__free(j);
+	fclose(out);
+	names__free(names);
+}
+
+/* A failed write to the output (a full disk) stays on the output for its
+ * owner's close to report: the command fails. */
+TEST(a_full_output_is_an_error_on_the_output)
+{
+	struct names *names = names__new();
+	FILE *out = fopen("/dev/full", "w");
+	struct jobs *j = new_jobs(out, 0, names);
+
+	CHECK(out != NULL);
+	if (!out)
+		return;
+	jobs__start(j, PID_A, 900, "./prog A");
+	jobs__start(j, PID_B, 900, "./prog B");
+	feed_two_processes(j);
+	jobs__end_all(j, NULL, NULL);
+	CHECK(ferror(out));
+	CHECK_EQ(jobs__failed(j), 0); /* nothing left out: the output failed */
+	jobs__free(j);
+	fclose(out);
+	names__free(names);
+}
+
 /* ---- a launched command's tree (live_first) ------------------------------------ */
 
 #define PID_SH 300 /* the command: a wrapper that synchronizes with nobody */
@@ -194,15 +267,6 @@ static struct jobs *new_tree(FILE *out, int json, struct names *names)
 	};
 
 	return jobs__new(&c);
-}
-
-static int count(const char *text, const char *what)
-{
-	int n = 0;
-
-	for (; (text = strstr(text, what)); text++)
-		n++;
-	return n;
 }
 
 /* A alone: threads 101, 102; 3 episodes. */

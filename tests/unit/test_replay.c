@@ -199,3 +199,132 @@ TEST(wall_clock_before_1970_is_unknown)
 	CHECK_STR(col, "?");
 	free(out);
 }
+
+/* ---- a trace of several processes: a report each (report_jobs) ----------------- */
+
+#define B 1000000000ULL
+
+static void put_pid(struct tf_writer *w, __u16 type, __u16 probe, __u32 pid, __u32 tid, __u64 ts,
+		    __u64 obj, __u64 site)
+{
+	struct sbt_event e = sbt_event_make(type, probe, pid, tid, ts, obj, site);
+
+	CHECK_EQ(tracefile__write(w, &e, 1), 0);
+}
+
+/* Thread tid of pid alone at a barrier at ts. */
+static void episode(struct tf_writer *w, __u32 pid, __u32 tid, __u64 ts)
+{
+	put_pid(w, SBT_EV_ENTER, P_PBW, pid, tid, ts, 0x601000, 0);
+	put_pid(w, SBT_EV_EXIT, P_PBW, pid, tid, ts + 10, (__u64)-1, 0x401234);
+}
+
+/* pid 100 ("first", threads 100, 101, and 103 from before the recording and
+ * never seen to exit) ends at B + 5000; pid 200 ("other") runs on; pid 100
+ * again from B + 6000 ("second", threads 100 and 102); pid 300 has records and
+ * a thread, no JOBS entry. */
+static void write_jobs_trace(const char *path)
+{
+	static struct sbt_probe_info probe = {
+		.id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait"};
+	struct tf_job jobs[] = {{.pid = 100, .start_ns = B, .end_ns = B + 5000, .command = "first"},
+				{.pid = 200, .start_ns = B, .command = "other"},
+				{.pid = 100, .start_ns = B + 6000, .command = "second"}};
+	struct tf_thread threads[] = {{.pid = 100, .tid = 100, .start_ns = B, .exit_ns = B + 5000},
+				      {.pid = 100, .tid = 101, .start_ns = B, .exit_ns = B + 4000},
+				      {.pid = 100, .tid = 103},
+				      {.pid = 200, .tid = 200, .start_ns = B},
+				      {.pid = 300, .tid = 300, .start_ns = B},
+				      {.pid = 100, .tid = 102, .start_ns = B + 6000},
+				      {.pid = 100, .tid = 100, .start_ns = B + 6000}};
+	struct tf_meta m = {.kernel = "k",
+			    .host = "h",
+			    .command = "crafted",
+			    .clock = "CLOCK_MONOTONIC",
+			    .sbt_version = "t",
+			    .command_end = "",
+			    .start_ns = B,
+			    .end_ns = B + 10000,
+			    .probes = &probe,
+			    .nprobes = 1,
+			    .threads = threads,
+			    .nthreads = sizeof(threads) / sizeof(threads[0]),
+			    .jobs = jobs,
+			    .njobs = sizeof(jobs) / sizeof(jobs[0])};
+	struct tf_writer *w = tracefile__create(path);
+
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	episode(w, 100, 100, B + 100);
+	put_pid(w, SBT_EV_ENTER, P_PBW, 300, 300, B + 150, 0x601000, 0);
+	episode(w, 100, 101, B + 200);
+	episode(w, 200, 200, B + 300);
+	put_pid(w, SBT_EV_THREAD_EXIT, 0, 100, 101, B + 4000, 0, 0);
+	put_pid(w, SBT_EV_THREAD_EXIT, 1, 100, 100, B + 5000, 0, 0); /* its last thread */
+	put_pid(w, SBT_EV_EXIT, P_PBW, 300, 300, B + 5500, (__u64)-1, 0x401234);
+	episode(w, 100, 100, B + 6100);
+	episode(w, 100, 102, B + 6200);
+	CHECK_EQ(tracefile__finish(w, &m), 0);
+}
+
+static int count_of(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (; (text = strstr(text, what)); text++)
+		n++;
+	return n;
+}
+
+/* The section of out under the heading that starts with head, to the next. */
+static char *section(const char *out, const char *head)
+{
+	const char *at = strstr(out, head), *end;
+
+	if (!at)
+		return strdup("");
+	end = strstr(at + 1, "\n=== pid ");
+	return strndup(at, end ? (size_t)(end - at) : strlen(at));
+}
+
+/* Each process of the trace reported once under its heading, its threads its
+ * own: a thread goes to the first of its pid's jobs whose life it overlaps
+ * (103, never seen to exit, to "first" only); pid 300 has none. */
+TEST(a_report_per_process_each_with_its_threads)
+{
+	struct report_opts ro = {.format = REPORT_TEXT, .phase_table = 1};
+	struct approx_opts a;
+	struct replay rp;
+	char path[64], *buf = NULL, *s;
+	size_t len = 0;
+
+	tmp_path(path);
+	write_jobs_trace(path);
+	approx_opts__init(&a);
+	ro.out = open_memstream(&buf, &len);
+	CHECK_EQ(replay__open(&rp, path, &a), 0);
+	CHECK_EQ(replay__select(&rp, 0, 0), 0);
+	CHECK_EQ(replay__report(&rp, &ro, 0), 0);
+	replay__close(&rp);
+	fclose(ro.out);
+	unlink(path);
+	CHECK_EQ(count_of(buf, "=== pid "), 3);
+	CHECK(strstr(buf, "=== pid 100: first (exited after 0.000 s) ===\n") == buf);
+	CHECK(strstr(buf, "=== pid 200: other ===") < strstr(buf, "=== pid 100: second ==="));
+	CHECK(strstr(buf, "pid 300") == NULL && strstr(buf, " 300 ") == NULL);
+	s = section(buf, "=== pid 100: first");
+	CHECK(strstr(s, "SBT summary: 2 phases, 1 barrier site(s), 3 threads, 6 events") != NULL);
+	CHECK_EQ(count_of(s, "           100        10"), 3); /* 103, 100, 101 */
+	CHECK(strstr(s, "           100        103                           0 ") != NULL);
+	free(s);
+	s = section(buf, "=== pid 200: other");
+	CHECK(strstr(s, "SBT summary: 1 phases, 1 barrier site(s), 1 threads, 2 events") != NULL);
+	free(s);
+	s = section(buf, "=== pid 100: second");
+	CHECK(strstr(s, "SBT summary: 2 phases, 1 barrier site(s), 2 threads, 4 events") != NULL);
+	CHECK_EQ(count_of(s, "           100        10"), 2); /* 102, 100 */
+	CHECK(strstr(s, " 103 ") == NULL);
+	free(s);
+	free(buf);
+}

@@ -551,6 +551,8 @@ int tracer__finish(struct tracer *t)
 		rc = EXIT_RUNTIME;
 	if (close_reports(t) && !rc)
 		rc = EXIT_RUNTIME;
+	if (jobs__failed(t->ctx.jobs) && !rc) /* processes left out: jobs__end_all() said */
+		rc = EXIT_RUNTIME;
 	if (stop_requested)
 		log_info("stopped by signal %d; %s left running", (int)stop_requested,
 			 tracer__several(t) ? "processes" : "target");
