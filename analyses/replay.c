@@ -6,6 +6,7 @@
 #include "lib/hmap.h"
 #include "lib/log.h"
 #include "analyses/replay.h"
+#include "lib/parse.h"
 
 /* The probe table indexed by id, as the analysis wants it. */
 static struct sbt_probe_info *probe_index(const struct tf_meta *m, int *n)
@@ -164,12 +165,19 @@ struct phases_config replay__phases_config(const struct replay *r)
 
 struct report_src replay__report_src(const struct replay *r)
 {
+	uint64_t inject = 0;
+
+	/* a value that is not a number is taken as none: the costs hold it
+	 * anyway, this only says so */
+	if (*r->m->inject_delay_ns && parse_u64(r->m->inject_delay_ns, 0, UINT64_MAX, &inject))
+		inject = 0;
 	return (struct report_src){.phases = replay__phases_config(r),
 				   .names = r->names,
 				   .realtime_offset_ns = r->m->realtime_offset_ns,
 				   .command = r->job ? r->job->command : r->m->command,
 				   .kernel = r->m->kernel,
-				   .counters = r->m->counters};
+				   .counters = r->m->counters,
+				   .inject_ns = inject};
 }
 
 /* A thread's start for the analysis: no earlier than its job's; 0 (it ran

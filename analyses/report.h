@@ -53,6 +53,7 @@ struct report_src {
 	const char *command;
 	const char *kernel;
 	const struct sbt_counter_info *counters; /* -e events, in record order */
+	__u64 inject_ns; /* --inject-delay: spun per probe hit, in the costs */
 };
 
 /* Names from a source: a probe's symbol ("?" for an unknown id); an object,

@@ -143,6 +143,28 @@ static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dfl
 /* The user-side time of a self-timed site's hit: its fifth argument. */
 #define SITE_TIME(ctx) PT_REGS_PARM5(ctx)
 
+/* --inject-delay (doc/design.md §5.4, validation by injected delay): each
+ * hit spins this long after its record, a known cost the approximation is
+ * told of and must remove. */
+SBT_GLOBAL const volatile __u64 inject_ns;
+
+static long spin_until(__u64 i, void *deadline)
+{
+	(void)i;
+	return bpf_ktime_get_ns() >= *(__u64 *)deadline;
+}
+
+static __always_inline void inject_delay(void)
+{
+	__u64 deadline;
+
+	if (!inject_ns)
+		return;
+	deadline = bpf_ktime_get_ns() + inject_ns;
+	/* a clock read per step: the bound only stops a clock that stalls */
+	bpf_loop(1 << 23, spin_until, &deadline, 0);
+}
+
 static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, __u64 site)
 {
 	__u64 id = bpf_get_current_pid_tgid(), cookie, timing;
@@ -176,7 +198,9 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 	}
 	if (ncounters && reads_counters(cookie))
 		n += read_counters(pid, (__u32)id, &rec[1]);
-	return sbt_emit_recs(rec, n, 0);
+	n = sbt_emit_recs(rec, n, 0);
+	inject_delay();
+	return n;
 }
 
 SEC("uprobe")

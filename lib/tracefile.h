@@ -66,7 +66,9 @@
  *   TF_SEC_INFO     __u64 start_ns, __u64 end_ns (0: not known yet),
  *                   __s64 realtime_offset_ns, __u32 npairs, npairs x (string
  *                   key, string value). Keys: kernel, host, command, clock,
- *                   sbt_version, command_end; unknown keys are ignored.
+ *                   sbt_version, command_end, inject_delay_ns (--inject-delay:
+ *                   the ns each uprobe hit spun, included in ALPHA); unknown
+ *                   keys are ignored.
  *   TF_SEC_PROBES   __u32 count, count x (__u16 id, __u16 kind, __u64 offset,
  *                   string symbol, string object). id < SBT_MAX_PROBES and
  *                   unique, kind is an SBT_PK_*.
@@ -160,7 +162,8 @@ struct tf_job {
 struct tf_meta {
 	/* NUL-terminated, never NULL after a successful read (may be "") */
 	char *kernel, *host, *command, *clock, *sbt_version;
-	char *command_end; /* how a launched command ended ("killed by SIGSEGV"); "": unknown */
+	char *command_end;     /* how a launched command ended ("killed by SIGSEGV"); "": unknown */
+	char *inject_delay_ns; /* --inject-delay, ns in decimal, in the ALPHA costs; "": none */
 	__u64 start_ns, end_ns;
 	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct sbt_probe_info *probes;

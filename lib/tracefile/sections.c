@@ -168,6 +168,8 @@ static char **info_slot(struct tf_meta *m, const struct str *key)
 		return &m->sbt_version;
 	if (str_is(key, "command_end"))
 		return &m->command_end;
+	if (str_is(key, "inject_delay_ns"))
+		return &m->inject_delay_ns;
 	return NULL;
 }
 
@@ -446,8 +448,8 @@ int tf_sections__parse(struct tf_sections *s, const struct rctx *rc, __u32 tag, 
 int tf_sections__end(struct tf_sections *s, const struct rctx *rc)
 {
 	struct tf_meta *m = s->m;
-	char **str[] = {&m->kernel, &m->host,	     &m->command,
-			&m->clock,  &m->sbt_version, &m->command_end};
+	char **str[] = {&m->kernel,	 &m->host,	  &m->command,	      &m->clock,
+			&m->sbt_version, &m->command_end, &m->inject_delay_ns};
 	size_t i;
 
 	for (i = 0; i < sizeof(str) / sizeof(str[0]); i++) {

@@ -113,7 +113,8 @@ static void encode_info(struct mbuf *b, const struct tf_meta *m)
 	mb_u64(b, m->start_ns);
 	mb_u64(b, m->end_ns);
 	mb_u64(b, (__u64)m->realtime_offset_ns);
-	mb_u32(b, m->command_end && *m->command_end ? 6 : 5);
+	mb_u32(b, 5 + (m->command_end && *m->command_end) +
+			  (m->inject_delay_ns && *m->inject_delay_ns));
 	mb_str(b, "kernel");
 	mb_str(b, m->kernel);
 	mb_str(b, "host");
@@ -127,6 +128,10 @@ static void encode_info(struct mbuf *b, const struct tf_meta *m)
 	if (m->command_end && *m->command_end) {
 		mb_str(b, "command_end");
 		mb_str(b, m->command_end);
+	}
+	if (m->inject_delay_ns && *m->inject_delay_ns) {
+		mb_str(b, "inject_delay_ns");
+		mb_str(b, m->inject_delay_ns);
 	}
 	mb_end(b, at);
 }

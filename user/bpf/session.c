@@ -162,6 +162,7 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	s->skel->rodata->single_target = o->single_target;
 	s->skel->rodata->proc_all = !!o->system_wide;
 	s->skel->rodata->follow = !!o->follow;
+	s->skel->rodata->inject_ns = o->inject_ns;
 	bpf_program__set_autoload(s->skel->progs.maps_changed, o->system_wide || o->follow);
 	/* Programs that are not attached need not be loaded either. */
 	bpf_program__set_autoload(s->skel->progs.futex_enter, o->futex);

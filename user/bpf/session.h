@@ -18,7 +18,8 @@ struct session_opts {
 	int futex;			    /* trace futex() calls (raw syscall tracepoints) */
 	const struct counter_set *counters; /* read at barrier boundaries; may be NULL */
 	int system_wide;		    /* -a: thread/exec records of every process */
-	int follow; /* a process tree: -- CMD, -p --follow (session__follow) */
+	int follow;	 /* a process tree: -- CMD, -p --follow (session__follow) */
+	__u64 inject_ns; /* --inject-delay: spun per probe hit */
 };
 
 typedef int (*session_event_fn)(void *ctx, const struct sbt_event *e);

@@ -25,6 +25,7 @@ enum {
 	OPT_TRACE,
 	OPT_LIST_EVENTS,
 	OPT_ALPHA,
+	OPT_INJECT,
 	OPT_FILTER,
 	OPT_INTERVAL,
 };
@@ -156,6 +157,10 @@ static const struct argp_option options[] = {
 	{"alpha", OPT_ALPHA, "ENTRY[,RETURN]", 0,
 	 "Probe cost per hit in ns for the approximation, instead of the calibrated values "
 	 "(sbt-bpf calibrate)",
+	 3},
+	{"inject-delay", OPT_INJECT, "NS", 0,
+	 "Every probe hit spins NS ns more (at most 10 ms), charged in the probe costs: the "
+	 "approximation of a run with it should equal one without (sbt-bpf validate)",
 	 3},
 	{"duration", 'd', "S", 0, "Stop after S seconds", 3},
 	{"buffer-size", OPT_BUFFER, "SIZE", 0,
@@ -362,6 +367,9 @@ static int parse_value(struct env *env, int key, const char *arg, struct argp_st
 		if (!e && (env->buffer_bytes & (env->buffer_bytes - 1)))
 			e = -EINVAL;
 		return e ? bad_value(st, "--buffer-size (a power of two, 4K..1G)", arg, e) : 0;
+	case OPT_INJECT:
+		e = parse_u64(arg, 0, ENV_INJECT_MAX_NS, &env->inject_ns);
+		return e ? bad_value(st, "--inject-delay (ns, at most 10 ms)", arg, e) : 0;
 	case OPT_SHARED_RING:
 		env->shared_ring = 1;
 		return 0;

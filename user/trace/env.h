@@ -14,7 +14,9 @@
 /* record's trace file when -o is not given (as perf's perf.data) */
 #define ENV_DEFAULT_OUTPUT "sbt-bpf.sbt"
 #define ENV_MAX_PIDS	   256
-#define ENV_MAX_FILTER	   16
+/* --inject-delay's bound: a spin in a BPF program holds the CPU (10 ms). */
+#define ENV_INJECT_MAX_NS 10000000ULL
+#define ENV_MAX_FILTER	  16
 
 /* --filter: a process is traced when every key given matches (a key given
  * several times matches any of its values). */
@@ -55,6 +57,7 @@ struct env {
 	const char *events;		 /* -e: counter events */
 	int list_events;		 /* --list-events */
 	int64_t alpha_enter, alpha_exit; /* --alpha override, ns; -1: calibrated */
+	uint64_t inject_ns;		 /* --inject-delay: spun per probe hit, charged */
 	struct view_opts view;		 /* --format, --watch, --warn-time, ... */
 	struct approx_opts approx;	 /* --model, --exit-order, --approximated */
 	struct user_probe probes[ENV_MAX_PROBES];

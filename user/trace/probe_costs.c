@@ -35,6 +35,7 @@ int probe_costs__init(struct probe_costs *pc, const struct env *env, int ncounte
 	pc->n = 1;
 	pc->fixed_enter = env->alpha_enter;
 	pc->fixed_exit = env->alpha_exit;
+	pc->inject_ns = env->inject_ns;
 	pc->infos = calloc(SBT_MAX_PROBES, sizeof(*pc->infos));
 	pc->alpha_enter = calloc(SBT_MAX_PROBES, sizeof(__u64));
 	pc->alpha_exit = calloc(SBT_MAX_PROBES, sizeof(__u64));
@@ -78,6 +79,9 @@ void probe_costs__set(struct probe_costs *pc, const struct probe *p, int first, 
 	for (i = 0; i < n && (id = first + i) < SBT_MAX_PROBES; i++) {
 		pc->infos[id] = p[i].info;
 		cost_of(pc, &p[i], &pc->alpha_enter[id], &pc->alpha_exit[id]);
+		/* every uprobe hit spins that much more (bpf/sync.bpf.c) */
+		pc->alpha_enter[id] += pc->inject_ns;
+		pc->alpha_exit[id] += pc->inject_ns;
 		if (id >= pc->n)
 			pc->n = id + 1;
 	}

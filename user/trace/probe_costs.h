@@ -21,6 +21,7 @@ struct probe_costs {
 	struct calibration cal;
 	int cal_ok;
 	__s64 fixed_enter, fixed_exit; /* --alpha, or -1 */
+	__u64 inject_ns;	       /* --inject-delay, added to every uprobe's */
 };
 
 /* Room for every id, and the costs: --alpha, else the calibration (cached

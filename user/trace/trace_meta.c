@@ -2,6 +2,7 @@
 /* The trace file's metadata, put as the session finds it: what was put is
  * remembered, each call puts the difference (lib/tracefile.h says how
  * repeated sections combine). */
+#include <inttypes.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,7 @@ void trace_meta__free(struct trace_meta *s)
 static void fill_info(struct tf_meta *m, const struct target *tg, __u64 end_ns)
 {
 	const struct trace_ctx *c = tg->ctx;
-	char kernel[512] = "", end[64] = "";
+	char kernel[512] = "", end[64] = "", inject[32] = "";
 	struct utsname u;
 	int ok = !uname(&u), ws;
 
@@ -86,6 +87,9 @@ static void fill_info(struct tf_meta *m, const struct target *tg, __u64 end_ns)
 	if (end_ns && tg->ops->ended && tg->ops->ended(tg, &ws))
 		launch__describe_end(ws, end, sizeof(end));
 	m->command_end = strdup(end);
+	if (c->env->inject_ns)
+		snprintf(inject, sizeof(inject), "%" PRIu64, (uint64_t)c->env->inject_ns);
+	m->inject_delay_ns = strdup(inject);
 }
 
 /* Probes found since (libraries loaded later: ids never move), and the costs of all. Id 0

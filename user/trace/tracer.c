@@ -146,7 +146,8 @@ static int open_session(struct tracer *t)
 				  .futex = !!(env->classes & SBT_TRACE_FUTEX),
 				  .counters = t->ctx.counters.n ? &t->ctx.counters : NULL,
 				  .system_wide = env->all,
-				  .follow = env->tree};
+				  .follow = env->tree,
+				  .inject_ns = env->inject_ns};
 	char err[512] = "";
 
 	t->ctx.session = session__open(&so, err, sizeof(err));
@@ -212,7 +213,8 @@ static struct report_src report_src(const struct tracer *t)
 					      .exit_order = t->env->approx.exit_order},
 				   .names = t->ctx.names,
 				   .realtime_offset_ns = t->ctx.realtime_offset_ns,
-				   .counters = t->ctx.counters.info};
+				   .counters = t->ctx.counters.info,
+				   .inject_ns = t->env->inject_ns};
 }
 
 /* One analysis per process (the names they share), and the trace file. */
