@@ -10,9 +10,14 @@ the traced run's measured duration, T_a its approximation under each model
 ROUNDS recordings. Per-phase errors compare the trace's phase times with the
 workload's. Each workload is recorded with plain uprobes (--no-shim) and with the probe
 shim (--shim: 5-byte-nop sites that time themselves, so the approximation
-charges measured costs), side by side. Prints one markdown table.
+charges measured costs), side by side. The "inject" column validates by
+injected delay (bench/validate.py): ROUNDS more recordings with twice the
+calibrated cost of a hit spun in every hit (--inject-delay), and the share
+of T_m's growth left in T_a (model mr; 0 % is perfect). Prints one markdown
+table.
 
     sudo bench/accuracy.py [-r ROUNDS] [--only SUBSTRING] [--probes both|uprobes|shim]
+                           [--no-inject]
 """
 import argparse
 import json
@@ -21,6 +26,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+import validate
 
 OUT = ".output"
 SBT = os.path.join(OUT, "sbt-bpf")
@@ -67,6 +74,10 @@ def workloads():
          ["--trace", "all"]),
         ("sem_pipeline -n 200 -p 100 -c 50",
          [f"{EX}/sem_pipeline", "-n", "200", "-p", "100", "-c", "50"], {}, []),
+        ("sem_pipeline -n 20000 -p 0 -c 0 (high rate)",
+         [f"{EX}/sem_pipeline", "-n", "20000", "-p", "0", "-c", "0"], {}, []),
+        ("omp_kernels_gomp -s 10 -n 400 (parallel for loops, reductions, a stencil), 2 threads",
+         [f"{EX}/omp_kernels_gomp", "-s", "10", "-n", "400"], {"OMP_NUM_THREADS": "2"}, []),
         # dense: a probe hit every few tens of microseconds
         ("barrier_imbalance -t 2 -n 3000 -d 0 -m spin (dense: barriers only)",
          [f"{EX}/barrier_imbalance", "-t", "2", "-n", "3000", "-d", "0", "-m", "spin"], {},
@@ -114,7 +125,7 @@ def analyse(path, model):
     ph_a = [p["approximated"]["phase_ns"] for p in r["phases"]]
     mc = r["approximated"].get("measured_costs", {})
     return (r["duration_ns"], r["approximated"]["duration_ns"], ph_m, ph_a,
-            r["approximated"]["repairs"]["count"], mc.get("hits", 0))
+            r["approximated"]["repairs"]["count"], mc.get("hits", 0), validate.probe_cost(r))
 
 
 def rel(x, truth):
@@ -135,7 +146,22 @@ def pct(x):
     return "n/a" if x is None else f"{100 * x:.1f} %"
 
 
-def row(label, cmd, env_extra, opts, rounds, tmp, probes):
+def injected_slope(cmd, env, opts, rounds, res):
+    """Validation by injected delay: ROUNDS recordings with twice the
+    calibrated cost of a hit injected; the share (%) of T_m's growth over
+    the plain recordings (res, model mr) left in T_a. None: T_m did not grow."""
+    d = 2 * res[0][6]
+    if not d:
+        return None
+    runs = [validate.record(cmd, d, opts, env) for _ in range(rounds)]
+    tm0 = statistics.median(x[0] for x in res)
+    ta0 = statistics.median(x[1] for x in res)
+    tm1 = statistics.median(r["duration_ns"] for r in runs)
+    ta1 = statistics.median(r["approximated"]["duration_ns"] for r in runs)
+    return validate.share(tm1 - tm0, ta1 - ta0)
+
+
+def row(label, cmd, env_extra, opts, rounds, tmp, probes, inject):
     env = dict(os.environ, **env_extra)
     plain = [run_plain(cmd, env) for _ in range(rounds)]
     t = statistics.median(p[0] for p in plain)
@@ -144,15 +170,17 @@ def row(label, cmd, env_extra, opts, rounds, tmp, probes):
         len(p[1]) == nph for p in plain) else []
     for kind in probes:
         res = {m: [] for m in MODELS}
+        kopts = opts + (["--shim"] if kind == "shim" else ["--no-shim"])
         for i in range(rounds):
             path = os.path.join(tmp, f"r{i}.sbt")
-            record(cmd, env, opts + (["--shim"] if kind == "shim" else ["--no-shim"]), path)
+            record(cmd, env, kopts, path)
             for m in MODELS:
                 res[m].append(analyse(path, m))
-        print_row(label, kind, t, truth, res)
+        slope = injected_slope(cmd, env, kopts, rounds, res["mr"]) if inject else None
+        print_row(label, kind, t, truth, res, slope)
 
 
-def print_row(label, kind, t, truth, res):
+def print_row(label, kind, t, truth, res, slope):
     tm = statistics.median(x[0] for x in res["mr"])
     dm = rel(tm, t)
     ph_m = per_phase(truth, [x[2] for x in res["mr"]])
@@ -165,7 +193,8 @@ def print_row(label, kind, t, truth, res):
     pa = per_phase(truth, [x[3] for x in res["mr"]])
     cells += [f"{pct(ph_m[0])} / {pct(ph_m[1])}" if ph_m else "n/a",
               f"{pct(pa[0])} / {pct(pa[1])}" if pa else "n/a",
-              str(statistics.median(x[4] for x in res["mr"]))]
+              str(statistics.median(x[4] for x in res["mr"])),
+              "n/a" if slope is None else f"{slope:.1f} %"]
     print("| " + " | ".join(cells) + " |", flush=True)
 
 
@@ -174,6 +203,8 @@ def main():
     ap.add_argument("-r", "--rounds", type=int, default=5)
     ap.add_argument("--only", default="", help="workloads whose label contains this")
     ap.add_argument("--probes", default="both", choices=["both", "uprobes", "shim"])
+    ap.add_argument("--no-inject", action="store_true",
+                    help="no validation by injected delay (the inject column)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench: run as root")
@@ -181,13 +212,13 @@ def main():
     print(f"== accuracy: {a.rounds} rounds, medians; times in ms; per phase: median / worst "
           "over phases (model mr) ==")
     print("| workload | probes | T | T_m | δ_m | T_a mr | δ_a mr | T_a sm | δ_a sm | T_a time "
-          "| δ_a time | per-phase δ_m | per-phase δ_a | repairs |")
-    print("|" + "---|" * 14)
+          "| δ_a time | per-phase δ_m | per-phase δ_a | repairs | inject |")
+    print("|" + "---|" * 15)
     probes = ["uprobes", "shim"] if a.probes == "both" else [a.probes]
     with tempfile.TemporaryDirectory() as tmp:
         for label, cmd, env, opts in workloads():
             if a.only in label:
-                row(label, cmd, env, opts, a.rounds, tmp, probes)
+                row(label, cmd, env, opts, a.rounds, tmp, probes, not a.no_inject)
 
 
 if __name__ == "__main__":
