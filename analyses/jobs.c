@@ -6,6 +6,7 @@
 #include "lib/utf8.h"
 #include "lib/hmap.h"
 #include "analyses/jobs.h"
+#include "lib/array.h"
 #include "lib/json.h"
 #include "lib/log.h"
 
@@ -94,15 +95,8 @@ struct job *jobs__find(const struct jobs *j, __u32 pid)
 
 static int keep(struct jobs *j, struct job *job)
 {
-	if (j->n == j->cap) {
-		size_t cap = j->cap ? j->cap * 2 : 16;
-		struct job **all = realloc(j->all, cap * sizeof(*all));
-
-		if (!all)
-			return -ENOMEM;
-		j->all = all;
-		j->cap = cap;
-	}
+	if (array_reserve((void **)&j->all, &j->cap, j->n + 1, sizeof(*j->all)))
+		return -ENOMEM;
 	if (hmap_put(&j->running, job->pid, 0, job))
 		return -ENOMEM;
 	j->all[j->n++] = job;
@@ -112,27 +106,14 @@ static int keep(struct jobs *j, struct job *job)
 static ssize_t aside_write(void *cookie, const char *buf, size_t n)
 {
 	struct job_aside *a = cookie;
-	size_t cap = a->cap ? a->cap : 256;
-	char *grown;
 
-	while (cap - a->len < n) {
-		if (cap > SIZE_MAX / 2)
-			goto nomem;
-		cap *= 2;
-	}
-	if (cap != a->cap) {
-		grown = realloc(a->buf, cap);
-		if (!grown)
-			goto nomem;
-		a->buf = grown;
-		a->cap = cap;
+	if (n > SIZE_MAX - a->len || array_reserve((void **)&a->buf, &a->cap, a->len + n, 1)) {
+		errno = ENOMEM;
+		return -1; /* the stream's error (ferror()) */
 	}
 	memcpy(a->buf + a->len, buf, n);
 	a->len += n;
 	return n;
-nomem:
-	errno = ENOMEM;
-	return -1; /* the stream's error (ferror()) */
 }
 
 /* A stream for the job's report, free or new. 0 or -ENOMEM. */
@@ -143,15 +124,9 @@ static int aside_take(struct jobs *j, struct job *job)
 	if (a) {
 		j->free_asides = a->next_free;
 	} else {
-		if (j->nasides == j->cap_asides) {
-			size_t cap = j->cap_asides ? j->cap_asides * 2 : 16;
-			struct job_aside **all = realloc(j->asides, cap * sizeof(*all));
-
-			if (!all)
-				return -ENOMEM;
-			j->asides = all;
-			j->cap_asides = cap;
-		}
+		if (array_reserve((void **)&j->asides, &j->cap_asides, j->nasides + 1,
+				  sizeof(*j->asides)))
+			return -ENOMEM;
 		a = calloc(1, sizeof(*a));
 		if (!a)
 			return -ENOMEM;

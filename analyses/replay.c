@@ -5,6 +5,7 @@
 #include "analyses/jobs.h"
 #include "lib/hmap.h"
 #include "lib/log.h"
+#include "analyses/export.h"
 #include "analyses/replay.h"
 #include "lib/parse.h"
 
@@ -161,6 +162,19 @@ struct phases_config replay__phases_config(const struct replay *r)
 				      .alpha_counters = r->m->alpha_counters,
 				      .model = r->approx.model,
 				      .exit_order = r->approx.exit_order};
+}
+
+struct export_thread *replay__export_threads(const struct replay *rp, int *n)
+{
+	const struct tf_meta *m = rp->m;
+	struct export_thread *t = calloc(m->nthreads + 1, sizeof(*t));
+	__u32 i;
+
+	for (i = 0, *n = 0; t && i < m->nthreads; i++)
+		if (!rp->pid || m->threads[i].pid == rp->pid)
+			t[(*n)++] = (struct export_thread){m->threads[i].pid, m->threads[i].tid,
+							   m->threads[i].comm};
+	return t;
 }
 
 struct report_src replay__report_src(const struct replay *r)

@@ -42,6 +42,11 @@ void replay__close(struct replay *r);
 int replay__select(struct replay *r, __u32 pid, int need_one);
 /* The phase analysis's configuration, and the reports' sources (holding it). */
 struct phases_config replay__phases_config(const struct replay *r);
+struct export_thread;
+/* The threads of the trace's metadata (of the process selected, if one
+ * is), for exports that lay rows out first: an array to free, *n of them
+ * (NULL: no memory). */
+struct export_thread *replay__export_threads(const struct replay *rp, int *n);
 struct report_src replay__report_src(const struct replay *r);
 /* Every record through ph (threads of the file declared first; hangs in
  * trace time when hang_ns), then phases__finish(). Returns 0 or a negative

@@ -131,20 +131,6 @@ static void to_exporter(void *ctx, const struct sbt_event *e, const struct phase
 	exporter__record(ctx, e, phases__thread_approx(ph, e->tid));
 }
 
-/* The threads of the process exported, as `export` lists them. */
-static struct export_thread *thread_list(const struct replay *rp, int *n)
-{
-	const struct tf_meta *m = rp->m;
-	struct export_thread *t = calloc(m->nthreads + 1, sizeof(*t));
-	__u32 i;
-
-	for (i = 0, *n = 0; t && i < m->nthreads; i++)
-		if (!rp->pid || m->threads[i].pid == rp->pid)
-			t[(*n)++] = (struct export_thread){m->threads[i].pid, m->threads[i].tid,
-							   m->threads[i].comm};
-	return t;
-}
-
 /* Every record of rp through exporter x (o: its options). */
 static void run_exporter(struct replay *rp, const struct export_opts *o)
 {
@@ -200,7 +186,7 @@ void pass_export(int fd, int format, const char *dir, unsigned int variant)
 	if (open_pass(&rp, fd, PH_MODEL_TIME, PH_EXIT_RANK, 1))
 		return;
 	snprintf(path, sizeof(path), "%s/otf2", dir);
-	threads = thread_list(&rp, &o.nthreads);
+	threads = replay__export_threads(&rp, &o.nthreads);
 	o.threads = threads;
 	o.end_ns = rp.m->end_ns;
 	if (export_checks[format])

@@ -111,21 +111,6 @@ static int views_of(int view)
 	return EXPORT_MEASURED | EXPORT_APPROXIMATED;
 }
 
-/* The threads of the trace's metadata (of the process exported), for
- * formats that lay rows out first. */
-static struct export_thread *thread_list(const struct replay *rp, int *n)
-{
-	const struct tf_meta *m = rp->m;
-	struct export_thread *t = calloc(m->nthreads + 1, sizeof(*t));
-	__u32 i;
-
-	for (i = 0, *n = 0; t && i < m->nthreads; i++)
-		if (!rp->pid || m->threads[i].pid == rp->pid)
-			t[(*n)++] = (struct export_thread){m->threads[i].pid, m->threads[i].tid,
-							   m->threads[i].comm};
-	return t;
-}
-
 /* Formats that read every record (OTF2) get it with its approximated time. */
 static void to_exporter(void *ctx, const struct sbt_event *e, const struct phases *ph)
 {
@@ -137,7 +122,7 @@ static int run_exporter(struct replay *rp, const struct export_env *env, FILE *o
 	struct report_src src = replay__report_src(rp);
 	struct phases_config pc = replay__phases_config(rp);
 	int nthreads;
-	struct export_thread *threads = thread_list(rp, &nthreads);
+	struct export_thread *threads = replay__export_threads(rp, &nthreads);
 	struct export_opts o = {.format = env->format,
 				.views = views_of(env->file.approx.view),
 				.out = out,
