@@ -168,6 +168,10 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	bpf_program__set_autoload(s->skel->progs.futex_exit, o->futex);
 	bpf_program__set_autoload(s->skel->progs.ctr_switch, nctr > 0);
 	bpf_program__set_autoload(s->skel->progs.ctr_exit, nctr > 0);
+	/* a calibration's session follows no process */
+	bpf_program__set_autoload(s->skel->progs.thread_start, !o->calibration);
+	bpf_program__set_autoload(s->skel->progs.thread_exit, !o->calibration);
+	bpf_program__set_autoload(s->skel->progs.proc_exec, !o->calibration);
 	s->skel->rodata->ncounters = nctr;
 	s->skel->rodata->ctr_ncpus = nctr ? o->counters->ncpus : 1;
 	for (k = 0; k < nctr; k++)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,16 +32,17 @@
 /*
  * A session's own calibrations. At its start and end (calibrator__measure)
  * each pass is run once, not twice as `calibrate` alternates them, with 3
- * repetitions of 2 ms: the least disturbed of 3 is within the ±15 % the
- * VM's uprobe cost moves between runs anyway (bench/RESULTS.md, issue 17),
- * and a function costs 3 passes x 6 ms. The default classes under -- CMD
- * (barrier, libgomp, semaphore, condvar, futex, shim site) take ~0.11 s of
- * calls, plus one BPF load and one detach, where `calibrate` takes ~1.2 s.
- * While tracing (calibrator__remeasure) the budget is PERIODIC_NS of calls
- * in all, split between the groups measured (3 passes, 2 repetitions each,
- * 0.5 to 2 ms a repetition: ~0.7 ms for the 4 groups of the default
- * classes): short enough to run every few seconds on our own thread without
- * holding the drain back.
+ * repetitions of 2 ms, not 5: a function costs 3 passes x 6 ms, and the
+ * least disturbed of 3 agrees with `calibrate` within 2 % here, spread over
+ * 10 runs as much as its (±1-5 %, bench/RESULTS.md, issue 17), well inside
+ * the ±15 % the VM's uprobe cost moves between runs. The default classes
+ * under -- CMD (barrier, libgomp, semaphore, condvar, futex, shim site)
+ * take ~0.11 s of calls, one BPF load and one detach: 0.3 s, where
+ * `calibrate` takes 1.2 s. While tracing (calibrator__remeasure) the budget
+ * is PERIODIC_NS of calls in all, split between the groups measured (3
+ * passes, 2 repetitions each, 0.5 to 2 ms a repetition: ~0.7 ms for the 4
+ * groups of the default classes), the links removed in the background:
+ * ~50 ms without a drain here, every 10 s by default.
  */
 #define SESSION_REPS  3
 #define PERIODIC_REPS 2
@@ -674,7 +676,40 @@ struct calibrator {
 	struct session *s;	 /* kept between calibrations, with no link between them */
 	struct calibration prev; /* and its costs: how pairs split */
 	int have_last;
+	/* the links of the last calibration while tracing being removed (each
+	 * removal waits for RCU grace periods, ~0.1 s here: the tracer drains
+	 * meanwhile) */
+	pthread_t detacher;
+	int detaching;
 };
+
+static void *detach_thread(void *s)
+{
+	session__detach(s);
+	return NULL;
+}
+
+/* The calibration's links go in the background; our own calls to the
+ * functions still pay them until then, which nothing of ours times. */
+static void detach_later(struct calibrator *cal)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old); /* signals stay with the tracer's thread */
+	cal->detaching = !pthread_create(&cal->detacher, NULL, detach_thread, cal->s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!cal->detaching)
+		session__detach(cal->s);
+}
+
+/* The links of the calibration before are gone. */
+static void settle(struct calibrator *cal)
+{
+	if (cal->detaching)
+		pthread_join(cal->detacher, NULL);
+	cal->detaching = 0;
+}
 
 /* The instruction classes of the functions of mask's groups (bit per class). */
 static unsigned int classes_of(const struct probe_table *own, unsigned int mask)
@@ -786,6 +821,7 @@ int calibrator__measure(struct calibrator *cal, struct calibration *c, __u64 *ts
 	struct cal_run r = {0};
 	int e = 0;
 
+	settle(cal);
 	memset(c, 0, sizeof(*c));
 	identity(c);
 	*ts = clock_ns(CLOCK_MONOTONIC);
@@ -817,6 +853,8 @@ int calibrator__measure(struct calibrator *cal, struct calibration *c, __u64 *ts
 		e = session__attach_futex(cal->s, err, errlen);
 	if (!e && (cal->pseudo & 1u << G_FUTEX))
 		r.t[G_FUTEX].both = time_group(&groups[G_FUTEX], SESSION_REPS, REP_NS, cal->s);
+	/* removed before the tracing session attaches its own: removed in the
+	 * background, they held its attach up to 0.7 s (0.3-0.4 s otherwise) */
 	session__detach(cal->s);
 	if (!e && (cal->pseudo & PSEUDO_COUNTERS))
 		e = counters_pass(&r, &cal->own, SESSION_REPS, err, errlen);
@@ -838,6 +876,7 @@ int calibrator__remeasure(struct calibrator *cal, cal_probed_fn probed, void *ct
 
 	if (!cal->have_last)
 		return -ENOENT;
+	settle(cal);
 	/* the groups none of whose functions the tracing session probes here */
 	mask = cal->mask;
 	for (i = 1; i < cal->own.n; i++) {
@@ -867,7 +906,7 @@ int calibrator__remeasure(struct calibrator *cal, cal_probed_fn probed, void *ct
 		e = attach_as(cal, &cal->own, mask, 0, 1, err, errlen);
 	if (!e)
 		time_groups(&r, mask, 2, PERIODIC_REPS, rep_ns, cal->s);
-	session__detach(cal->s);
+	detach_later(cal);
 	if (e)
 		return e;
 	fill_table(c, &r, mask, 0, &cal->own, &cal->prev);
@@ -878,6 +917,7 @@ void calibrator__free(struct calibrator *cal)
 {
 	if (!cal)
 		return;
+	settle(cal);
 	session__close(cal->s);
 	probes__free(&cal->own);
 	objects_destroy();

@@ -272,7 +272,7 @@ int probe_costs__recalibrate(struct probe_costs *pc, __u64 now, int every_proces
 	struct calibration c;
 	char err[512];
 	cpu_set_t old;
-	__u64 ts;
+	__u64 ts, end;
 	int e, moved;
 
 	if (!probe_costs__due(pc, now))
@@ -281,7 +281,11 @@ int probe_costs__recalibrate(struct probe_costs *pc, __u64 now, int every_proces
 	e = calibrator__remeasure(pc->calibrator, probed_here, &ctx, &c, &ts, err, sizeof(err));
 	if (moved)
 		pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
-	pc->next_ns = clock_ns(CLOCK_MONOTONIC) + pc->interval_ns;
+	end = clock_ns(CLOCK_MONOTONIC);
+	pc->next_ns = end + pc->interval_ns;
+	if (!e)
+		log_info("measured the probe costs of %d functions again in %.1f ms%s", c.n,
+			 (end - now) / 1e6, moved ? ", off the traced processes' CPUs" : "");
 	if (e == -ENOENT && !pc->told++)
 		log_info("the probe costs are measured at the start and the end only: the session "
 			 "probes every calibrated function in every process, sbt-bpf's too");
