@@ -26,9 +26,10 @@
 #include "user/resolve/elfsym.h"
 #include "user/trace/shim_preload.h"
 
-#define REP_NS 2000000.0 /* one repetition: calls for about 2 ms */
-#define BATCH  32	 /* calls between clock reads */
-#define REPS   5	 /* the minimum over repetitions is kept */
+#define REP_NS	 2000000.0 /* one repetition: calls for about 2 ms */
+#define BATCH	 32	   /* calls between clock reads */
+#define REPS	 5	   /* the minimum over repetitions is kept */
+#define REPS_MAX 8
 /*
  * A session's own calibrations. At its start and end (calibrator__measure)
  * each pass is run once, not twice as `calibrate` alternates them, with 3
@@ -40,14 +41,15 @@
  * take ~0.11 s of calls, one BPF load and one detach: 0.3 s, where
  * `calibrate` takes 1.2 s. While tracing (calibrator__remeasure) the budget
  * is PERIODIC_NS of calls in all, split between the groups measured (3
- * passes, 2 repetitions each, 0.5 to 2 ms a repetition: ~0.7 ms for the 4
- * groups of the default classes), the links removed in the background:
- * ~50 ms without a drain here, every 10 s by default.
+ * passes, 6 repetitions each, 0.25 to 2 ms a repetition): the traced
+ * threads may keep every CPU busy, and a short repetition is likelier to
+ * run undisturbed than a long one. The links are removed in the
+ * background: ~50 ms without a drain here, every 10 s by default.
  */
 #define SESSION_REPS  3
-#define PERIODIC_REPS 2
+#define PERIODIC_REPS 6
 #define PERIODIC_NS   16000000.0
-#define PERIODIC_MIN  500000.0
+#define PERIODIC_MIN  250000.0
 
 /* Private objects: nobody else ever waits on them, every call returns at
  * once, so the loops time the function and its probes only. */
@@ -172,10 +174,10 @@ static int discard(void *ctx, const struct sbt_event *e)
 static double time_group(const struct group *g, int reps, double rep_ns, struct session *s)
 {
 	const char *stat = getenv("SBT_CALIBRATE_STAT");
-	double t[REPS];
+	double t[REPS_MAX];
 	int r;
 
-	for (r = 0; r < reps && r < REPS; r++) {
+	for (r = 0; r < reps && r < REPS_MAX; r++) {
 		double t0 = now_ns(), d;
 		long calls = 0;
 
@@ -527,11 +529,15 @@ static void common_return_cost(struct calibration *c)
 	qsort(v, c->n, sizeof(v[0]), cmp_u64);
 	ret = v[c->n / 2];
 	/* An emulated entry hit and a return hit both trap once and run one
-	 * program: a return cost near 0 or near the cheapest pair's whole cost
-	 * is the noise of two passes measured apart; split that pair evenly. */
+	 * program: a return cost near 0 or near the cheapest such pair's whole
+	 * cost is the noise of two passes measured apart; split that pair
+	 * evenly. (A single-stepped entry costs ~13 returns: no such check
+	 * without an emulated function, as in a calibration while tracing that
+	 * measured single-stepped ones alone.) */
 	for (i = 0; i < c->n; i++)
-		min_pair = c->a[i].entry_ns < min_pair ? c->a[i].entry_ns : min_pair;
-	if (ret * 10 > min_pair * 9 || ret * 10 < min_pair)
+		if (c->a[i].cls != INSN_XOL)
+			min_pair = c->a[i].entry_ns < min_pair ? c->a[i].entry_ns : min_pair;
+	if (min_pair != UINT64_MAX && (ret * 10 > min_pair * 9 || ret * 10 < min_pair))
 		ret = min_pair / 2;
 	for (i = 0; i < c->n; i++) {
 		__u64 pair = c->a[i].entry_ns;

@@ -76,8 +76,8 @@ struct cal_plan {
 };
 
 /* Is a function of ours (its file and offset; exit_offset: a shim site's
- * exit) probed by the tracing session in our own process, where a hit would
- * cost our calls a second probe? */
+ * exit) probed by the tracing session, whose programs and return probes
+ * would then run at our calls too? */
 typedef int (*cal_probed_fn)(void *ctx, __u64 dev, __u64 ino, __u64 offset, __u64 exit_offset);
 
 struct calibrator;

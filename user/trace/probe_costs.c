@@ -219,22 +219,18 @@ void probe_costs__set(struct probe_costs *pc, const struct probe *p, int first, 
 }
 
 /* Whether the tracing session probes the instruction at offset of file
- * (dev, ino) in every process, ours included: our calls to it would pay
- * its probe too, and the two would be measured as one. */
-struct probed_ctx {
-	const struct probe_costs *pc;
-	int every_process;
-};
-
+ * (dev, ino), in any process: a uprobe belongs to the file, and a hit runs
+ * every consumer of it, whatever process each attached for (the pid only
+ * decides which processes get the breakpoint). Our calls to it, with our
+ * probe there, would run the session's programs and return probes too, and
+ * be measured with them. */
 static int probed_here(void *ctx, __u64 dev, __u64 ino, __u64 offset, __u64 exit_offset)
 {
-	const struct probed_ctx *c = ctx;
+	const struct probe_costs *pc = ctx;
 	int id;
 
-	if (!c->every_process)
-		return 0; /* -p: probes go in for the processes traced alone */
-	for (id = 1; id < c->pc->n; id++) {
-		const struct probe_site *s = &c->pc->sites[id];
+	for (id = 1; id < pc->n; id++) {
+		const struct probe_site *s = &pc->sites[id];
 
 		if (s->ino == ino && s->dev == dev &&
 		    (s->offset == offset || (exit_offset && s->exit_offset == exit_offset)))
@@ -265,10 +261,8 @@ int probe_costs__due(const struct probe_costs *pc, __u64 now)
 	return pc->calibrator && pc->interval_ns && now >= pc->next_ns;
 }
 
-int probe_costs__recalibrate(struct probe_costs *pc, __u64 now, int every_process,
-			     const cpu_set_t *busy)
+int probe_costs__recalibrate(struct probe_costs *pc, __u64 now, const cpu_set_t *busy)
 {
-	struct probed_ctx ctx = {pc, every_process};
 	struct calibration c;
 	char err[512];
 	cpu_set_t old;
@@ -278,7 +272,7 @@ int probe_costs__recalibrate(struct probe_costs *pc, __u64 now, int every_proces
 	if (!probe_costs__due(pc, now))
 		return 0;
 	moved = move_off(busy, &old);
-	e = calibrator__remeasure(pc->calibrator, probed_here, &ctx, &c, &ts, err, sizeof(err));
+	e = calibrator__remeasure(pc->calibrator, probed_here, pc, &c, &ts, err, sizeof(err));
 	if (moved)
 		pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 	end = clock_ns(CLOCK_MONOTONIC);
@@ -287,8 +281,10 @@ int probe_costs__recalibrate(struct probe_costs *pc, __u64 now, int every_proces
 		log_info("measured the probe costs of %d functions again in %.1f ms%s", c.n,
 			 (end - now) / 1e6, moved ? ", off the traced processes' CPUs" : "");
 	if (e == -ENOENT && !pc->told++)
-		log_info("the probe costs are measured at the start and the end only: the session "
-			 "probes every calibrated function in every process, sbt-bpf's too");
+		log_info(
+			"the probe costs are measured at the start and the end only: the session "
+			"probes every function calibrated, and a calibration's calls would run its "
+			"probes too");
 	else if (e && !pc->told++)
 		log_warn("measuring the probe costs while tracing failed (%s): they are measured "
 			 "at the start and the end only",

@@ -65,11 +65,10 @@ int probe_costs__init(struct probe_costs *pc, const struct env *env, int ncounte
 /* Probes p[0..n) take ids first..first+n-1. */
 void probe_costs__set(struct probe_costs *pc, const struct probe *p, int first, int n);
 /* While tracing, at now: when due, a short calibration of the functions the
- * session does not probe in our own process (every_process: its probes go
- * in for every process, ours included), run off the CPUs in `busy` where
- * we may run elsewhere (NULL: anywhere). 1 when one was taken. */
-int probe_costs__recalibrate(struct probe_costs *pc, __u64 now, int every_process,
-			     const cpu_set_t *busy);
+ * session does not probe (in any process: a calibration's calls would run
+ * its probes too), run off the CPUs in `busy` where we may run elsewhere
+ * (NULL: anywhere). 1 when one was taken. */
+int probe_costs__recalibrate(struct probe_costs *pc, __u64 now, const cpu_set_t *busy);
 /* A calibration while tracing is due at now. */
 int probe_costs__due(const struct probe_costs *pc, __u64 now);
 /* Tracing has ended (nothing of the session is attached): the last

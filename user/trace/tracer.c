@@ -425,7 +425,7 @@ static void recalibrate(struct tracer *t, __u64 now)
 	if (!probe_costs__due(&t->ctx.costs, now))
 		return;
 	busy_cpus(t, &busy);
-	probe_costs__recalibrate(&t->ctx.costs, now, t->tg->every_process, &busy);
+	probe_costs__recalibrate(&t->ctx.costs, now, &busy);
 }
 
 static void check_hangs(struct tracer *t, __u64 now)
