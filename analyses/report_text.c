@@ -491,6 +491,8 @@ static void text_costs(struct report *r)
 		fprintf(r->o.out, "from the calibration cache (--no-calibrate)\n");
 	else if (!strcmp(src, ALPHA_SOURCE_MEASURED))
 		fprintf(r->o.out, "measured and cached (--no-calibrate, no valid cache)\n");
+	else if (!strcmp(src, ALPHA_SOURCE_NONE))
+		fprintf(r->o.out, "none, the calibration failed (nothing removed)\n");
 	else
 		fprintf(r->o.out, "as recorded (the trace does not say how they were obtained)\n");
 	for (e = 0; e < alpha_series__nentries(s); e++) {
