@@ -103,37 +103,70 @@ void approx__rebase(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta)
 	t->pending_in_ovh = 0;
 }
 
+/* The cost in force at ts of entry e of the session's calibrations, into *c;
+ * 0 when there is none. */
+static int series_cost(struct phases *p, int e, __u64 ts, struct alpha_cost *c)
+{
+	if (e < 0 || e >= ALPHA_SERIES_MAX_ENTRIES)
+		return 0;
+	return alpha_series__cost(p->cfg.alpha_series, e, ts, &p->alpha_hint[e], c);
+}
+
+/* A probe bound to a calibrated entry pays the calibration of it in force
+ * at the hit (the latest at or before ts, before the first the first); any
+ * other, the fixed table's cost. */
+__u64 approx__alpha(struct phases *p, __u16 probe, int exit, __u64 ts)
+{
+	struct alpha_cost c;
+
+	if (probe >= p->cfg.nprobes || !approx__enabled(p))
+		return 0;
+	/* a calibration holds no --inject-delay; uprobe hits (ids from 1) spun it */
+	if (p->cfg.alpha_series &&
+	    series_cost(p, alpha_series__entry_of(p->cfg.alpha_series, probe, NULL), ts, &c))
+		return (exit ? c.exit_ns : c.entry_ns) + (probe ? p->cfg.inject_ns : 0);
+	return exit ? p->cfg.alpha_exit[probe] : p->cfg.alpha_enter[probe];
+}
+
 /* The record's own probe hit costs its thread's later events: the
- * calibrated cost of its probe (futex records, probe id 0: the syscall
- * tracepoints' hits). A self-timed hit's charge is provisional: the
+ * calibrated cost of its probe at its time (futex records, probe id 0: the
+ * syscall tracepoints' hits). A self-timed hit's charge is provisional: the
  * thread's next self-timed record replaces it with the measured cost
  * (approx__measured). */
 void approx__pay(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int entry = e->type == SBT_EV_ENTER || e->type == SBT_EV_FUTEX_ENTER;
-	const __u64 *a = entry ? p->cfg.alpha_enter : p->cfg.alpha_exit;
+	__u64 a;
 
 	t->pending_open = 0;
 	if (!approx__enabled(p) || e->probe >= p->cfg.nprobes)
 		return;
-	t->ovh += a[e->probe];
-	t->overhead_total += a[e->probe];
+	a = approx__alpha(p, e->probe, !entry, e->ts);
+	t->ovh += a;
+	t->overhead_total += a;
 	if (e->flags & SBT_RF_TIMED) {
-		t->pending = a[e->probe];
+		t->pending = a;
 		t->pending_set = t->pending_in_ovh = t->pending_open = 1;
 	}
 }
 
 /* A COUNTERS record: read in the hit it follows, so inside a self-timed
- * hit's measured cost. */
-void approx__pay_counters(struct phases *p, struct ph_thread *t)
+ * hit's measured cost. Charged when the session charges counter records,
+ * at the cost in force at its time. */
+void approx__pay_counters(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
-	if (!approx__enabled(p))
+	const struct alpha_series *s = p->cfg.alpha_series;
+	struct alpha_cost c;
+	__u64 a = p->cfg.alpha_counters;
+
+	if (!approx__enabled(p) || !a)
 		return;
-	t->ovh += p->cfg.alpha_counters;
-	t->overhead_total += p->cfg.alpha_counters;
+	if (s && series_cost(p, alpha_series__counters(s), e->ts, &c))
+		a = c.entry_ns;
+	t->ovh += a;
+	t->overhead_total += a;
 	if (t->pending_open)
-		t->pending += p->cfg.alpha_counters;
+		t->pending += a;
 }
 
 /* A measured cost this far above the calibrated one is not the probe's:

@@ -111,7 +111,7 @@ void approx_barrier__note_beta(struct phases *p, const struct ph_episode *ep)
 __u64 approx_barrier__exit(struct phases *p, struct ph_thread *t, struct ph_episode *ep,
 			   struct ph_arrival *a, __u64 tm, __u16 probe)
 {
-	__u64 alpha = p->cfg.alpha_exit[probe], max_a, ta;
+	__u64 alpha = approx__alpha(p, probe, 1, tm), max_a, ta;
 
 	if (!approx__event_based(p))
 		return approx__time(p, t, tm);

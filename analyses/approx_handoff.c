@@ -27,10 +27,12 @@ static void note_release(struct phases *p, const struct sbt_event *e, __u64 ta)
 /* Probe cost between a release's timestamp and the waiter's return
  * timestamp: the rest of the release's entry hit (a single-stepped
  * instruction costs most after the handler ran) and the start of the
- * waiter's return hit. */
-static __u64 handoff_alpha(const struct phases *p, __u16 wait_probe, __u16 release_probe)
+ * waiter's return hit, each at the cost in force at its time. */
+static __u64 handoff_alpha(struct phases *p, __u16 wait_probe, __u64 wait_ts, __u16 release_probe,
+			   __u64 release_ts)
 {
-	return p->cfg.alpha_exit[wait_probe] + p->cfg.alpha_enter[release_probe];
+	return approx__alpha(p, wait_probe, 1, wait_ts) +
+	       approx__alpha(p, release_probe, 0, release_ts);
 }
 
 /* A lock acquired after an unlock, a condition wait ended after a signal
@@ -50,7 +52,8 @@ static void acquired(struct phases *p, struct ph_thread *t, __u64 tm_s, __u64 ta
 	if (r->tm > e->ts)
 		return;
 	if (r->tm >= tm_s) {
-		ta = r->ta + sub0(e->ts - r->tm, handoff_alpha(p, wait_probe, r->probe));
+		ta = r->ta +
+		     sub0(e->ts - r->tm, handoff_alpha(p, wait_probe, e->ts, r->probe, r->tm));
 		ta = ta > ta_s ? ta : ta_s;
 	} else {
 		ta = r->ta > ta_s ? r->ta + (ta_e - ta_s) : ta_e;
@@ -107,7 +110,7 @@ int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct s
 		tm_r = w->exit_ns;
 		ta_r = w->ta_prev;
 	}
-	ta = ta_r + sub0(sub0(e->ts, tm_r), handoff_alpha(p, 0, 0));
+	ta = ta_r + sub0(sub0(e->ts, tm_r), handoff_alpha(p, 0, e->ts, 0, tm_r));
 	/* never before its own latest event (the join rule may have re-based
 	 * it at the last exit) */
 	ta = max_u64(ta, max_u64(t->futex.ta, t->ta_prev));
@@ -143,7 +146,7 @@ static void sem_acquired(struct phases *p, struct ph_thread *t, int d, const str
 		return;
 	if (v->ts >= t->stack[d].ts)
 		ta = (v->ta > ta_s ? v->ta : ta_s) +
-		     sub0(e->ts - v->ts, handoff_alpha(p, e->probe, v->probe));
+		     sub0(e->ts - v->ts, handoff_alpha(p, e->probe, e->ts, v->probe, v->ts));
 	else
 		ta = v->ta > ta_s ? v->ta + (ta_e - ta_s) : ta_e;
 	approx__rebase(p, t, e->ts, ta);

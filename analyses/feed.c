@@ -467,7 +467,7 @@ static void charge(struct phases *p, struct ph_thread *t, const struct sbt_event
 		approx__pay(p, t, e);
 		break;
 	case SBT_EV_COUNTERS:
-		approx__pay_counters(p, t);
+		approx__pay_counters(p, t, e);
 		break;
 	}
 }

@@ -109,7 +109,7 @@ void implicit__before_body(struct phases *p, struct ph_thread *t, const struct s
 	if (!b || !b->inst || t->depth || !approx__event_based(p) || e->ts < b->fork_tm ||
 	    forked_unprobed(b, b->fork_tm))
 		return;
-	ta = b->fork_ta + sub0(e->ts - b->fork_tm, p->cfg.alpha_enter[b->fork_probe]);
+	ta = b->fork_ta + sub0(e->ts - b->fork_tm, approx__alpha(p, b->fork_probe, 0, b->fork_tm));
 	if (ta >= t->ta_prev && ta < approx__time_based(t, e->ts))
 		approx__rebase(p, t, e->ts, ta);
 }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include "sbt/format.h"
 
+struct alpha_series;
+
 struct ph_arrival {
 	__u32 tid;
 	__u64 arrive_ns;
@@ -268,9 +270,16 @@ struct phases_config {
 	/* probe cost per hit (calibrated), indexed by probe id; NULL: no
 	 * approximation */
 	const __u64 *alpha_enter, *alpha_exit;
-	__u64 alpha_counters; /* cost of one COUNTERS record */
-	int model;	      /* enum ph_model */
-	int exit_order;	      /* enum ph_exit_order, for PH_MODEL_SM */
+	__u64 alpha_counters; /* cost of one COUNTERS record; 0: not charged */
+	/* the costs measured during the session, each in force from its time
+	 * (alpha_series.h); a probe bound to an entry of it is charged from
+	 * there, any other from the tables above. NULL: the tables alone */
+	const struct alpha_series *alpha_series;
+	/* --inject-delay: spun in every uprobe hit (probe ids from 1); in the
+	 * tables above already, added to what the series charges */
+	__u64 inject_ns;
+	int model;	/* enum ph_model */
+	int exit_order; /* enum ph_exit_order, for PH_MODEL_SM */
 	/* condvars and semaphores are never barriers: no record is held back
 	 * while one is classified (condbar.h, sembar.h) */
 	int no_sync_barriers;

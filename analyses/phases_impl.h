@@ -25,6 +25,7 @@
 
 #include "lib/array.h"
 #include "lib/hmap.h"
+#include "analyses/alpha_series.h"
 #include "analyses/phases.h"
 
 struct condbar;
@@ -107,6 +108,8 @@ struct phases {
 	struct ph_timed timed;
 	struct ph_violation violation_list[PH_VIOLATIONS_KEPT];
 	size_t nviolation_list;
+	/* where the last lookup of each entry of cfg.alpha_series landed */
+	__u32 alpha_hint[ALPHA_SERIES_MAX_ENTRIES];
 };
 
 /* A process: its live threads, and its latest loss of records. */
@@ -254,7 +257,10 @@ void approx__restart(struct ph_thread *t, __u64 tm, __u64 ta);
  * counts against thread t's later events. */
 void approx__pay(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 void approx__measured(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
-void approx__pay_counters(struct phases *p, struct ph_thread *t);
+void approx__pay_counters(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+/* α of probe's entry (exit = 0) or return hit at measured time ts: the cost
+ * in force then (doc/design.md §5.4). */
+__u64 approx__alpha(struct phases *p, __u16 probe, int exit, __u64 ts);
 void approx__violation(struct phases *p, int kind, __u32 pid, __u32 tid, __u64 object, __u64 ts,
 		       __u64 shift);
 /* The state of object (pid, obj), created on first use; NULL: no memory. */

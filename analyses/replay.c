@@ -40,6 +40,68 @@ static struct names *load_names(const struct tf_meta *m)
 	return n;
 }
 
+struct cal_order {
+	__u64 ts;
+	__u32 k;
+};
+
+static int cmp_cal(const void *a, const void *b)
+{
+	const struct cal_order *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* The probe costs calibrated during the recording (doc/design.md §5.4), in
+ * time order whatever the order written, and the entry each probe id is
+ * charged. NULL when the trace has none (the ALPHA table alone, as traces
+ * of older versions) or memory ran out. */
+static struct alpha_series *load_costs(const struct tf_meta *m)
+{
+	const char *names[TF_COST_NAMES_MAX];
+	struct alpha_cost cost[TF_COST_NAMES_MAX];
+	int cls[TF_COST_NAMES_MAX];
+	struct alpha_series *s;
+	struct cal_order *order;
+	__u32 i, j, n;
+
+	if (!m->ncalibrations)
+		return NULL;
+	s = alpha_series__new();
+	order = calloc(m->ncalibrations, sizeof(*order));
+	for (i = 0; s && order && i < m->ncalibrations; i++)
+		order[i] = (struct cal_order){m->calibrations[i].ts_ns, i};
+	if (order)
+		qsort(order, m->ncalibrations, sizeof(*order), cmp_cal);
+	for (i = 0; s && order && i < m->ncalibrations; i++) {
+		const struct tf_calibration *cal = &m->calibrations[order[i].k];
+
+		for (j = n = 0; j < cal->n && n < TF_COST_NAMES_MAX; j++) {
+			const struct tf_cost *c = &m->cal_costs[cal->first + j];
+
+			names[n] = m->cost_names[c->name];
+			cost[n] = (struct alpha_cost){c->entry_ns, c->exit_ns};
+			cls[n++] = (int)c->cls;
+		}
+		if (alpha_series__add(s, cal->ts_ns, names, cost, cls, n)) {
+			alpha_series__free(s);
+			s = NULL;
+		}
+	}
+	/* a binding the series refuses (an unknown way) leaves its probe the ALPHA cost */
+	for (i = 0; s && order && i < m->ncost_binds; i++)
+		alpha_series__bind(s, m->cost_binds[i].id, m->cost_names[m->cost_binds[i].name],
+				   m->cost_binds[i].how);
+	if (!order) {
+		alpha_series__free(s);
+		s = NULL;
+	}
+	free(order);
+	return s;
+}
+
 /* The analysis's tables for the trace just opened in r->tf (NULL: the open
  * failed, err says why), named name in messages. */
 static int replay_setup(struct replay *r, const char *name, const char *err)
@@ -63,6 +125,12 @@ static int replay_setup(struct replay *r, const char *name, const char *err)
 		return -ENOMEM;
 	}
 	r->alpha_ok = r->m->alpha_enter && r->m->nalpha >= (__u32)r->nprobes;
+	r->costs = load_costs(r->m);
+	if (r->m->ncalibrations && !r->costs) {
+		log_err("%s: %s", name, strerror(ENOMEM));
+		replay__close(r);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -89,6 +157,7 @@ int replay__open_fd(struct replay *r, int fd, const char *name, const struct app
 void replay__close(struct replay *r)
 {
 	sync__free(r->sync);
+	alpha_series__free(r->costs);
 	names__free(r->names);
 	free(r->infos);
 	if (r->tf)
@@ -150,6 +219,15 @@ int replay__select(struct replay *r, __u32 pid, int need_one)
 	return 0;
 }
 
+/* --inject-delay of the recording (INFO inject_delay_ns): a value that is
+ * not a number is taken as none (the ALPHA tables hold it anyway). */
+static __u64 inject_of(const struct tf_meta *m)
+{
+	uint64_t ns = 0;
+
+	return *m->inject_delay_ns && !parse_u64(m->inject_delay_ns, 0, UINT64_MAX, &ns) ? ns : 0;
+}
+
 struct phases_config replay__phases_config(const struct replay *r)
 {
 	return (struct phases_config){.probes = r->infos,
@@ -160,6 +238,8 @@ struct phases_config replay__phases_config(const struct replay *r)
 				      .alpha_enter = r->alpha_ok ? r->m->alpha_enter : NULL,
 				      .alpha_exit = r->alpha_ok ? r->m->alpha_exit : NULL,
 				      .alpha_counters = r->m->alpha_counters,
+				      .alpha_series = r->costs,
+				      .inject_ns = inject_of(r->m),
 				      .model = r->approx.model,
 				      .exit_order = r->approx.exit_order};
 }
@@ -179,19 +259,14 @@ struct export_thread *replay__export_threads(const struct replay *rp, int *n)
 
 struct report_src replay__report_src(const struct replay *r)
 {
-	uint64_t inject = 0;
-
-	/* a value that is not a number is taken as none: the costs hold it
-	 * anyway, this only says so */
-	if (*r->m->inject_delay_ns && parse_u64(r->m->inject_delay_ns, 0, UINT64_MAX, &inject))
-		inject = 0;
 	return (struct report_src){.phases = replay__phases_config(r),
 				   .names = r->names,
 				   .realtime_offset_ns = r->m->realtime_offset_ns,
 				   .command = r->job ? r->job->command : r->m->command,
 				   .kernel = r->m->kernel,
+				   .costs_source = r->m->costs_source,
 				   .counters = r->m->counters,
-				   .inject_ns = inject};
+				   .inject_ns = inject_of(r->m)};
 }
 
 /* A thread's start for the analysis: no earlier than its job's; 0 (it ran

@@ -7,6 +7,7 @@
 #ifndef SBT_REPLAY_H
 #define SBT_REPLAY_H
 
+#include "analyses/alpha_series.h"
 #include "analyses/approx_opts.h"
 #include "analyses/names.h"
 #include "analyses/phases.h"
@@ -21,7 +22,8 @@ struct replay {
 	int nprobes;
 	struct names *names;
 	struct sync *sync;
-	int alpha_ok; /* the costs cover every probe id */
+	int alpha_ok;		    /* the costs cover every probe id */
+	struct alpha_series *costs; /* calibrated during the recording; NULL: none */
 	struct approx_opts approx;
 	/* the process selected (--pid, or the trace's only job): records of
 	 * others are skipped; 0 = all */

@@ -226,6 +226,45 @@ int report__approx(const struct report *r)
 	return r->src.phases.alpha_enter && r->src.phases.alpha_exit;
 }
 
+const char *report__costs_source(const struct report *r)
+{
+	const char *s = r->src.costs_source;
+
+	return s && *s ? s : "unknown";
+}
+
+int report__cost_entry_used(const struct report *r, size_t e)
+{
+	const struct phases_config *pc = &r->src.phases;
+	int id;
+
+	if (pc->alpha_counters && (int)e == alpha_series__counters(pc->alpha_series))
+		return 1;
+	for (id = 0; id < pc->nprobes; id++)
+		if ((!id || pc->probes[id].kind) &&
+		    alpha_series__entry_of(pc->alpha_series, id, NULL) == (int)e)
+			return 1;
+	return 0;
+}
+
+const char *report__borrowed(const struct report *r, __u16 probe, int *how)
+{
+	const struct phases_config *pc = &r->src.phases;
+	int e = alpha_series__entry_of(pc->alpha_series, probe, how);
+
+	if (e < 0 || !probe || probe >= pc->nprobes || !pc->probes[probe].kind ||
+	    (*how != ALPHA_BY_CLASS && *how != ALPHA_BY_FALLBACK))
+		return NULL;
+	return alpha_series__entry(pc->alpha_series, e).name;
+}
+
+const char *report__insn_class(int cls)
+{
+	static const char *const names[] = {"single-stepped", "emulated", "nop5", "not a uprobe"};
+
+	return cls >= 0 && cls < 4 ? names[cls] : "unknown";
+}
+
 int report__single_view(const struct report *r)
 {
 	return report__approx(r) && r->o.view == REPORT_APPROXIMATED_ONLY ? PH_APPROXIMATED

@@ -52,6 +52,9 @@ struct report_src {
 	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	const char *command;
 	const char *kernel;
+	/* how the probe costs were obtained (alpha_series.h ALPHA_SOURCE_*); NULL
+	 * or "": not said (a trace of an older version) */
+	const char *costs_source;
 	const struct sbt_counter_info *counters; /* -e events, in record order */
 	__u64 inject_ns; /* --inject-delay: spun per probe hit, in the costs */
 };

@@ -9,6 +9,7 @@
 #define SBT_REPORT_IMPL_H
 
 #include "lib/json.h"
+#include "analyses/alpha_series.h"
 #include "analyses/report.h"
 #include "analyses/sembar.h"
 #include "analyses/sync_report.h"
@@ -130,6 +131,19 @@ const struct barrier_names *report__episode_names(const struct report *r,
 __u64 report__rel(const struct report *r, __u64 ts);
 /* The probe costs are known: approximated values are reported. */
 int report__approx(const struct report *r);
+/* Where the probe costs came from (alpha_series.h ALPHA_SOURCE_*, or
+ * "unknown": a trace of an older version). */
+const char *report__costs_source(const struct report *r);
+/* Whether calibrated entry e of the costs is charged to a probe of the
+ * session (or to counter records). */
+int report__cost_entry_used(const struct report *r, size_t e);
+/* A probe that borrowed its cost (from its first instruction's class, or
+ * the fallback): the entry, 0 for others (*how: enum alpha_how). */
+const char *report__borrowed(const struct report *r, __u16 probe, int *how);
+/* The name of a first instruction's class as calibrations give it. */
+const char *report__insn_class(int cls);
+/* How many borrowed probes a report lists by name. */
+#define REPORT_BORROWED_KEPT 16
 /* The view of outputs that show one: the approximated one only on request. */
 int report__single_view(const struct report *r);
 /* Both views side by side. */

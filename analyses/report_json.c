@@ -262,6 +262,71 @@ static void json_measured_costs(struct report *r)
 	json_obj_end(j);
 }
 
+static void json_min_max(struct json *j, const char *key, __u64 min, __u64 max)
+{
+	json_key(j, key);
+	json_obj_begin(j);
+	json_ku64(j, "min", min);
+	json_ku64(j, "max", max);
+	json_obj_end(j);
+}
+
+/* Where the probe costs came from (doc/design.md §5.4): the session's
+ * calibrations and their times (ns from the session start; the first is
+ * before it), each entry charged with its range over them, and the probes
+ * whose cost was borrowed. */
+static void json_costs(struct report *r)
+{
+	const struct alpha_series *s = r->src.phases.alpha_series;
+	size_t e, k, n = alpha_series__count(s), borrowed = 0;
+	struct json *j = &r->json;
+	int id, how;
+
+	json_key(j, "costs");
+	json_obj_begin(j);
+	json_kstr(j, "source", report__costs_source(r));
+	json_ku64(j, "calibrations", n);
+	json_key(j, "at_ns");
+	json_arr_begin(j);
+	for (k = 0; k < n; k++)
+		json_i64(j, (__s64)(alpha_series__ts(s, k) - r->src.phases.start_ns));
+	json_arr_end(j);
+	json_key(j, "entries");
+	json_arr_begin(j);
+	for (e = 0; e < alpha_series__nentries(s); e++) {
+		struct alpha_entry_info in = alpha_series__entry(s, e);
+
+		if (!in.measured || !report__cost_entry_used(r, e))
+			continue;
+		json_obj_begin(j);
+		json_kstr(j, "symbol", in.name);
+		json_kstr(j, "class", report__insn_class(in.cls));
+		json_ku64(j, "calibrations", in.measured);
+		json_min_max(j, "entry_ns", in.min.entry_ns, in.max.entry_ns);
+		json_min_max(j, "exit_ns", in.min.exit_ns, in.max.exit_ns);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "borrowed");
+	json_arr_begin(j);
+	for (id = 1; id < r->src.phases.nprobes; id++) {
+		const char *from = report__borrowed(r, id, &how);
+
+		if (!from || borrowed++ >= REPORT_BORROWED_KEPT)
+			continue;
+		json_obj_begin(j);
+		json_ku64(j, "probe", id);
+		json_kstr(j, "symbol", r->src.phases.probes[id].symbol);
+		json_kstr(j, "object", r->src.phases.probes[id].object);
+		json_kstr(j, "from", from);
+		json_kstr(j, "how", alpha_how_name(how));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_ku64(j, "borrowed_count", borrowed);
+	json_obj_end(j);
+}
+
 static void json_approximation(struct report *r)
 {
 	struct json *j = &r->json;
@@ -279,6 +344,7 @@ static void json_approximation(struct report *r)
 	json_ku64(j, "counter_record_ns", r->src.phases.alpha_counters);
 	json_ku64(j, "injected_delay_ns", r->src.inject_ns);
 	json_measured_costs(r);
+	json_costs(r);
 	json_violations(r);
 	json_obj_end(j);
 }
@@ -287,7 +353,7 @@ static void json_calibration(struct report *r)
 {
 	const struct phases_config *pc = &r->src.phases;
 	struct json *j = &r->json;
-	int k;
+	int k, e, how;
 
 	json_key(j, "calibration");
 	json_arr_begin(j);
@@ -304,6 +370,12 @@ static void json_calibration(struct report *r)
 		json_kstr(j, "object", k ? pc->probes[k].object : "");
 		json_ku64(j, "entry_ns", pc->alpha_enter[k]);
 		json_ku64(j, "exit_ns", pc->alpha_exit[k]);
+		/* the calibrated entry it is charged, and how it came by it */
+		e = alpha_series__entry_of(pc->alpha_series, k, &how);
+		if (e >= 0) {
+			json_kstr(j, "cost_of", alpha_series__entry(pc->alpha_series, e).name);
+			json_kstr(j, "how", alpha_how_name(how));
+		}
 		json_obj_end(j);
 	}
 	json_arr_end(j);

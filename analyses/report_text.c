@@ -447,6 +447,82 @@ static void text_measured_costs(struct report *r)
 	fputc('\n', r->o.out);
 }
 
+/* Seconds from the session start, before it too (a calibration at the start
+ * was taken before it). */
+static double rel_s(const struct report *r, __u64 ts)
+{
+	return (double)(__s64)(ts - r->src.phases.start_ns) / 1e9;
+}
+
+/* "a..b", or "a" when they are the same. */
+static const char *range(char *buf, size_t n, __u64 a, __u64 b)
+{
+	if (a == b)
+		snprintf(buf, n, "%" PRIu64, (uint64_t)a);
+	else
+		snprintf(buf, n, "%" PRIu64 "..%" PRIu64, (uint64_t)a, (uint64_t)b);
+	return buf;
+}
+
+/* Where the probe costs came from (doc/design.md §5.4), the costs charged
+ * (their range over the session's calibrations), and the probes whose cost
+ * was borrowed. */
+static void text_costs(struct report *r)
+{
+	const struct alpha_series *s = r->src.phases.alpha_series;
+	const char *src = report__costs_source(r);
+	size_t e, n = alpha_series__count(s), borrowed = 0;
+	char a[48], b[48];
+	int id, how;
+
+	if (!strcmp(src, ALPHA_SOURCE_FIXED)) {
+		fprintf(r->o.out, "    Probe costs: fixed (--alpha)\n");
+		return;
+	}
+	fprintf(r->o.out, "    Probe costs (entry + return ns): ");
+	if (!strcmp(src, ALPHA_SOURCE_SESSION) && n == 1)
+		fprintf(r->o.out, "measured by the session at %.3f s\n",
+			rel_s(r, alpha_series__ts(s, 0)));
+	else if (!strcmp(src, ALPHA_SOURCE_SESSION) && n)
+		fprintf(r->o.out, "measured by the session %zu times, %s %.3f %s %.3f s\n", n,
+			n > 2 ? "from" : "at", rel_s(r, alpha_series__ts(s, 0)),
+			n > 2 ? "to" : "and", rel_s(r, alpha_series__ts(s, n - 1)));
+	else if (!strcmp(src, ALPHA_SOURCE_CACHE))
+		fprintf(r->o.out, "from the calibration cache (--no-calibrate)\n");
+	else if (!strcmp(src, ALPHA_SOURCE_MEASURED))
+		fprintf(r->o.out, "measured and cached (--no-calibrate, no valid cache)\n");
+	else if (!strcmp(src, ALPHA_SOURCE_NONE))
+		fprintf(r->o.out, "none, the calibration failed (nothing removed)\n");
+	else
+		fprintf(r->o.out, "as recorded (the trace does not say how they were obtained)\n");
+	for (e = 0; e < alpha_series__nentries(s); e++) {
+		struct alpha_entry_info in = alpha_series__entry(s, e);
+
+		if (!in.measured || !report__cost_entry_used(r, e))
+			continue;
+		fprintf(r->o.out, "        %-24s %s + %s\n", in.name,
+			range(a, sizeof(a), in.min.entry_ns, in.max.entry_ns),
+			range(b, sizeof(b), in.min.exit_ns, in.max.exit_ns));
+	}
+	for (id = 1; id < r->src.phases.nprobes; id++) {
+		const char *from = report__borrowed(r, id, &how);
+		const struct sbt_probe_info *p = &r->src.phases.probes[id];
+		const char *obj;
+
+		if (!from || borrowed++ >= REPORT_BORROWED_KEPT)
+			continue;
+		obj = strrchr(p->object, '/');
+		fprintf(r->o.out, "        %s (%s): %s's cost, %s\n", p->symbol,
+			obj ? obj + 1 : p->object, from,
+			how == ALPHA_BY_CLASS ? "its first instruction is of the same class"
+					      : "no function of its first instruction's class "
+						"was calibrated");
+	}
+	if (borrowed > REPORT_BORROWED_KEPT)
+		fprintf(r->o.out, "        and %zu more probes with a borrowed cost\n",
+			borrowed - REPORT_BORROWED_KEPT);
+}
+
 static void text_approximation(struct report *r)
 {
 	__u64 traced = report__traced_ns(r), traced_a = report__traced_a_ns(r);
@@ -463,6 +539,7 @@ static void text_approximation(struct report *r)
 			"    each probe hit spun %" PRIu64 " ns more (--inject-delay), charged\n",
 			(uint64_t)r->src.inject_ns);
 	text_measured_costs(r);
+	text_costs(r);
 	if (!phases__violations(r->ph, -1))
 		return;
 	fprintf(r->o.out, "Approximation repairs: %" PRIu64 "\n",

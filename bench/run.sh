@@ -11,3 +11,4 @@ echo "# sbt-bpf benchmarks — $(date -u +%Y-%m-%d) — $(uname -r), $(nproc) CP
 ./accuracy.py -r 5
 ./export_cost.sh
 ./system_cost.sh
+./calibration_cost.sh

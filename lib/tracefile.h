@@ -22,11 +22,13 @@
  *                          __u32 tag, __u32 length, payload[length]
  *
  * The chunks are the stream the recorder wrote, in order: the metadata known
- * when tracing starts (INFO, PROBES, ALPHA, COUNTERS, JOBS, THREADS), then
- * RECORDS chunks, each preceded by the metadata found before its records
- * were written (SYMBOLS resolved, THREADS and JOBS seen, PROBES of libraries
- * loaded later, DROPS), and at the end the last metadata (INFO with the end
- * time, DROPS, JOBS and THREADS with their exits) and the END chunk. So a
+ * when tracing starts (INFO, PROBES, ALPHA, COUNTERS, CALIBRATION,
+ * PROBE_COSTS, JOBS, THREADS), then RECORDS chunks, each preceded by the
+ * metadata found before its records were written (SYMBOLS resolved, THREADS
+ * and JOBS seen, PROBES, ALPHA and PROBE_COSTS of libraries loaded later,
+ * CALIBRATION taken while tracing, DROPS), and at the end the last metadata
+ * (INFO with the end time, the last CALIBRATION, DROPS, JOBS and THREADS with
+ * their exits) and the END chunk. So a
  * file cut anywhere is a prefix of the stream that names everything its
  * records refer to. The reader takes every complete chunk and the complete
  * records of a cut RECORDS chunk; the file is then "cut" (tracefile__cut()).
@@ -46,6 +48,9 @@
  *   THREADS                  appended; an entry with the (pid, tid, start_ns)
  *                            of an earlier one replaces it (its exit known)
  *   JOBS                     appended; the same with (pid, start_ns)
+ *   CALIBRATION              appended: each is one calibration
+ *   PROBE_COSTS              appended; an entry for a probe id an earlier
+ *                            one had replaces it
  *   DROPS, ALPHA, COUNTERS   the last one counts
  * Readers skip chunks with unknown tags and ignore bytes at the end of a
  * known section's payload beyond what they parse, so later versions can add
@@ -66,9 +71,11 @@
  *   TF_SEC_INFO     __u64 start_ns, __u64 end_ns (0: not known yet),
  *                   __s64 realtime_offset_ns, __u32 npairs, npairs x (string
  *                   key, string value). Keys: kernel, host, command, clock,
- *                   sbt_version, command_end, inject_delay_ns (--inject-delay:
- *                   the ns each uprobe hit spun, included in ALPHA); unknown
- *                   keys are ignored.
+ *                   sbt_version, command_end, costs (how the probe costs
+ *                   were obtained: session, cache, measured, fixed, none;
+ *                   absent from older traces), inject_delay_ns (--inject-delay:
+ *                   the ns each uprobe hit spun, included in every cost);
+ *                   unknown keys are ignored.
  *   TF_SEC_PROBES   __u32 count, count x (__u16 id, __u16 kind, __u64 offset,
  *                   string symbol, string object). id < SBT_MAX_PROBES and
  *                   unique, kind is an SBT_PK_*.
@@ -78,7 +85,30 @@
  *   TF_SEC_DROPS    __u64 total, __u32 ncpus, ncpus x __u64 per-CPU count.
  *   TF_SEC_ALPHA    __u32 count (<= SBT_MAX_PROBES), count x (__u64 entry_ns,
  *                   __u64 exit_ns): the calibrated cost of a probe hit, by
- *                   probe id; then __u64 the cost of a COUNTERS record.
+ *                   probe id; then __u64 the cost of a COUNTERS record. With
+ *                   CALIBRATION sections, the costs of the session's first
+ *                   calibration (what a reader that knows no CALIBRATION
+ *                   charges throughout); a probe bound by PROBE_COSTS to an
+ *                   entry of them is charged from them instead, any other
+ *                   from here.
+ *   TF_SEC_CALIBRATION  __u64 ts_ns (CLOCK_MONOTONIC, as records), __u32
+ *                   count (<= TF_COST_NAMES_MAX), count x (string symbol,
+ *                   __u64 entry_ns, __u64 exit_ns, __u32 cls): one
+ *                   calibration of the probe costs, taken at ts_ns, by
+ *                   calibrated function or pseudo-entry ("[futex-tracepoints]",
+ *                   "[counter-record]", "[shim-site]"); cls is the class of
+ *                   its first instruction (0 single-stepped, 1 emulated, 2
+ *                   nop5, 3 not a uprobe). A calibration may leave entries
+ *                   out (they keep their earlier cost); an entry's cost at a
+ *                   time is that of the latest calibration of it at or before
+ *                   that time, before the first its first. At most
+ *                   TF_COST_NAMES_MAX distinct symbols in a file.
+ *   TF_SEC_PROBE_COSTS  __u32 count, count x (__u16 id, __u16 how, string
+ *                   symbol): probe id (id 0: the futex tracepoints) is
+ *                   charged the costs of CALIBRATION entry symbol; how: 1 its
+ *                   function was calibrated, 2 a probe shim site, 3 borrowed
+ *                   from a function whose first instruction is of the same
+ *                   class, 4 no function of its class was calibrated.
  *   TF_SEC_COUNTERS __u32 count (<= SBT_MAX_COUNTERS), count x (__u32 type,
  *                   __u64 config, __u32 flags, string name): the perf_event
  *                   counters whose values SBT_EV_COUNTERS records carry.
@@ -104,20 +134,27 @@
 #define TF_META_MAX    (64u << 20) /* bound on what a reader loads into memory */
 
 /* Chunk tags: metadata sections, records, the end mark. */
-#define TF_SEC_INFO	1
-#define TF_SEC_PROBES	2
-#define TF_SEC_SYMBOLS	3
-#define TF_SEC_THREADS	4
-#define TF_SEC_DROPS	5
-#define TF_SEC_COUNTERS 6
-#define TF_SEC_ALPHA	7
-#define TF_SEC_JOBS	8
-#define TF_SEC_RECORDS	9
-#define TF_SEC_END	10
+#define TF_SEC_INFO	   1
+#define TF_SEC_PROBES	   2
+#define TF_SEC_SYMBOLS	   3
+#define TF_SEC_THREADS	   4
+#define TF_SEC_DROPS	   5
+#define TF_SEC_COUNTERS	   6
+#define TF_SEC_ALPHA	   7
+#define TF_SEC_JOBS	   8
+#define TF_SEC_RECORDS	   9
+#define TF_SEC_END	   10
+#define TF_SEC_CALIBRATION 11
+#define TF_SEC_PROBE_COSTS 12
+
+/* Distinct symbols of the CALIBRATION and PROBE_COSTS sections of a file. */
+#define TF_COST_NAMES_MAX 64
 
 /* tracefile__put_meta(): which sections of a tf_meta to write. */
 #define TF_PUT(tag) (1u << (tag))
-#define TF_PUT_META (TF_PUT(TF_SEC_JOBS + 1) - TF_PUT(TF_SEC_INFO)) /* every section */
+#define TF_PUT_META                                                                                \
+	((TF_PUT(TF_SEC_JOBS + 1) - TF_PUT(TF_SEC_INFO)) | TF_PUT(TF_SEC_CALIBRATION) |            \
+	 TF_PUT(TF_SEC_PROBE_COSTS)) /* every section */
 
 /* The on-disk header (little-endian). */
 struct tf_header {
@@ -153,6 +190,25 @@ struct tf_job {
 	char *command;
 };
 
+/* A calibrated cost (CALIBRATION): the symbol is tf_meta.cost_names[name]. */
+struct tf_cost {
+	__u32 name;
+	__u32 cls;
+	__u64 entry_ns, exit_ns;
+};
+
+/* One calibration: its costs are tf_meta.cal_costs[first .. first + n). */
+struct tf_calibration {
+	__u64 ts_ns;
+	__u32 first, n;
+};
+
+/* Probe id is charged the costs of entry cost_names[name] (PROBE_COSTS). */
+struct tf_cost_bind {
+	__u16 id, how;
+	__u32 name;
+};
+
 /*
  * What a trace says about its recording. Built by the recorder and handed, whole or a
  * part at a time, to tracefile__put_meta() or tracefile__finish(), or read back (all of
@@ -183,6 +239,19 @@ struct tf_meta {
 	__u64 alpha_counters; /* cost of one COUNTERS record (-e); 0: not recorded */
 	struct tf_job *jobs;  /* NULL in traces of older versions: one job, every record */
 	__u32 njobs;
+	/* the probe costs calibrated during the recording (none in older traces):
+	 * the symbols they name, the calibrations in the order written, their
+	 * costs, and which entry each probe id is charged (in the order written;
+	 * the reader keeps one per id, the last) */
+	char **cost_names;
+	__u32 ncost_names;
+	struct tf_calibration *calibrations;
+	__u32 ncalibrations;
+	struct tf_cost *cal_costs;
+	__u32 ncal_costs;
+	struct tf_cost_bind *cost_binds;
+	__u32 ncost_binds;
+	char *costs_source; /* INFO "costs"; "" when the trace does not say */
 };
 
 struct tf_writer;

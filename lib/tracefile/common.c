@@ -8,10 +8,18 @@
 #include <unistd.h>
 
 const char *const tf_section_names[TF_NSECTIONS] = {
-	[TF_SEC_INFO] = "INFO",	      [TF_SEC_PROBES] = "PROBES", [TF_SEC_SYMBOLS] = "SYMBOLS",
-	[TF_SEC_THREADS] = "THREADS", [TF_SEC_DROPS] = "DROPS",	  [TF_SEC_COUNTERS] = "COUNTERS",
-	[TF_SEC_ALPHA] = "ALPHA",     [TF_SEC_JOBS] = "JOBS",	  [TF_SEC_RECORDS] = "RECORDS",
+	[TF_SEC_INFO] = "INFO",
+	[TF_SEC_PROBES] = "PROBES",
+	[TF_SEC_SYMBOLS] = "SYMBOLS",
+	[TF_SEC_THREADS] = "THREADS",
+	[TF_SEC_DROPS] = "DROPS",
+	[TF_SEC_COUNTERS] = "COUNTERS",
+	[TF_SEC_ALPHA] = "ALPHA",
+	[TF_SEC_JOBS] = "JOBS",
+	[TF_SEC_RECORDS] = "RECORDS",
 	[TF_SEC_END] = "END",
+	[TF_SEC_CALIBRATION] = "CALIBRATION",
+	[TF_SEC_PROBE_COSTS] = "PROBE_COSTS",
 };
 
 /* Records are written as is on little-endian hosts; elsewhere they are swapped to the
@@ -113,5 +121,12 @@ void tf_meta_free(struct tf_meta *m)
 	for (i = 0; m->jobs && i < m->njobs; i++)
 		free(m->jobs[i].command);
 	free(m->jobs);
+	for (i = 0; m->cost_names && i < m->ncost_names; i++)
+		free(m->cost_names[i]);
+	free(m->cost_names);
+	free(m->calibrations);
+	free(m->cal_costs);
+	free(m->cost_binds);
+	free(m->costs_source);
 	memset(m, 0, sizeof(*m));
 }

@@ -20,7 +20,7 @@ static inline __u32 tf_record_size(__u32 version)
 }
 
 /* Names of the known chunks, by tag (NULL: not a tag). */
-#define TF_NSECTIONS (TF_SEC_END + 1) /* 1 + the highest known tag */
+#define TF_NSECTIONS (TF_SEC_PROBE_COSTS + 1) /* 1 + the highest known tag */
 extern const char *const tf_section_names[TF_NSECTIONS];
 
 /* Records and header fields between host and little-endian file order

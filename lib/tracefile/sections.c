@@ -21,6 +21,8 @@
 #define PAIR_MIN    (2 + 2)
 #define JOB_MIN	    (4 + 8 + 8 + 8 + 2)
 #define COUNTER_MIN (4 + 8 + 4 + 2)
+#define COST_MIN    (2 + 8 + 8 + 4)
+#define BIND_MIN    (2 + 2 + 2)
 
 int tf_fail(const struct rctx *rc, int errnum, const char *fmt, ...)
 {
@@ -170,6 +172,8 @@ static char **info_slot(struct tf_meta *m, const struct str *key)
 		return &m->command_end;
 	if (str_is(key, "inject_delay_ns"))
 		return &m->inject_delay_ns;
+	if (str_is(key, "costs"))
+		return &m->costs_source;
 	return NULL;
 }
 
@@ -413,6 +417,109 @@ static int parse_alpha(struct tf_sections *s, const struct rctx *rc, struct cur 
 	return 0;
 }
 
+/* The index of symbol name among the meta's cost names, added if new; at
+ * most TF_COST_NAMES_MAX of them. */
+static int cost_name(struct tf_sections *s, const struct rctx *rc, const struct str *name,
+		     __u32 *at)
+{
+	struct tf_meta *m = s->m;
+	char buf[SBT_SYMBOL_MAX];
+	__u32 i;
+
+	str_copy(buf, sizeof(buf), name);
+	for (i = 0; i < m->ncost_names; i++)
+		if (!strcmp(m->cost_names[i], buf)) {
+			*at = i;
+			return 0;
+		}
+	if (m->ncost_names == TF_COST_NAMES_MAX)
+		return tf_fail(rc, EINVAL, "corrupt metadata: more than %d calibrated symbols",
+			       TF_COST_NAMES_MAX);
+	if (grow(rc, (void **)&m->cost_names, &s->cap_cost_names, m->ncost_names + 1,
+		 sizeof(*m->cost_names)))
+		return -ENOMEM;
+	m->cost_names[m->ncost_names] = strdup(buf);
+	if (!m->cost_names[m->ncost_names])
+		return nomem(rc);
+	*at = m->ncost_names++;
+	return 0;
+}
+
+/* Appended: one calibration, its costs after the earlier ones'. */
+static int parse_calibration(struct tf_sections *s, const struct rctx *rc, struct cur *c)
+{
+	struct tf_meta *m = s->m;
+	struct tf_calibration cal = {0};
+	__u32 i, n;
+	int err;
+
+	if (!get_u64(c, &cal.ts_ns))
+		return overrun(rc, "CALIBRATION");
+	err = get_count(rc, c, TF_SEC_CALIBRATION, COST_MIN, TF_COST_NAMES_MAX, 0,
+			"calibrated costs", &n);
+	if (!err && m->ncal_costs > UINT32_MAX - n)
+		err = tf_fail(rc, EINVAL, "corrupt metadata: too many calibrated costs");
+	if (!err)
+		err = grow(rc, (void **)&m->calibrations, &s->cap_calibrations,
+			   (size_t)m->ncalibrations + 1, sizeof(*m->calibrations));
+	if (!err && n)
+		err = grow(rc, (void **)&m->cal_costs, &s->cap_cal_costs, (size_t)m->ncal_costs + n,
+			   sizeof(*m->cal_costs));
+	cal.first = m->ncal_costs;
+	for (i = 0; !err && i < n; i++) {
+		struct tf_cost *k = &m->cal_costs[m->ncal_costs];
+		struct str sym;
+
+		if (!get_str(c, &sym) || !get_u64(c, &k->entry_ns) || !get_u64(c, &k->exit_ns) ||
+		    !get_u32(c, &k->cls))
+			return overrun(rc, "CALIBRATION");
+		err = cost_name(s, rc, &sym, &k->name);
+		if (!err)
+			m->ncal_costs++;
+	}
+	if (err)
+		return err;
+	cal.n = m->ncal_costs - cal.first;
+	m->calibrations[m->ncalibrations++] = cal;
+	return 0;
+}
+
+/* Appended; a probe id bound again replaces its entry. */
+static int parse_probe_costs(struct tf_sections *s, const struct rctx *rc, struct cur *c)
+{
+	struct tf_meta *m = s->m;
+	__u32 i, n;
+	int err = get_count(rc, c, TF_SEC_PROBE_COSTS, BIND_MIN, SBT_MAX_PROBES, 0,
+			    "probe cost bindings", &n);
+
+	if (!err && n)
+		err = grow(rc, (void **)&m->cost_binds, &s->cap_cost_binds,
+			   (size_t)m->ncost_binds + n, sizeof(*m->cost_binds));
+	for (i = 0; !err && i < n; i++) {
+		struct tf_cost_bind b = {0};
+		struct str sym;
+
+		if (!get_u16(c, &b.id) || !get_u16(c, &b.how) || !get_str(c, &sym))
+			return overrun(rc, "PROBE_COSTS");
+		if (b.id >= SBT_MAX_PROBES)
+			return tf_fail(
+				rc, EINVAL,
+				"corrupt metadata: probe cost of id %u out of range (max %d)", b.id,
+				SBT_MAX_PROBES - 1);
+		err = cost_name(s, rc, &sym, &b.name);
+		if (err)
+			break;
+		/* at most one entry per id: SBT_MAX_PROBES bounds the table */
+		if (s->bind_at[b.id]) {
+			m->cost_binds[s->bind_at[b.id] - 1] = b;
+		} else {
+			s->bind_at[b.id] = m->ncost_binds + 1;
+			m->cost_binds[m->ncost_binds++] = b;
+		}
+	}
+	return err;
+}
+
 void tf_sections__init(struct tf_sections *s, struct tf_meta *m, bool once)
 {
 	memset(s, 0, sizeof(*s));
@@ -427,10 +534,16 @@ int tf_sections__parse(struct tf_sections *s, const struct rctx *rc, __u32 tag, 
 {
 	static int (*const parse[TF_NSECTIONS])(struct tf_sections *, const struct rctx *,
 						struct cur *) = {
-		[TF_SEC_INFO] = parse_info,	  [TF_SEC_PROBES] = parse_probes,
-		[TF_SEC_SYMBOLS] = parse_symbols, [TF_SEC_THREADS] = parse_threads,
-		[TF_SEC_DROPS] = parse_drops,	  [TF_SEC_COUNTERS] = parse_counters,
-		[TF_SEC_ALPHA] = parse_alpha,	  [TF_SEC_JOBS] = parse_jobs,
+		[TF_SEC_INFO] = parse_info,
+		[TF_SEC_PROBES] = parse_probes,
+		[TF_SEC_SYMBOLS] = parse_symbols,
+		[TF_SEC_THREADS] = parse_threads,
+		[TF_SEC_DROPS] = parse_drops,
+		[TF_SEC_COUNTERS] = parse_counters,
+		[TF_SEC_ALPHA] = parse_alpha,
+		[TF_SEC_JOBS] = parse_jobs,
+		[TF_SEC_CALIBRATION] = parse_calibration,
+		[TF_SEC_PROBE_COSTS] = parse_probe_costs,
 	};
 	struct cur c = {p, len};
 
@@ -448,8 +561,8 @@ int tf_sections__parse(struct tf_sections *s, const struct rctx *rc, __u32 tag, 
 int tf_sections__end(struct tf_sections *s, const struct rctx *rc)
 {
 	struct tf_meta *m = s->m;
-	char **str[] = {&m->kernel,	 &m->host,	  &m->command,	      &m->clock,
-			&m->sbt_version, &m->command_end, &m->inject_delay_ns};
+	char **str[] = {&m->kernel,	 &m->host,	  &m->command,	   &m->clock,
+			&m->sbt_version, &m->command_end, &m->costs_source, &m->inject_delay_ns};
 	size_t i;
 
 	for (i = 0; i < sizeof(str) / sizeof(str[0]); i++) {

@@ -29,6 +29,8 @@ struct tf_sections {
 	/* (pid, tid, start) and (pid, start) -> index + 2 (hmap keeps 0 and 1) */
 	struct hmap threads, jobs;
 	size_t cap_probes, cap_symbols, cap_threads, cap_jobs; /* entries allocated */
+	size_t cap_cost_names, cap_calibrations, cap_cal_costs, cap_cost_binds;
+	__u32 bind_at[SBT_MAX_PROBES]; /* probe id -> its PROBE_COSTS entry + 1 */
 };
 
 void tf_sections__init(struct tf_sections *s, struct tf_meta *m, bool once);

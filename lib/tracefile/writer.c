@@ -108,13 +108,14 @@ static void mb_end(struct mbuf *b, size_t at)
 static void encode_info(struct mbuf *b, const struct tf_meta *m)
 {
 	const char *clock = m->clock ? m->clock : "CLOCK_MONOTONIC";
+	int end = m->command_end && *m->command_end, costs = m->costs_source && *m->costs_source;
+	int inject = m->inject_delay_ns && *m->inject_delay_ns;
 	size_t at = mb_begin(b, TF_SEC_INFO);
 
 	mb_u64(b, m->start_ns);
 	mb_u64(b, m->end_ns);
 	mb_u64(b, (__u64)m->realtime_offset_ns);
-	mb_u32(b, 5 + (m->command_end && *m->command_end) +
-			  (m->inject_delay_ns && *m->inject_delay_ns));
+	mb_u32(b, 5 + end + costs + inject);
 	mb_str(b, "kernel");
 	mb_str(b, m->kernel);
 	mb_str(b, "host");
@@ -125,11 +126,15 @@ static void encode_info(struct mbuf *b, const struct tf_meta *m)
 	mb_str(b, clock);
 	mb_str(b, "sbt_version");
 	mb_str(b, m->sbt_version);
-	if (m->command_end && *m->command_end) {
+	if (end) {
 		mb_str(b, "command_end");
 		mb_str(b, m->command_end);
 	}
-	if (m->inject_delay_ns && *m->inject_delay_ns) {
+	if (costs) {
+		mb_str(b, "costs");
+		mb_str(b, m->costs_source);
+	}
+	if (inject) {
 		mb_str(b, "inject_delay_ns");
 		mb_str(b, m->inject_delay_ns);
 	}
@@ -247,14 +252,69 @@ static void encode_jobs(struct mbuf *b, const struct tf_meta *m)
 	mb_end(b, at);
 }
 
+/* The name of cost entry k, "" when it has none. */
+static const char *cost_name(const struct tf_meta *m, __u32 k)
+{
+	return m->cost_names && k < m->ncost_names && m->cost_names[k] ? m->cost_names[k] : "";
+}
+
+/* A section per calibration, in the order given. */
+static void encode_calibrations(struct mbuf *b, const struct tf_meta *m)
+{
+	__u32 i, k;
+
+	for (i = 0; m->calibrations && i < m->ncalibrations; i++) {
+		const struct tf_calibration *cal = &m->calibrations[i];
+		__u32 n = cal->first <= m->ncal_costs && cal->n <= m->ncal_costs - cal->first
+				  ? cal->n
+				  : 0;
+		size_t at = mb_begin(b, TF_SEC_CALIBRATION);
+
+		if (!m->cal_costs || n > TF_COST_NAMES_MAX)
+			n = 0;
+		mb_u64(b, cal->ts_ns);
+		mb_u32(b, n);
+		for (k = cal->first; k < cal->first + n; k++) {
+			mb_strn(b, cost_name(m, m->cal_costs[k].name), SBT_SYMBOL_MAX - 1);
+			mb_u64(b, m->cal_costs[k].entry_ns);
+			mb_u64(b, m->cal_costs[k].exit_ns);
+			mb_u32(b, m->cal_costs[k].cls);
+		}
+		mb_end(b, at);
+	}
+}
+
+static void encode_probe_costs(struct mbuf *b, const struct tf_meta *m)
+{
+	size_t at;
+	__u32 i;
+
+	if (!m->cost_binds || !m->ncost_binds)
+		return;
+	at = mb_begin(b, TF_SEC_PROBE_COSTS);
+	mb_u32(b, m->ncost_binds);
+	for (i = 0; i < m->ncost_binds; i++) {
+		mb_u16(b, m->cost_binds[i].id);
+		mb_u16(b, m->cost_binds[i].how);
+		mb_strn(b, cost_name(m, m->cost_binds[i].name), SBT_SYMBOL_MAX - 1);
+	}
+	mb_end(b, at);
+}
+
 /* The sections of m named in mask, in tag order. */
 static void encode_meta(struct mbuf *b, const struct tf_meta *m, unsigned int mask)
 {
 	static void (*const encode[TF_NSECTIONS])(struct mbuf *, const struct tf_meta *) = {
-		[TF_SEC_INFO] = encode_info,	   [TF_SEC_PROBES] = encode_probes,
-		[TF_SEC_SYMBOLS] = encode_symbols, [TF_SEC_THREADS] = encode_threads,
-		[TF_SEC_DROPS] = encode_drops,	   [TF_SEC_COUNTERS] = encode_counters,
-		[TF_SEC_ALPHA] = encode_alpha,	   [TF_SEC_JOBS] = encode_jobs,
+		[TF_SEC_INFO] = encode_info,
+		[TF_SEC_PROBES] = encode_probes,
+		[TF_SEC_SYMBOLS] = encode_symbols,
+		[TF_SEC_THREADS] = encode_threads,
+		[TF_SEC_DROPS] = encode_drops,
+		[TF_SEC_COUNTERS] = encode_counters,
+		[TF_SEC_ALPHA] = encode_alpha,
+		[TF_SEC_JOBS] = encode_jobs,
+		[TF_SEC_CALIBRATION] = encode_calibrations,
+		[TF_SEC_PROBE_COSTS] = encode_probe_costs,
 	};
 	int tag;
 

@@ -212,6 +212,26 @@ def sbt_origins(path):
     return start, jobs
 
 
+def sbt_calibrations(path):
+    """The probe costs calibrated during a recording (lib/tracefile.h:
+    CALIBRATION), in the order written: [(ts_ns, {symbol: (entry_ns,
+    exit_ns, cls)})]."""
+    out = []
+    for tag, body in sbt_chunks(path)[2]:
+        if tag != 11:  # TF_SEC_CALIBRATION
+            continue
+        ts, n = struct.unpack_from("<QI", body)
+        q, costs = 12, {}
+        for _ in range(n):
+            ln = struct.unpack_from("<H", body, q)[0]
+            sym = body[q + 2:q + 2 + ln].decode()
+            q += 2 + ln
+            costs[sym] = struct.unpack_from("<QQI", body, q)
+            q += 20
+        out.append((ts, costs))
+    return out
+
+
 RF_TIMED, RF_COST, RF_USER_TS = 1, 2, 4  # include/sbt/events.h
 
 

@@ -24,14 +24,18 @@ load helpers
 		-- "$EX/stepper" -t 2 -n 4 -k 300 -s 5
 	[ "$status" -eq 0 ]
 	"$SBT" report --format json "$T/a.sbt" >"$T/a.json"
-	python3 - "$T/a.json" /var/cache/sbt-bpf/calibration <<'PY'
+	python3 - "$T/a.json" "$T/a.sbt" "$ROOT/tests/e2e" <<'PY'
 import json, sys
+sys.path.insert(0, sys.argv[3])
+from checks import sbt_calibrations
 r = json.load(open(sys.argv[1]))
-cache = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[2]) if l.startswith("alpha ")}
+# the costs the session measured at its start
+first = sbt_calibrations(sys.argv[2])[0][1]
 cal = {c["symbol"]: c for c in r["calibration"]}
 # launched, the barrier is probed at the probe shim's site: its cost is the site's
 assert "libsbt-probes-barrier" in cal["pthread_barrier_wait"]["object"], cal
-assert cal["pthread_barrier_wait"]["entry_ns"] == cache["[shim-site]"], cal
+assert cal["pthread_barrier_wait"]["entry_ns"] == first["[shim-site]"][0], cal
+assert cal["pthread_barrier_wait"]["how"] == "shim", cal
 assert cal["step"]["entry_ns"] > 0, "the --probe function got a class cost"
 assert r["approximated"]["duration_ns"] < r["duration_ns"], "probe cost removed from the run"
 for p in r["phases"]:
@@ -49,13 +53,16 @@ PY
 	run "$SBT" record --no-shim -o "$T/n.sbt" -- "$EX/stepper" -t 2 -n 2 -k 10 -s 1
 	[ "$status" -eq 0 ]
 	"$SBT" report --format json "$T/n.sbt" >"$T/n.json"
-	python3 - "$T/n.json" /var/cache/sbt-bpf/calibration <<'PY'
+	python3 - "$T/n.json" "$T/n.sbt" "$ROOT/tests/e2e" <<'PY'
 import json, sys
+sys.path.insert(0, sys.argv[3])
+from checks import sbt_calibrations
 r = json.load(open(sys.argv[1]))
-cache = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[2]) if l.startswith("alpha ")}
+first = sbt_calibrations(sys.argv[2])[0][1]
 cal = {c["symbol"]: c for c in r["calibration"]}
 assert "libsbt-probes" not in cal["pthread_barrier_wait"]["object"], cal
-assert cal["pthread_barrier_wait"]["entry_ns"] == cache["pthread_barrier_wait"], cal
+assert cal["pthread_barrier_wait"]["entry_ns"] == first["pthread_barrier_wait"][0], cal
+assert cal["pthread_barrier_wait"]["how"] == "name", cal
 PY
 }
 

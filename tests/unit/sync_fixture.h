@@ -114,10 +114,12 @@ static inline void setup(void)
 	fx.ph = phases__new(&cfg, &ops, &fx);
 }
 
-/* As setup(), approximating with the given probe costs. The hand-off
+/* As setup(), approximating with the given probe costs, and those
+ * calibrated during the session (series: may be NULL). The hand-off
  * models alone, checked record by record: no condvar or semaphore is
  * classified as a barrier (records would be held back meanwhile). */
-static inline void setup_approx(const __u64 *a_in, const __u64 *a_out, int model)
+static inline void setup_approx_series(const __u64 *a_in, const __u64 *a_out, int model,
+				       const struct alpha_series *series)
 {
 	struct phases_ops ops = {.episode = on_episode};
 	struct phases_config cfg = {.probes = probes,
@@ -125,6 +127,7 @@ static inline void setup_approx(const __u64 *a_in, const __u64 *a_out, int model
 				    .start_ns = 1000,
 				    .alpha_enter = a_in,
 				    .alpha_exit = a_out,
+				    .alpha_series = series,
 				    .model = model,
 				    .no_sync_barriers = 1};
 
@@ -133,6 +136,11 @@ static inline void setup_approx(const __u64 *a_in, const __u64 *a_out, int model
 	sync__on_pair(fx.sync, on_pair, &fx);
 	cfg.sync = fx.sync;
 	fx.ph = phases__new(&cfg, &ops, &fx);
+}
+
+static inline void setup_approx(const __u64 *a_in, const __u64 *a_out, int model)
+{
+	setup_approx_series(a_in, a_out, model, NULL);
 }
 
 /* The approximated time of thread tid's latest event. */

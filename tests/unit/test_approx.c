@@ -3,6 +3,7 @@
  * fork and join, barrier exits after Malony-Reed and Sarukkai-Malony, on
  * synthetic event streams with exact values, and its invariants on random
  * ones. */
+#include "analyses/alpha_series.h"
 #include "phases_fixture.h"
 
 /* A phase analysis approximating with the probe costs a_enter, a_exit
@@ -565,4 +566,71 @@ TEST(approximation_invariants_on_random_traces)
 	}
 	CHECK_EQ(bad, 0);
 	CHECK_EQ(longer, 0);
+}
+
+/*
+ * Probe costs that change during the session (doc/design.md §5.4): calibrated
+ * at 0 (barrier 100 / 50, counter record 300) and again at 3500 (400 / 150,
+ * 500). Each hit pays the cost in force at its own time; the barrier's exit
+ * cost at the release is the one in force at the exit. The lock probe is
+ * bound to no calibrated entry: it pays the fixed table's 70 / 30, and the
+ * barrier's fixed 1 / 1 is never used. Expected values in the comments.
+ */
+TEST(costs_calibrated_during_the_session)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 1, [P_LOCK] = 70};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 1, [P_LOCK] = 30};
+	static const char *const names[] = {"pthread_barrier_wait", ALPHA_SYM_COUNTERS};
+	const struct alpha_cost m1[] = {{100, 50}, {300, 0}}, m2[] = {{400, 150}, {500, 0}};
+	struct alpha_series *s = alpha_series__new();
+	struct phases_config cfg = {.probes = probes,
+				    .nprobes = NPROBES,
+				    .start_ns = START,
+				    .alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .alpha_counters = 999,
+				    .ncounters = 2,
+				    .alpha_series = s,
+				    .model = PH_MODEL_MR};
+	struct phases_ops ops = {.episode = on_episode};
+	struct collected c;
+	struct phases *p;
+
+	CHECK_EQ(alpha_series__add(s, 0, names, m1, NULL, 2), 0);
+	CHECK_EQ(alpha_series__add(s, 3500, names, m2, NULL, 2), 0);
+	CHECK_EQ(alpha_series__bind(s, P_PBW, "pthread_barrier_wait", ALPHA_BY_NAME), 0);
+	memset(&c, 0, sizeof(c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	p = phases__new(&cfg, &ops, &c);
+	enter(p, P_PBW, 2, 2800, OBJ_X, SITE_A);      /* 2800; pays 100 */
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);      /* 3000; pays 100 */
+	leave(p, P_PBW, 2, 3100, 0);		      /* 3000 + (100 - 50) = 3050; pays 50 */
+	leave(p, P_PBW, 1, 3150, 0);		      /* 3050 + max(0, 50 - 50); pays 50 */
+	feed(p, SBT_EV_COUNTERS, 0, 1, 3400, 10, 20); /* 3050 + 250 - 50; pays 300 */
+	/* the costs of 3500 from here */
+	enter(p, P_PBW, 1, 4000, OBJ_X, SITE_A);      /* 3050 + 850 - 350 = 3550; pays 400 */
+	enter(p, P_PBW, 2, 4100, OBJ_X, SITE_A);      /* 3050 + 1000 - 50 = 4000; pays 400 */
+	leave(p, P_PBW, 1, 4300, 0);		      /* 4000 + (200 - 150) = 4050; pays 150 */
+	leave(p, P_PBW, 2, 4320, 0);		      /* 4050 + max(0, 20 - 150); pays 150 */
+	feed(p, SBT_EV_COUNTERS, 0, 2, 4800, 11, 21); /* 4050 + 480 - 150; pays 500 */
+	enter(p, P_LOCK, 1, 5000, OBJ_Y, SITE_B);     /* 4050 + 700 - 150 = 4600; pays 70 */
+	leave(p, P_LOCK, 1, 5200, 0);		      /* 4050 + 900 - 220 = 4730; pays 30 */
+	CHECK_EQ(phases__thread_approx(p, 1), 4730);
+	enter(p, P_PBW, 2, 6000, OBJ_X, SITE_A); /* 4050 + 1680 - 650 = 5080; pays 400 */
+	CHECK_EQ(phases__thread_approx(p, 2), 5080);
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_arrive, 3000);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_arrive, 2800);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 3050);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 3050);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_arrive, 3550);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_arrive, 4000);
+	/* with the costs of 0 throughout, the exit would be 4000 + 150 */
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_depart, 4050);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4050);
+	CHECK_EQ(thread_of(p, 1)->overhead_total, 100 + 50 + 300 + 400 + 150 + 70 + 30);
+	CHECK_EQ(thread_of(p, 2)->overhead_total, 100 + 50 + 400 + 150 + 500 + 400);
+	phases__finish(p);
+	phases__free(p);
+	alpha_series__free(s);
 }

@@ -2,6 +2,7 @@
 /* The hand-off models of the approximation (Malony-Reed §4.3 and our lock,
  * condvar and futex extension) on synthetic event streams with exact
  * values, and their invariants on simulated random runs. */
+#include "analyses/alpha_series.h"
 #include "sync_fixture.h"
 
 /* Mutex hand-off (doc/design.md §5.4 model 6), with costs: lock entry 1000, lock
@@ -30,6 +31,43 @@ TEST(mutex_handoff_approximation)
 	CHECK_EQ(phases__approx_last_ts(fx.ph), 2100 + 100 - 100);
 	CHECK_EQ(phases__violations(fx.ph, -1), 0);
 	teardown();
+}
+
+/* The same hand-off with the costs calibrated again at 3600, between the
+ * unlock (3000) and thread 2's return from its lock call (3800): lock 1000 /
+ * 100 then 1000 / 200, unlock 500 / 50 then 900 / 90 (doc/design.md §5.4).
+ * The hand-off loses the unlock's entry cost of its time (500) and the
+ * lock's return cost of its own (200): 1900 + 800 - 700 = 2000 (2100 with
+ * the first costs throughout, 1900 with the second). Thread 1's unlock
+ * return at 3520 paid 50: its next event at 4000 is 1000 + 3000 - 1650. */
+TEST(mutex_handoff_with_costs_calibrated_between)
+{
+	static const __u64 a_in[NPROBES] = {[P_LOCK] = 1, [P_UNLOCK] = 1};
+	static const __u64 a_out[NPROBES] = {[P_LOCK] = 1, [P_UNLOCK] = 1};
+	static const char *const names[] = {"pthread_mutex_lock", "pthread_mutex_unlock"};
+	const struct alpha_cost m1[] = {{1000, 100}, {500, 50}}, m2[] = {{1000, 200}, {900, 90}};
+	struct alpha_series *s = alpha_series__new();
+
+	CHECK_EQ(alpha_series__add(s, 0, names, m1, NULL, 2), 0);
+	CHECK_EQ(alpha_series__add(s, 3600, names, m2, NULL, 2), 0);
+	CHECK_EQ(alpha_series__bind(s, P_LOCK, "pthread_mutex_lock", ALPHA_BY_NAME), 0);
+	CHECK_EQ(alpha_series__bind(s, P_UNLOCK, "pthread_mutex_unlock", ALPHA_BY_NAME), 0);
+	setup_approx_series(a_in, a_out, PH_MODEL_MR, s);
+	call(P_LOCK, 1, 1000, 2100, MTX, 0);
+	ev(SBT_EV_ENTER, P_LOCK, 2, 1500, MTX, 0);
+	futex_wait(2, 1600, 3700, MTX, 0);
+	ev(SBT_EV_ENTER, P_UNLOCK, 1, 3000, MTX, 0); /* 1000 + 2000 - 1100 = 1900 */
+	ev(SBT_EV_EXIT, P_UNLOCK, 1, 3520, 0, SITE);
+	ev(SBT_EV_EXIT, P_LOCK, 2, 3800, 0, SITE);
+	CHECK_EQ(ta_of(2), 2000);
+	ev(SBT_EV_ENTER, P_LOCK, 1, 4000, MTX, 0);
+	CHECK_EQ(ta_of(1), 2350);
+	/* thread 2 paid the lock's return cost of 3800: 200 */
+	ev(SBT_EV_ENTER, P_UNLOCK, 2, 4500, MTX, 0);
+	CHECK_EQ(ta_of(2), 2000 + 700 - 200);
+	CHECK_EQ(phases__violations(fx.ph, -1), 0);
+	teardown();
+	alpha_series__free(s);
 }
 
 /* The same measurement, time-based only: the acquisition keeps its

@@ -32,9 +32,18 @@ static void put(struct tf_writer *w, __u16 type, __u32 tid, __u64 ts, __u64 obj,
 	CHECK_EQ(tracefile__write(w, &e, 1), 0);
 }
 
+/* The probe costs calibrated during the recording of write_costed_trace():
+ * barrier 100 / 50 before the start, 400 / 150 from 4 ms on (between the two
+ * episodes). */
+static const char *cost_names[] = {"pthread_barrier_wait"};
+static const struct alpha_cost cost1 = {100, 50}, cost2 = {400, 150};
+#define COST2_AT (4 * MS)
+
 /* A trace of two threads meeting twice at one barrier from start on (1 and
- * 3 ms of compute), its wall clock CLOCK_MONOTONIC + realtime. */
-static void write_trace(const char *path, __u64 start, __s64 realtime)
+ * 3 ms of compute), its wall clock CLOCK_MONOTONIC + realtime; with costs,
+ * the barrier probe is charged its costs as calibrated during the recording
+ * (else the ALPHA table's 500 throughout). */
+static void write_costed_trace(const char *path, __u64 start, __s64 realtime, int costs)
 {
 	static struct sbt_probe_info probe = {
 		.id = P_PBW, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait"};
@@ -56,10 +65,28 @@ static void write_trace(const char *path, __u64 start, __s64 realtime)
 			    .alpha_enter = alpha,
 			    .alpha_exit = alpha,
 			    .nalpha = NPROBES};
+	struct tf_cost cal_costs[2] = {
+		{.name = 0, .cls = 1, .entry_ns = cost1.entry_ns, .exit_ns = cost1.exit_ns},
+		{.name = 0, .cls = 1, .entry_ns = cost2.entry_ns, .exit_ns = cost2.exit_ns}};
+	/* written out of time order: read in time order */
+	struct tf_calibration cals[2] = {{.ts_ns = start + COST2_AT, .first = 1, .n = 1},
+					 {.ts_ns = start - 5 * MS, .first = 0, .n = 1}};
+	struct tf_cost_bind bind = {.id = P_PBW, .how = ALPHA_BY_NAME, .name = 0};
 	struct tf_writer *w = tracefile__create(path);
 	__u64 t = start;
 	int k;
 
+	if (costs) {
+		m.costs_source = "session";
+		m.cost_names = (char **)cost_names;
+		m.ncost_names = 1;
+		m.cal_costs = cal_costs;
+		m.ncal_costs = 2;
+		m.calibrations = cals;
+		m.ncalibrations = 2;
+		m.cost_binds = &bind;
+		m.ncost_binds = 1;
+	}
 	CHECK(w != NULL);
 	if (!w)
 		return;
@@ -72,6 +99,11 @@ static void write_trace(const char *path, __u64 start, __s64 realtime)
 	}
 	m.end_ns = t;
 	CHECK_EQ(tracefile__finish(w, &m), 0);
+}
+
+static void write_trace(const char *path, __u64 start, __s64 realtime)
+{
+	write_costed_trace(path, start, realtime, 0);
 }
 
 /* `sbt-bpf report --watch-all FILE` of the trace, opened by its path or
@@ -327,4 +359,67 @@ TEST(a_report_per_process_each_with_its_threads)
 	CHECK(strstr(s, " 103 ") == NULL);
 	free(s);
 	free(buf);
+
+/* The approximation of a trace (path) through report's path, its series
+ * replaced by costs (NULL: none) unless keep: the approximated end of each
+ * thread and of the run into ta[0..3). */
+static void approximate(const char *path, int keep, const struct alpha_series *costs, __u64 ta[3])
+{
+	struct approx_opts a;
+	struct phases_config cfg;
+	struct replay rp;
+	struct phases *ph;
+
+	approx_opts__init(&a);
+	CHECK_EQ(replay__open(&rp, path, &a), 0);
+	CHECK_EQ(replay__select(&rp, 0, 0), 0);
+	cfg = replay__phases_config(&rp);
+	if (!keep)
+		cfg.alpha_series = costs;
+	ph = phases__new(&cfg, NULL, NULL);
+	CHECK_EQ(replay__run(&rp, ph, 0, NULL, NULL), 0);
+	ta[0] = phases__thread_approx(ph, PID + 1);
+	ta[1] = phases__thread_approx(ph, PID + 2);
+	ta[2] = phases__approx_last_ts(ph);
+	phases__free(ph);
+	replay__close(&rp);
+}
+
+/* A recording whose probe costs were calibrated again during it: report
+ * approximates with the calibration in force at each record, exactly as the
+ * live session did with the same costs (a series built here); a trace of an
+ * older version (the ALPHA table alone) charges that table throughout, as
+ * before. */
+TEST(costs_calibrated_during_the_recording)
+{
+	struct alpha_series *s = alpha_series__new();
+	__u64 start = 1000000000ULL, from_file[3], live[3], fixed[3], old[3];
+	char path[64];
+
+	tmp_path(path);
+	write_costed_trace(path, start, 0, 1);
+	CHECK_EQ(alpha_series__add(s, start - 5 * MS, cost_names, &cost1, NULL, 1), 0);
+	CHECK_EQ(alpha_series__add(s, start + COST2_AT, cost_names, &cost2, NULL, 1), 0);
+	CHECK_EQ(alpha_series__bind(s, P_PBW, cost_names[0], ALPHA_BY_NAME), 0);
+	approximate(path, 1, NULL, from_file);
+	approximate(path, 0, s, live);
+	approximate(path, 0, NULL, fixed);
+	CHECK_EQ(from_file[0], live[0]);
+	CHECK_EQ(from_file[1], live[1]);
+	CHECK_EQ(from_file[2], live[2]);
+	/* both threads leave the second episode at its last arrival: thread 2's
+	 * 6 ms less the return cost (50) of its exit from the first one, which
+	 * came before 4 ms (the calibration of 4 ms on charges 150); with the
+	 * ALPHA table's 500, less 500 */
+	CHECK_EQ(from_file[0] - start, 6 * MS - 50);
+	CHECK_EQ(from_file[1] - start, 6 * MS - 50);
+	CHECK_EQ(from_file[2] - start, 6 * MS - 50);
+	CHECK_EQ(fixed[2] - start, 6 * MS - 500);
+	write_costed_trace(path, start, 0, 0);
+	approximate(path, 1, NULL, old);
+	CHECK_EQ(old[0], fixed[0]);
+	CHECK_EQ(old[1], fixed[1]);
+	CHECK_EQ(old[2], fixed[2]);
+	unlink(path);
+	alpha_series__free(s);
 }

@@ -3,6 +3,7 @@
  * the exact values of the analysis. */
 #include <stdlib.h>
 #include "lib/json.h"
+#include "analyses/alpha_series.h"
 #include "analyses/names.h"
 #include "analyses/phases.h"
 #include "analyses/report.h"
@@ -176,5 +177,112 @@ TEST(stopped_process_is_no_hang)
 	out = run_stopped(REPORT_JSON, NULL, 0);
 	CHECK(strstr(out, "\"stopped\": []") != NULL);
 	CHECK(strstr(out, "\"stopped_threads\": 0") != NULL);
+	free(out);
+}
+
+/* Where the probe costs came from (doc/design.md §5.4): the same episode, the
+ * barrier probe charged pthread_barrier_wait's costs as calibrated at the
+ * start (0.5 ms before it) and at 20 ms, a --probe function ("step", id 2)
+ * charged them by class; probe 3 bound to nothing. */
+static char *run_costs(int format, const char *source)
+{
+	static const struct sbt_probe_info cprobes[4] = {
+		[1] = {.id = 1, .kind = SBT_PK_BARRIER, .symbol = "pthread_barrier_wait"},
+		[2] = {.id = 2, .kind = SBT_PK_REGION, .symbol = "step", .object = "/opt/app"},
+		[3] = {.id = 3, .kind = SBT_PK_LOCK, .symbol = "my_lock"},
+	};
+	static const __u64 a_in[4] = {0, 700, 700, 50}, a_out[4] = {0, 600, 600, 50};
+	static const char *const names[] = {"pthread_barrier_wait", "[shim-site]"};
+	const struct alpha_cost c1[] = {{700, 600}, {500, 500}}, c2[] = {{900, 650}};
+	const int cls[] = {1, 2};
+	struct alpha_series *s = alpha_series__new();
+	struct names *nm = names__new();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct report_opts ro = {.format = format, .out = f};
+	struct report_src src = {.phases = {.probes = cprobes,
+					    .nprobes = 4,
+					    .start_ns = START,
+					    .alpha_enter = a_in,
+					    .alpha_exit = a_out,
+					    .alpha_series = s},
+				 .names = nm,
+				 .command = "prog",
+				 .costs_source = source};
+	struct report_drops d = {0};
+	struct report *r;
+	struct phases *p;
+
+	alpha_series__add(s, START - MS / 2, names, c1, cls, 2);
+	alpha_series__add(s, START + 20 * MS, names, c2, cls, 1);
+	alpha_series__bind(s, 1, "pthread_barrier_wait", ALPHA_BY_NAME);
+	alpha_series__bind(s, 2, "pthread_barrier_wait", ALPHA_BY_CLASS);
+	r = report__new(&ro, &src);
+	p = phases__new(&src.phases, &report_phases_ops, r);
+	report__attach(r, p);
+	report__begin(r);
+	feed(p, SBT_EV_ENTER, 1, START + 10 * MS, 0x9000, 0);
+	feed(p, SBT_EV_ENTER, 2, START + 40 * MS, 0x9000, 0);
+	feed(p, SBT_EV_EXIT, 1, START + 41 * MS, 0, 0x4000);
+	feed(p, SBT_EV_EXIT, 2, START + 41 * MS, 0xffffffff, 0x4000);
+	report__at_end(r);
+	phases__finish(p);
+	report__end(r, &d);
+	phases__free(p);
+	report__free(r);
+	names__free(nm);
+	alpha_series__free(s);
+	fclose(f);
+	return buf;
+}
+
+/* s without its blanks (the JSON is indented; no string here has one). */
+static char *squeeze(char *s)
+{
+	char *w = s, *r;
+
+	for (r = s; *r; r++)
+		if (*r != ' ' && *r != '\n')
+			*w++ = *r;
+	*w = 0;
+	return s;
+}
+
+TEST(costs_said_where_they_came_from)
+{
+	char *out = run_costs(REPORT_TEXT, "session");
+
+	CHECK(strstr(out,
+		     "    Probe costs (entry + return ns): measured by the session 2 times, at "
+		     "-0.001 and 0.020 s\n"
+		     "        pthread_barrier_wait     700..900 + 600..650\n"
+		     "        step (app): pthread_barrier_wait's cost, its first instruction is of "
+		     "the same class\n") != NULL);
+	/* an entry no probe is charged is not listed */
+	CHECK(strstr(out, "[shim-site]") == NULL);
+	free(out);
+	out = squeeze(run_costs(REPORT_JSON, "session"));
+	CHECK(strstr(out,
+		     "\"costs\":{\"source\":\"session\",\"calibrations\":2,\"at_ns\":"
+		     "[-500000,20000000],\"entries\":[{\"symbol\":\"pthread_barrier_wait\","
+		     "\"class\":\"emulated\",\"calibrations\":2,\"entry_ns\":{\"min\":700,"
+		     "\"max\":900},\"exit_ns\":{\"min\":600,\"max\":650}}],\"borrowed\":"
+		     "[{\"probe\":2,\"symbol\":\"step\",\"object\":\"/opt/app\",\"from\":"
+		     "\"pthread_barrier_wait\",\"how\":\"class\"}],\"borrowed_count\":1}") != NULL);
+	CHECK(strstr(out, "\"entry_ns\":700,\"exit_ns\":600,\"cost_of\":\"pthread_barrier_wait\","
+			  "\"how\":\"name\"}") != NULL);
+	/* the probe bound to nothing says nothing of it */
+	CHECK(strstr(out,
+		     "\"symbol\":\"my_lock\",\"object\":\"\",\"entry_ns\":50,\"exit_ns\":50}") !=
+	      NULL);
+	free(out);
+	out = run_costs(REPORT_TEXT, NULL);
+	CHECK(strstr(out,
+		     "    Probe costs (entry + return ns): as recorded (the trace does not say "
+		     "how they were obtained)\n") != NULL);
+	free(out);
+	out = run_costs(REPORT_TEXT, "cache");
+	CHECK(strstr(out, "from the calibration cache (--no-calibrate)\n") != NULL);
 	free(out);
 }

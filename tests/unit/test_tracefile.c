@@ -105,6 +105,48 @@ static void make_meta(struct tf_meta *m)
 				     .drops = 3,
 				     .command = strdup("./lu -p8")};
 	m->jobs[1] = (struct tf_job){.pid = 4243, .start_ns = 7, .command = strdup("")};
+	m->costs_source = strdup("session");
+	/* two calibrations: three entries, then one of them again */
+	m->ncost_names = 3;
+	m->cost_names = calloc(m->ncost_names, sizeof(*m->cost_names));
+	m->cost_names[0] = strdup("pthread_barrier_wait");
+	m->cost_names[1] = strdup("[futex-tracepoints]");
+	m->cost_names[2] = strdup("pthread_mutex_lock");
+	m->ncal_costs = 4;
+	m->cal_costs = calloc(m->ncal_costs, sizeof(*m->cal_costs));
+	m->cal_costs[0] = (struct tf_cost){.name = 0, .cls = 1, .entry_ns = 705, .exit_ns = 672};
+	m->cal_costs[1] = (struct tf_cost){.name = 1, .cls = 3, .entry_ns = 194, .exit_ns = 194};
+	m->cal_costs[2] = (struct tf_cost){.name = 2, .cls = 0, .entry_ns = 9167, .exit_ns = 672};
+	m->cal_costs[3] = (struct tf_cost){.name = 0, .cls = 1, .entry_ns = 811, .exit_ns = 690};
+	m->ncalibrations = 2;
+	m->calibrations = calloc(m->ncalibrations, sizeof(*m->calibrations));
+	m->calibrations[0] = (struct tf_calibration){.ts_ns = 999000000ull, .first = 0, .n = 3};
+	m->calibrations[1] = (struct tf_calibration){.ts_ns = 1000500000ull, .first = 3, .n = 1};
+	m->ncost_binds = 2;
+	m->cost_binds = calloc(m->ncost_binds, sizeof(*m->cost_binds));
+	m->cost_binds[0] = (struct tf_cost_bind){.id = 1, .how = 1, .name = 0};
+	m->cost_binds[1] = (struct tf_cost_bind){.id = 3, .how = 3, .name = 2};
+}
+
+/* m as a trace written before the probe costs were calibrated in the session
+ * holds it: no CALIBRATION, PROBE_COSTS nor INFO "costs". */
+static void drop_costs(struct tf_meta *m)
+{
+	__u32 i;
+
+	for (i = 0; i < m->ncost_names; i++)
+		free(m->cost_names[i]);
+	free(m->cost_names);
+	free(m->calibrations);
+	free(m->cal_costs);
+	free(m->cost_binds);
+	free(m->costs_source);
+	m->cost_names = NULL;
+	m->calibrations = NULL;
+	m->cal_costs = NULL;
+	m->cost_binds = NULL;
+	m->costs_source = NULL;
+	m->ncost_names = m->ncalibrations = m->ncal_costs = m->ncost_binds = 0;
 }
 
 static void write_trace(const char *path, __u32 nrec, const struct tf_meta *m)
@@ -178,6 +220,29 @@ static void check_meta_equal(const struct tf_meta *a, const struct tf_meta *b)
 	CHECK_EQ(a->ncpus, b->ncpus);
 	for (i = 0; i < a->ncpus && i < b->ncpus; i++)
 		CHECK_EQ(a->drops_per_cpu[i], b->drops_per_cpu[i]);
+	CHECK_STR(a->costs_source, b->costs_source ? b->costs_source : "");
+	CHECK_EQ(a->ncost_names, b->ncost_names);
+	for (i = 0; i < a->ncost_names && i < b->ncost_names; i++)
+		CHECK_STR(a->cost_names[i], b->cost_names[i]);
+	CHECK_EQ(a->ncalibrations, b->ncalibrations);
+	for (i = 0; i < a->ncalibrations && i < b->ncalibrations; i++) {
+		CHECK_EQ(a->calibrations[i].ts_ns, b->calibrations[i].ts_ns);
+		CHECK_EQ(a->calibrations[i].first, b->calibrations[i].first);
+		CHECK_EQ(a->calibrations[i].n, b->calibrations[i].n);
+	}
+	CHECK_EQ(a->ncal_costs, b->ncal_costs);
+	for (i = 0; i < a->ncal_costs && i < b->ncal_costs; i++) {
+		CHECK_EQ(a->cal_costs[i].name, b->cal_costs[i].name);
+		CHECK_EQ(a->cal_costs[i].cls, b->cal_costs[i].cls);
+		CHECK_EQ(a->cal_costs[i].entry_ns, b->cal_costs[i].entry_ns);
+		CHECK_EQ(a->cal_costs[i].exit_ns, b->cal_costs[i].exit_ns);
+	}
+	CHECK_EQ(a->ncost_binds, b->ncost_binds);
+	for (i = 0; i < a->ncost_binds && i < b->ncost_binds; i++) {
+		CHECK_EQ(a->cost_binds[i].id, b->cost_binds[i].id);
+		CHECK_EQ(a->cost_binds[i].how, b->cost_binds[i].how);
+		CHECK_EQ(a->cost_binds[i].name, b->cost_binds[i].name);
+	}
 }
 
 TEST(round_trip)
@@ -572,7 +637,7 @@ static struct stream write_stream(const char *path, __u32 nrec, __u32 flush_ever
 struct layout {
 	size_t *rec_end;
 	__u32 nrec;
-	size_t last_end[TF_SEC_END + 1];
+	size_t last_end[TF_SEC_PROBE_COSTS + 1];
 };
 
 static struct layout layout_of(const struct blob *b)
@@ -585,7 +650,7 @@ static struct layout layout_of(const struct blob *b)
 
 		for (k = 0; tag == TF_SEC_RECORDS && k < len / REC; k++)
 			l.rec_end[l.nrec++] = off + 8 + (k + 1) * REC;
-		if (tag <= TF_SEC_END)
+		if (tag <= TF_SEC_PROBE_COSTS)
 			l.last_end[tag] = off + 8 + len;
 		off += 8 + (size_t)len;
 	}
@@ -861,8 +926,12 @@ TEST(format1_read)
 	legacy_records = 0;
 	make_meta(&m);
 	m.inject_delay_ns[0] = 0; /* a key the format 1 writer did not have */
+	/* older than the costs calibrated in the session: none read, the ALPHA section's alone */
+	drop_costs(&m);
 	if (r) {
 		check_meta_equal(tracefile__meta(r), &m);
+		CHECK_EQ(tracefile__meta(r)->ncalibrations, 0);
+		CHECK_STR(tracefile__meta(r)->costs_source, "");
 		CHECK_EQ(tracefile__cut(r), 0);
 	}
 	tracefile__close(r);
@@ -1083,6 +1152,122 @@ TEST(reject_corrupt_chunks)
 	free(l.rec_end);
 	free(b.p);
 	free(orig.p);
+	unlink(path);
+}
+
+/* One calibration (ts, a name and its entry cost) and bindings of ids to names, as a
+ * recorder puts them along its stream: a meta of its own, names numbered in it. */
+static void put_costs(struct tf_writer *w, __u64 ts, const char *name, __u64 cost, const __u16 *ids,
+		      const char *const *bound, __u32 nbound)
+{
+	struct tf_meta m = {0};
+	__u32 i;
+
+	m.ncost_names = 1 + nbound;
+	m.cost_names = calloc(m.ncost_names, sizeof(*m.cost_names));
+	m.cost_names[0] = strdup(name);
+	m.ncal_costs = 1;
+	m.cal_costs = calloc(1, sizeof(*m.cal_costs));
+	m.cal_costs[0] =
+		(struct tf_cost){.name = 0, .cls = 1, .entry_ns = cost, .exit_ns = cost / 2};
+	m.ncalibrations = 1;
+	m.calibrations = calloc(1, sizeof(*m.calibrations));
+	m.calibrations[0] = (struct tf_calibration){.ts_ns = ts, .first = 0, .n = 1};
+	m.ncost_binds = nbound;
+	m.cost_binds = calloc(nbound + 1, sizeof(*m.cost_binds));
+	for (i = 0; i < nbound; i++) {
+		m.cost_names[1 + i] = strdup(bound[i]);
+		m.cost_binds[i] = (struct tf_cost_bind){.id = ids[i], .how = 3, .name = 1 + i};
+	}
+	CHECK_EQ(
+		tracefile__put_meta(w, &m, TF_PUT(TF_SEC_CALIBRATION) | TF_PUT(TF_SEC_PROBE_COSTS)),
+		0);
+	tf_meta_free(&m);
+}
+
+/* Calibrations along a recording: each CALIBRATION chunk is one more, in the order
+ * written; a probe id bound again keeps its place with the new entry; the names are
+ * one table across the file. */
+TEST(calibrations_along_a_stream)
+{
+	static const __u16 first[] = {1, 2}, again[] = {2, 5};
+	static const char *const bound1[] = {"sem_wait", "pthread_mutex_lock"}, *const bound2[] = {
+											"sem_wait",
+											"sem_post"};
+	struct tf_writer *w;
+	struct tf_reader *r;
+	const struct tf_meta *m;
+	struct sbt_event e = make_event(0);
+	char path[64];
+
+	tmp_path(path);
+	w = tracefile__create(path);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	put_costs(w, 1000, "sem_wait", 700, first, bound1, 2);
+	CHECK_EQ(tracefile__write(w, &e, 1), 0);
+	CHECK_EQ(tracefile__flush(w), 0);
+	put_costs(w, 2000, "pthread_mutex_lock", 9000, again, bound2, 2);
+	e = make_event(1);
+	CHECK_EQ(tracefile__write(w, &e, 1), 0);
+	CHECK_EQ(tracefile__finish(w, NULL), 0);
+	CHECK_EQ(read_all(path, &r), 2);
+	m = r ? tracefile__meta(r) : NULL;
+	if (m) {
+		CHECK_EQ(m->ncalibrations, 2);
+		CHECK_EQ(m->ncal_costs, 2);
+		CHECK_EQ(m->calibrations[1].ts_ns, 2000);
+		CHECK_EQ(m->calibrations[1].first, 1);
+		CHECK_EQ(m->ncost_names, 3);
+		CHECK_STR(m->cost_names[m->cal_costs[0].name], "sem_wait");
+		CHECK_STR(m->cost_names[m->cal_costs[1].name], "pthread_mutex_lock");
+		CHECK_EQ(m->cal_costs[1].entry_ns, 9000);
+		CHECK_EQ(m->cal_costs[1].exit_ns, 4500);
+		CHECK_EQ(m->ncost_binds, 3);
+		CHECK_EQ(m->cost_binds[0].id, 1);
+		CHECK_STR(m->cost_names[m->cost_binds[0].name], "sem_wait");
+		CHECK_EQ(m->cost_binds[1].id, 2); /* bound again: sem_wait now */
+		CHECK_STR(m->cost_names[m->cost_binds[1].name], "sem_wait");
+		CHECK_EQ(m->cost_binds[2].id, 5);
+		CHECK_STR(m->cost_names[m->cost_binds[2].name], "sem_post");
+		CHECK_EQ(m->cost_binds[2].how, 3);
+	}
+	tracefile__close(r);
+	unlink(path);
+}
+
+/* Hostile cost sections: a probe id out of range, more calibrated names than a file
+ * may hold, a calibration claiming more costs than its bytes or the limit. */
+TEST(reject_corrupt_costs)
+{
+	static const __u16 far[] = {SBT_MAX_PROBES};
+	static const char *const one[] = {"f"};
+	struct tf_writer *w;
+	struct blob b;
+	char path[64], name[16];
+	size_t cal;
+	int i;
+
+	tmp_path(path);
+	w = tracefile__create(path);
+	put_costs(w, 1, "f", 1, far, one, 1);
+	CHECK_EQ(tracefile__finish(w, NULL), 0);
+	b = load(path);
+	expect_reject(path, &b, "corrupt metadata: probe cost of id 1024 out of range (max 1023)");
+	free(b.p);
+	w = tracefile__create(path);
+	for (i = 0; i <= TF_COST_NAMES_MAX; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		put_costs(w, i, name, 1, NULL, NULL, 0);
+	}
+	CHECK_EQ(tracefile__finish(w, NULL), 0);
+	b = load(path);
+	expect_reject(path, &b, "corrupt metadata: more than 64 calibrated symbols");
+	cal = find_chunk(&b, TF_SEC_CALIBRATION, 0);
+	put32(&b, cal + 8, 2); /* the count, after ts: 2 costs in the bytes of one */
+	expect_reject(path, &b, "corrupt metadata: section CALIBRATION overruns its length");
+	free(b.p);
 	unlink(path);
 }
 

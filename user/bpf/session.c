@@ -169,6 +169,10 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	bpf_program__set_autoload(s->skel->progs.futex_exit, o->futex);
 	bpf_program__set_autoload(s->skel->progs.ctr_switch, nctr > 0);
 	bpf_program__set_autoload(s->skel->progs.ctr_exit, nctr > 0);
+	/* a calibration's session follows no process */
+	bpf_program__set_autoload(s->skel->progs.thread_start, !o->calibration);
+	bpf_program__set_autoload(s->skel->progs.thread_exit, !o->calibration);
+	bpf_program__set_autoload(s->skel->progs.proc_exec, !o->calibration);
 	s->skel->rodata->ncounters = nctr;
 	s->skel->rodata->ctr_ncpus = nctr ? o->counters->ncpus : 1;
 	for (k = 0; k < nctr; k++)
@@ -233,8 +237,9 @@ static int setup(struct session *s, int multi, char *err, size_t errlen)
 		return e;
 	}
 	/* the rings first: a record finding no ring is lost */
-	if (rings__start(s->rings, s->skel, err, errlen) || attach_tracepoints(s, err, errlen) ||
-	    (o->futex && attach_futex(s, err, errlen)) ||
+	if (rings__start(s->rings, s->skel, err, errlen) ||
+	    (!o->calibration && attach_tracepoints(s, err, errlen)) ||
+	    (o->futex && !o->calibration && attach_futex(s, err, errlen)) ||
 	    (o->counters && o->counters->n && attach_counters(s, o->counters, err, errlen)))
 		return -EINVAL;
 	s->stop_flag = &s->skel->bss->stopped;
@@ -482,7 +487,7 @@ static int probe_dir(const struct probe *p, int dir, uint64_t *offset)
 {
 	*offset = dir == AT_EXIT_SITE ? p->exit_offset : p->info.offset;
 	if (dir == AT_ENTRY)
-		return 1;
+		return !p->return_only;
 	if (p->entry_only)
 		return 0;
 	return dir == AT_EXIT_SITE ? p->exit_offset != 0 : p->exit_offset == 0;
@@ -568,6 +573,15 @@ static int attach_file(struct session *s, const struct probe *probes, int np, co
 		}
 	}
 	return 0;
+}
+
+int session__attach_futex(struct session *s, char *err, size_t errlen)
+{
+	if (!s->opts.futex) {
+		snprintf(err, errlen, "the futex tracepoints' programs were not loaded");
+		return -EINVAL;
+	}
+	return attach_futex(s, err, errlen);
 }
 
 int session__attach_probes(struct session *s, const struct probe *probes, int n, pid_t pid,

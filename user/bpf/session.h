@@ -18,7 +18,11 @@ struct session_opts {
 	int futex;			    /* trace futex() calls (raw syscall tracepoints) */
 	const struct counter_set *counters; /* read at barrier boundaries; may be NULL */
 	int system_wide;		    /* -a: thread/exec records of every process */
-	int follow;	 /* a process tree: -- CMD, -p --follow (session__follow) */
+	int follow; /* a process tree: -- CMD, -p --follow (session__follow) */
+	/* a calibration's own session (user/trace/calibrate.c): no process
+	 * tracepoints, and the futex ones (futex) loaded but attached only by
+	 * session__attach_futex() */
+	int calibration;
 	__u64 inject_ns; /* --inject-delay: spun per probe hit */
 };
 
@@ -59,6 +63,9 @@ int session__attach_loader(struct session *s, const char *path, uint64_t offset,
  * mapping their files). */
 int session__attach_probes(struct session *s, const struct probe *p, int n, pid_t pid, char *err,
 			   size_t errlen);
+/* The futex syscall tracepoints of a calibration session, until
+ * session__detach(). 0 or a negative errno, the reason in err. */
+int session__attach_futex(struct session *s, char *err, size_t errlen);
 /* Attach entry and return probes for every entry of t, for process pid. */
 int session__attach(struct session *s, const struct probe_table *t, pid_t pid, char *err,
 		    size_t errlen);

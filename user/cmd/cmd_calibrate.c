@@ -22,7 +22,9 @@ static const struct argp_option options[] = {
 static const char doc[] =
 	"Measure α, the cost of one probe hit, for each probed function on this machine: the "
 	"real functions are called in-process on private objects, with and without probes. "
-	"The result is cached in " CALIBRATION_CACHE " and recorded in every trace.\n"
+	"The result is cached in " CALIBRATION_CACHE " for sessions run with --no-calibrate (a "
+	"session measures its own costs by default, at its start, while it traces and at its "
+	"end).\n"
 	"\n"
 	"Examples:\n"
 	"  sudo sbt-bpf calibrate\n"

@@ -28,7 +28,14 @@ enum {
 	OPT_INJECT,
 	OPT_FILTER,
 	OPT_INTERVAL,
+	OPT_NO_CALIBRATE,
+	OPT_RECALIBRATE,
 };
+
+/* Calibrations while tracing: ~16 ms of calls on our own thread every 10 s
+ * is about 0.2 % of one CPU, and the VM's probe cost drifts over minutes
+ * (between runs by ±15 %), not within seconds. */
+#define RECALIBRATE_DEFAULT_NS (10ULL * 1000000000ULL)
 
 /* The text --probe's help refers to ("see below"), after each command's help. */
 #define PROBE_KINDS                                                                                \
@@ -161,6 +168,14 @@ static const struct argp_option options[] = {
 	{"inject-delay", OPT_INJECT, "NS", 0,
 	 "Every probe hit spins NS ns more (at most 10 ms), charged in the probe costs: the "
 	 "approximation of a run with it should equal one without (sbt-bpf validate)",
+	 3},
+	{"no-calibrate", OPT_NO_CALIBRATE, NULL, 0,
+	 "Charge the costs cached by `sbt-bpf calibrate` (measured and cached if there are none) "
+	 "instead of measuring them at the start, while tracing and at the end",
+	 3},
+	{"recalibrate", OPT_RECALIBRATE, "S", 0,
+	 "Measure the probe costs again every S seconds while tracing (default 10; 0: at the "
+	 "start and the end only)",
 	 3},
 	{"duration", 'd', "S", 0, "Stop after S seconds", 3},
 	{"buffer-size", OPT_BUFFER, "SIZE", 0,
@@ -385,6 +400,15 @@ static int parse_value(struct env *env, int key, const char *arg, struct argp_st
 	case OPT_MAX_LINES:
 		e = parse_u64(arg, 0, UINT32_MAX, &env->max_lines);
 		return e ? bad_value(st, "--max-lines", arg, e) : 0;
+	case OPT_NO_CALIBRATE:
+		env->no_calibrate = 1;
+		return 0;
+	case OPT_RECALIBRATE:
+		env->recalibrate_given = 1;
+		e = parse_seconds_ns(arg, 86400ULL * 1000000000ULL, &env->recalibrate_ns);
+		if (!e && env->recalibrate_ns && env->recalibrate_ns < 100000000ULL)
+			e = -ERANGE;
+		return e ? bad_value(st, "--recalibrate (0, or 0.1 s or more)", arg, e) : 0;
 	}
 	return ARGP_ERR_UNKNOWN;
 }
@@ -487,6 +511,11 @@ static int check_env(struct env *env, struct argp_state *st)
 		argp_error(st, "--%s is about a command sbt-bpf starts: use it with -- COMMAND",
 			   env->shim_given > 0 ? "shim" : "no-shim");
 	env->shim = env->cmd && env->shim_given >= 0;
+	if (env->recalibrate_given && (env->no_calibrate || env->alpha_enter >= 0))
+		argp_error(st,
+			   "--recalibrate is about the costs a session measures itself: not with "
+			   "%s",
+			   env->no_calibrate ? "--no-calibrate" : "--alpha");
 	/* -a: the futex tracepoints would run at every syscall of every process
 	 * (measured: ~180 ns each here), so they are opt-in, like locks */
 	if (env->all && !env->classes_given)
@@ -550,6 +579,7 @@ int env__parse_flags(struct env *env, int argc, char **argv, enum env_cmd cmd,
 	env->max_lines = 50;
 	env->classes = SBT_TRACE_DEFAULT;
 	env->alpha_enter = env->alpha_exit = -1;
+	env->recalibrate_ns = RECALIBRATE_DEFAULT_NS;
 	view_opts__init(&env->view);
 	approx_opts__init(&env->approx);
 	/* argp exits with EXIT_USAGE (argp_err_exit_status) on usage errors */

@@ -25,6 +25,7 @@ struct probe {
 	struct sbt_probe_info info;
 	char open_path[SBT_PATH_MAX + 64]; /* the file as we can open it */
 	int entry_only;			   /* no return probe (calibration) */
+	int return_only; /* no entry probe (calibration: returns added to entries) */
 	/* a probe shim site (shim/shim.h): offset is the entry site's, and
 	 * the exit is a plain uprobe at this offset, not a return probe */
 	uint64_t exit_offset;

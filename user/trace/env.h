@@ -58,8 +58,11 @@ struct env {
 	int list_events;		 /* --list-events */
 	int64_t alpha_enter, alpha_exit; /* --alpha override, ns; -1: calibrated */
 	uint64_t inject_ns;		 /* --inject-delay: spun per probe hit, charged */
-	struct view_opts view;		 /* --format, --watch, --warn-time, ... */
-	struct approx_opts approx;	 /* --model, --exit-order, --approximated */
+	int no_calibrate;		 /* --no-calibrate: the cached costs */
+	uint64_t recalibrate_ns;	 /* --recalibrate: while tracing; 0: start and end only */
+	int recalibrate_given;
+	struct view_opts view;	   /* --format, --watch, --warn-time, ... */
+	struct approx_opts approx; /* --model, --exit-order, --approximated */
 	struct user_probe probes[ENV_MAX_PROBES];
 	int nprobes;
 };

@@ -28,6 +28,7 @@ struct put_thread {
 struct trace_meta {
 	int started, ended;
 	int nprobes;	   /* probe ids put: 1 + the highest */
+	__u32 ncals;	   /* calibrations put */
 	size_t nsymbols;   /* names put, in insertion order */
 	size_t first_open; /* jobs before it are closed */
 	struct put_job *jobs;
@@ -90,6 +91,61 @@ static void fill_info(struct tf_meta *m, const struct target *tg, __u64 end_ns)
 	if (c->env->inject_ns)
 		snprintf(inject, sizeof(inject), "%" PRIu64, (uint64_t)c->env->inject_ns);
 	m->inject_delay_ns = strdup(inject);
+	m->costs_source = strdup(c->costs.source ? c->costs.source : "");
+}
+
+/* The names of the calibrated entries so far (a table each put carries). */
+static int copy_names(struct tf_meta *m, const struct probe_costs *pc)
+{
+	__u32 i;
+
+	if (m->cost_names)
+		return 0;
+	m->cost_names = calloc(pc->nnames + 1, sizeof(*m->cost_names));
+	for (i = 0; m->cost_names && i < pc->nnames; i++)
+		if (!(m->cost_names[m->ncost_names++] = strdup(pc->names[i])))
+			return -ENOMEM;
+	return m->cost_names ? 0 : -ENOMEM;
+}
+
+/* Calibrations taken since (doc/design.md §5.4), in the order taken. */
+static unsigned int fill_calibrations(struct trace_meta *s, struct tf_meta *m,
+				      const struct probe_costs *pc)
+{
+	__u32 i, first, n;
+
+	if (pc->ncals <= s->ncals)
+		return 0;
+	first = pc->cals[s->ncals].first;
+	n = pc->ncosts - first;
+	m->calibrations = calloc(pc->ncals - s->ncals, sizeof(*m->calibrations));
+	m->cal_costs = calloc(n + 1, sizeof(*m->cal_costs));
+	if (!m->calibrations || !m->cal_costs || copy_names(m, pc))
+		return 0;
+	for (i = s->ncals; i < pc->ncals; i++) {
+		m->calibrations[m->ncalibrations] = pc->cals[i];
+		m->calibrations[m->ncalibrations++].first -= first;
+	}
+	memcpy(m->cal_costs, pc->costs + first, n * sizeof(*m->cal_costs));
+	m->ncal_costs = n;
+	s->ncals = pc->ncals;
+	return TF_PUT(TF_SEC_CALIBRATION);
+}
+
+/* The entries probes first..n-1 (and the futex tracepoints, id 0, at the
+ * start) are charged. */
+static unsigned int fill_bindings(struct tf_meta *m, const struct probe_costs *pc, int first, int n)
+{
+	int id;
+
+	m->cost_binds = calloc(n + 1, sizeof(*m->cost_binds));
+	if (!m->cost_binds || copy_names(m, pc))
+		return 0;
+	for (id = first; id < n; id++)
+		if (pc->bound[id])
+			m->cost_binds[m->ncost_binds++] = (struct tf_cost_bind){
+				.id = (__u16)id, .how = pc->how[id], .name = pc->bound[id] - 1};
+	return m->ncost_binds ? TF_PUT(TF_SEC_PROBE_COSTS) : 0;
 }
 
 /* Probes found since (libraries loaded later: ids never move), and the costs of all. Id 0
@@ -98,9 +154,11 @@ static unsigned int fill_probes(struct trace_meta *s, struct tf_meta *m,
 				const struct probe_costs *pc)
 {
 	int first = s->nprobes > 1 ? s->nprobes : 1, n = pc->n;
+	unsigned int put;
 
 	if (n <= first)
 		return 0;
+	put = fill_bindings(m, pc, s->nprobes ? first : 0, n);
 	m->probes = calloc(n - first, sizeof(*m->probes));
 	m->alpha_enter = calloc(n, sizeof(__u64));
 	m->alpha_exit = calloc(n, sizeof(__u64));
@@ -113,7 +171,7 @@ static unsigned int fill_probes(struct trace_meta *s, struct tf_meta *m,
 	m->nalpha = n;
 	m->alpha_counters = pc->alpha_counters;
 	s->nprobes = n;
-	return TF_PUT(TF_SEC_PROBES) | TF_PUT(TF_SEC_ALPHA);
+	return put | TF_PUT(TF_SEC_PROBES) | TF_PUT(TF_SEC_ALPHA);
 }
 
 /* Names resolved since. */
@@ -295,6 +353,7 @@ int trace_meta__put(struct trace_meta *s, struct tf_writer *w, const struct targ
 		m.ncounters = c->counters.n;
 		mask |= TF_PUT(TF_SEC_COUNTERS);
 	}
+	mask |= fill_calibrations(s, &m, &c->costs);
 	mask |= fill_probes(s, &m, &c->costs);
 	mask |= fill_jobs(s, &m, tg, !!end_ns, &err);
 	mask |= fill_symbols(s, &m, c->names);

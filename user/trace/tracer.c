@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,10 +210,13 @@ static struct report_src report_src(const struct tracer *t)
 					      .alpha_enter = pc->alpha_enter,
 					      .alpha_exit = pc->alpha_exit,
 					      .alpha_counters = pc->alpha_counters,
+					      .alpha_series = pc->series,
+					      .inject_ns = t->env->inject_ns,
 					      .model = t->env->approx.model,
 					      .exit_order = t->env->approx.exit_order},
 				   .names = t->ctx.names,
 				   .realtime_offset_ns = t->ctx.realtime_offset_ns,
+				   .costs_source = pc->source,
 				   .counters = t->ctx.counters.info,
 				   .inject_ns = t->env->inject_ns};
 }
@@ -397,6 +401,36 @@ static int on_event(void *ctx, const struct sbt_event *e)
 	return 0;
 }
 
+/* The CPUs the traced processes may run on (at most the first 64 of them
+ * looked at): a calibration while tracing runs elsewhere if it can. */
+static void busy_cpus(const struct tracer *t, cpu_set_t *busy)
+{
+	size_t i, n = jobs__count(t->ctx.jobs);
+	cpu_set_t set;
+
+	CPU_ZERO(busy);
+	for (i = 0; i < n && i < 64; i++) {
+		const struct job *job = jobs__at(t->ctx.jobs, i);
+
+		if (job->ended || sched_getaffinity(job->pid, sizeof(set), &set))
+			continue;
+		CPU_OR(busy, busy, &set);
+	}
+}
+
+/* The probe costs measured again, when due (doc/design.md §5.4): between two
+ * drains, so that every record read after it is charged the calibration in
+ * force at its own time. */
+static void recalibrate(struct tracer *t, __u64 now)
+{
+	cpu_set_t busy;
+
+	if (!probe_costs__due(&t->ctx.costs, now))
+		return;
+	busy_cpus(t, &busy);
+	probe_costs__recalibrate(&t->ctx.costs, now, &busy);
+}
+
 static void check_hangs(struct tracer *t, __u64 now)
 {
 	size_t i;
@@ -432,6 +466,7 @@ int tracer__run(struct tracer *t, tracer_tick_fn tick, void *ctx)
 		if (env->view.hang_ns && !env->top)
 			check_hangs(t, now);
 		show_status(t, now);
+		recalibrate(t, now);
 		if (tick && tick(ctx, t, now))
 			break;
 		if (env->duration_ns && now - t->ctx.start_ns >= env->duration_ns)
@@ -540,6 +575,9 @@ int tracer__finish(struct tracer *t)
 			 "analysed: their order may be off",
 			 (unsigned long long)session__late(t->ctx.session));
 	dc.all.total = session__drops(t->ctx.session, per_cpu, dc.all.ncpus);
+	/* nothing of the session is attached any more: the last calibration,
+	 * before the reports say what the costs were */
+	probe_costs__finish(&t->ctx.costs);
 	note_command_end(t);
 	jobs__end_all(t->ctx.jobs, drops_of, &dc);
 	if (t->tg->ops->finish)

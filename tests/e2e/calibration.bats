@@ -1,0 +1,228 @@
+#!/usr/bin/env bats
+# A session measures its own probe costs (doc/design.md §5.4): at its start,
+# while it traces and at its end; the trace keeps each calibration with its
+# time, the approximation charges the one in force at each record, live and
+# in `report` alike; the calibration cache is read with --no-calibrate only
+# and written by `calibrate` and that fallback only.
+load helpers
+
+# run_private_cache CMD...: CMD in a mount namespace of its own where
+# /var/cache/sbt-bpf is $T/cache, so that the cache other sessions of the
+# machine use is neither read nor changed.
+run_private_cache() {
+	mkdir -p "$T/cache" /var/cache/sbt-bpf
+	run unshare -m --propagation private sh -c \
+		'mount --bind "$0" /var/cache/sbt-bpf && exec "$@"' "$T/cache" "$@"
+}
+
+# The cache as it is: its contents and its change time.
+cache_state() {
+	if [ -e "$T/cache/calibration" ]; then
+		sha256sum "$T/cache/calibration" | cut -d' ' -f1
+		stat -c %Z.%z "$T/cache/calibration"
+	else
+		echo none
+	fi
+}
+
+# Launched with the probe shim, libc's functions are not probed (the shim's
+# sites stand in): they are measured again while tracing, and step(), no
+# calibrated function, is charged its class's function's cost as it moves.
+@test "a trace carries the session's calibrations with their times; report states the source and approximates as the live session did" {
+	run "$SBT" --format json --report "$T/live.json" -o "$T/s.sbt" --recalibrate 0.3 \
+		--probe "$EX/stepper:step:region" -- "$EX/stepper" -t 2 -n 20 -k 200 -s 100
+	[ "$status" -eq 0 ]
+	"$SBT" report --format json "$T/s.sbt" >"$T/s.json"
+	"$SBT" report "$T/s.sbt" >"$T/s.txt"
+	python3 - "$T/s.sbt" "$T/s.json" "$T/s.txt" "$ROOT/tests/e2e" "$T/live.json" <<'PY'
+import json, re, sys
+sys.path.insert(0, sys.argv[4])
+from checks import sbt_calibrations, sbt_origins, sbt_records
+cals = sbt_calibrations(sys.argv[1])
+r = json.load(open(sys.argv[2]))
+text = open(sys.argv[3]).read()
+live = json.load(open(sys.argv[5]))
+times = [ts for ts, _ in cals]
+# start, at least one while tracing (a run of ~1 s, every 0.3 s), end
+assert len(cals) >= 3, times
+assert times == sorted(times) and len(set(times)) == len(times), times
+start, _ = sbt_origins(sys.argv[1])
+recs = [x[0] for x in sbt_records(sys.argv[1])]
+assert times[0] < start, "the first calibration precedes the session"
+assert times[-1] > max(recs), "the last one follows the last record"
+# the start and the end measure everything in use; those while tracing the
+# functions the session does not probe in sbt-bpf's own process (the shim
+# stands in for libc's): pthread_barrier_wait, not the shim's sites
+first, mid, last = cals[0][1], cals[1][1], cals[-1][1]
+for c in (first, last):
+    assert {"pthread_barrier_wait", "[shim-site]", "[futex-tracepoints]"} <= set(c), c
+assert "pthread_barrier_wait" in mid and "[shim-site]" not in mid, mid
+costs = r["approximated"]["costs"]
+assert costs["source"] == "session", costs
+assert costs["calibrations"] == len(cals), (costs, times)
+assert costs["at_ns"] == sorted(costs["at_ns"]) and costs["at_ns"][0] < 0, costs["at_ns"]
+ent = {e["symbol"]: e for e in costs["entries"]}
+bw = ent["pthread_barrier_wait"]
+vals = [c["pthread_barrier_wait"][0] for _, c in cals]
+assert bw["calibrations"] == len(vals), (bw, vals)
+assert (bw["entry_ns"]["min"], bw["entry_ns"]["max"]) == (min(vals), max(vals)), (bw, vals)
+assert ent["[shim-site]"]["calibrations"] == 2, ent["[shim-site]"]
+assert ent["[shim-site]"]["class"] == "nop5", ent
+# step() is no calibrated function: its class's cost, said so
+b = costs["borrowed"]
+assert [x["symbol"] for x in b] == ["step"] and b[0]["how"] == "class", b
+cal = {c["symbol"]: c for c in r["calibration"]}
+assert cal["step"]["cost_of"] == b[0]["from"] and cal["step"]["how"] == "class", cal["step"]
+assert cal["pthread_barrier_wait"]["cost_of"] == "[shim-site]", cal["pthread_barrier_wait"]
+# the fixed table (ALPHA) holds the first calibration's costs
+assert cal["pthread_barrier_wait"]["entry_ns"] == first["[shim-site]"][0], (cal, first)
+m = re.search(r"^    Probe costs \(entry \+ return ns\): measured by the session (\d+) times, "
+              r"from -[0-9.]+ to [0-9.]+ s$", text, re.M)
+assert m and int(m.group(1)) == len(cals), text
+assert re.search(r"^        step \(stepper\): \S+'s cost, its first instruction is of the "
+                 r"same class$", text, re.M), text
+# step()'s cost moved while the run went on ...
+last = max(sbt_records(sys.argv[1]))[0]
+moved = {c[b[0]["from"]][0] for ts, c in cals if ts < last and b[0]["from"] in c}
+assert len(moved) > 1, moved
+# ... and the live session charged each hit what report of the file charges it
+assert live["approximated"]["duration_ns"] == r["approximated"]["duration_ns"]
+assert live["approximated"]["probe_overhead_ns"] == r["approximated"]["probe_overhead_ns"]
+lt = {t["tid"]: t for t in live["threads"]}
+for t in r["threads"]:
+    assert t["probe_overhead_ns"] == lt[t["tid"]]["probe_overhead_ns"], (t, lt[t["tid"]])
+    assert t["approximated"] == lt[t["tid"]]["approximated"], (t, lt[t["tid"]])
+assert len(live["phases"]) == len(r["phases"])
+for a, p in zip(live["phases"], r["phases"]):
+    assert a["approximated"] == p["approximated"], (a["index"], a["approximated"], p["approximated"])
+    for x, y in zip(a["threads"], p["threads"]):
+        assert x["approximated"] == y["approximated"] and x["probe_overhead_ns"] == y["probe_overhead_ns"]
+# the live report was printed at the command's exit: every calibration but the last
+assert live["approximated"]["costs"]["calibrations"] == len(cals) - 1, live["approximated"]["costs"]
+PY
+}
+
+# -p: a uprobe belongs to its file, and a hit runs every program attached to
+# it, whatever process each was attached for: the functions the session
+# probes (libc's, in the traced process) and the futex tracepoints are
+# measured at the start and the end only, the others (libgomp's, which
+# stepper does not map) while tracing too.
+@test "-p: calibrations while tracing of the functions the session does not probe; live = report" {
+	"$EX/stepper" -t 2 -n 400 -k 20 -s 100 >"$T/wl.out" &
+	BG_PIDS+=($!)
+	wait_for "$T/wl.out" '^phase 0 '
+	run "$SBT" -p "${BG_PIDS[0]}" -d 1.5 --recalibrate 0.3 --format json --report "$T/live.json" \
+		-o "$T/p.sbt"
+	[ "$status" -eq 0 ]
+	"$SBT" report --format json "$T/p.sbt" >"$T/p.json"
+	python3 - "$T/p.sbt" "$T/live.json" "$T/p.json" "$ROOT/tests/e2e" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[4])
+from checks import sbt_calibrations
+cals = sbt_calibrations(sys.argv[1])
+assert len(cals) >= 4, [ts for ts, _ in cals]
+for c in (cals[0][1], cals[-1][1]):
+    assert {"pthread_barrier_wait", "GOMP_barrier", "[futex-tracepoints]"} <= set(c), c
+for ts, c in cals[1:-1]:
+    assert set(c) == {"GOMP_barrier"}, c
+live, rep = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+# the same approximation: every record charged the calibration in force at
+# its time, whether read live or from the file
+assert live["approximated"]["duration_ns"] == rep["approximated"]["duration_ns"]
+assert live["approximated"]["probe_overhead_ns"] == rep["approximated"]["probe_overhead_ns"]
+lt = {t["tid"]: t for t in live["threads"]}
+for t in rep["threads"]:
+    assert t["probe_overhead_ns"] == lt[t["tid"]]["probe_overhead_ns"], (t, lt[t["tid"]])
+    assert t["approximated"] == lt[t["tid"]]["approximated"], (t, lt[t["tid"]])
+for a, b in zip(live["phases"], rep["phases"]):
+    assert a["approximated"] == b["approximated"], (a["index"], a["approximated"], b["approximated"])
+# a report printed live at the session's end lists its calibrations but the
+# last (taken once tracing stopped)
+assert live["approximated"]["costs"]["calibrations"] in (len(cals) - 1, len(cals))
+assert rep["approximated"]["costs"]["calibrations"] == len(cals)
+PY
+}
+
+@test "--no-calibrate charges the cache; a session that calibrates itself leaves it alone" {
+	# a cache of this machine, its costs made distinctive
+	run_private_cache "$SBT" calibrate
+	[ "$status" -eq 0 ]
+	sed -i -E 's/^alpha ([^ ]+) [0-9]+ [0-9]+ /alpha \1 4321 1234 /' "$T/cache/calibration"
+	before=$(cache_state)
+	run_private_cache "$SBT" record --no-calibrate -o "$T/c.sbt" -- "$EX/barrier_imbalance" -t 2 -n 2 -d 1
+	[ "$status" -eq 0 ]
+	[ "$(cache_state)" = "$before" ]
+	"$SBT" report --format json "$T/c.sbt" >"$T/c.json"
+	python3 - "$T/c.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["approximated"]["costs"]
+assert c["source"] == "cache" and c["calibrations"] == 1, c
+for p in r["calibration"]:
+    assert (p["entry_ns"], p["exit_ns"]) == (4321, 1234), p
+PY
+	run "$SBT" report "$T/c.sbt"
+	[[ "$output" == *"Probe costs (entry + return ns): from the calibration cache (--no-calibrate)"* ]]
+	# a session measuring its own costs reads none of the cache and writes nothing
+	run_private_cache "$SBT" record -o "$T/s.sbt" -- "$EX/barrier_imbalance" -t 2 -n 2 -d 1
+	[ "$status" -eq 0 ]
+	[ "$(cache_state)" = "$before" ]
+	"$SBT" report --format json "$T/s.sbt" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert r["approximated"]["costs"]["source"] == "session", r["approximated"]["costs"]
+assert all(p["entry_ns"] != 4321 for p in r["calibration"]), r["calibration"]
+'
+	# no cache (nor one of this machine): --no-calibrate measures and caches
+	rm "$T/cache/calibration"
+	run_private_cache "$SBT" record --no-calibrate -o "$T/m.sbt" -- "$EX/barrier_imbalance" -t 2 -n 2 -d 1
+	[ "$status" -eq 0 ]
+	[ -s "$T/cache/calibration" ]
+	"$SBT" report --format json "$T/m.sbt" | python3 -c '
+import json, sys
+assert json.load(sys.stdin)["approximated"]["costs"]["source"] == "measured"
+'
+	# --alpha: fixed, said so
+	run "$SBT" record --alpha 500,200 -o "$T/f.sbt" -- "$EX/barrier_imbalance" -t 2 -n 2 -d 1
+	[ "$status" -eq 0 ]
+	run "$SBT" report "$T/f.sbt"
+	[[ "$output" == *"    Probe costs: fixed (--alpha)"* ]]
+	run "$SBT" record --recalibrate 5 --no-calibrate -- true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--recalibrate is about the costs a session measures itself: not with --no-calibrate"* ]]
+}
+
+# Two sessions at once, each with its own calibrations: neither's costs are
+# the other's, and the cache is not touched (it was, by a session that
+# measured because there was none: another run's costs changed under it).
+@test "two concurrent sessions keep their own costs" {
+	mkdir -p "$T/cache"
+	before=$(cache_state)
+	for i in 1 2; do
+		unshare -m --propagation private sh -c 'mount --bind "$0" /var/cache/sbt-bpf && exec "$@"' \
+			"$T/cache" "$SBT" record -o "$T/$i.sbt" --recalibrate 0.2 \
+			-- "$EX/barrier_imbalance" -t 2 -n 20 -d 20 >"$T/$i.out" 2>&1 &
+		BG_PIDS+=($!)
+	done
+	wait "${BG_PIDS[0]}"
+	wait "${BG_PIDS[1]}"
+	[ "$(cache_state)" = "$before" ]
+	for i in 1 2; do "$SBT" report --format json "$T/$i.sbt" >"$T/$i.json"; done
+	python3 - "$T" "$ROOT/tests/e2e" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from checks import sbt_calibrations
+d = sys.argv[1]
+cals = [sbt_calibrations(f"{d}/{i}.sbt") for i in (1, 2)]
+for i, c in enumerate(cals):
+    r = json.load(open(f"{d}/{i + 1}.json"))
+    assert r["approximated"]["costs"]["source"] == "session"
+    assert len(c) >= 3, [ts for ts, _ in c]
+    # what the trace charges first is its own first calibration
+    for p in r["calibration"]:
+        assert (p["entry_ns"], p["exit_ns"]) == c[0][1][p["cost_of"]][:2], (i, p, c[0])
+# two series of their own, taken at their own times
+t1, t2 = ({ts for ts, _ in c} for c in cals)
+assert not t1 & t2, (t1, t2)
+PY
+}
