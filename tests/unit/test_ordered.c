@@ -118,7 +118,7 @@ TEST(long_interleaved_runs_stay_sorted)
 	int bad = 0, round;
 
 	for (round = 0; round < 20; round++) {
-		for (ts = 1 + 1000 * round; ts <= 1000 * (round + 1); ts++)
+		for (ts = 1 + 1000 * (__u64)round; ts <= 1000 * (__u64)(round + 1); ts++)
 			push(o, ts, (__u32)(ts % 3 == 0)); /* a third on ring 1 */
 		while (ordered__len(o)) {
 			out.n = 0;

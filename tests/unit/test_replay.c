@@ -359,6 +359,7 @@ TEST(a_report_per_process_each_with_its_threads)
 	CHECK(strstr(s, " 103 ") == NULL);
 	free(s);
 	free(buf);
+}
 
 /* The approximation of a trace (path) through report's path, its series
  * replaced by costs (NULL: none) unless keep: the approximated end of each
