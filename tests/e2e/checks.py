@@ -421,7 +421,8 @@ def imbalance(report, wl_out, org_spec, phases):
     barrier_phases(r, windows(wl_out), origin(org_spec, r), Costs(r), lambda k: (k, None), phases)
     check(len(r["sites"]) == 1 and r["sites"][0]["episodes"] == phases,
           f"sites: {[(s['name'], s['episodes']) for s in r['sites']]}")
-    check(r["sites"] and r["sites"][0]["name"] == "phase_barrier", "barrier name")
+    check(r["sites"] and r["sites"][0]["name"] == "phase_barrier",
+          f"barrier name: {[(s['name'], s.get('call_site')) for s in r['sites']]}")
     common_facts(r)
 
 

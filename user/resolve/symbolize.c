@@ -116,7 +116,10 @@ struct symbolizer *symbolizer__new(pid_t pid)
 		return NULL;
 	s->pid = pid;
 	s->dwfl = dwfl_begin(&proc_callbacks);
-	if (!s->dwfl || report(s)) {
+	/* no file mapped: an exiting process or a zombie, whose maps are
+	 * empty; as good as gone (a caller then names it from what it noted
+	 * while the process was there) */
+	if (!s->dwfl || report(s) || !s->nfiles) {
 		symbolizer__free(s);
 		return NULL;
 	}

@@ -95,9 +95,13 @@ void many__note_names(struct target_many *m, pid_t pid, pid_t parent)
 {
 	struct job *job = jobs__find(m->base.ctx->jobs, pid);
 	pid_t from = parent > 0 && proc__gone(pid) ? parent : pid;
+	struct proc_note *n = job ? NULL : hmap_get(&m->procs, pid, 0);
 	struct symbolizer *sym;
-	struct proc_note *n;
 
+	/* names noted while it was there (stopped at its exec, say) beat its
+	 * parent's: a fork record is read after the child ran and exited */
+	if (from != pid && ((job && job->user) || (n && n->sym)))
+		return;
 	if (!m->tree || !(sym = symbolizer__new(from)))
 		return;
 	if (job) { /* a new program, a dlopen */
