@@ -466,9 +466,10 @@ static inline __u64 ph_useful_ns(const struct ph_arrival *a)
  * its compute less its lock, semaphore, condvar and task waits. */
 __u64 ph_useful(const struct ph_arrival *a, int view);
 /* Arrival a's share of its phase (m: the phase's times in view) added to
- * *s: useful, wait at barrier, barrier completion, late start, waits. */
-void ph_eff_arrival(struct ph_eff_sums *s, const struct ph_arrival *a, int view,
-		    const struct ph_episode_times *m);
+ * *s: useful, wait at barrier, barrier completion, late start, waits.
+ * Returns its useful compute. */
+__u64 ph_eff_arrival(struct ph_eff_sums *s, const struct ph_arrival *a, int view,
+		     const struct ph_episode_times *m);
 /* The sums of episode ep in a view: one phase, its span, its threads'
  * shares, its greatest useful compute. */
 void ph_eff_episode(const struct ph_episode *ep, int view, struct ph_eff_sums *s);

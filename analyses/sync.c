@@ -67,7 +67,6 @@ struct sync *sync__new(const struct sbt_probe_info *probes, int nprobes)
 	for (k = 0; k < SYNC_NKINDS; k++)
 		hmap_init(&s->objs[k]);
 	hmap_init(&s->holds);
-	hmap_init(&s->waiting);
 	hmap_init(&s->share_ix);
 	hmap_init(&s->site_ix);
 	return s;
@@ -91,7 +90,6 @@ void sync__free(struct sync *s)
 		hmap_free(&s->objs[k]);
 	}
 	hmap_free_values(&s->holds);
-	hmap_free_values(&s->waiting);
 	hmap_free(&s->share_ix);
 	hmap_free(&s->site_ix);
 	free(s);
@@ -154,11 +152,12 @@ static void add_site(struct sync *s, struct sync_obj *o, __u64 site, __u64 wait_
 	o->sites[o->nsites++] = (struct sync_site){.site = site, .count = 1, .wait_ns = wait_ns};
 }
 
-/* A successful wait or acquisition: counts, times, thread and site shares. */
-static void account_wait(struct sync *s, struct sync_obj *o, const struct sync_call *c)
+/* A successful wait or acquisition: counts, times, thread (sh) and site
+ * shares. */
+static void account_wait(struct sync *s, struct sync_obj *o, struct sync_share *sh,
+			 const struct sync_call *c)
 {
 	__u64 wait = c->exit_ns - c->enter_ns;
-	struct sync_share *sh = sync_share_of(s, o, c->tid);
 
 	o->count++;
 	o->wait_ns += wait;
@@ -175,13 +174,14 @@ static void account_wait(struct sync *s, struct sync_obj *o, const struct sync_c
 
 /* ---- holds ------------------------------------------------------------------ */
 
-static void hold_begin(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64 ts)
+/* tid holds lock (its object o, NULL: not known) from ts. */
+static void hold_begin(struct sync *s, struct sync_obj *o, __u32 tid, __u64 lock, __u64 ts)
 {
 	struct sync_hold *h = hmap_get(&s->holds, tid, lock);
 
 	if (!h && !(h = hmap_put_new(&s->holds, tid, lock, sizeof(*h))))
 		return;
-	sync_caused__hold_begin(hmap_get(&s->objs[SYNC_LOCK], pid, lock), h, ts);
+	sync_caused__hold_begin(o, h, ts);
 }
 
 /* Hold h of lock by tid ends at ts. */
@@ -237,13 +237,16 @@ static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 {
 	struct sync_obj *o = sync_obj_get(s, SYNC_LOCK, c->pid, c->obj, c->probe);
 	int ret = sync__call_result(s->probes, s->nprobes, c->probe, c->retval);
+	struct sync_share *sh;
 
 	if (!o)
 		return;
-	sync_caused__acquired(s, c->tid, c->exit_ns);
+	/* a failed trylock neither waited (sync__acquire()) nor counts */
+	sh = ret == 0 || kind != SBT_PK_TRYLOCK ? sync_share_of(s, o, c->tid) : NULL;
+	sync_caused__acquired(o, sh, c->exit_ns);
 	if (ret == 0) {
-		account_wait(s, o, c);
-		hold_begin(s, c->pid, c->tid, c->obj, c->exit_ns);
+		account_wait(s, o, sh, c);
+		hold_begin(s, o, c->tid, c->obj, c->exit_ns);
 	} else if (kind == SBT_PK_TRYLOCK) {
 		o->failed++;
 	} else if (ret == ETIMEDOUT) {
@@ -311,7 +314,7 @@ static int sem_call(struct sync *s, const struct sync_call *c, int kind, struct 
 		return 0;
 	o->barrier |= c->barrier;
 	if ((int)c->retval == 0) {
-		account_wait(s, o, c);
+		account_wait(s, o, sync_share_of(s, o, c->tid), c);
 		return pair_p(s, o, c, v);
 	} else if (kind == SBT_PK_SEM_TRYWAIT)
 		o->failed++;
@@ -331,10 +334,11 @@ static void cond_call(struct sync *s, const struct sync_call *c)
 	const struct sync_hold *h = c->arg2 ? hmap_get(&s->holds, c->tid, c->arg2) : NULL;
 
 	if (h && h->suspended)
-		hold_begin(s, c->pid, c->tid, c->arg2, c->exit_ns);
+		hold_begin(s, hmap_get(&s->objs[SYNC_LOCK], c->pid, c->arg2), c->tid, c->arg2,
+			   c->exit_ns);
 	if (!o)
 		return;
-	account_wait(s, o, c);
+	account_wait(s, o, sync_share_of(s, o, c->tid), c);
 	o->barrier |= c->barrier;
 	sync_caused__cond_woken(s, o, c);
 	if ((int)c->retval == ETIMEDOUT)
@@ -408,7 +412,7 @@ void sync__acquire(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj,
 	struct sync_obj *o = sync_obj_get(s, SYNC_LOCK, pid, obj, probe);
 
 	if (o)
-		sync_caused__acquire(s, o, tid, ts);
+		sync_caused__acquire(o, sync_share_of(s, o, tid), ts);
 }
 
 /* ---- futex ------------------------------------------------------------------ */

@@ -39,6 +39,7 @@ struct sync_share {
 	 * acquisitions while it held the lock, a semaphore's P's until its V
 	 * came, a condvar's waits until its signal came */
 	__u64 caused_ns;
+	int waiting; /* locks: inside an acquire now (sync_caused.c) */
 };
 
 /* Per-call-site share of an object. */

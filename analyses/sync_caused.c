@@ -14,7 +14,6 @@
  * Waits at condvars and semaphores that are barriers are barrier time, not
  * caused here.
  */
-#include <stdlib.h>
 #include "analyses/sync_impl.h"
 
 static void cause(struct sync *s, struct sync_obj *o, __u32 tid, __u64 ns)
@@ -37,30 +36,24 @@ static void advance(struct sync_obj *o, __u64 ts)
 	o->waited_ts = ts;
 }
 
-void sync_caused__acquired(struct sync *s, __u32 tid, __u64 ts)
+void sync_caused__acquired(struct sync_obj *o, struct sync_share *sh, __u64 ts)
 {
-	struct sync_waiter *w = hmap_del(&s->waiting, tid, 0);
-
-	if (!w)
+	if (!sh || !sh->waiting)
 		return;
-	advance(w->lock, ts);
-	w->lock->nwaiting--;
-	free(w);
+	advance(o, ts);
+	o->nwaiting--;
+	sh->waiting = 0;
 }
 
-/* A thread still counted as waiting (its return was lost) stops waiting
- * when it waits again. */
-void sync_caused__acquire(struct sync *s, struct sync_obj *o, __u32 tid, __u64 ts)
+/* A thread still counted as waiting (its return was lost) is counted once:
+ * until it acquires the lock again. */
+void sync_caused__acquire(struct sync_obj *o, struct sync_share *sh, __u64 ts)
 {
-	struct sync_waiter *w;
-
-	sync_caused__acquired(s, tid, ts);
-	w = hmap_put_new(&s->waiting, tid, 0, sizeof(*w));
-	if (!w)
+	if (!sh || sh->waiting)
 		return;
 	advance(o, ts);
 	o->nwaiting++;
-	w->lock = o;
+	sh->waiting = 1;
 }
 
 void sync_caused__hold_begin(struct sync_obj *o, struct sync_hold *h, __u64 ts)

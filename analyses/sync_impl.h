@@ -17,8 +17,6 @@ struct sync {
 	struct sync_obj **list[SYNC_NKINDS];
 	size_t n[SYNC_NKINDS], cap[SYNC_NKINDS];
 	struct hmap holds; /* (tid, lock) -> struct sync_hold */
-	/* tid -> struct sync_waiter: the lock a thread is acquiring */
-	struct hmap waiting;
 	/* an object's thread shares and call sites, found in constant time
 	 * however many threads or sites it has: (object, tid or site) -> index */
 	struct hmap share_ix, site_ix;
@@ -33,22 +31,18 @@ struct sync_hold {
 	int suspended;
 };
 
-struct sync_waiter {
-	struct sync_obj *lock;
-};
-
 /* sync.c: object (pid, addr) of a kind, made on first use; thread tid's
  * share of o, made on first use (NULL: no memory). */
 struct sync_obj *sync_obj_get(struct sync *s, int kind, __u32 pid, __u64 addr, __u16 probe);
 struct sync_share *sync_share_of(struct sync *s, struct sync_obj *o, __u32 tid);
 
-/* sync_caused.c: waits caused to others. Thread tid starts waiting for lock
- * o at ts, or stops (it acquired it, or gave up); a hold of o begins at ts
- * (h: the hold to mark), or hold h by tid ends at ts; a P paired with the
- * V it took (semaphore o); a signal of condvar o; a wait on condvar o
- * returned. */
-void sync_caused__acquire(struct sync *s, struct sync_obj *o, __u32 tid, __u64 ts);
-void sync_caused__acquired(struct sync *s, __u32 tid, __u64 ts);
+/* sync_caused.c: waits caused to others. The thread of share sh starts
+ * waiting for lock o at ts, or stops (it acquired it, or gave up); a hold
+ * of o begins at ts (h: the hold to mark), or hold h by tid ends at ts; a P
+ * paired with the V it took (semaphore o); a signal of condvar o; a wait on
+ * condvar o returned. */
+void sync_caused__acquire(struct sync_obj *o, struct sync_share *sh, __u64 ts);
+void sync_caused__acquired(struct sync_obj *o, struct sync_share *sh, __u64 ts);
 void sync_caused__hold_begin(struct sync_obj *o, struct sync_hold *h, __u64 ts);
 void sync_caused__hold_end(struct sync *s, struct sync_obj *o, __u32 tid, const struct sync_hold *h,
 			   __u64 ts);

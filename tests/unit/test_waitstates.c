@@ -75,21 +75,29 @@ TEST(condition_wait_is_no_hold)
 	teardown();
 }
 
-/* A thread whose acquire's return was lost waits no more once it asks for
- * another lock: thread 2 waited for the mutex from 150 to 300 only. */
-TEST(lost_acquire_return_waits_no_more)
+/* A thread whose acquire's return was lost is one waiter until it acquires
+ * the lock again: thread 2 asks at 150 (its return lost) and again at 300,
+ * and gets it at 420; thread 1 held it 100..400. */
+TEST(lost_acquire_return_counts_once)
 {
+	struct sync_call c1 = {.pid = PID, .tid = 1, .probe = P_LOCK, .obj = MTX};
+	struct sync_call c2 = c1;
 	const struct sync_obj *o;
 
 	setup_plain();
-	call(P_LOCK, 1, 90, 100, MTX, 0);
-	ev(SBT_EV_ENTER, P_LOCK, 2, 150, MTX, 0);
-	/* its return lost: its next call enters at 300 */
-	call(P_LOCK, 2, 300, 310, MTX + 0x100, 0);
-	call(P_UNLOCK, 1, 400, 405, MTX, 0);
-	o = sync__obj(fx.sync, SYNC_LOCK, 0);
-	CHECK_EQ(o->addr, MTX);
-	CHECK_EQ(caused(o, 1), 150);
+	c1.enter_ns = 90;
+	c1.exit_ns = 100;
+	c2.tid = 2;
+	c2.enter_ns = 300;
+	c2.exit_ns = 420;
+	sync__acquire(fx.sync, PID, 1, P_LOCK, MTX, 90);
+	sync__call(fx.sync, &c1, NULL);
+	sync__acquire(fx.sync, PID, 2, P_LOCK, MTX, 150);
+	sync__acquire(fx.sync, PID, 2, P_LOCK, MTX, 300);
+	sync__release(fx.sync, PID, 1, P_UNLOCK, MTX, 400, 0);
+	sync__call(fx.sync, &c2, NULL);
+	o = only(SYNC_LOCK);
+	CHECK_EQ(caused(o, 1), 250);
 	CHECK_EQ(o->nwaiting, 0);
 	teardown();
 }
