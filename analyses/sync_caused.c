@@ -14,6 +14,7 @@
  * Waits at condvars and semaphores that are barriers are barrier time, not
  * caused here.
  */
+#include <stdint.h>
 #include "analyses/sync_impl.h"
 
 static void cause(struct sync *s, struct sync_obj *o, __u32 tid, __u64 ns)
@@ -27,12 +28,17 @@ static void cause(struct sync *s, struct sync_obj *o, __u32 tid, __u64 ns)
 }
 
 /* The waiting integral of lock o up to ts (records may come a little out
- * of time order: it never goes back). */
+ * of time order: it never goes back; a crafted trace's times near 2^64
+ * saturate it). */
 static void advance(struct sync_obj *o, __u64 ts)
 {
+	__u64 more;
+
 	if (ts <= o->waited_ts)
 		return;
-	o->waited_ns += (ts - o->waited_ts) * o->nwaiting;
+	if (__builtin_mul_overflow(ts - o->waited_ts, (__u64)o->nwaiting, &more) ||
+	    __builtin_add_overflow(o->waited_ns, more, &o->waited_ns))
+		o->waited_ns = UINT64_MAX;
 	o->waited_ts = ts;
 }
 
