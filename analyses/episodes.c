@@ -84,8 +84,10 @@ static void complete(struct phases *p, struct ph_episode *ep)
 	p->partial += !!ep->partial;
 	if (s) {
 		ep->site = s->id;
-		if (!ep->partial)
+		if (!ep->partial) {
 			sites__account(p, s, ep);
+			eff_sums__episode(p, s, ep);
+		}
 	}
 	if (!ep->partial)
 		approx_barrier__note_beta(p, ep);
@@ -113,7 +115,7 @@ static void departed(struct phases *p, struct ph_thread *t, struct ph_episode *e
 	if (a->depart_ns > ep->last_depart)
 		ep->last_depart = a->depart_ns;
 	t->last_depart = a->depart_ns;
-	t->sync_mark = t->sync_wait_ns;
+	waits__mark(t);
 	if (ep->partial)
 		return;
 	for (k = 0; a->ctr_valid && k < SBT_MAX_COUNTERS; k++)
@@ -243,7 +245,7 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	a->tid = t->tid;
 	a->arrive_ns = e->ts;
 	a->site = t->last_site;
-	a->sync_wait_ns = t->sync_wait_ns - t->sync_mark;
+	waits__arrival(t, a);
 	a->start_ns = phase_start(p, t, e->ts);
 	a->partial = !t->last_depart && t->start_unknown;
 	ep->partial += a->partial;

@@ -5,12 +5,13 @@
  * compute and a wait slice per thread, flows from the last arriver to the
  * threads it released; lock/semaphore/condvar waits and lock holds as
  * slices, flows from a V to the P it satisfied; counter deltas as counter
- * tracks; futex waits outside probed calls (joins, hand-made locks and
- * barriers) as wait slices. Times are exact: integer ns written as us with
- * three decimals.
+ * tracks, and each phase's efficiencies on its site's counter track; futex
+ * waits outside probed calls (joins, hand-made locks and barriers) as wait
+ * slices. Times are exact: integer ns written as us with three decimals.
  */
 #include <stdlib.h>
 #include <string.h>
+#include "analyses/efficiency.h"
 #include "analyses/export.h"
 #include "lib/hmap.h"
 #include "lib/json.h"
@@ -176,13 +177,35 @@ static void counters(struct exporter *x, const struct ph_episode *ep, const stru
 	}
 }
 
+/* The phase's efficiencies (doc/design.md §5.5) on its site's counter track,
+ * from the phase's start: one value each until the next phase of the site. */
+static void efficiency(struct exporter *x, const struct ph_episode *ep, int view, __u64 start,
+		       const char *site)
+{
+	struct json *j = &state(x)->j;
+	char name[NAME_LEN + 16];
+	struct eff e;
+
+	eff_phase(ep, view, &e);
+	snprintf(name, sizeof(name), "efficiency %s", site);
+	event(x, "C", name, "efficiency", view, ep->pid, ep->pid, start);
+	json_key(j, "args");
+	json_obj_begin(j);
+	json_kdouble(j, "load_balance", e.load_balance);
+	json_kdouble(j, "sync_efficiency", e.sync_efficiency);
+	json_kdouble(j, "parallel_efficiency", e.parallel_efficiency);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
 static void episode_view(struct exporter *x, const struct ph_episode *ep, int view,
-			 const char *barrier)
+			 const char *barrier, const char *site)
 {
 	struct ph_episode_times m;
 	__u32 i;
 
 	ph_episode_times(ep, view, &m);
+	efficiency(x, ep, view, m.start, site);
 	for (i = 0; i < ep->n; i++) {
 		struct ph_times t = ph_times(&ep->arr[i], view);
 		__u32 tid = ep->arr[i].tid;
@@ -206,9 +229,9 @@ static void episode(struct exporter *x, const struct ph_episode *ep)
 	export__object(x, ep->pid, ep->object, ep->probe, obj, sizeof(obj));
 	snprintf(barrier, sizeof(barrier), "barrier %s at %s", obj, site);
 	if (x->o.views & EXPORT_MEASURED)
-		episode_view(x, ep, PH_MEASURED, barrier);
+		episode_view(x, ep, PH_MEASURED, barrier, site);
 	if (x->o.views & EXPORT_APPROXIMATED)
-		episode_view(x, ep, PH_APPROXIMATED, barrier);
+		episode_view(x, ep, PH_APPROXIMATED, barrier, site);
 	for (i = 0; i < ep->n && x->src.phases.ncounters; i++)
 		counters(x, ep, &ep->arr[i]);
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* CSV: one row per phase and thread, every measured and approximated metric
- * (columns documented in README.md). RFC 4180 quoting. */
+/* CSV: one row per phase and thread, every measured and approximated metric,
+ * the phase's efficiencies on each of its rows (columns documented in
+ * README.md). RFC 4180 quoting. */
 #include <inttypes.h>
 #include <string.h>
+#include "analyses/efficiency.h"
 #include "analyses/export.h"
 
 #define NAME_LEN 256
@@ -30,7 +32,11 @@ static void begin(struct exporter *x)
 	fputs("phase,pid,tid,comm,site,barrier,critical,partial,start_ns,arrive_ns,depart_ns,"
 	      "compute_ns,"
 	      "wait_ns,late_wait_ns,blocked_ns,sync_wait_ns,useful_ns,probe_overhead_ns,"
-	      "a_start_ns,a_arrive_ns,a_depart_ns,a_compute_ns,a_wait_ns,a_late_wait_ns",
+	      "a_start_ns,a_arrive_ns,a_depart_ns,a_compute_ns,a_wait_ns,a_late_wait_ns,"
+	      "late_start_ns,lock_wait_ns,sem_wait_ns,cond_wait_ns,task_wait_ns,"
+	      "load_balance,sync_efficiency,parallel_efficiency,"
+	      "a_sync_wait_ns,a_useful_ns,a_late_start_ns,"
+	      "a_load_balance,a_sync_efficiency,a_parallel_efficiency",
 	      f);
 	for (k = 0; k < x->src.phases.ncounters; k++) {
 		fputc(',', f);
@@ -60,11 +66,46 @@ static void times(struct exporter *x, const struct ph_arrival *a, int view,
 		(uint64_t)(m->last_arrive - t.arrive));
 }
 
+/* The phase's efficiencies (doc/design.md §5.5), on each of its rows. */
+static void efficiency(FILE *f, const struct eff *e)
+{
+	fprintf(f, ",%.6g,%.6g,%.6g", e->load_balance, e->sync_efficiency, e->parallel_efficiency);
+}
+
+/* Wait states of arrival a in the measured view: late start, waits by kind;
+ * the phase's efficiencies. */
+static void waits(FILE *f, const struct ph_arrival *a, const struct ph_episode_times *m,
+		  const struct eff *e)
+{
+	int k;
+
+	fprintf(f, ",%" PRIu64, (uint64_t)(a->start_ns > m->start ? a->start_ns - m->start : 0));
+	for (k = 0; k < PH_WAIT_NKINDS; k++)
+		fprintf(f, ",%" PRIu64, (uint64_t)a->waits.ns[k]);
+	efficiency(f, e);
+}
+
+/* The approximated ones: sync wait, useful, late start; efficiencies. */
+static void waits_a(FILE *f, const struct ph_arrival *a, const struct ph_episode_times *am,
+		    const struct eff *e)
+{
+	__u64 sum = 0;
+	int k;
+
+	for (k = 0; k < PH_WAIT_NKINDS; k++)
+		sum += a->waits_a.ns[k];
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, (uint64_t)sum,
+		(uint64_t)ph_useful(a, PH_APPROXIMATED),
+		(uint64_t)(a->ta_start > am->start ? a->ta_start - am->start : 0));
+	efficiency(f, e);
+}
+
 static void episode(struct exporter *x, const struct ph_episode *ep)
 {
 	char site[NAME_LEN], obj[NAME_LEN];
 	struct ph_episode_times m, am;
 	FILE *f = x->o.out;
+	struct eff e, ea;
 	__u32 i;
 	int k;
 
@@ -72,6 +113,8 @@ static void episode(struct exporter *x, const struct ph_episode *ep)
 	export__object(x, ep->pid, ep->object, ep->probe, obj, sizeof(obj));
 	ph_episode_times(ep, PH_MEASURED, &m);
 	ph_episode_times(ep, PH_APPROXIMATED, &am);
+	eff_phase(ep, PH_MEASURED, &e);
+	eff_phase(ep, PH_APPROXIMATED, &ea);
 	for (i = 0; i < ep->n; i++) {
 		const struct ph_arrival *a = &ep->arr[i];
 
@@ -88,6 +131,11 @@ static void episode(struct exporter *x, const struct ph_episode *ep)
 			(uint64_t)a->overhead_ns);
 		if (x->o.views & EXPORT_APPROXIMATED)
 			times(x, a, PH_APPROXIMATED, &am);
+		else
+			fputs(",,,,,,", f);
+		waits(f, a, &m, &e);
+		if (x->o.views & EXPORT_APPROXIMATED)
+			waits_a(f, a, &am, &ea);
 		else
 			fputs(",,,,,,", f);
 		for (k = 0; k < x->src.phases.ncounters; k++) {

@@ -192,6 +192,12 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	/* An unlock, post or signal takes effect at its entry. */
 	if (ph_is_release(kind) && p->cfg.sync && !same_as_caller(p, t, d))
 		sync__release(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts, ta);
+	/* A lock's waiters, for the waits its holders cause (sync_caused.c);
+	 * a condition wait gives its mutex up. */
+	if (kind == SBT_PK_LOCK && p->cfg.sync && !same_as_caller(p, t, d))
+		sync__acquire(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts);
+	if (kind == SBT_PK_COND_WAIT && p->cfg.sync && !same_as_caller(p, t, d))
+		sync__cond_enter(p->cfg.sync, e->pid, e->tid, e->probe, e->site, e->ts);
 	/* Only the outermost barrier call counts: a user-declared barrier that
 	 * wraps pthread_barrier_wait is one episode, not two. */
 	if (is_barrier(kind) && barrier_depth(p, t, d) == 0) {
@@ -238,6 +244,17 @@ static int call_done(struct phases *p, struct ph_thread *t, int d, const struct 
 	if (!at_barrier)
 		approx_handoff__returned(p, t, d, e, p->cfg.probes[e->probe].kind, paired, v);
 	return paired;
+}
+
+/* Call d of thread t, a wait of probe kind kind, returned (record e), after
+ * the hand-off models re-timed its return: out of the thread's useful
+ * compute, in both views. */
+static void sync_waited(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
+			int kind)
+{
+	__u64 end_a = waits__approx_end(p, t, e->ts);
+
+	waits__add(t, waits__kind(kind), e->ts - t->stack[d].ts, sub0(end_a, t->stack[d].ta));
 }
 
 /* The completed call, to the call callback. */
@@ -305,8 +322,6 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	 * lock/sem/cond wait */
 	cbar = departs_cond_barrier(p, t, d, kind);
 	sbar = d < STACK_MAX && sem_barrier_call(p, t, kind, t->stack[d].obj);
-	if (is_sync_wait(kind) && !same_as_caller(p, t, d) && !cbar && !sbar)
-		t->sync_wait_ns += e->ts - t->stack[d].ts;
 	if (kind == SBT_PK_REGION) {
 		regions__done(p, e, e->ts - t->stack[d].ts,
 			      d < STACK_MAX && implicit__unprobed(p, t, d));
@@ -319,7 +334,7 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 			tasks__body_done(p, t, d, e);
 	} else if (kind == SBT_PK_TASK_WAIT) {
 		if (d < STACK_MAX)
-			tasks__wait_done(t, d, e);
+			tasks__wait_done(p, t, d, e);
 	} else if (kind == SBT_PK_TASK_NEW) {
 		/* its own time is the program's: nothing to do */
 	} else if (is_barrier(kind)) {
@@ -337,7 +352,8 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 			sem_barrier_return(p, t, d, e, kind);
 		paired = !ph_is_release(kind) && p->cfg.sync &&
 			 call_done(p, t, d, e, &v, cbar || sbar);
-
+		if (is_sync_wait(kind) && !cbar && !sbar)
+			sync_waited(p, t, d, e, kind);
 		if (p->ops.call)
 			call_returned(p, t, d, e, paired ? &v : NULL);
 	}

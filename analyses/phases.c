@@ -190,6 +190,16 @@ __u64 phases__last_ts(const struct phases *p)
 	return p->last_ts;
 }
 
+__u64 phases__eff_phases(const struct phases *p)
+{
+	return p->eff_phases;
+}
+
+__u64 phases__eff_start(const struct phases *p, int view)
+{
+	return p->eff_start[view == PH_APPROXIMATED];
+}
+
 __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max)
 {
 	int i;

@@ -17,6 +17,26 @@
 
 struct alpha_series;
 
+/* Waits inside a thread's compute, by kind (analyses/waits.c): together its
+ * sync_wait_ns, taken out of its useful compute (doc/design.md §5.5). */
+enum ph_wait_kind { PH_WAIT_LOCK, PH_WAIT_SEM, PH_WAIT_COND, PH_WAIT_TASK, PH_WAIT_NKINDS };
+struct ph_waits {
+	__u64 ns[PH_WAIT_NKINDS];
+};
+
+/* Efficiency sums of one view over phases in the statistics (complete, not
+ * partial), kept per site and per thread (analyses/efficiency.h). */
+struct ph_eff_sums {
+	__u64 phases;
+	__u64 runtime_ns;      /* their spans: phase start to last arrival */
+	__u64 useful_ns;       /* useful compute of their threads */
+	__u64 max_useful_ns;   /* each phase's greatest useful compute, summed */
+	__u64 barrier_wait_ns; /* own arrival -> last arrival (Scalasca) */
+	__u64 completion_ns;   /* last arrival -> own departure */
+	__u64 late_start_ns;   /* phase start -> own start (previous departure) */
+	struct ph_waits waits; /* lock, semaphore, condvar, task waits */
+};
+
 struct ph_arrival {
 	__u32 tid;
 	__u64 arrive_ns;
@@ -27,9 +47,10 @@ struct ph_arrival {
 	__s64 retval;
 	__u64 blocked_ns;   /* of the wait, time blocked in futex (rest: spinning) */
 	__u64 sync_wait_ns; /* of the compute, time waiting on locks, semaphores, condvars */
-	__u64 ctr[SBT_MAX_COUNTERS]; /* counter deltas of the compute window */
-	__u32 ctr_valid;	     /* the deltas are known */
-	__u32 ctr_scaled;	     /* multiplexed: the deltas are estimates */
+	struct ph_waits waits, waits_a; /* the same by kind, measured and approximated */
+	__u64 ctr[SBT_MAX_COUNTERS];	/* counter deltas of the compute window */
+	__u32 ctr_valid;		/* the deltas are known */
+	__u32 ctr_scaled;		/* multiplexed: the deltas are estimates */
 	/* approximated (probe cost removed, doc/design.md §5.4) times */
 	__u64 ta_start, ta_arrive, ta_depart;
 	__u64 overhead_ns; /* probe cost removed from its compute window */
@@ -76,6 +97,7 @@ struct ph_idle {
 	__u32 tid;
 	__u64 episodes;
 	__u64 idle_ns;
+	__u64 useful_ns[2]; /* useful compute in its episodes, per view (enum ph_view) */
 };
 
 /* A barrier site, aggregated like an SBT loop barrier. */
@@ -94,6 +116,7 @@ struct ph_site {
 	__u32 nidle;
 	size_t cap_idle;	     /* internal */
 	__u64 ctr[SBT_MAX_COUNTERS]; /* counter deltas of its phases, all threads */
+	struct ph_eff_sums eff[2];   /* per view (enum ph_view) */
 };
 
 struct ph_thread {
@@ -126,6 +149,9 @@ struct ph_thread {
 		__u64 ta; /* approximated time of the call */
 	} futex;
 	__u64 sync_wait_ns; /* cumulative lock/semaphore/condvar/task wait */
+	struct ph_waits waits_total, waits_total_a; /* the same by kind, and approximated */
+	struct ph_waits waits_mark, waits_mark_a;   /* those at its last barrier departure */
+	struct ph_eff_sums eff[2];		    /* its phases in the statistics, per view */
 	/* OpenMP tasks (tasks.c): created; taskwait/taskgroup waits, their time
 	 * waiting, and the task bodies the thread ran inside them */
 	__u64 tasks_created, task_waits, task_wait_ns, task_run_ns;
@@ -348,6 +374,10 @@ __u64 phases__grouping_errors(const struct phases *p);
  * not merged back into time order there (user/bpf/rings.h). */
 __u64 phases__out_of_order(const struct phases *p);
 __u64 phases__first_ts(const struct phases *p);
+/* Phases in the statistics (complete, not partial), and the earliest start
+ * among them in a view (enum ph_view); 0 when none. */
+__u64 phases__eff_phases(const struct phases *p);
+__u64 phases__eff_start(const struct phases *p, int view);
 /* Approximated time of the last event (probe cost removed). */
 __u64 phases__approx_last_ts(const struct phases *p);
 __u64 phases__last_ts(const struct phases *p);
@@ -440,6 +470,21 @@ static inline __u64 ph_useful_ns(const struct ph_arrival *a)
 
 	return c > a->sync_wait_ns ? c - a->sync_wait_ns : 0;
 }
+/* Efficiency sums (doc/design.md §5.5; analyses/efficiency.h turns them into
+ * load balance and efficiencies). Useful compute of arrival a in a view:
+ * its compute less its lock, semaphore, condvar and task waits. */
+__u64 ph_useful(const struct ph_arrival *a, int view);
+/* Arrival a's share of its phase (m: the phase's times in view) added to
+ * *s: useful, wait at barrier, barrier completion, late start, waits.
+ * Returns its useful compute. */
+__u64 ph_eff_arrival(struct ph_eff_sums *s, const struct ph_arrival *a, int view,
+		     const struct ph_episode_times *m);
+/* The sums of episode ep in a view: one phase, its span, its threads'
+ * shares, its greatest useful compute. */
+void ph_eff_episode(const struct ph_episode *ep, int view, struct ph_eff_sums *s);
+/* b added to a. */
+void ph_eff_add(struct ph_eff_sums *a, const struct ph_eff_sums *b);
+
 /* Scalasca's wait at barrier: time from this arrival to the last one. */
 static inline __u64 ph_late_wait_ns(const struct ph_episode *ep, const struct ph_arrival *a)
 {

@@ -16,6 +16,8 @@
  *   implicit.c        implicit barriers of parallel regions (fork, bodies, join),
  *                     barriers tail-called by a body
  *   tasks.c           OpenMP tasks: created, waited for, run while waiting
+ *   waits.c           lock, semaphore, condvar and task waits inside compute, by kind
+ *   eff_sums.c        efficiency sums of sites, threads and the run (efficiency.h)
  *   approx.c          the time-based approximation (Malony-Reed §3)
  *   approx_barrier.c  barrier exits (Malony-Reed §4.2, Sarukkai-Malony §3.2)
  *   approx_handoff.c  lock, semaphore, condvar and futex hand-offs (Malony-Reed §4.3)
@@ -105,6 +107,9 @@ struct phases {
 	__u64 ta_last, ta_last_tm; /* approximated and measured time of the last event */
 	__u64 violations[PH_VIOL_NKINDS];
 	__u64 clamped; /* events held at their thread's previous approximation */
+	/* phases in the statistics, and the earliest start among them, per
+	 * view: where the run's runtime begins (efficiency.h) */
+	__u64 eff_phases, eff_start[2];
 	struct ph_timed timed;
 	struct ph_violation violation_list[PH_VIOLATIONS_KEPT];
 	size_t nviolation_list;
@@ -238,8 +243,23 @@ __u64 implicit__barrier_site(const struct phases *p, const struct ph_thread *t, 
  * wait d of thread t returned (record e); a region body's call d returned:
  * a task body run inside a task wait. */
 void tasks__created(struct ph_thread *t);
-void tasks__wait_done(struct ph_thread *t, int d, const struct sbt_event *e);
+void tasks__wait_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
 void tasks__body_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
+
+/* waits.c: the kind of wait (enum ph_wait_kind) a call of probe kind
+ * probe_kind is, -1 none; the approximated time of thread t's event at tm
+ * after the models re-timed it (0: not approximating), without counting it;
+ * a wait of kind that took ns (ns_a approximated) ended; arrival a takes
+ * the waits of its compute window; a departure starts the next window. */
+int waits__kind(int probe_kind);
+__u64 waits__approx_end(const struct phases *p, const struct ph_thread *t, __u64 tm);
+void waits__add(struct ph_thread *t, int kind, __u64 ns, __u64 ns_a);
+void waits__arrival(const struct ph_thread *t, struct ph_arrival *a);
+void waits__mark(struct ph_thread *t);
+
+/* eff_sums.c: a complete episode in the statistics, at site s: its
+ * efficiency sums added to s, its threads and the run. */
+void eff_sums__episode(struct phases *p, struct ph_site *s, const struct ph_episode *ep);
 
 /* approx.c: the probe costs are known (phases__new() got them). */
 int approx__enabled(const struct phases *p);

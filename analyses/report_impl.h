@@ -159,4 +159,20 @@ struct sync_report report__sync_view(const struct report *r);
 /* Records lost: as the source counted them, or as the analysis saw them. */
 __u64 report__drops_total(const struct report *r, const struct report_drops *d);
 
+/* report_eff_json.c: efficiencies and wait states in JSON (doc/design.md
+ * §5.5): the wait keys of arrival a in a view (m: its phase's times); the
+ * efficiency{} object of a phase, a site, a thread and the run (w: the
+ * waits each thread caused). */
+void report_json__arrival_waits(struct json *j, const struct ph_arrival *a, int view,
+				const struct ph_episode_times *m);
+void report_json__phase_eff(struct report *r, const struct ph_episode *ep);
+void report_json__site_eff(struct report *r, const struct ph_site *s);
+void report_json__thread_eff(struct report *r, const struct ph_thread *t,
+			     const struct sync_waits *w);
+void report_json__run_eff(struct report *r, const struct sync_waits *w);
+
+/* report_eff_text.c: the Efficiency and Wait states tables of the text
+ * summary (doc/design.md §5.5). */
+void report_text__efficiency(struct report *r);
+
 #endif /* SBT_REPORT_IMPL_H */

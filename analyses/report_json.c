@@ -2,8 +2,9 @@
 /*
  * The report as one JSON document (doc/design.md §6; schema in README.md): the
  * counters and command, the phases as they complete (both views, counter
- * statistics across threads), then the summary: approximation, calibration,
- * regions, sites, threads, locks, hangs and losses.
+ * statistics across threads, efficiencies), then the summary: approximation,
+ * calibration, regions, the run's efficiency, sites, threads, locks, hangs
+ * and losses.
  */
 #include <stdint.h>
 #include <string.h>
@@ -130,11 +131,13 @@ static void json_arrival(struct report *r, const struct ph_arrival *a,
 	json_ku64(j, "spin_ns", ph_wait_ns(a) > a->blocked_ns ? ph_wait_ns(a) - a->blocked_ns : 0);
 	json_ku64(j, "sync_wait_ns", a->sync_wait_ns);
 	json_ku64(j, "useful_ns", ph_useful_ns(a));
+	report_json__arrival_waits(j, a, PH_MEASURED, m);
 	if (report__approx(r)) {
 		json_ku64(j, "probe_overhead_ns", a->overhead_ns);
 		json_key(j, "approximated");
 		json_obj_begin(j);
 		json_arrival_times(j, r, a, PH_APPROXIMATED, am);
+		report_json__arrival_waits(j, a, PH_APPROXIMATED, am);
 		json_obj_end(j);
 	}
 	if (r->src.phases.ncounters) {
@@ -179,6 +182,7 @@ static void json_phase(struct report *r, const struct ph_episode *ep)
 		json_episode_times(j, r, &am);
 		json_obj_end(j);
 	}
+	report_json__phase_eff(r, ep);
 	json_key(j, "threads");
 	json_arr_begin(j);
 	for (i = 0; i < ep->n; i++)
@@ -453,6 +457,7 @@ static void json_site(struct report *r, const struct ph_site *s)
 	}
 	if (r->src.phases.ncounters)
 		json_kcounters(j, r, s->ctr);
+	report_json__site_eff(r, s);
 	json_key(j, "threads");
 	json_arr_begin(j);
 	for (k = 0; k < s->nidle; k++) {
@@ -509,6 +514,7 @@ static void json_thread(struct report *r, const struct ph_thread *t, const struc
 		json_ku64(j, "run_in_waits_ns", t->task_run_ns);
 		json_obj_end(j);
 	}
+	report_json__thread_eff(r, t, waits);
 	json_obj_end(j);
 }
 
@@ -572,7 +578,7 @@ static void json_drops(struct report *r, const struct report_drops *d)
 	json_obj_end(j);
 }
 
-/* The sites, threads and hangs arrays. */
+/* The run's efficiency, the sites, threads and hangs arrays. */
 static void json_lists(struct report *r)
 {
 	struct sync_report sr = report__sync_view(r);
@@ -580,6 +586,8 @@ static void json_lists(struct report *r)
 	struct sync_waits waits;
 	size_t i;
 
+	sync_waits__init(&waits, &sr);
+	report_json__run_eff(r, &waits);
 	json_key(j, "sites");
 	json_arr_begin(j);
 	for (i = 0; i < phases__nsites(r->ph); i++)
@@ -587,7 +595,6 @@ static void json_lists(struct report *r)
 	json_arr_end(j);
 	json_key(j, "threads");
 	json_arr_begin(j);
-	sync_waits__init(&waits, &sr);
 	for (i = 0; i < phases__nthreads(r->ph); i++)
 		json_thread(r, phases__thread(r->ph, i), &waits);
 	sync_waits__free(&waits);

@@ -2,14 +2,15 @@
 /*
  * The report as text (doc/design.md §5.1, §6): SBT-style episode lines, a phase
  * table, watch blocks with the order of arrival, hang reports as they are
- * found, and the summary (loop-barrier sites, threads, counters, locks,
- * losses).
+ * found, and the summary (loop-barrier sites, threads, efficiencies and wait
+ * states, counters, locks, losses).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "analyses/counter_units.h"
+#include "analyses/efficiency.h"
 #include "analyses/report_impl.h"
 
 #define PHASE_TABLE_MAX 1000
@@ -77,29 +78,45 @@ static void print_episode_line(struct report *r, const struct ph_episode *ep,
 		episode_note(ep));
 }
 
+/* LB: the phase's compute balance (doc/design.md §5.1); PE: its parallel
+ * efficiency, of useful compute (§5.5). */
+static void print_table_head(struct report *r, int both)
+{
+	fprintf(r->o.out, "%7s %4s %12s %12s", "phase", "thr", "phase ms", "barrier ms");
+	if (both)
+		fprintf(r->o.out, " %12s %12s", "~phase ms", "~barrier ms");
+	fprintf(r->o.out, " %12s %6s %6s", "imbal ms", "LB", "PE");
+	if (both)
+		fprintf(r->o.out, " %6s", "~PE");
+	fprintf(r->o.out, " %10s  %s\n", "critical", "site");
+}
+
 static void print_table_row(struct report *r, const struct ph_episode *ep, struct barrier_names *bn)
 {
 	struct ph_episode_times m, a;
 	int both = report__both_views(r);
+	struct eff e, ea;
 
 	if (r->table_rows++ >= PHASE_TABLE_MAX)
 		return;
 	report__episode_names(r, ep, bn);
 	report__before_output(r);
-	if (r->table_rows == 1) {
-		fprintf(r->o.out, "%7s %4s %12s %12s", "phase", "thr", "phase ms", "barrier ms");
-		if (both)
-			fprintf(r->o.out, " %12s %12s", "~phase ms", "~barrier ms");
-		fprintf(r->o.out, " %12s %6s %10s  %s\n", "imbal ms", "LB", "critical", "site");
-	}
+	if (r->table_rows == 1)
+		print_table_head(r, both);
 	ph_episode_times(ep, report__single_view(r), &m);
 	ph_episode_times(ep, PH_APPROXIMATED, &a);
+	eff_phase(ep, report__single_view(r), &e);
 	fprintf(r->o.out, "%7" PRIu64 " %4u %12.3f %12.3f", (uint64_t)ep->index, ep->n,
 		ms(m.phase_ns), ms(m.barrier_ns));
 	if (both)
 		fprintf(r->o.out, " %12.3f %12.3f", ms(a.phase_ns), ms(a.barrier_ns));
-	fprintf(r->o.out, " %12.3f %6.2f %10u  %s \"%s\"%s\n", ms(m.imbalance_ns), m.lb,
-		m.critical_tid, bn->where, bn->name, episode_note(ep));
+	fprintf(r->o.out, " %12.3f %6.2f %6.2f", ms(m.imbalance_ns), m.lb, e.parallel_efficiency);
+	if (both) {
+		eff_phase(ep, PH_APPROXIMATED, &ea);
+		fprintf(r->o.out, " %6.2f", ea.parallel_efficiency);
+	}
+	fprintf(r->o.out, " %10u  %s \"%s\"%s\n", m.critical_tid, bn->where, bn->name,
+		episode_note(ep));
 }
 
 /* The time of day of monotonic time ts. A trace file's times and offset may
@@ -158,9 +175,11 @@ static void print_watch_head(struct report *r, const struct ph_episode *ep, cons
 			     const char *name, int view)
 {
 	struct ph_episode_times m;
+	struct eff e;
 	int k;
 
 	ph_episode_times(ep, view, &m);
+	eff_phase(ep, view, &e);
 	fprintf(r->o.out, "SBT barrier watch at %s \"%s\", phase %" PRIu64 "%s%s\n", where, name,
 		(uint64_t)ep->index, view == PH_APPROXIMATED ? " (approximated)" : "",
 		episode_note(ep));
@@ -169,6 +188,10 @@ static void print_watch_head(struct report *r, const struct ph_episode *ep, cons
 	fprintf(r->o.out, "    Total time:    %.3f s\n", sec(report__rel(r, m.last_arrive)));
 	fprintf(r->o.out, "    Imbalance:     %.3f ms lost (LB %.2f), critical thread %u\n",
 		ms(m.imbalance_ns), m.lb, m.critical_tid);
+	fprintf(r->o.out,
+		"    Efficiency:    load balance %.3f, synchronization %.3f, parallel %.3f (of "
+		"useful compute)\n",
+		e.load_balance, e.sync_efficiency, e.parallel_efficiency);
 	fprintf(r->o.out, "    Order of arrival:\n");
 	fprintf(r->o.out, "    %10s %12s %12s %12s %12s %12s %12s  %-15s", "thread", "inter ms",
 		"from start", "compute ms", "wait ms", "blocked ms", "lock/sem ms", "real time");
@@ -613,6 +636,7 @@ static void text_end(struct report *r, const struct report_drops *d)
 	for (i = 0; i < phases__nsites(r->ph); i++)
 		text_site(r, phases__site(r->ph, i));
 	text_threads(r);
+	report_text__efficiency(r);
 	text_tasks(r);
 	text_counters(r);
 	sync_report__text(r->o.out, &sr);

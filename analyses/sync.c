@@ -6,7 +6,7 @@
 #include "lib/array.h"
 #include "lib/hmap.h"
 #include "analyses/phases.h"
-#include "analyses/sync.h"
+#include "analyses/sync_impl.h"
 
 /* futex(2) operations, private and clock flags masked (linux/futex.h). */
 #define FUTEX_OP_MASK	      127
@@ -21,20 +21,6 @@
 #define FUTEX_WAKE_BITSET_OP  10
 #define FUTEX_WAIT_REQUEUE_PI 11
 #define FUTEX_LOCK_PI2_OP     13
-
-struct sync {
-	const struct sbt_probe_info *probes;
-	int nprobes;
-	struct hmap objs[SYNC_NKINDS]; /* (pid, addr) -> struct sync_obj */
-	struct sync_obj **list[SYNC_NKINDS];
-	size_t n[SYNC_NKINDS], cap[SYNC_NKINDS];
-	struct hmap holds; /* (tid, lock) -> acquire time */
-	/* an object's thread shares and call sites, found in constant time
-	 * however many threads or sites it has: (object, tid or site) -> index */
-	struct hmap share_ix, site_ix;
-	sync_pair_fn on_pair;
-	void *pair_ctx;
-};
 
 void sync__on_pair(struct sync *s, sync_pair_fn fn, void *ctx)
 {
@@ -109,7 +95,7 @@ void sync__free(struct sync *s)
 	free(s);
 }
 
-static struct sync_obj *obj_get(struct sync *s, int kind, __u32 pid, __u64 addr, __u16 probe)
+struct sync_obj *sync_obj_get(struct sync *s, int kind, __u32 pid, __u64 addr, __u16 probe)
 {
 	struct sync_obj *o = hmap_get(&s->objs[kind], pid, addr);
 
@@ -135,7 +121,7 @@ static struct sync_obj *obj_get(struct sync *s, int kind, __u32 pid, __u64 addr,
 	return o;
 }
 
-static struct sync_share *share_of(struct sync *s, struct sync_obj *o, __u32 tid)
+struct sync_share *sync_share_of(struct sync *s, struct sync_obj *o, __u32 tid)
 {
 	struct sync_share *t;
 	size_t i;
@@ -166,11 +152,12 @@ static void add_site(struct sync *s, struct sync_obj *o, __u64 site, __u64 wait_
 	o->sites[o->nsites++] = (struct sync_site){.site = site, .count = 1, .wait_ns = wait_ns};
 }
 
-/* A successful wait or acquisition: counts, times, thread and site shares. */
-static void account_wait(struct sync *s, struct sync_obj *o, const struct sync_call *c)
+/* A successful wait or acquisition: counts, times, thread (sh) and site
+ * shares. */
+static void account_wait(struct sync *s, struct sync_obj *o, struct sync_share *sh,
+			 const struct sync_call *c)
 {
 	__u64 wait = c->exit_ns - c->enter_ns;
-	struct sync_share *sh = share_of(s, o, c->tid);
 
 	o->count++;
 	o->wait_ns += wait;
@@ -187,35 +174,45 @@ static void account_wait(struct sync *s, struct sync_obj *o, const struct sync_c
 
 /* ---- holds ------------------------------------------------------------------ */
 
-static void hold_begin(struct sync *s, __u32 tid, __u64 lock, __u64 ts)
+/* tid holds lock (its object o, NULL: not known) from ts. */
+static void hold_begin(struct sync *s, struct sync_obj *o, __u32 tid, __u64 lock, __u64 ts)
 {
-	__u64 *start = hmap_get(&s->holds, tid, lock);
+	struct sync_hold *h = hmap_get(&s->holds, tid, lock);
 
-	if (!start && !(start = hmap_put_new(&s->holds, tid, lock, sizeof(*start))))
+	if (!h && !(h = hmap_put_new(&s->holds, tid, lock, sizeof(*h))))
 		return;
-	*start = ts;
+	sync_caused__hold_begin(o, h, ts);
 }
 
-static void hold_end(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64 ts, __u16 probe)
+/* Hold h of lock by tid ends at ts. */
+static void hold_account(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64 ts, __u16 probe,
+			 const struct sync_hold *h)
 {
-	__u64 *start = hmap_del(&s->holds, tid, lock), hold;
-	struct sync_obj *o;
+	__u64 hold = ts > h->start ? ts - h->start : 0;
+	struct sync_obj *o = sync_obj_get(s, SYNC_LOCK, pid, lock, probe);
 	struct sync_share *sh;
 
-	if (!start)
-		return; /* acquired before the trace, or not by this thread */
-	hold = ts > *start ? ts - *start : 0;
-	free(start);
-	o = obj_get(s, SYNC_LOCK, pid, lock, probe);
 	if (!o)
 		return;
 	o->holds++;
 	o->hold_ns += hold;
 	if (hold > o->max_hold_ns)
 		o->max_hold_ns = hold;
-	sh = share_of(s, o, tid);
+	sh = sync_share_of(s, o, tid);
 	if (sh)
 		sh->hold_ns += hold;
+	sync_caused__hold_end(s, o, tid, h, ts);
+}
+
+static void hold_end(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64 ts, __u16 probe)
+{
+	struct sync_hold *h = hmap_del(&s->holds, tid, lock);
+
+	/* none: acquired before the trace, or not by this thread; suspended:
+	 * a condition wait gave it up, and did not return */
+	if (h && !h->suspended)
+		hold_account(s, pid, tid, lock, ts, probe, h);
+	free(h);
 }
 
 /* ---- calls ---------------------------------------------------------------- */
@@ -238,14 +235,18 @@ static int timed(const struct sbt_probe_info *p)
 
 static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 {
-	struct sync_obj *o = obj_get(s, SYNC_LOCK, c->pid, c->obj, c->probe);
+	struct sync_obj *o = sync_obj_get(s, SYNC_LOCK, c->pid, c->obj, c->probe);
 	int ret = sync__call_result(s->probes, s->nprobes, c->probe, c->retval);
+	struct sync_share *sh;
 
 	if (!o)
 		return;
+	/* a failed trylock neither waited (sync__acquire()) nor counts */
+	sh = ret == 0 || kind != SBT_PK_TRYLOCK ? sync_share_of(s, o, c->tid) : NULL;
+	sync_caused__acquired(o, sh, c->exit_ns);
 	if (ret == 0) {
-		account_wait(s, o, c);
-		hold_begin(s, c->tid, c->obj, c->exit_ns);
+		account_wait(s, o, sh, c);
+		hold_begin(s, o, c->tid, c->obj, c->exit_ns);
 	} else if (kind == SBT_PK_TRYLOCK) {
 		o->failed++;
 	} else if (ret == ETIMEDOUT) {
@@ -295,6 +296,7 @@ static int pair_p(struct sync *s, struct sync_obj *o, const struct sync_call *c,
 	o->paired++;
 	if (c->futex_waits && c->exit_ns > v.ts)
 		o->handoff_ns += c->exit_ns - v.ts;
+	sync_caused__late_post(s, o, c, &v);
 	if (s->on_pair)
 		s->on_pair(s->pair_ctx, o, c, &v);
 	if (out)
@@ -306,13 +308,13 @@ static int pair_p(struct sync *s, struct sync_obj *o, const struct sync_call *c,
  * counts as a timeout, a failed plain wait as interrupted. */
 static int sem_call(struct sync *s, const struct sync_call *c, int kind, struct sync_post *v)
 {
-	struct sync_obj *o = obj_get(s, SYNC_SEM, c->pid, c->obj, c->probe);
+	struct sync_obj *o = sync_obj_get(s, SYNC_SEM, c->pid, c->obj, c->probe);
 
 	if (!o)
 		return 0;
 	o->barrier |= c->barrier;
 	if ((int)c->retval == 0) {
-		account_wait(s, o, c);
+		account_wait(s, o, sync_share_of(s, o, c->tid), c);
 		return pair_p(s, o, c, v);
 	} else if (kind == SBT_PK_SEM_TRYWAIT)
 		o->failed++;
@@ -323,19 +325,22 @@ static int sem_call(struct sync *s, const struct sync_call *c, int kind, struct 
 	return 0;
 }
 
-/* The mutex is released at the wait's entry and held again at its return. */
+/* The mutex is released at the wait's entry (sync__cond_enter()) and held
+ * again at its return. */
 static void cond_call(struct sync *s, const struct sync_call *c)
 {
-	struct sync_obj *o = obj_get(s, SYNC_COND, c->pid, c->obj, c->probe);
+	struct sync_obj *o = sync_obj_get(s, SYNC_COND, c->pid, c->obj, c->probe);
 
-	if (c->arg2 && hmap_get(&s->holds, c->tid, c->arg2)) {
-		hold_end(s, c->pid, c->tid, c->arg2, c->enter_ns, c->probe);
-		hold_begin(s, c->tid, c->arg2, c->exit_ns);
-	}
+	const struct sync_hold *h = c->arg2 ? hmap_get(&s->holds, c->tid, c->arg2) : NULL;
+
+	if (h && h->suspended)
+		hold_begin(s, hmap_get(&s->objs[SYNC_LOCK], c->pid, c->arg2), c->tid, c->arg2,
+			   c->exit_ns);
 	if (!o)
 		return;
-	account_wait(s, o, c);
+	account_wait(s, o, sync_share_of(s, o, c->tid), c);
 	o->barrier |= c->barrier;
+	sync_caused__cond_woken(s, o, c);
 	if ((int)c->retval == ETIMEDOUT)
 		o->timeouts++;
 }
@@ -373,22 +378,41 @@ void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj,
 		hold_end(s, pid, tid, obj, ts, probe);
 		break;
 	case SBT_PK_SEM_POST:
-		o = obj_get(s, SYNC_SEM, pid, obj, probe);
+		o = sync_obj_get(s, SYNC_SEM, pid, obj, probe);
 		if (o) {
 			o->posts++;
 			post_push(o, tid, ts, ta, probe);
 		}
 		break;
 	case SBT_PK_COND_SIGNAL:
-		o = obj_get(s, SYNC_COND, pid, obj, probe);
+		o = sync_obj_get(s, SYNC_COND, pid, obj, probe);
 		if (!o)
 			break;
 		if (strstr(s->probes[probe].symbol, "broadcast"))
 			o->broadcasts++;
 		else
 			o->posts++;
+		sync_caused__signal(o, tid, ts);
 		break;
 	}
+}
+
+void sync__cond_enter(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 mutex, __u64 ts)
+{
+	struct sync_hold *h = mutex ? hmap_get(&s->holds, tid, mutex) : NULL;
+
+	if (!h || h->suspended)
+		return;
+	hold_account(s, pid, tid, mutex, ts, probe, h);
+	h->suspended = 1;
+}
+
+void sync__acquire(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj, __u64 ts)
+{
+	struct sync_obj *o = sync_obj_get(s, SYNC_LOCK, pid, obj, probe);
+
+	if (o)
+		sync_caused__acquire(o, sync_share_of(s, o, tid), ts);
 }
 
 /* ---- futex ------------------------------------------------------------------ */
@@ -396,7 +420,7 @@ void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj,
 void sync__futex_wait(struct sync *s, __u32 pid, __u32 tid, __u64 uaddr, __u64 enter_ns,
 		      __u64 exit_ns, int inside)
 {
-	struct sync_obj *o = obj_get(s, SYNC_FUTEX, pid, uaddr, 0);
+	struct sync_obj *o = sync_obj_get(s, SYNC_FUTEX, pid, uaddr, 0);
 	__u64 d = exit_ns - enter_ns;
 	struct sync_share *sh;
 
@@ -411,7 +435,7 @@ void sync__futex_wait(struct sync *s, __u32 pid, __u32 tid, __u64 uaddr, __u64 e
 		o->outside++;
 		o->outside_ns += d;
 	}
-	sh = share_of(s, o, tid);
+	sh = sync_share_of(s, o, tid);
 	if (sh) {
 		sh->count++;
 		sh->wait_ns += d;
@@ -420,7 +444,7 @@ void sync__futex_wait(struct sync *s, __u32 pid, __u32 tid, __u64 uaddr, __u64 e
 
 void sync__futex_wake(struct sync *s, __u32 pid, __u64 uaddr, __s64 woken)
 {
-	struct sync_obj *o = obj_get(s, SYNC_FUTEX, pid, uaddr, 0);
+	struct sync_obj *o = sync_obj_get(s, SYNC_FUTEX, pid, uaddr, 0);
 
 	if (!o)
 		return;

@@ -35,6 +35,11 @@ struct sync_share {
 	__u64 count; /* acquisitions, P operations or waits */
 	__u64 wait_ns;
 	__u64 hold_ns;
+	/* other threads' waits this one caused (doc/design.md §5.5): a lock's
+	 * acquisitions while it held the lock, a semaphore's P's until its V
+	 * came, a condvar's waits until its signal came */
+	__u64 caused_ns;
+	int waiting; /* locks: inside an acquire now (sync_caused.c) */
 };
 
 /* Per-call-site share of an object. */
@@ -85,6 +90,14 @@ struct sync_obj {
 	__u64 paired;	      /* P's matched with a V */
 	__u64 initial_tokens; /* P's that found no V: the semaphore's initial count */
 	__u64 handoff_ns;     /* sum over blocked P's of P_e - matching V */
+	__u64 caused_ns;      /* the shares' caused_ns, summed */
+	/* locks: threads inside an acquire now, and the time integral of
+	 * their number up to waited_ts (each hold takes its part) */
+	__u32 nwaiting;
+	__u64 waited_ns, waited_ts;
+	/* condvars: the latest signal or broadcast */
+	__u32 signal_tid;
+	__u64 signal_ts;
 };
 
 /* Called for each P matched with the V that satisfied it (FIFO matching:
@@ -102,6 +115,12 @@ void sync__free(struct sync *s);
 /* For a successful P, *v receives the V it was paired with and 1 is
  * returned; 0 otherwise (v may be NULL). */
 int sync__call(struct sync *s, const struct sync_call *c, struct sync_post *v);
+/* Entry of a lock acquire (a blocking one, not a trylock): the thread waits
+ * for the lock from ts until the call returns (sync__call()). */
+void sync__acquire(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj, __u64 ts);
+/* Entry of a condition wait with mutex held: the mutex is given up at ts,
+ * and held again when the wait returns (sync__call()). */
+void sync__cond_enter(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 mutex, __u64 ts);
 /* Enter of an unlock, post or signal: the release is at its entry. (Their
  * return carries nothing more.) */
 void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj, __u64 ts,

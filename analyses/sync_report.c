@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The tables of locks, semaphores, condition variables and futex words
- * (doc/design.md §5.2): their order, names and families, and each thread's wait,
- * shared by the text and JSON writers.
+ * (doc/design.md §5.2): their order, names and families, and each thread's wait
+ * and the waits it caused (§5.5), shared by the text and JSON writers.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -92,37 +92,49 @@ const struct sync_obj **sync_report__sorted(const struct sync_report *sr, int ki
 	return v;
 }
 
+/* Object o's shares added to each thread's sums. */
+static void add_shares(struct sync_waits *w, const struct sync_obj *o)
+{
+	__u32 k;
+
+	for (k = 0; k < o->nthreads; k++) {
+		struct sync_thread_waits *sum = hmap_get(&w->by_tid, o->threads[k].tid, 0);
+
+		if (!sum)
+			sum = hmap_put_new(&w->by_tid, o->threads[k].tid, 0, sizeof(*sum));
+		if (!sum)
+			continue;
+		/* a barrier's waits are barrier time, counted as such */
+		if (!o->barrier)
+			sum->wait_ns += o->threads[k].wait_ns;
+		sum->caused_ns[o->kind] += o->threads[k].caused_ns;
+	}
+}
+
 void sync_waits__init(struct sync_waits *w, const struct sync_report *sr)
 {
 	size_t i;
-	__u32 k;
 	int kind;
 
 	hmap_init(&w->by_tid);
-	for (kind = SYNC_LOCK; sr->sync && kind <= SYNC_COND; kind++) {
-		for (i = 0; i < sync__count(sr->sync, kind); i++) {
-			const struct sync_obj *o = sync__obj(sr->sync, kind, i);
-
-			if (o->barrier)
-				continue; /* barrier time, counted as such */
-			for (k = 0; k < o->nthreads; k++) {
-				__u64 *sum = hmap_get(&w->by_tid, o->threads[k].tid, 0);
-
-				if (!sum)
-					sum = hmap_put_new(&w->by_tid, o->threads[k].tid, 0,
-							   sizeof(*sum));
-				if (sum)
-					*sum += o->threads[k].wait_ns;
-			}
-		}
-	}
+	for (kind = SYNC_LOCK; sr->sync && kind <= SYNC_COND; kind++)
+		for (i = 0; i < sync__count(sr->sync, kind); i++)
+			add_shares(w, sync__obj(sr->sync, kind, i));
 }
 
 __u64 sync_waits__of(const struct sync_waits *w, __u32 tid)
 {
-	const __u64 *sum = hmap_get(&w->by_tid, tid, 0);
+	const struct sync_thread_waits *sum = hmap_get(&w->by_tid, tid, 0);
 
-	return sum ? *sum : 0;
+	return sum ? sum->wait_ns : 0;
+}
+
+struct sync_thread_waits sync_waits__thread(const struct sync_waits *w, __u32 tid)
+{
+	const struct sync_thread_waits *sum = hmap_get(&w->by_tid, tid, 0);
+	struct sync_thread_waits none = {0};
+
+	return sum ? *sum : none;
 }
 
 void sync_waits__free(struct sync_waits *w)

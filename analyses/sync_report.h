@@ -27,13 +27,21 @@ struct sync_report {
 
 void sync_report__text(FILE *f, const struct sync_report *sr);
 void sync_report__json(struct json *j, const struct sync_report *sr);
-/* Each thread's total lock/semaphore/condvar wait, for the thread tables:
- * summed over the objects once, then looked up. */
+/* Each thread's total lock/semaphore/condvar wait, and the waits it caused
+ * other threads per kind (SYNC_LOCK, SYNC_SEM, SYNC_COND; doc/design.md
+ * §5.5), for the thread tables: summed over the objects once, then looked
+ * up. */
 struct sync_waits {
-	struct hmap by_tid; /* tid -> __u64 */
+	struct hmap by_tid; /* tid -> struct sync_thread_waits */
+};
+struct sync_thread_waits {
+	__u64 wait_ns;
+	__u64 caused_ns[SYNC_FUTEX];
 };
 void sync_waits__init(struct sync_waits *w, const struct sync_report *sr);
 __u64 sync_waits__of(const struct sync_waits *w, __u32 tid);
+/* Thread tid's, all zero when it has none. */
+struct sync_thread_waits sync_waits__thread(const struct sync_waits *w, __u32 tid);
 void sync_waits__free(struct sync_waits *w);
 
 #endif

@@ -23,6 +23,8 @@ static void json_shares(struct json *j, const struct sync_obj *o)
 		json_ku64(j, "wait_ns", o->threads[i].wait_ns);
 		if (o->kind == SYNC_LOCK)
 			json_ku64(j, "hold_ns", o->threads[i].hold_ns);
+		if (o->kind != SYNC_FUTEX)
+			json_ku64(j, "caused_wait_ns", o->threads[i].caused_ns);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -104,6 +106,9 @@ static void json_object(struct json *j, const struct sync_report *sr, const stru
 	json_ku64(j, "wait_ns", o->wait_ns);
 	json_ku64(j, "max_wait_ns", o->max_wait_ns);
 	json_ku64(j, "blocked_ns", o->blocked_ns);
+	/* waits of other threads its holders, posters, signallers caused */
+	if (o->kind != SYNC_FUTEX)
+		json_ku64(j, "caused_wait_ns", o->caused_ns);
 	json_shares(j, o);
 	if (o->kind != SYNC_FUTEX)
 		json_sites(j, sr, o);

@@ -15,15 +15,17 @@ void tasks__created(struct ph_thread *t)
 	t->tasks_created++;
 }
 
-void tasks__wait_done(struct ph_thread *t, int d, const struct sbt_event *e)
+/* Approximated, the wait less the task bodies' time as measured. */
+void tasks__wait_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
 {
 	__u64 ns = e->ts - t->stack[d].ts, ran = t->stack[d].ran_ns;
-	__u64 waited = ns > ran ? ns - ran : 0;
+	__u64 waited = sub0(ns, ran);
+	__u64 waited_a = sub0(sub0(waits__approx_end(p, t, e->ts), t->stack[d].ta), ran);
 
 	t->task_waits++;
 	t->task_wait_ns += waited;
 	t->task_run_ns += ran;
-	t->sync_wait_ns += waited;
+	waits__add(t, PH_WAIT_TASK, waited, waited_a);
 }
 
 void tasks__body_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)

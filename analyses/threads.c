@@ -106,7 +106,7 @@ static void recycle(struct phases *p, struct ph_thread *t)
 	t->last_site = 0;
 	t->depth = 0;
 	t->futex.active = 0;
-	t->sync_mark = t->sync_wait_ns;
+	waits__mark(t);
 	t->ctr_depart_valid = 0;
 	t->ctr_target = CTR_NONE;
 	t->ta_depart = 0;

@@ -79,12 +79,25 @@ def chrome(path, report_path, threads, phases):
             if e["cat"] == "phase" and e["pid"] >= APPROX}
     check(gota == wanta, f"approximated slices differ: {sorted(gota ^ wanta)[:4]}")
     check(d["otherData"]["phases"] == len(r["phases"]), "phase count in otherData")
+    # each phase's efficiencies on its site's counter track, from its start
+    keys = ("load_balance", "sync_efficiency", "parallel_efficiency")
+    for approx in (False, True):
+        want = collections.Counter(
+            (f"efficiency {p['call_site']}", (p["approximated"] if approx else p)["start_ns"])
+            + tuple((p["efficiency"]["approximated"] if approx else p["efficiency"])[k]
+                    for k in keys) for p in r["phases"])
+        got = collections.Counter((e["name"], ns(e["ts"])) + tuple(e["args"][k] for k in keys)
+                                  for e in ev if e["ph"] == "C" and e.get("cat") == "efficiency"
+                                  and (e["pid"] >= APPROX) == approx)
+        check(got == want, f"efficiency counters (approximated {approx}) differ from the "
+              f"report: {sorted((got - want).elements())[:2]} / {sorted((want - got).elements())[:2]}")
 
 
 def csv_check(path, report_path):
     rows = list(csv.DictReader(open(path)))
     r = json.load(open(report_path))
     want = {(p["index"], t["tid"]): t for p in r["phases"] for t in p["threads"]}
+    eff = {p["index"]: p["efficiency"] for p in r["phases"]}
     check(len(rows) == len(want), f"{len(rows)} rows, {len(want)} phase x thread")
     for row in rows:
         t = want.get((int(row["phase"]), int(row["tid"])))
@@ -95,6 +108,15 @@ def csv_check(path, report_path):
             check(int(row[k]) == t[k], f"{k}: csv {row[k]} report {t[k]}")
         check(int(row["a_compute_ns"]) == t["approximated"]["compute_ns"], "a_compute_ns")
         check(int(row["a_compute_ns"]) <= int(row["compute_ns"]), "approximated > measured")
+        for k in ("late_start_ns", "lock_wait_ns", "sem_wait_ns", "cond_wait_ns", "task_wait_ns"):
+            check(int(row[k]) == t[k], f"{k}: csv {row[k]} report {t[k]}")
+        for k in ("sync_wait_ns", "useful_ns", "late_start_ns"):
+            check(int(row["a_" + k]) == t["approximated"][k], f"a_{k}")
+        # the phase's efficiencies, both printed to 6 significant digits
+        e = eff[int(row["phase"])]
+        for k in ("load_balance", "sync_efficiency", "parallel_efficiency"):
+            check(float(row[k]) == e[k], f"{k}: csv {row[k]} report {e[k]}")
+            check(float(row["a_" + k]) == e["approximated"][k], f"a_{k}")
 
 
 def png(path):
