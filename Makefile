@@ -174,12 +174,19 @@ $(OUTPUT)/tests/test_elfsym: $(RESOLVE_OBJS)
 $(OUTPUT)/tests/test_wellformed: UNIT_EXTRA := tests/fuzz/wellformed.c
 $(OUTPUT)/tests/test_wellformed: tests/fuzz/wellformed.c tests/fuzz/wellformed.h
 
+comma := ,
+
 # --- fuzzing (tests/fuzz/README) ----------------------------------------------
 # libFuzzer harnesses, built by clang with ASan + UBSan from objects of their
 # own (the normal build is untouched; libclang-rt-dev has the runtime).
-FUZZ_DIR     := $(OUTPUT)/fuzz
-FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
-		-fno-sanitize-recover=all $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I. -MMD -MP \
+# FUZZ_FAST=1: LeakSanitizer and UBSan (trapping) without ASan, in objects of
+# their own: the OTF2 harness runs ~5x faster (ASan maps and faults in each
+# of OTF2's 256 KiB buffers afresh), for long runs after ASan ones.
+FUZZ_SAN     := $(if $(FUZZ_FAST),-fsanitize=leak$(comma)undefined -fsanitize-trap=undefined,\
+		-fsanitize=address$(comma)undefined -fno-sanitize-recover=all)
+FUZZ_DIR     := $(OUTPUT)/fuzz$(if $(FUZZ_FAST),-fast)
+FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) \
+		$(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I. -MMD -MP \
 		$(if $(OTF2_LIBS),-DHAVE_OTF2)
 FUZZ_SRCS    := $(wildcard lib/*.c lib/*/*.c analyses/*.c) user/resolve/elfsym.c \
 		user/resolve/probes.c user/bpf/counters.c \
