@@ -20,6 +20,20 @@ static void site_where(struct report *r, __u32 site, char *buf, size_t n)
 		snprintf(buf, n, "?");
 }
 
+int report__iteration_now(const struct report *r, __u64 *count, double *mean_ns)
+{
+	struct it_result o;
+	size_t i;
+
+	for (i = 0; r->it && i < iterations__nprocs(r->it); i++)
+		if (!iterations__result(r->it, i, &o)) {
+			*count = o.count;
+			*mean_ns = o.time[PH_MEASURED].mean_ns;
+			return 0;
+		}
+	return -1;
+}
+
 static void text_times(struct report *r, const char *view, const struct it_summary *t)
 {
 	fprintf(r->o.out,

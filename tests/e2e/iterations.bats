@@ -63,3 +63,21 @@ theirs = (start[10] - start[0]) / 10 / 1e6
 assert abs(m["mean_ms"] - theirs) <= 1.0, (m, theirs)
 PY
 }
+
+# --iterations N on a terminal (script(1) gives one): the status line says
+# which iteration the loop is in, never past N nor going back, and the time
+# left; the summary counts every step.
+@test "iterations: --iterations 100, the status line's iteration of omp_kernels' steps" {
+	command -v script >/dev/null || skip "no script(1) to give sbt-bpf a terminal"
+	OMP_NUM_THREADS=2 script -qfec "$SBT -q --iterations 100 -- $EX/omp_kernels_gomp -s 100 -n 1200" \
+		/dev/null >"$T/tty.out" 2>&1
+	python3 - "$T/tty.out" <<'PY'
+import re, sys
+s = open(sys.argv[1], errors="replace").read()
+ks = [(int(k), float(t)) for k, t in re.findall(r"iteration (\d+) of 100, ([0-9.]+) s left", s)]
+assert ks, s[-2000:]
+assert all(1 <= k <= 100 and t >= 0 for k, t in ks), ks
+assert all(a[0] <= b[0] for a, b in zip(ks, ks[1:])), ks
+assert re.search(r"period of \d+ sites, 100 iterations \(99 timed\)", s), s[-2000:]
+PY
+}
