@@ -13,6 +13,7 @@
 #include "analyses/iterations.h"
 
 struct it_site {
+	int seen;
 	__u64 order;			   /* how many sites its process had before it */
 	__u64 entries, episodes;	   /* returns to it, and episodes at it */
 	__u64 entry_start[2], ep_start[2]; /* the latest of each, per view */
@@ -25,20 +26,22 @@ struct it_proc {
 	struct period det;
 };
 
+/* Sites are phases__site() ids, dense, each of one process: an array. The
+ * first process is found without the map (a report has one, mostly). */
 struct iterations {
-	struct hmap procs, sites; /* (pid, 0) -> it_proc, (pid, site) -> it_site */
+	struct hmap procs; /* (pid, 0) -> it_proc, from the second process on */
 	struct it_proc **list;
 	size_t n, cap;
+	struct it_site *sites;
+	size_t nsites, cap_sites;
 };
 
 struct iterations *iterations__new(void)
 {
 	struct iterations *it = calloc(1, sizeof(*it));
 
-	if (it) {
+	if (it)
 		hmap_init(&it->procs);
-		hmap_init(&it->sites);
-	}
 	return it;
 }
 
@@ -48,35 +51,60 @@ void iterations__free(struct iterations *it)
 
 	if (!it)
 		return;
-	for (i = 0; i < it->n; i++)
+	for (i = 0; i < it->n; i++) {
 		period__free(&it->list[i]->det);
+		free(it->list[i]);
+	}
 	free(it->list);
-	hmap_free_values(&it->procs);
-	hmap_free_values(&it->sites);
+	free(it->sites);
+	hmap_free(&it->procs);
 	free(it);
 }
 
-static struct it_proc *proc_of(struct iterations *it, __u32 pid)
+static struct it_proc *new_proc(struct iterations *it, __u32 pid)
 {
-	struct it_proc *p = hmap_get(&it->procs, pid, 0);
+	struct it_proc *p;
 
-	if (p)
-		return p;
 	if (array_reserve((void **)&it->list, &it->cap, it->n + 1, sizeof(*it->list)) ||
-	    !(p = hmap_put_new(&it->procs, pid, 0, sizeof(*p))))
+	    !(p = calloc(1, sizeof(*p))))
 		return NULL;
+	if (it->n && hmap_put(&it->procs, pid, 0, p)) {
+		free(p);
+		return NULL;
+	}
 	p->pid = pid;
 	period__init(&p->det);
 	it->list[it->n++] = p;
 	return p;
 }
 
+static struct it_proc *proc_of(struct iterations *it, __u32 pid)
+{
+	struct it_proc *p;
+
+	if (it->n && it->list[0]->pid == pid)
+		return it->list[0];
+	if (it->n > 1 && (p = hmap_get(&it->procs, pid, 0)))
+		return p;
+	return new_proc(it, pid);
+}
+
 static struct it_site *site_of(struct iterations *it, struct it_proc *p, __u32 site)
 {
-	struct it_site *s = hmap_get(&it->sites, p->pid, site);
+	struct it_site *s;
 
-	if (!s && (s = hmap_put_new(&it->sites, p->pid, site, sizeof(*s))))
+	if (site >= it->nsites) {
+		if (array_reserve((void **)&it->sites, &it->cap_sites, (size_t)site + 1,
+				  sizeof(*it->sites)))
+			return NULL;
+		memset(it->sites + it->nsites, 0, (site + 1 - it->nsites) * sizeof(*s));
+		it->nsites = (size_t)site + 1;
+	}
+	s = &it->sites[site];
+	if (!s->seen) {
+		s->seen = 1;
 		s->order = p->nsites++;
+	}
 	return s;
 }
 
@@ -118,7 +146,7 @@ static const struct it_site *rotate(const struct iterations *it, const struct it
 	__u32 i, lo = 0;
 
 	for (i = 0; i < o->len; i++) {
-		s = hmap_get(&it->sites, p->pid, pat[i]);
+		s = pat[i] < it->nsites ? &it->sites[pat[i]] : NULL;
 		if (s && (!first || s->order < first->order)) {
 			first = s;
 			lo = i;

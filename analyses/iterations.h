@@ -41,8 +41,8 @@ struct iterations;
 
 struct iterations *iterations__new(void);
 void iterations__free(struct iterations *it);
-/* An episode of process pid completed at site (phases__site() id), its phase
- * begun at start[view]. */
+/* An episode of process pid completed at site (phases__site() id: dense, each
+ * of one process), its phase begun at start[view]. */
 void iterations__episode(struct iterations *it, __u32 pid, __u32 site, const __u64 start[2]);
 /* Processes seen, in order; the outer iteration of the i-th in *o.
  * Returns 0 if it has one, -1 if no period was found. */

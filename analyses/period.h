@@ -13,17 +13,24 @@
 #define PERIOD_MAX  256 /* longest period looked for, in sites */
 #define PERIOD_REPS 3	/* repetitions before a period holds */
 
-struct period {
+/* The window of a sequence with two sites or more (allocated then: a process
+ * with one site keeps none). */
+struct period_win {
 	__u32 hist[PERIOD_MAX]; /* the last elements (collapsed), a ring */
-	__u64 n;		/* elements fed, collapsed */
-	__u64 raw;		/* elements fed */
-	__u32 last;		/* the latest element */
 	/* per candidate p: positions in a row equal to the one p before,
 	 * positions where p was the smallest period holding, and its
 	 * pattern, copied at the first of them (NULL: none yet) */
 	__u32 run[PERIOD_MAX + 1];
 	__u64 votes[PERIOD_MAX + 1];
 	__u32 *pat[PERIOD_MAX + 1];
+};
+
+struct period {
+	__u64 n;	      /* elements fed, collapsed */
+	__u64 raw;	      /* elements fed */
+	__u32 last;	      /* the latest element */
+	__u32 first;	      /* the first element */
+	struct period_win *w; /* NULL: one site so far, or no memory */
 };
 
 void period__init(struct period *d);

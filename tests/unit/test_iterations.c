@@ -47,7 +47,8 @@ TEST(times_trend_and_jitter)
 	iterations__free(it);
 }
 
-/* Two processes apart; one without a period. */
+/* Two processes apart (each site is of one process, as phases__site()'s);
+ * one without a period. */
 TEST(per_process_and_none)
 {
 	struct iterations *it = iterations__new();
@@ -58,7 +59,7 @@ TEST(per_process_and_none)
 	for (k = 0; k < 8; k++) {
 		start[0] = start[1] = 50 * k;
 		iterations__episode(it, 1, 4, start);
-		iterations__episode(it, 2, k, start);
+		iterations__episode(it, 2, 10 + k, start);
 	}
 	CHECK_EQ(iterations__nprocs(it), 2);
 	CHECK_EQ(iterations__result(it, 0, &o), 0);

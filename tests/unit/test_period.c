@@ -109,7 +109,7 @@ TEST(nested_varying_one_site)
 	period__free(&d);
 }
 
-/* Only one site: every episode is an iteration. */
+/* Only one site: every episode is an iteration; no memory kept for it. */
 TEST(one_site)
 {
 	struct period d;
@@ -117,6 +117,7 @@ TEST(one_site)
 	period__init(&d);
 	feed(&d, "", "A", 5, "");
 	CHECK_STR(detected(&d), "A");
+	CHECK(d.w == NULL); /* no window for one site */
 	period__free(&d);
 }
 
