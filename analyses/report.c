@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/array.h"
+#include "analyses/iterations.h"
 #include "analyses/report_impl.h"
 #include "lib/log.h"
 
@@ -24,6 +25,7 @@ struct report *report__new(const struct report_opts *o, const struct report_src 
 	if (!r->o.out)
 		r->o.out = stdout;
 	json_init(&r->json, r->o.out, 1);
+	r->it = iterations__new(); /* NULL: no memory, no iterations reported */
 	return r;
 }
 
@@ -32,6 +34,7 @@ void report__free(struct report *r)
 	if (!r)
 		return;
 	free(r->hangs);
+	iterations__free(r->it);
 	free(r);
 }
 
@@ -142,12 +145,29 @@ report__episode_names(const struct report *r, const struct ph_episode *ep, struc
 	return bn;
 }
 
+/* ep in the sequence of its process's sites (doc/design.md §5.6). */
+static void note_iteration(struct report *r, const struct ph_episode *ep)
+{
+	struct ph_episode_times m, a;
+	__u64 start[2];
+
+	if (!r->it)
+		return;
+	ph_episode_times(ep, PH_MEASURED, &m);
+	ph_episode_times(ep, PH_APPROXIMATED, &a);
+	start[PH_MEASURED] = m.start;
+	start[PH_APPROXIMATED] = a.start;
+	iterations__episode(r->it, ep->pid, ep->site, start);
+}
+
 static void on_episode(void *ctx, const struct ph_episode *ep)
 {
 	struct report *r = ctx;
 
-	if (ep->n)
-		r->ops->episode(r, ep);
+	if (!ep->n)
+		return;
+	note_iteration(r, ep);
+	r->ops->episode(r, ep);
 }
 
 /* The note of ep's hang (m: the threads missing). */

@@ -98,6 +98,11 @@ void report__end(struct report *r, const struct report_drops *d);
 /* Warn (text reports) about each --watch pattern of o not in matched. */
 void report_opts__warn_unmatched(const struct report_opts *o, __u64 matched);
 
+/* The outer iteration of the report's first process with one (doc/design.md
+ * §5.6): iterations begun, and their mean measured time (0: none timed yet).
+ * Returns -1 while no period is found. */
+int report__iteration_now(const struct report *r, __u64 *count, double *mean_ns);
+
 /* Where a call site is, as the reports name it (top names sites too). */
 void report__site_where(const struct report *r, __u32 pid, __u64 call_site, char *buf, size_t n);
 

@@ -68,10 +68,11 @@ struct report {
 	int at_end;
 	/* text: episode-line rate limit, per second of trace time */
 	__u64 window_start, window_lines, suppressed;
-	__u64 table_rows;     /* text: rows of the phase table so far */
-	__u64 json_phases;    /* JSON: phases listed so far */
-	__u64 watch_matched;  /* text: bit i, --watch i matched a barrier */
-	char command_end[64]; /* how the launched command ended; "": unknown */
+	__u64 table_rows;      /* text: rows of the phase table so far */
+	__u64 json_phases;     /* JSON: phases listed so far */
+	__u64 watch_matched;   /* text: bit i, --watch i matched a barrier */
+	char command_end[64];  /* how the launched command ended; "": unknown */
+	struct iterations *it; /* the outer iterations (doc/design.md §5.6) */
 };
 
 static inline double ms(__u64 ns)
@@ -158,6 +159,11 @@ double report__barrier_sd(const struct ph_site *s);
 struct sync_report report__sync_view(const struct report *r);
 /* Records lost: as the source counted them, or as the analysis saw them. */
 __u64 report__drops_total(const struct report *r, const struct report_drops *d);
+
+/* report_iter.c: the outer iterations (doc/design.md §5.6), the text
+ * "Iterations" section and the JSON iterations{} object. */
+void report_text__iterations(struct report *r);
+void report_json__iterations(struct report *r);
 
 /* report_eff_json.c: efficiencies and wait states in JSON (doc/design.md
  * §5.5): the wait keys of arrival a in a view (m: its phase's times); the

@@ -607,6 +607,7 @@ static void json_lists(struct report *r)
 		json_hang(r, &r->hangs[i]);
 	json_arr_end(j);
 	json_ku64(j, "hang_count", r->hangs_total);
+	report_json__iterations(r);
 }
 
 static void json_end(struct report *r, const struct report_drops *d)

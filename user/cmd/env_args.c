@@ -30,6 +30,7 @@ enum {
 	OPT_INTERVAL,
 	OPT_NO_CALIBRATE,
 	OPT_RECALIBRATE,
+	OPT_ITERATIONS,
 };
 
 /* Calibrations while tracing: ~16 ms of calls on our own thread every 10 s
@@ -134,6 +135,10 @@ static const struct argp_option options[] = {
 	{"quiet", 'q', NULL, 0, "No line per barrier episode; summary only", 1},
 	{"max-lines", OPT_MAX_LINES, "N", 0,
 	 "At most N episode lines per second of trace (default 50, 0 = no limit)", 1},
+	{"iterations", OPT_ITERATIONS, "N", 0,
+	 "The program's outer loop runs N times: the status line says which iteration it is in "
+	 "and about how long is left",
+	 1},
 	{"probe", OPT_PROBE, "BINARY:SYMBOL:KIND", 0,
 	 "Also probe SYMBOL in BINARY as a KIND (see below); SYMBOL may be a code address "
 	 "0xHEX as nm prints it (stripped binaries); repeatable",
@@ -400,6 +405,9 @@ static int parse_value(struct env *env, int key, const char *arg, struct argp_st
 	case OPT_MAX_LINES:
 		e = parse_u64(arg, 0, UINT32_MAX, &env->max_lines);
 		return e ? bad_value(st, "--max-lines", arg, e) : 0;
+	case OPT_ITERATIONS:
+		e = parse_u64(arg, 1, UINT32_MAX, &env->iterations);
+		return e ? bad_value(st, "--iterations", arg, e) : 0;
 	case OPT_NO_CALIBRATE:
 		env->no_calibrate = 1;
 		return 0;

@@ -50,6 +50,7 @@ struct env {
 	int shim_given;			 /* --shim 1, --no-shim -1, neither 0 */
 	int drain_ms;			 /* --drain-interval */
 	uint64_t max_lines;		 /* --max-lines: episode lines per second */
+	uint64_t iterations;		 /* --iterations: loop length, for the ETA */
 	int quiet;			 /* -q: no episode lines */
 	int force;			 /* attach even if no traced function is used */
 	unsigned int classes;		 /* --trace: SBT_TRACE_* bits */

@@ -96,6 +96,27 @@ static void on_report_output(void *ctx)
 	clear_status(ctx);
 }
 
+/* --iterations N: the first job whose outer loop is found, its iteration
+ * and the time left at its mean iteration (doc/design.md §5.6). */
+static void show_eta(struct tracer *t)
+{
+	__u64 n = t->env->iterations, k;
+	double mean;
+	size_t i;
+
+	for (i = 0; n && i < jobs__count(t->ctx.jobs); i++) {
+		const struct job *job = jobs__at(t->ctx.jobs, i);
+
+		if (!job->report || report__iteration_now(job->report, &k, &mean))
+			continue;
+		fprintf(stderr, ", iteration %llu of %llu", (unsigned long long)k,
+			(unsigned long long)n);
+		if (mean > 0 && k <= n)
+			fprintf(stderr, ", %.1f s left", mean * (n - k + 1) / 1e9);
+		return;
+	}
+}
+
 static void show_status(struct tracer *t, __u64 now)
 {
 	__u64 phases, events, lost;
@@ -109,6 +130,7 @@ static void show_status(struct tracer *t, __u64 now)
 		(unsigned long long)phases);
 	if (tracer__several(t))
 		fprintf(stderr, ", %zu processes", tracer__njobs(t));
+	show_eta(t);
 	t->status_shown = 1;
 	t->status_ns = now;
 	t->status_events = events;

@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# The program's outer iteration (doc/design.md §5.6) of real runs whose loop is
+# known: the period, the count against what the workload did, the time against
+# the workload's own clock.
+load helpers
+
+# omp_kernels -s 12: twelve time steps of four parallel regions (and the
+# barriers inside the fourth); each step is one iteration.
+@test "iterations: omp_kernels' time steps are the period, one iteration per step" {
+	OMP_NUM_THREADS=2 run "$SBT" record -o "$T/k.sbt" -- "$EX/omp_kernels_gomp" -s 12 -n 600
+	[ "$status" -eq 0 ]
+	"$SBT" report --format json "$T/k.sbt" >"$T/k.json"
+	"$SBT" report "$T/k.sbt" >"$T/k.txt"
+	python3 - "$T/k.json" "$T/k.txt" <<'PY'
+import json, sys
+r, txt = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+procs = r["iterations"]["processes"]
+assert len(procs) == 1, procs
+p = procs[0]
+assert p["count"] == 12 and p["measured"]["timed"] == 11, p
+# the period begins at the step's first region and holds the four regions
+where = p["period_where"]
+assert where[0].endswith("omp_kernels.c:136)"), where
+for line in (136, 161, 181, 199):
+    assert sum(w.endswith(f"omp_kernels.c:{line})") for w in where) == 1, (line, where)
+# every site of the period ran once per step
+sites = {s["id"]: s for s in r["sites"]}
+for i in p["period"]:
+    assert sites[i]["episodes"] == 12, sites[i]
+m = p["measured"]
+assert 0 < m["min_ms"] <= m["mean_ms"] <= m["max_ms"], m
+assert "Iterations" in txt and "12 iterations (11 timed)" in txt
+PY
+}
+
+# barrier_imbalance: one barrier, PHASES times; each phase is an iteration.
+# Its phases begin when the workload's threads start computing (arrive_ns -
+# compute_ns, its own clock): the mean iteration is the time from the first
+# phase's start to the last one's over 10, and each end may differ from the
+# probes' by the preemption between the barrier's return and the workload's
+# clock read on a loaded 2-core machine (up to a few ms): 1 ms over 10.
+@test "iterations: barrier_imbalance's phases, mean time within its own clock" {
+	run "$SBT" record -o "$T/b.sbt" -- "$EX/barrier_imbalance" -t 2 -n 11 -d 5 -m sleep
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/b.sbt" >"$T/b.json"
+	python3 - "$T/b.json" "$T/wl.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+start = {}
+for line in open(sys.argv[2]):
+    f = line.split()
+    if f and f[0] == "phase":
+        kv = dict(zip(f[::2], f[1::2]))
+        s = int(kv["arrive_ns"]) - int(kv["compute_ns"])
+        start[int(kv["phase"])] = min(start.get(int(kv["phase"]), s), s)
+assert sorted(start) == list(range(11)), start
+p = r["iterations"]["processes"][0]
+assert len(p["period"]) == 1 and p["count"] == 11, p
+m = p["measured"]
+assert m["timed"] == 10, m
+theirs = (start[10] - start[0]) / 10 / 1e6
+assert abs(m["mean_ms"] - theirs) <= 1.0, (m, theirs)
+PY
+}
+
+# --iterations N on a terminal (script(1) gives one): the status line says
+# which iteration the loop is in, never past N nor going back, and the time
+# left; the summary counts every step.
+@test "iterations: --iterations 100, the status line's iteration of omp_kernels' steps" {
+	command -v script >/dev/null || skip "no script(1) to give sbt-bpf a terminal"
+	OMP_NUM_THREADS=2 script -qfec "$SBT -q --iterations 100 -- $EX/omp_kernels_gomp -s 100 -n 1200" \
+		/dev/null >"$T/tty.out" 2>&1
+	python3 - "$T/tty.out" <<'PY'
+import re, sys
+s = open(sys.argv[1], errors="replace").read()
+ks = [(int(k), float(t)) for k, t in re.findall(r"iteration (\d+) of 100, ([0-9.]+) s left", s)]
+assert ks, s[-2000:]
+assert all(1 <= k <= 100 and t >= 0 for k, t in ks), ks
+assert all(a[0] <= b[0] for a, b in zip(ks, ks[1:])), ks
+assert re.search(r"period of \d+ sites, 100 iterations \(99 timed\)", s), s[-2000:]
+PY
+}

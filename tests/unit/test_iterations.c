@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Outer iterations (analyses/iterations.h, doc/design.md §5.6) of synthetic
+ * episode streams, with exact times: count, mean, min, max, trend, jitter,
+ * in both views; the first site is the loop's entry. */
+#include <math.h>
+#include "analyses/iterations.h"
+#include "unit.h"
+
+#define NEAR(x, v) CHECK(fabs((x) - (v)) < 1e-6)
+
+/* Iteration k of the loop B C D (after an initialization at site A) takes
+ * 100 + 10k ns measured and half of that approximated. */
+TEST(times_trend_and_jitter)
+{
+	struct iterations *it = iterations__new();
+	struct it_result o;
+	__u64 t = 1000, ta = 500, start[2];
+	int k, j;
+
+	start[0] = t, start[1] = ta;
+	iterations__episode(it, 7, 0, start);
+	for (k = 0; k < 6; k++) {
+		for (j = 0; j < 3; j++) {
+			start[0] = t + j, start[1] = ta + j;
+			iterations__episode(it, 7, 1 + j, start);
+		}
+		t += 100 + 10 * k;
+		ta += (100 + 10 * k) / 2;
+	}
+	CHECK_EQ(iterations__nprocs(it), 1);
+	CHECK_EQ(iterations__result(it, 0, &o), 0);
+	CHECK_EQ(o.pid, 7);
+	CHECK_EQ(o.len, 3);
+	CHECK_EQ(o.sites[0], 1);
+	CHECK_EQ(o.sites[1], 2);
+	CHECK_EQ(o.sites[2], 3);
+	CHECK_EQ(o.count, 6);
+	/* five timed: 100, 110, 120, 130, 140 */
+	CHECK_EQ(o.time[0].timed, 5);
+	NEAR(o.time[0].mean_ns, 120);
+	CHECK_EQ(o.time[0].min_ns, 100);
+	CHECK_EQ(o.time[0].max_ns, 140);
+	NEAR(o.time[0].slope_ns, 10);
+	NEAR(o.time[0].cv, sqrt(200.0) / 120);
+	NEAR(o.time[1].mean_ns, 60);
+	NEAR(o.time[1].slope_ns, 5);
+	iterations__free(it);
+}
+
+/* Two processes apart (each site is of one process, as phases__site()'s);
+ * one without a period. */
+TEST(per_process_and_none)
+{
+	struct iterations *it = iterations__new();
+	struct it_result o;
+	__u64 start[2] = {0, 0};
+	int k;
+
+	for (k = 0; k < 8; k++) {
+		start[0] = start[1] = 50 * k;
+		iterations__episode(it, 1, 4, start);
+		iterations__episode(it, 2, 10 + k, start);
+	}
+	CHECK_EQ(iterations__nprocs(it), 2);
+	CHECK_EQ(iterations__result(it, 0, &o), 0);
+	CHECK_EQ(o.len, 1);
+	CHECK_EQ(o.sites[0], 4);
+	CHECK_EQ(o.count, 8);
+	NEAR(o.time[0].mean_ns, 50);
+	NEAR(o.time[0].cv, 0);
+	NEAR(o.time[0].slope_ns, 0);
+	CHECK_EQ(iterations__result(it, 1, &o), -1);
+	CHECK_EQ(o.pid, 2);
+	iterations__free(it);
+}
