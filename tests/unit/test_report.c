@@ -25,6 +25,27 @@ static void feed(struct phases *p, __u16 type, __u32 tid, __u64 ts, __u64 obj, _
 	phases__feed(p, &e);
 }
 
+/* Through a report made of ro and src, one episode of two threads: thread
+ * 1 arrives 10 ms after the start, thread 2 at 40 ms; both leave at 41 ms. */
+static void report_episode(const struct report_opts *ro, const struct report_src *src)
+{
+	struct report_drops d = {0};
+	struct report *r = report__new(ro, src);
+	struct phases *p = phases__new(&src->phases, &report_phases_ops, r);
+
+	report__attach(r, p);
+	report__begin(r);
+	feed(p, SBT_EV_ENTER, 1, START + 10 * MS, 0x9000, 0);
+	feed(p, SBT_EV_ENTER, 2, START + 40 * MS, 0x9000, 0);
+	feed(p, SBT_EV_EXIT, 1, START + 41 * MS, 0, 0x4000);
+	feed(p, SBT_EV_EXIT, 2, START + 41 * MS, 0xffffffff, 0x4000);
+	report__at_end(r);
+	phases__finish(p);
+	report__end(r, &d);
+	phases__free(p);
+	report__free(r);
+}
+
 /* Two threads, one episode: thread 1 arrives 10 ms after the start, thread
  * 2 at 40 ms; both leave at 41 ms. */
 static char *run_report(int format, int watch_all)
@@ -42,25 +63,10 @@ static char *run_report(int format, int watch_all)
 		.phases = {.probes = probes, .nprobes = NPROBES, .start_ns = START},
 		.names = names,
 		.command = "prog"};
-	struct report *r;
-	struct phases *p;
-	struct report_drops d = {0};
 
 	names__set(names, 7, 0x4000, "work (prog.c:12)");
 	names__set(names, 7, 0x9000, "bar");
-	r = report__new(&ro, &src);
-	p = phases__new(&src.phases, &report_phases_ops, r);
-	report__attach(r, p);
-	report__begin(r);
-	feed(p, SBT_EV_ENTER, 1, START + 10 * MS, 0x9000, 0);
-	feed(p, SBT_EV_ENTER, 2, START + 40 * MS, 0x9000, 0);
-	feed(p, SBT_EV_EXIT, 1, START + 41 * MS, 0, 0x4000);
-	feed(p, SBT_EV_EXIT, 2, START + 41 * MS, 0xffffffff, 0x4000);
-	report__at_end(r);
-	phases__finish(p);
-	report__end(r, &d);
-	phases__free(p);
-	report__free(r);
+	report_episode(&ro, &src);
 	names__free(names);
 	fclose(f);
 	return buf;
@@ -210,27 +216,12 @@ static char *run_costs(int format, const char *source)
 				 .names = nm,
 				 .command = "prog",
 				 .costs_source = source};
-	struct report_drops d = {0};
-	struct report *r;
-	struct phases *p;
 
 	alpha_series__add(s, START - MS / 2, names, c1, cls, 2);
 	alpha_series__add(s, START + 20 * MS, names, c2, cls, 1);
 	alpha_series__bind(s, 1, "pthread_barrier_wait", ALPHA_BY_NAME);
 	alpha_series__bind(s, 2, "pthread_barrier_wait", ALPHA_BY_CLASS);
-	r = report__new(&ro, &src);
-	p = phases__new(&src.phases, &report_phases_ops, r);
-	report__attach(r, p);
-	report__begin(r);
-	feed(p, SBT_EV_ENTER, 1, START + 10 * MS, 0x9000, 0);
-	feed(p, SBT_EV_ENTER, 2, START + 40 * MS, 0x9000, 0);
-	feed(p, SBT_EV_EXIT, 1, START + 41 * MS, 0, 0x4000);
-	feed(p, SBT_EV_EXIT, 2, START + 41 * MS, 0xffffffff, 0x4000);
-	report__at_end(r);
-	phases__finish(p);
-	report__end(r, &d);
-	phases__free(p);
-	report__free(r);
+	report_episode(&ro, &src);
 	names__free(nm);
 	alpha_series__free(s);
 	fclose(f);
