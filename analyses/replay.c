@@ -265,8 +265,7 @@ struct report_src replay__report_src(const struct replay *r)
 				   .command = r->job ? r->job->command : r->m->command,
 				   .kernel = r->m->kernel,
 				   .costs_source = r->m->costs_source,
-				   .counters = r->m->counters,
-				   .inject_ns = inject_of(r->m)};
+				   .counters = r->m->counters};
 }
 
 /* A thread's start for the analysis: no earlier than its job's; 0 (it ran

@@ -56,7 +56,6 @@ struct report_src {
 	 * or "": not said (a trace of an older version) */
 	const char *costs_source;
 	const struct sbt_counter_info *counters; /* -e events, in record order */
-	__u64 inject_ns; /* --inject-delay: spun per probe hit, in the costs */
 };
 
 /* Names from a source: a probe's symbol ("?" for an unknown id); an object,

@@ -346,7 +346,7 @@ static void json_approximation(struct report *r)
 	json_ku64(j, "probe_overhead_ns", ovh);
 	json_ku64(j, "clamped_events", phases__clamped(r->ph));
 	json_ku64(j, "counter_record_ns", r->src.phases.alpha_counters);
-	json_ku64(j, "injected_delay_ns", r->src.inject_ns);
+	json_ku64(j, "injected_delay_ns", r->src.phases.inject_ns);
 	json_measured_costs(r);
 	json_costs(r);
 	json_violations(r);

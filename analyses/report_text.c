@@ -557,10 +557,10 @@ static void text_approximation(struct report *r)
 		"time was probe overhead\n",
 		report__model_name(r), sec(traced_a),
 		traced ? 100.0 * ((double)traced - (double)traced_a) / (double)traced : 0.0);
-	if (r->src.inject_ns)
+	if (r->src.phases.inject_ns)
 		fprintf(r->o.out,
 			"    each probe hit spun %" PRIu64 " ns more (--inject-delay), charged\n",
-			(uint64_t)r->src.inject_ns);
+			(uint64_t)r->src.phases.inject_ns);
 	text_measured_costs(r);
 	text_costs(r);
 	if (!phases__violations(r->ph, -1))

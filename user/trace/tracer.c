@@ -239,8 +239,7 @@ static struct report_src report_src(const struct tracer *t)
 				   .names = t->ctx.names,
 				   .realtime_offset_ns = t->ctx.realtime_offset_ns,
 				   .costs_source = pc->source,
-				   .counters = t->ctx.counters.info,
-				   .inject_ns = t->env->inject_ns};
+				   .counters = t->ctx.counters.info};
 }
 
 /* One analysis per process (the names they share), and the trace file. */
