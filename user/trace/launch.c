@@ -79,6 +79,19 @@ static int wait_stop(pid_t pid, int *sig)
 	return 0;
 }
 
+/* An int3 over the first byte at addr in pid; the word it was in, to put
+ * back, in *word. 0 or a negative errno. */
+static int plant_break(pid_t pid, unsigned long addr, long *word)
+{
+	errno = 0;
+	*word = ptrace(PTRACE_PEEKTEXT, pid, (void *)addr, NULL);
+	if (errno)
+		return -errno;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)addr, (void *)((*word & ~0xffL) | 0xcc)))
+		return -errno;
+	return 0;
+}
+
 /* Plant int3 at the entry point, run to it, restore the instruction and the
  * program counter. Signals delivered before the entry are passed on. */
 static int run_to_entry(pid_t pid, unsigned long entry)
@@ -87,12 +100,9 @@ static int run_to_entry(pid_t pid, unsigned long entry)
 	long word;
 	int sig, e;
 
-	errno = 0;
-	word = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
-	if (errno)
-		return -errno;
-	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((word & ~0xffL) | 0xcc)))
-		return -errno;
+	e = plant_break(pid, entry, &word);
+	if (e)
+		return e;
 	for (sig = 0;;) {
 		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig))
 			return -errno;
@@ -224,12 +234,9 @@ int launch__call_sites(pid_t pid, const uint64_t *fns, int n)
 		return e;
 	if (ptrace(PTRACE_GETREGS, pid, NULL, &at))
 		return -errno;
-	errno = 0;
-	word = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
-	if (errno)
-		return -errno;
-	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((word & ~0xffL) | 0xcc)))
-		return -errno;
+	e = plant_break(pid, entry, &word);
+	if (e)
+		return e;
 	for (i = 0, e = 0; i < n && !e; i++) {
 		if (!is_site(pid, fns[i]))
 			continue;
