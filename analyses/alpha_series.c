@@ -215,6 +215,63 @@ int alpha_series__cost(const struct alpha_series *s, int e, __u64 ts, __u32 *hin
 	return 1;
 }
 
+/* A calibrated function, not a pseudo-entry ("[futex-tracepoints]"). */
+static int is_function(const struct entry *en)
+{
+	return en->n && en->name[0] != '[';
+}
+
+static void widen(struct alpha_cost *lo, struct alpha_cost *hi, const struct entry *en)
+{
+	lo->entry_ns = en->min.entry_ns < lo->entry_ns ? en->min.entry_ns : lo->entry_ns;
+	lo->exit_ns = en->min.exit_ns < lo->exit_ns ? en->min.exit_ns : lo->exit_ns;
+	hi->entry_ns = en->max.entry_ns > hi->entry_ns ? en->max.entry_ns : hi->entry_ns;
+	hi->exit_ns = en->max.exit_ns > hi->exit_ns ? en->max.exit_ns : hi->exit_ns;
+}
+
+void alpha_series__all_cpus(const struct alpha_series *s, double *least, double *greatest)
+{
+	int e = s ? alpha_series__find(s, ALPHA_SYM_ALL_CPUS) : -1;
+	size_t k;
+
+	*least = *greatest = 1;
+	for (k = 0; e >= 0 && k < s->entries[e].n; k++) {
+		const struct alpha_cost *c = &s->entries[e].cost[k];
+		double r = c->exit_ns ? (double)c->entry_ns / (double)c->exit_ns : 1;
+
+		*least = r < *least ? r : *least;
+		*greatest = r > *greatest ? r : *greatest;
+	}
+}
+
+static __u64 scaled(__u64 ns, double by)
+{
+	return (__u64)((double)ns * by + 0.5);
+}
+
+int alpha_series__range(const struct alpha_series *s, unsigned int id, struct alpha_cost *lo,
+			struct alpha_cost *hi)
+{
+	int how, e = alpha_series__entry_of(s, id, &how);
+	const struct entry *own;
+	double least, greatest;
+	size_t i;
+
+	if (e < 0 || !s->entries[e].n)
+		return 0;
+	own = &s->entries[e];
+	*lo = own->min;
+	*hi = own->max;
+	for (i = 0; i < s->nentries && (how == ALPHA_BY_CLASS || how == ALPHA_BY_FALLBACK); i++)
+		if (is_function(&s->entries[i]) &&
+		    (how == ALPHA_BY_FALLBACK || s->entries[i].cls == own->cls))
+			widen(lo, hi, &s->entries[i]);
+	alpha_series__all_cpus(s, &least, &greatest);
+	*lo = (struct alpha_cost){scaled(lo->entry_ns, least), scaled(lo->exit_ns, least)};
+	*hi = (struct alpha_cost){scaled(hi->entry_ns, greatest), scaled(hi->exit_ns, greatest)};
+	return 1;
+}
+
 const char *alpha_how_name(int how)
 {
 	static const char *const names[ALPHA_NHOW] = {

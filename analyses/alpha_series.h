@@ -24,6 +24,10 @@
 #define ALPHA_SYM_FUTEX	    "[futex-tracepoints]"
 #define ALPHA_SYM_COUNTERS  "[counter-record]"
 #define ALPHA_SYM_SHIM_SITE "[shim-site]"
+/* Not a cost: a barrier call's entry and return hits with every CPU hitting
+ * probes at once (entry_ns) and alone (exit_ns), measured together. Their
+ * ratio widens the error band (alpha_series__range()). */
+#define ALPHA_SYM_ALL_CPUS "[all-cpus]"
 
 /* Distinct entries a series holds; more are ignored (a calibration has a
  * few dozen). It bounds the lookup hints a phase analysis keeps. */
@@ -90,6 +94,18 @@ int alpha_series__counters(const struct alpha_series *s);
  * begin), kept between calls. 1, or 0 when e was never measured. */
 int alpha_series__cost(const struct alpha_series *s, int e, __u64 ts, __u32 *hint,
 		       struct alpha_cost *c);
+
+/* The least and greatest cost probe id may be charged (doc/design.md §5.4,
+ * error band): its entry's over the calibrations; a borrowed cost's over
+ * every function calibrated of its class (ALPHA_BY_CLASS) or every function
+ * calibrated (ALPHA_BY_FALLBACK), the uncertainty of borrowing; then the
+ * greatest scaled by the largest all-CPUs ratio above 1 (ALPHA_SYM_ALL_CPUS:
+ * hits beside it make a hit dearer), the least by the smallest below 1. 1,
+ * or 0 when the probe is not bound to a measured entry. */
+int alpha_series__range(const struct alpha_series *s, unsigned int id, struct alpha_cost *lo,
+			struct alpha_cost *hi);
+/* The least and greatest all-CPUs ratio measured (1 and 1 when none was). */
+void alpha_series__all_cpus(const struct alpha_series *s, double *least, double *greatest);
 
 /* The name of a way to come by a cost ("name", "shim", "class",
  * "fallback"; "none"). */

@@ -315,3 +315,10 @@ const char *ph_violation_name(int kind)
 
 	return kind >= 0 && kind < PH_VIOL_NKINDS ? names[kind] : "unknown";
 }
+
+__u64 phases__approx_duration(const struct phases *p)
+{
+	__u64 first = phases__first_ts(p), last = phases__approx_last_ts(p);
+
+	return last > first ? last - first : 0;
+}

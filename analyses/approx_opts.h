@@ -11,13 +11,14 @@ struct approx_opts {
 	int model;	/* enum ph_model */
 	int exit_order; /* enum ph_exit_order */
 	int view;	/* enum report_view */
+	int band;	/* compute the error band (phases_config.error_band) */
 };
 
-/* The defaults: Malony-Reed, measured exit order, both views. */
+/* The defaults: Malony-Reed, measured exit order, both views, a band. */
 static inline void approx_opts__init(struct approx_opts *o)
 {
 	*o = (struct approx_opts){
-		.model = PH_MODEL_MR, .exit_order = PH_EXIT_RANK, .view = REPORT_BOTH};
+		.model = PH_MODEL_MR, .exit_order = PH_EXIT_RANK, .view = REPORT_BOTH, .band = 1};
 }
 
 #endif

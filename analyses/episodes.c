@@ -98,6 +98,7 @@ static void complete(struct phases *p, struct ph_episode *ep)
 			p->lost_first[p->lost_phases] = ep->index;
 		p->lost_phases++;
 	}
+	band__episode(p->band, ep);
 	if (p->ops.episode)
 		p->ops.episode(p->ctx, ep);
 	inflight_remove(p, ep);

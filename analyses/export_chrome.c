@@ -330,6 +330,7 @@ static void thread_names(struct exporter *x, const struct phases *p)
 static void other_data(struct exporter *x, const struct phases *p, const struct export_drops *d)
 {
 	struct json *j = &state(x)->j;
+	struct ph_band band;
 	int k;
 
 	json_key(j, "otherData");
@@ -339,6 +340,15 @@ static void other_data(struct exporter *x, const struct phases *p, const struct 
 	json_kstr(j, "kernel", x->src.kernel ? x->src.kernel : "");
 	json_ku64(j, "records_lost", d ? d->total : 0);
 	json_ku64(j, "phases", phases__completed(p));
+	if (phases__band(p, &band)) {
+		/* the approximated run and its error band (doc/design.md §5.4) */
+		json_key(j, "approximated");
+		json_obj_begin(j);
+		json_ku64(j, "duration_ns", phases__approx_duration(p));
+		json_ku64(j, "duration_ns_low", band.lo);
+		json_ku64(j, "duration_ns_high", band.hi);
+		json_obj_end(j);
+	}
 	if (x->src.phases.alpha_enter) {
 		json_key(j, "calibration");
 		json_arr_begin(j);

@@ -36,7 +36,8 @@ static void begin(struct exporter *x)
 	      "late_start_ns,lock_wait_ns,sem_wait_ns,cond_wait_ns,task_wait_ns,"
 	      "load_balance,sync_efficiency,parallel_efficiency,"
 	      "a_sync_wait_ns,a_useful_ns,a_late_start_ns,"
-	      "a_load_balance,a_sync_efficiency,a_parallel_efficiency",
+	      "a_load_balance,a_sync_efficiency,a_parallel_efficiency,"
+	      "a_phase_ns,a_phase_ns_low,a_phase_ns_high",
 	      f);
 	for (k = 0; k < x->src.phases.ncounters; k++) {
 		fputc(',', f);
@@ -100,6 +101,16 @@ static void waits_a(FILE *f, const struct ph_arrival *a, const struct ph_episode
 	efficiency(f, e);
 }
 
+/* The phase's approximated span and its error band (empty: no band). */
+static void phase_band(FILE *f, const struct ph_episode *ep, const struct ph_episode_times *am)
+{
+	fprintf(f, ",%" PRIu64 ",", (uint64_t)am->phase_ns);
+	if (ep->band_known)
+		fprintf(f, "%" PRIu64 ",%" PRIu64, (uint64_t)ep->band_lo, (uint64_t)ep->band_hi);
+	else
+		fputc(',', f);
+}
+
 static void episode(struct exporter *x, const struct ph_episode *ep)
 {
 	char site[NAME_LEN], obj[NAME_LEN];
@@ -134,10 +145,12 @@ static void episode(struct exporter *x, const struct ph_episode *ep)
 		else
 			fputs(",,,,,,", f);
 		waits(f, a, &m, &e);
-		if (x->o.views & EXPORT_APPROXIMATED)
+		if (x->o.views & EXPORT_APPROXIMATED) {
 			waits_a(f, a, &am, &ea);
-		else
-			fputs(",,,,,,", f);
+			phase_band(f, ep, &am);
+		} else {
+			fputs(",,,,,,,,,", f);
+		}
 		for (k = 0; k < x->src.phases.ncounters; k++) {
 			fputc(',', f);
 			if (a->ctr_valid)

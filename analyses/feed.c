@@ -568,6 +568,12 @@ void phases__release_held(struct phases *p)
 
 int phases__feed(struct phases *p, const struct sbt_event *e)
 {
+	struct phases *side;
+	int i;
+
+	/* the band's analyses complete each episode before this one does */
+	for (i = 0; (side = band__side(p->band, i)); i++)
+		phases__feed(side, e);
 	/* the process's own mark is stamped when the attach returned */
 	if (e->type != SBT_EV_PROBE_ARMED) {
 		p->out_of_order += e->ts < p->newest_ts;

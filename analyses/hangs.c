@@ -163,6 +163,11 @@ static void report_hang(struct phases *p, struct ph_episode *ep)
  * check stops at the first one still within the timeout. */
 void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns)
 {
+	struct phases *side;
+	int i;
+
+	for (i = 0; (side = band__side(p->band, i)); i++)
+		phases__check_hangs(side, now_ns, timeout_ns);
 	p->hang_timeout_ns = timeout_ns;
 	while (p->nwatch && now_ns >= p->watch[0]->last_arrive &&
 	       now_ns - p->watch[0]->last_arrive >= timeout_ns)
@@ -178,8 +183,12 @@ __u64 phases__longest_wait(const struct phases *p, __u64 now_ns)
 
 void phases__finish(struct phases *p)
 {
+	struct phases *side;
 	size_t i;
 
+	/* the band's analyses complete their last episodes first */
+	for (i = 0; (side = band__side(p->band, (int)i)); i++)
+		phases__finish(side);
 	phases__release_held(p);
 	for (i = 0; i < p->nthreads; i++)
 		feed__burst_done(p, p->thread_list[i]);

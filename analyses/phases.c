@@ -48,6 +48,7 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	hmap_init(&p->region_ix);
 	if (!cfg->no_sync_barriers)
 		new_classifiers(p);
+	p->band = band__new(p);
 	return p;
 }
 
@@ -91,6 +92,7 @@ void phases__free(struct phases *p)
 	condbar__free(p->condbar);
 	sembar__free(p->sembar);
 	semgroups__free(p->semgroups);
+	band__free(p->band);
 	free(p->held);
 	free(p);
 }
@@ -98,7 +100,11 @@ void phases__free(struct phases *p)
 void phases__set_stopped(struct phases *p, const __u32 *tids, int n)
 {
 	int kept = n < PH_STOPPED_KEPT ? n : PH_STOPPED_KEPT;
+	struct phases *side;
+	int i;
 
+	for (i = 0; (side = band__side(p->band, i)); i++)
+		phases__set_stopped(side, tids, n);
 	if (kept > 0) /* tids may be NULL with none */
 		memcpy(p->stopped, tids, kept * sizeof(*tids));
 	p->nstopped = n > 0 ? n : 0;

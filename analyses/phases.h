@@ -90,6 +90,11 @@ struct ph_episode {
 	size_t inflight_ix; /* its slot in the in-flight list */
 	size_t watch_ix;    /* its slot in the hang watch + 1; 0: not watched (hangs.c) */
 	__u64 lost_base;    /* losses in flight when it opened (episodes.c) */
+	/* error band (band.c): the least and greatest approximated phase span
+	 * (ph_episode_times().phase_ns) over the costs the session's
+	 * calibrations allow; band_known 0: no band */
+	__u64 band_lo, band_hi;
+	int band_known;
 };
 
 /* Per-thread accumulated idle time at one site. */
@@ -306,6 +311,12 @@ struct phases_config {
 	__u64 inject_ns;
 	int model;	/* enum ph_model */
 	int exit_order; /* enum ph_exit_order, for PH_MODEL_SM */
+	/* error band (doc/design.md §5.4): two more analyses run beside this
+	 * one, each probe charged its least and its greatest cost over the
+	 * session (alpha_series__range()); their approximations bound this
+	 * one's (ph_episode.band_*, phases__band(), phases__thread_band()).
+	 * Needs alpha_series; triples the analysis's work */
+	int error_band;
 	/* condvars and semaphores are never barriers: no record is held back
 	 * while one is classified (condbar.h, sembar.h) */
 	int no_sync_barriers;
@@ -380,6 +391,8 @@ __u64 phases__eff_phases(const struct phases *p);
 __u64 phases__eff_start(const struct phases *p, int view);
 /* Approximated time of the last event (probe cost removed). */
 __u64 phases__approx_last_ts(const struct phases *p);
+/* The approximated run: its first event to its approximated last. */
+__u64 phases__approx_duration(const struct phases *p);
 __u64 phases__last_ts(const struct phases *p);
 /* Violations found by the approximation: total of a kind (-1: all kinds),
  * and the first PH_VIOLATIONS_KEPT in *first. */
@@ -400,6 +413,21 @@ __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);
  * and lost (SBT_EV_LOST counts them), over the usual number of threads of
  * an episode, less the episodes seen. 0 when nothing was lost. */
 __u64 phases__missing_phases(const struct phases *p);
+
+/* The error band of an approximated figure: its least and greatest value
+ * over the analyses charging the least and the greatest costs, and this
+ * analysis's own (which they contain). */
+struct ph_band {
+	__u64 lo, hi;
+};
+/* The approximated run's duration (phases__approx_last_ts() less the first
+ * event), bounded. 1, or 0 without a band (cfg.error_band not set, no
+ * calibration series, or no memory). */
+int phases__band(const struct phases *p, struct ph_band *duration);
+/* Thread tid's approximated compute and latest event (from the run's
+ * first), bounded. 1, or 0 without a band or without the thread. */
+int phases__thread_band(const struct phases *p, __u32 tid, struct ph_band *compute,
+			struct ph_band *end);
 
 /* Metrics of one episode (doc/design.md §5.1); see also ph_episode_times(). */
 /* Whether thread t created or waited for OpenMP tasks (--trace task). */

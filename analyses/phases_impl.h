@@ -21,6 +21,8 @@
  *   approx.c          the time-based approximation (Malony-Reed §3)
  *   approx_barrier.c  barrier exits (Malony-Reed §4.2, Sarukkai-Malony §3.2)
  *   approx_handoff.c  lock, semaphore, condvar and futex hand-offs (Malony-Reed §4.3)
+ *   band.c            the error band: the same records analysed at the least and the
+ *                     greatest probe costs
  */
 #ifndef SBT_PHASES_IMPL_H
 #define SBT_PHASES_IMPL_H
@@ -30,6 +32,7 @@
 #include "analyses/alpha_series.h"
 #include "analyses/phases.h"
 
+struct band;
 struct condbar;
 struct sembar;
 struct semgroups;
@@ -115,6 +118,7 @@ struct phases {
 	size_t nviolation_list;
 	/* where the last lookup of each entry of cfg.alpha_series landed */
 	__u32 alpha_hint[ALPHA_SERIES_MAX_ENTRIES];
+	struct band *band; /* the error band's analyses (band.c); NULL: none */
 };
 
 /* A process: its live threads, and its latest loss of records. */
@@ -316,5 +320,14 @@ void approx_handoff__returned(struct phases *p, struct ph_thread *t, int d,
 void approx_handoff__futex_wake(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+
+/* band.c: the error band's two analyses, made when cfg.error_band asks and
+ * the costs come from a calibration series (NULL: no band); side i of them
+ * (NULL past the last: `for (i = 0; (s = band__side(b, i)); i++)`); a
+ * completed episode takes its bounds from them (they complete it first). */
+struct band *band__new(struct phases *p);
+void band__free(struct band *b);
+struct phases *band__side(struct band *b, int i);
+void band__episode(struct band *b, struct ph_episode *ep);
 
 #endif /* SBT_PHASES_IMPL_H */

@@ -241,7 +241,8 @@ struct phases_config replay__phases_config(const struct replay *r)
 				      .alpha_series = r->costs,
 				      .inject_ns = inject_of(r->m),
 				      .model = r->approx.model,
-				      .exit_order = r->approx.exit_order};
+				      .exit_order = r->approx.exit_order,
+				      .error_band = r->approx.band};
 }
 
 struct export_thread *replay__export_threads(const struct replay *rp, int *n)

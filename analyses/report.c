@@ -301,11 +301,16 @@ __u64 report__traced_ns(const struct report *r)
 	return phases__last_ts(r->ph) - phases__first_ts(r->ph);
 }
 
+__u64 report__half_width(__u64 v, const struct ph_band *b)
+{
+	__u64 below = v > b->lo ? v - b->lo : 0, above = b->hi > v ? b->hi - v : 0;
+
+	return below > above ? below : above;
+}
+
 __u64 report__traced_a_ns(const struct report *r)
 {
-	__u64 first = phases__first_ts(r->ph), last = phases__approx_last_ts(r->ph);
-
-	return last > first ? last - first : 0;
+	return phases__approx_duration(r->ph);
 }
 
 const char *report__model_name(const struct report *r)

@@ -152,6 +152,9 @@ int report__both_views(const struct report *r);
 /* The traced run, first to last event: measured, approximated. */
 __u64 report__traced_ns(const struct report *r);
 __u64 report__traced_a_ns(const struct report *r);
+/* An approximated figure v's error e for "v ± e": the farther end of its
+ * band b. */
+__u64 report__half_width(__u64 v, const struct ph_band *b);
 const char *report__model_name(const struct report *r);
 /* Standard deviation of a site's barrier times. */
 double report__barrier_sd(const struct ph_site *s);

@@ -180,6 +180,10 @@ static void json_phase(struct report *r, const struct ph_episode *ep)
 		json_key(j, "approximated");
 		json_obj_begin(j);
 		json_episode_times(j, r, &am);
+		if (ep->band_known) {
+			json_ku64(j, "phase_ns_low", ep->band_lo);
+			json_ku64(j, "phase_ns_high", ep->band_hi);
+		}
 		json_obj_end(j);
 	}
 	report_json__phase_eff(r, ep);
@@ -284,6 +288,7 @@ static void json_costs(struct report *r)
 	const struct alpha_series *s = r->src.phases.alpha_series;
 	size_t e, k, n = alpha_series__count(s), borrowed = 0;
 	struct json *j = &r->json;
+	double least, greatest;
 	int id, how;
 
 	json_key(j, "costs");
@@ -311,6 +316,11 @@ static void json_costs(struct report *r)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	alpha_series__all_cpus(s, &least, &greatest);
+	/* a hit's cost with every CPU hitting, over its cost alone (1: not
+	 * measured) */
+	json_kdouble(j, "all_cpus_ratio_min", least);
+	json_kdouble(j, "all_cpus_ratio_max", greatest);
 	json_key(j, "borrowed");
 	json_arr_begin(j);
 	for (id = 1; id < r->src.phases.nprobes; id++) {
@@ -334,6 +344,7 @@ static void json_costs(struct report *r)
 static void json_approximation(struct report *r)
 {
 	struct json *j = &r->json;
+	struct ph_band band;
 	__u64 ovh = 0;
 	size_t i;
 
@@ -342,6 +353,11 @@ static void json_approximation(struct report *r)
 	json_key(j, "approximated");
 	json_obj_begin(j);
 	json_ku64(j, "duration_ns", report__traced_a_ns(r));
+	if (phases__band(r->ph, &band)) {
+		/* the run approximated at the least and greatest costs measured */
+		json_ku64(j, "duration_ns_low", band.lo);
+		json_ku64(j, "duration_ns_high", band.hi);
+	}
 	json_kstr(j, "model", report__model_name(r));
 	json_ku64(j, "probe_overhead_ns", ovh);
 	json_ku64(j, "clamped_events", phases__clamped(r->ph));
@@ -479,6 +495,19 @@ static __u64 from_first(const struct report *r, __u64 ts)
 	return ts > first ? ts - first : 0;
 }
 
+/* The thread's approximated compute and end, bounded (doc/design.md §5.4). */
+static void json_thread_band(struct json *j, const struct report *r, const struct ph_thread *t)
+{
+	struct ph_band compute, end;
+
+	if (!phases__thread_band(r->ph, t->tid, &compute, &end))
+		return;
+	json_ku64(j, "compute_ns_low", compute.lo);
+	json_ku64(j, "compute_ns_high", compute.hi);
+	json_ku64(j, "end_ns_low", end.lo);
+	json_ku64(j, "end_ns_high", end.hi);
+}
+
 static void json_thread(struct report *r, const struct ph_thread *t, const struct sync_waits *waits)
 {
 	struct json *j = &r->json;
@@ -501,6 +530,7 @@ static void json_thread(struct report *r, const struct ph_thread *t, const struc
 		json_ku64(j, "compute_ns", t->compute_a_ns);
 		json_ku64(j, "wait_ns", t->wait_a_ns);
 		json_ku64(j, "end_ns", from_first(r, t->ta_prev));
+		json_thread_band(j, r, t);
 		json_obj_end(j);
 	}
 	if (r->src.phases.ncounters)

@@ -348,6 +348,8 @@ static void text_threads(struct report *r)
 	struct sync_report sr = report__sync_view(r);
 	int only_a = report__single_view(r) == PH_APPROXIMATED, both = report__both_views(r);
 	size_t i, n = phases__nthreads(r->ph);
+	struct ph_band run, compute, end;
+	int banded = phases__band(r->ph, &run);
 	struct sync_waits waits;
 
 	fprintf(r->o.out, "Threads%s:\n    %10s %10s %-16s %10s %14s %14s %14s",
@@ -357,6 +359,8 @@ static void text_threads(struct report *r)
 		fprintf(r->o.out, " %14s %14s", "~compute ms", "~barrier ms");
 	if (report__approx(r))
 		fprintf(r->o.out, " %14s", "probe cost ms");
+	if (banded)
+		fprintf(r->o.out, " %14s", "~compute ± ms");
 	fputc('\n', r->o.out);
 	sync_waits__init(&waits, &sr);
 	for (i = 0; i < n; i++) {
@@ -370,6 +374,9 @@ static void text_threads(struct report *r)
 			fprintf(r->o.out, " %14.3f %14.3f", ms(t->compute_a_ns), ms(t->wait_a_ns));
 		if (report__approx(r))
 			fprintf(r->o.out, " %14.3f", ms(t->overhead_total));
+		if (banded && phases__thread_band(r->ph, t->tid, &compute, &end))
+			fprintf(r->o.out, " %14.3f",
+				ms(report__half_width(t->compute_a_ns, &compute)));
 		fputc('\n', r->o.out);
 	}
 	sync_waits__free(&waits);
@@ -490,6 +497,18 @@ static const char *range(char *buf, size_t n, __u64 a, __u64 b)
 /* Where the probe costs came from (doc/design.md §5.4), the costs charged
  * (their range over the session's calibrations), and the probes whose cost
  * was borrowed. */
+/* How much dearer a hit got with every CPU hitting (the band's widening). */
+static void text_all_cpus(struct report *r)
+{
+	double least, greatest;
+
+	if (alpha_series__find(r->src.phases.alpha_series, ALPHA_SYM_ALL_CPUS) < 0)
+		return;
+	alpha_series__all_cpus(r->src.phases.alpha_series, &least, &greatest);
+	fprintf(r->o.out, "        with every CPU hitting probes at once: x%.2f..%.2f\n", least,
+		greatest);
+}
+
 static void text_costs(struct report *r)
 {
 	const struct alpha_series *s = r->src.phases.alpha_series;
@@ -527,6 +546,7 @@ static void text_costs(struct report *r)
 			range(a, sizeof(a), in.min.entry_ns, in.max.entry_ns),
 			range(b, sizeof(b), in.min.exit_ns, in.max.exit_ns));
 	}
+	text_all_cpus(r);
 	for (id = 1; id < r->src.phases.nprobes; id++) {
 		const char *from = report__borrowed(r, id, &how);
 		const struct sbt_probe_info *p = &r->src.phases.probes[id];
@@ -552,11 +572,23 @@ static void text_approximation(struct report *r)
 	const struct ph_violation *v;
 	size_t i, n = phases__violation_list(&v, r->ph);
 
+	/* a band of microseconds is not lost in rounding under 10 s */
+	int prec = traced_a < 10 * 1000000000ULL ? 6 : 3;
+	struct ph_band band;
+	char pm[64] = "";
+
+	if (phases__band(r->ph, &band))
+		snprintf(pm, sizeof(pm), " ± %.*f", prec, sec(report__half_width(traced_a, &band)));
 	fprintf(r->o.out,
-		"Approximated (probe cost removed, model %s): %.3f s, %.1f %% of the measured "
+		"Approximated (probe cost removed, model %s): %.*f%s s, %.1f %% of the measured "
 		"time was probe overhead\n",
-		report__model_name(r), sec(traced_a),
+		report__model_name(r), pm[0] ? prec : 3, sec(traced_a), pm,
 		traced ? 100.0 * ((double)traced - (double)traced_a) / (double)traced : 0.0);
+	if (pm[0])
+		fprintf(r->o.out,
+			"    between %.*f and %.*f s at the least and the greatest probe costs "
+			"measured\n",
+			prec, sec(band.lo), prec, sec(band.hi));
 	if (r->src.phases.inject_ns)
 		fprintf(r->o.out,
 			"    each probe hit spun %" PRIu64 " ns more (--inject-delay), charged\n",

@@ -79,7 +79,11 @@ struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid)
 void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns)
 {
 	struct ph_thread *t = threads__get(p, pid, tid);
+	struct phases *side;
+	int i;
 
+	for (i = 0; (side = band__side(p->band, i)); i++)
+		phases__add_thread(side, pid, tid, start_ns);
 	if (!t)
 		return;
 	t->start_unknown = !start_ns;

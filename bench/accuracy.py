@@ -13,8 +13,10 @@ shim (--shim: 5-byte-nop sites that time themselves, so the approximation
 charges measured costs), side by side. The "inject" column validates by
 injected delay (bench/validate.py): ROUNDS more recordings with twice the
 calibrated cost of a hit spun in every hit (--inject-delay), and the share
-of T_m's growth left in T_a (model mr; 0 % is perfect). Prints one markdown
-table.
+of T_m's growth left in T_a (model mr; 0 % is perfect). "T in band": the
+recordings whose error band (the run approximated at the least and the
+greatest probe costs the session measured) holds T, and the band's median
+half-width. Prints one markdown table.
 
     sudo bench/accuracy.py [-r ROUNDS] [--only SUBSTRING] [--probes both|uprobes|shim]
                            [--no-inject]
@@ -124,8 +126,10 @@ def analyse(path, model):
     ph_m = [p["phase_ns"] for p in r["phases"]]
     ph_a = [p["approximated"]["phase_ns"] for p in r["phases"]]
     mc = r["approximated"].get("measured_costs", {})
-    return (r["duration_ns"], r["approximated"]["duration_ns"], ph_m, ph_a,
-            r["approximated"]["repairs"]["count"], mc.get("hits", 0), validate.probe_cost(r))
+    ta = r["approximated"]["duration_ns"]
+    band = (r["approximated"].get("duration_ns_low", ta), r["approximated"].get("duration_ns_high", ta))
+    return (r["duration_ns"], ta, ph_m, ph_a,
+            r["approximated"]["repairs"]["count"], mc.get("hits", 0), validate.probe_cost(r), band)
 
 
 def rel(x, truth):
@@ -194,8 +198,17 @@ def print_row(label, kind, t, truth, res, slope):
     cells += [f"{pct(ph_m[0])} / {pct(ph_m[1])}" if ph_m else "n/a",
               f"{pct(pa[0])} / {pct(pa[1])}" if pa else "n/a",
               str(statistics.median(x[4] for x in res["mr"])),
-              "n/a" if slope is None else f"{slope:.1f} %"]
+              "n/a" if slope is None else f"{slope:.1f} %", band_cell(t, res["mr"])]
     print("| " + " | ".join(cells) + " |", flush=True)
+
+
+def band_cell(t, runs):
+    """Runs whose error band (model mr) holds T, and the band's median
+    half-width relative to T_a."""
+    inside = sum(1 for x in runs if x[7][0] <= t <= x[7][1])
+    half = statistics.median(max(x[1] - x[7][0], x[7][1] - x[1]) / x[1] if x[1] else 0
+                             for x in runs)
+    return f"{inside}/{len(runs)} (±{100 * half:.2f} %)"
 
 
 def main():
@@ -212,8 +225,8 @@ def main():
     print(f"== accuracy: {a.rounds} rounds, medians; times in ms; per phase: median / worst "
           "over phases (model mr) ==")
     print("| workload | probes | T | T_m | δ_m | T_a mr | δ_a mr | T_a sm | δ_a sm | T_a time "
-          "| δ_a time | per-phase δ_m | per-phase δ_a | repairs | inject |")
-    print("|" + "---|" * 15)
+          "| δ_a time | per-phase δ_m | per-phase δ_a | repairs | inject | T in band |")
+    print("|" + "---|" * 16)
     probes = ["uprobes", "shim"] if a.probes == "both" else [a.probes]
     with tempfile.TemporaryDirectory() as tmp:
         for label, cmd, env, opts in workloads():

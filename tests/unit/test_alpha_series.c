@@ -131,6 +131,79 @@ TEST(bindings)
 	alpha_series__free(s);
 }
 
+/*
+ * The range a probe may be charged (the error band's costs): its own
+ * entry's least and greatest over the calibrations; borrowed by class, over
+ * the functions of that class; borrowed as the fallback, over every function
+ * (pseudo-entries never count).
+ */
+TEST(range_of_a_probes_cost)
+{
+	static const char *const names[] = {"a", "b", "c", ALPHA_SYM_FUTEX};
+	const struct alpha_cost m1[] = {{100, 50}, {50, 30}, {900, 900}, {1, 1}},
+				m2[] = {{400, 150}, {60, 20}, {900, 900}, {5000, 5000}};
+	const int cls[] = {2, 2, 0, -1};
+	struct alpha_series *s = alpha_series__new();
+	struct alpha_cost lo, hi;
+
+	CHECK_EQ(alpha_series__add(s, 10, names, m1, cls, 4), 0);
+	CHECK_EQ(alpha_series__add(s, 20, names, m2, cls, 4), 0);
+	CHECK_EQ(alpha_series__bind(s, 1, "a", ALPHA_BY_NAME), 0);
+	CHECK_EQ(alpha_series__bind(s, 2, "a", ALPHA_BY_CLASS), 0);
+	CHECK_EQ(alpha_series__bind(s, 3, "a", ALPHA_BY_FALLBACK), 0);
+	CHECK_EQ(alpha_series__bind(s, 5, ALPHA_SYM_FUTEX, ALPHA_BY_NAME), 0);
+	CHECK_EQ(alpha_series__range(s, 1, &lo, &hi), 1);
+	CHECK_EQ(lo.entry_ns, 100);
+	CHECK_EQ(lo.exit_ns, 50);
+	CHECK_EQ(hi.entry_ns, 400);
+	CHECK_EQ(hi.exit_ns, 150);
+	CHECK_EQ(alpha_series__range(s, 2, &lo, &hi), 1); /* a and b */
+	CHECK_EQ(lo.entry_ns, 50);
+	CHECK_EQ(lo.exit_ns, 20);
+	CHECK_EQ(hi.entry_ns, 400);
+	CHECK_EQ(hi.exit_ns, 150);
+	CHECK_EQ(alpha_series__range(s, 3, &lo, &hi), 1); /* a, b and c */
+	CHECK_EQ(lo.entry_ns, 50);
+	CHECK_EQ(lo.exit_ns, 20);
+	CHECK_EQ(hi.entry_ns, 900);
+	CHECK_EQ(hi.exit_ns, 900);
+	CHECK_EQ(alpha_series__range(s, 5, &lo, &hi), 1);
+	CHECK_EQ(lo.entry_ns, 1);
+	CHECK_EQ(hi.exit_ns, 5000);
+	CHECK_EQ(alpha_series__range(s, 4, &lo, &hi), 0); /* not bound */
+	CHECK_EQ(alpha_series__range(NULL, 1, &lo, &hi), 0);
+	alpha_series__free(s);
+}
+
+/* Hits dearer with every CPU hitting: the greatest cost scaled by the
+ * largest ratio above 1, the least by the smallest below 1 (none: 1). */
+TEST(range_widened_by_the_all_cpus_ratio)
+{
+	static const char *const names[] = {"a", ALPHA_SYM_ALL_CPUS};
+	const struct alpha_cost m1[] = {{100, 50}, {1500, 1000}}, m2[] = {{200, 60}, {900, 1000}};
+	struct alpha_series *s = alpha_series__new();
+	struct alpha_cost lo, hi;
+	double least, greatest;
+
+	alpha_series__all_cpus(s, &least, &greatest);
+	CHECK(least == 1 && greatest == 1);
+	CHECK_EQ(alpha_series__add(s, 10, names, m1, NULL, 2), 0);
+	CHECK_EQ(alpha_series__bind(s, 1, "a", ALPHA_BY_NAME), 0);
+	CHECK_EQ(alpha_series__range(s, 1, &lo, &hi), 1); /* x1 .. x1.5 */
+	CHECK_EQ(lo.entry_ns, 100);
+	CHECK_EQ(hi.entry_ns, 150);
+	CHECK_EQ(hi.exit_ns, 75);
+	CHECK_EQ(alpha_series__add(s, 20, names, m2, NULL, 2), 0); /* x0.9 .. x1.5 */
+	alpha_series__all_cpus(s, &least, &greatest);
+	CHECK(least == 0.9 && greatest == 1.5);
+	CHECK_EQ(alpha_series__range(s, 1, &lo, &hi), 1);
+	CHECK_EQ(lo.entry_ns, 90);
+	CHECK_EQ(lo.exit_ns, 45);
+	CHECK_EQ(hi.entry_ns, 300);
+	CHECK_EQ(hi.exit_ns, 90);
+	alpha_series__free(s);
+}
+
 /* Records in time order: each lookup lands on the hint or the next one. */
 TEST(lookups_in_time_order_follow_the_hint)
 {

@@ -634,3 +634,78 @@ TEST(costs_calibrated_during_the_session)
 	phases__free(p);
 	alpha_series__free(s);
 }
+
+/*
+ * The error band: beside the analysis charging the cost in force (100 / 50
+ * before 3500, 400 / 150 from then), one charges the least (100 / 50)
+ * throughout and one the greatest (400 / 150). Two phases of two threads;
+ * the second phase's span and the run's approximated end, worked out:
+ *
+ *                 least            greatest         in force
+ *   exits ep 0    3000+300-50=3250  3000+300-150=3150 3250
+ *   t1 arrives    3250+650-50=3850  3150+650-150=3650 3850
+ *   t2 arrives    3250+800-50=4000  3150+800-150=3800 4000
+ *   exits ep 1    4000+300-50=4250  3800+300-150=3950 4000+300-150=4150
+ *   phase 1 span  4000-3250=750     3800-3150=650     750
+ *   run (from 2800) 1450            1150              1350
+ */
+TEST(error_band_from_the_least_and_greatest_costs)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 1};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 1};
+	static const char *const names[] = {"pthread_barrier_wait"};
+	const struct alpha_cost m1[] = {{100, 50}}, m2[] = {{400, 150}};
+	struct alpha_series *s = alpha_series__new();
+	struct phases_config cfg = {.alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .alpha_series = s,
+				    .model = PH_MODEL_MR,
+				    .error_band = 1};
+	struct ph_band run, compute, end;
+	struct collected c;
+	struct phases *p;
+
+	CHECK_EQ(alpha_series__add(s, 0, names, m1, NULL, 1), 0);
+	CHECK_EQ(alpha_series__add(s, 3500, names, m2, NULL, 1), 0);
+	CHECK_EQ(alpha_series__bind(s, P_PBW, "pthread_barrier_wait", ALPHA_BY_NAME), 0);
+	p = new_phases_with(&c, cfg);
+	enter(p, P_PBW, 2, 2800, OBJ_X, SITE_A);
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 3300, 0);
+	leave(p, P_PBW, 1, 3350, 0);
+	enter(p, P_PBW, 1, 4000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 4100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 4400, 0);
+	leave(p, P_PBW, 2, 4420, 0);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(c.ep[1].band_known, 1);
+	CHECK_EQ(c.ep[1].band_lo, 650);
+	CHECK_EQ(c.ep[1].band_hi, 750);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->ta_arrive, 3850);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->ta_depart, 4150);
+	CHECK_EQ(phases__approx_last_ts(p) - 2800, 1350);
+	CHECK_EQ(phases__band(p, &run), 1);
+	CHECK_EQ(run.lo, 1150);
+	CHECK_EQ(run.hi, 1450);
+	/* thread 1: its second phase's compute 600 / 500 / 600, its end 4150 */
+	CHECK_EQ(phases__thread_band(p, 1, &compute, &end), 1);
+	CHECK_EQ(compute.hi - compute.lo, 100);
+	CHECK_EQ(compute.hi, thread_of(p, 1)->compute_a_ns);
+	CHECK_EQ(end.lo, 1150);
+	CHECK_EQ(end.hi, 1450);
+	CHECK_EQ(phases__thread_band(p, 99, &compute, &end), 0);
+	phases__free(p);
+
+	/* without a series (a fixed --alpha): no band */
+	cfg.alpha_series = NULL;
+	p = new_phases_with(&c, cfg);
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 3300, 0);
+	phases__finish(p);
+	CHECK_EQ(phases__band(p, &run), 0);
+	CHECK_EQ(c.ep[0].band_known, 0);
+	phases__free(p);
+	alpha_series__free(s);
+}

@@ -198,9 +198,9 @@ static char *run_costs(int format, const char *source)
 		[3] = {.id = 3, .kind = SBT_PK_LOCK, .symbol = "my_lock"},
 	};
 	static const __u64 a_in[4] = {0, 700, 700, 50}, a_out[4] = {0, 600, 600, 50};
-	static const char *const names[] = {"pthread_barrier_wait", "[shim-site]"};
-	const struct alpha_cost c1[] = {{700, 600}, {500, 500}}, c2[] = {{900, 650}};
-	const int cls[] = {1, 2};
+	static const char *const names[] = {"pthread_barrier_wait", "[shim-site]", "[all-cpus]"};
+	const struct alpha_cost c1[] = {{700, 600}, {500, 500}, {1950, 1300}}, c2[] = {{900, 650}};
+	const int cls[] = {1, 2, 3};
 	struct alpha_series *s = alpha_series__new();
 	struct names *nm = names__new();
 	char *buf = NULL;
@@ -217,7 +217,7 @@ static char *run_costs(int format, const char *source)
 				 .command = "prog",
 				 .costs_source = source};
 
-	alpha_series__add(s, START - MS / 2, names, c1, cls, 2);
+	alpha_series__add(s, START - MS / 2, names, c1, cls, 3);
 	alpha_series__add(s, START + 20 * MS, names, c2, cls, 1);
 	alpha_series__bind(s, 1, "pthread_barrier_wait", ALPHA_BY_NAME);
 	alpha_series__bind(s, 2, "pthread_barrier_wait", ALPHA_BY_CLASS);
@@ -248,6 +248,7 @@ TEST(costs_said_where_they_came_from)
 		     "    Probe costs (entry + return ns): measured by the session 2 times, at "
 		     "-0.001 and 0.020 s\n"
 		     "        pthread_barrier_wait     700..900 + 600..650\n"
+		     "        with every CPU hitting probes at once: x1.00..1.50\n"
 		     "        step (app): pthread_barrier_wait's cost, its first instruction is of "
 		     "the same class\n") != NULL);
 	/* an entry no probe is charged is not listed */
@@ -258,7 +259,8 @@ TEST(costs_said_where_they_came_from)
 		     "\"costs\":{\"source\":\"session\",\"calibrations\":2,\"at_ns\":"
 		     "[-500000,20000000],\"entries\":[{\"symbol\":\"pthread_barrier_wait\","
 		     "\"class\":\"emulated\",\"calibrations\":2,\"entry_ns\":{\"min\":700,"
-		     "\"max\":900},\"exit_ns\":{\"min\":600,\"max\":650}}],\"borrowed\":"
+		     "\"max\":900},\"exit_ns\":{\"min\":600,\"max\":650}}],"
+		     "\"all_cpus_ratio_min\":1,\"all_cpus_ratio_max\":1.5,\"borrowed\":"
 		     "[{\"probe\":2,\"symbol\":\"step\",\"object\":\"/opt/app\",\"from\":"
 		     "\"pthread_barrier_wait\",\"how\":\"class\"}],\"borrowed_count\":1}") != NULL);
 	CHECK(strstr(out, "\"entry_ns\":700,\"exit_ns\":600,\"cost_of\":\"pthread_barrier_wait\","

@@ -2,7 +2,7 @@
 #include <string.h>
 #include "user/cmd/approx_args.h"
 
-enum { OPT_MODEL = 2000, OPT_EXIT_ORDER, OPT_APPROXIMATED, OPT_MEASURED };
+enum { OPT_MODEL = 2000, OPT_EXIT_ORDER, OPT_APPROXIMATED, OPT_MEASURED, OPT_NO_BAND };
 
 static const struct argp_option options[] = {
 	{"model", OPT_MODEL, "MODEL", 0,
@@ -18,6 +18,10 @@ static const struct argp_option options[] = {
 	 "side by side",
 	 0},
 	{"measured", OPT_MEASURED, NULL, 0, "Show measured times only", 0},
+	{"no-band", OPT_NO_BAND, NULL, 0,
+	 "No error band on approximated times (it analyses the trace twice more, at the least "
+	 "and the greatest probe costs measured)",
+	 0},
 	{},
 };
 
@@ -49,6 +53,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (o->view != REPORT_BOTH)
 			argp_error(st, "--approximated and --measured exclude each other");
 		o->view = key == OPT_MEASURED ? REPORT_MEASURED_ONLY : REPORT_APPROXIMATED_ONLY;
+		return 0;
+	case OPT_NO_BAND:
+		o->band = 0;
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;

@@ -24,6 +24,7 @@
 #include "user/resolve/probes.h"
 #include "user/bpf/session.h"
 #include "user/resolve/elfsym.h"
+#include "user/trace/hitters.h"
 #include "user/trace/shim_preload.h"
 
 #define REP_NS	 2000000.0 /* one repetition: calls for about 2 ms */
@@ -147,6 +148,9 @@ struct timing {
 struct cal_run {
 	struct timing t[NTIMED];
 	double counters_time;
+	/* the barrier group with a thread per other CPU calling it too
+	 * (hitters.h): without probes and with both; 0: not timed */
+	double all_plain, all_both;
 };
 
 static double now_ns(void)
@@ -194,6 +198,20 @@ static double time_group(const struct group *g, int reps, double rep_ns, struct 
 	}
 	qsort(t, r, sizeof(t[0]), cmp_double);
 	return stat && !strcmp(stat, "median") ? t[r / 2] : t[0];
+}
+
+/* The barrier group timed with every other CPU hitting it too; 0 when
+ * there is no other CPU. */
+static double time_all_cpus(int reps, struct session *s)
+{
+	struct hitters h;
+	double t;
+
+	if (!hitters__start(&h))
+		return 0;
+	t = time_group(&groups[G_BARRIER], reps, REP_NS, s);
+	hitters__stop(&h);
+	return t;
 }
 
 static int group_available(int g)
@@ -628,6 +646,11 @@ static void fill_table(struct calibration *c, const struct cal_run *r, unsigned 
 	if ((pseudo & 1u << G_SHIM) && shim_barrier_wait)
 		add_alpha(c, CAL_SHIM_SITE, r->t[G_SHIM].entry - r->t[G_SHIM].plain,
 			  r->t[G_SHIM].both - r->t[G_SHIM].entry, INSN_NOP5);
+	/* a barrier call's entry and return hits, with every CPU hitting and
+	 * alone (alpha_series.h, ALPHA_SYM_ALL_CPUS) */
+	if (r->all_both && r->all_plain && r->t[G_BARRIER].both > r->t[G_BARRIER].plain)
+		add_alpha(c, CAL_ALL_CPUS, r->all_both - r->all_plain,
+			  r->t[G_BARRIER].both - r->t[G_BARRIER].plain, INSN_NCLASSES);
 }
 
 #define PSEUDO_COUNTERS (1u << NTIMED)
@@ -832,6 +855,8 @@ int calibrator__measure(struct calibrator *cal, struct calibration *c, __u64 *ts
 	identity(c);
 	*ts = clock_ns(CLOCK_MONOTONIC);
 	time_groups(&r, cal->mask, 0, SESSION_REPS, REP_NS, NULL);
+	if (cal->mask & 1u << G_BARRIER)
+		r.all_plain = time_all_cpus(SESSION_REPS, NULL);
 	if (cal->pseudo & 1u << G_FUTEX)
 		time_one(&r, G_FUTEX, 0, SESSION_REPS, REP_NS, NULL);
 	/* the shim's sites first: its wrapper calls the real
@@ -855,6 +880,8 @@ int calibrator__measure(struct calibrator *cal, struct calibration *c, __u64 *ts
 		e = attach_as(cal, &cal->own, cal->mask, 0, 1, err, errlen);
 	if (!e)
 		time_groups(&r, cal->mask, 2, SESSION_REPS, REP_NS, cal->s);
+	if (!e && r.all_plain)
+		r.all_both = time_all_cpus(SESSION_REPS, cal->s);
 	if (!e && (cal->pseudo & 1u << G_FUTEX))
 		e = session__attach_futex(cal->s, err, errlen);
 	if (!e && (cal->pseudo & 1u << G_FUTEX))

@@ -31,6 +31,10 @@
 /* The probe shim's sites (shim/shim.h): an entry site hit as the entry
  * cost, an exit site hit as the exit cost; the same for every function. */
 #define CAL_SHIM_SITE ALPHA_SYM_SHIM_SITE
+/* A pthread_barrier_wait call's two hits with every CPU hitting at once
+ * (entry field) and alone (exit field): how much dearer a hit gets with hits
+ * beside it. */
+#define CAL_ALL_CPUS ALPHA_SYM_ALL_CPUS
 
 /* How the kernel handles the probed first instruction (x86): the cost of an
  * entry hit depends on it far more than on the function. */
