@@ -28,6 +28,7 @@ struct alpha_series {
 	/* probe id -> entry + 1 (0: not bound), and how */
 	__u8 bound[SBT_MAX_PROBES];
 	__u8 how[SBT_MAX_PROBES];
+	__u64 generation; /* changes made: calibrations added, probes bound */
 };
 
 _Static_assert(ALPHA_SERIES_MAX_ENTRIES < 255, "entries fit bound[] with 0 meaning none");
@@ -106,6 +107,7 @@ int alpha_series__add(struct alpha_series *s, __u64 ts, const char *const *names
 		return -EINVAL;
 	if (array_reserve((void **)&s->ts, &s->cap, s->n + 1, sizeof(*s->ts)))
 		return -ENOMEM;
+	s->generation++;
 	s->ts[s->n++] = ts;
 	for (i = 0; i < n; i++) {
 		e = entry_for(s, names[i]);
@@ -134,7 +136,13 @@ int alpha_series__bind(struct alpha_series *s, unsigned int id, const char *name
 		return -ENOSPC;
 	s->bound[id] = (__u8)(e + 1);
 	s->how[id] = (__u8)how;
+	s->generation++;
 	return 0;
+}
+
+__u64 alpha_series__generation(const struct alpha_series *s)
+{
+	return s ? s->generation : 0;
 }
 
 size_t alpha_series__count(const struct alpha_series *s)

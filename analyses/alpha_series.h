@@ -77,6 +77,9 @@ int alpha_series__add(struct alpha_series *s, __u64 ts, const char *const *names
  * -ENOSPC (too many entries). */
 int alpha_series__bind(struct alpha_series *s, unsigned int id, const char *name, int how);
 
+/* Changes so far (calibrations added, probes bound): what was derived from
+ * the series is stale when it moved. */
+__u64 alpha_series__generation(const struct alpha_series *s);
 /* Calibrations taken, and the time of the k-th (in time order). */
 size_t alpha_series__count(const struct alpha_series *s);
 __u64 alpha_series__ts(const struct alpha_series *s, size_t k);

@@ -20,6 +20,7 @@ struct band_phase {
 };
 
 struct band {
+	__u64 generation; /* of the series when the tables were filled */
 	struct band_side {
 		struct phases *p;
 		__u64 *enter, *exit;  /* its cost tables, by probe id */
@@ -117,12 +118,36 @@ struct band *band__new(struct phases *p)
 		band__free(b);
 		return NULL; /* no memory: no band */
 	}
+	b->generation = alpha_series__generation(p->cfg.alpha_series);
 	return b;
+}
+
+/* A live session adds calibrations and binds probes as it goes (the costs
+ * of probes attached later, of a new process): the sides charge the new
+ * range from the next record on. */
+static void refresh(struct band *b, const struct phases *p)
+{
+	__u64 g = alpha_series__generation(p->cfg.alpha_series);
+	int i;
+
+	if (g == b->generation)
+		return;
+	b->generation = g;
+	for (i = 0; i < 2; i++)
+		fill_costs(&p->cfg, i, b->side[i].enter, b->side[i].exit,
+			   &b->side[i].p->cfg.alpha_counters);
 }
 
 struct phases *band__side(struct band *b, int i)
 {
 	return b && i < 2 ? b->side[i].p : NULL;
+}
+
+struct phases *band__feed_side(struct band *b, const struct phases *p, int i)
+{
+	if (b && !i)
+		refresh(b, p);
+	return band__side(b, i);
 }
 
 static void widen(struct ph_band *b, __u64 v)

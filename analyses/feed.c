@@ -572,7 +572,7 @@ int phases__feed(struct phases *p, const struct sbt_event *e)
 	int i;
 
 	/* the band's analyses complete each episode before this one does */
-	for (i = 0; (side = band__side(p->band, i)); i++)
+	for (i = 0; (side = band__feed_side(p->band, p, i)); i++)
 		phases__feed(side, e);
 	/* the process's own mark is stamped when the attach returned */
 	if (e->type != SBT_EV_PROBE_ARMED) {

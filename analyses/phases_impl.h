@@ -328,6 +328,9 @@ int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct s
 struct band *band__new(struct phases *p);
 void band__free(struct band *b);
 struct phases *band__side(struct band *b, int i);
+/* The same, for feeding a record: the sides' costs follow calibrations added
+ * to p's series since the last record. */
+struct phases *band__feed_side(struct band *b, const struct phases *p, int i);
 void band__episode(struct band *b, struct ph_episode *ep);
 
 #endif /* SBT_PHASES_IMPL_H */

@@ -37,7 +37,7 @@ cache_state() {
 	python3 - "$T/s.sbt" "$T/s.json" "$T/s.txt" "$ROOT/tests/e2e" "$T/live.json" <<'PY'
 import json, re, sys
 sys.path.insert(0, sys.argv[4])
-from checks import sbt_calibrations, sbt_origins, sbt_records
+from checks import sbt_calibrations, sbt_origins, sbt_records, unbanded
 cals = sbt_calibrations(sys.argv[1])
 r = json.load(open(sys.argv[2]))
 text = open(sys.argv[3]).read()
@@ -88,13 +88,14 @@ assert len(moved) > 1, moved
 # ... and the live session charged each hit what report of the file charges it
 assert live["approximated"]["duration_ns"] == r["approximated"]["duration_ns"]
 assert live["approximated"]["probe_overhead_ns"] == r["approximated"]["probe_overhead_ns"]
+# (the error band aside: live, it spans the calibrations taken so far)
 lt = {t["tid"]: t for t in live["threads"]}
 for t in r["threads"]:
     assert t["probe_overhead_ns"] == lt[t["tid"]]["probe_overhead_ns"], (t, lt[t["tid"]])
-    assert t["approximated"] == lt[t["tid"]]["approximated"], (t, lt[t["tid"]])
+    assert unbanded(t["approximated"]) == unbanded(lt[t["tid"]]["approximated"]), (t, lt[t["tid"]])
 assert len(live["phases"]) == len(r["phases"])
 for a, p in zip(live["phases"], r["phases"]):
-    assert a["approximated"] == p["approximated"], (a["index"], a["approximated"], p["approximated"])
+    assert unbanded(a["approximated"]) == unbanded(p["approximated"]), (a["index"], a["approximated"], p["approximated"])
     for x, y in zip(a["threads"], p["threads"]):
         assert x["approximated"] == y["approximated"] and x["probe_overhead_ns"] == y["probe_overhead_ns"]
 # the live report was printed at the command's exit: every calibration but the last
@@ -118,7 +119,7 @@ PY
 	python3 - "$T/p.sbt" "$T/live.json" "$T/p.json" "$ROOT/tests/e2e" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[4])
-from checks import sbt_calibrations
+from checks import sbt_calibrations, unbanded
 cals = sbt_calibrations(sys.argv[1])
 assert len(cals) >= 4, [ts for ts, _ in cals]
 for c in (cals[0][1], cals[-1][1]):
@@ -133,9 +134,9 @@ assert live["approximated"]["probe_overhead_ns"] == rep["approximated"]["probe_o
 lt = {t["tid"]: t for t in live["threads"]}
 for t in rep["threads"]:
     assert t["probe_overhead_ns"] == lt[t["tid"]]["probe_overhead_ns"], (t, lt[t["tid"]])
-    assert t["approximated"] == lt[t["tid"]]["approximated"], (t, lt[t["tid"]])
+    assert unbanded(t["approximated"]) == unbanded(lt[t["tid"]]["approximated"]), (t, lt[t["tid"]])
 for a, b in zip(live["phases"], rep["phases"]):
-    assert a["approximated"] == b["approximated"], (a["index"], a["approximated"], b["approximated"])
+    assert unbanded(a["approximated"]) == unbanded(b["approximated"]), (a["index"], a["approximated"], b["approximated"])
 # a report printed live at the session's end lists its calibrations but the
 # last (taken once tracing stopped)
 assert live["approximated"]["costs"]["calibrations"] in (len(cals) - 1, len(cals))
@@ -224,5 +225,71 @@ for i, c in enumerate(cals):
 # two series of their own, taken at their own times
 t1, t2 = ({ts for ts, _ in c} for c in cals)
 assert not t1 & t2, (t1, t2)
+PY
+}
+
+# The error band (doc/design.md §5.4): the trace analysed beside at the least
+# and the greatest cost of each probe. Plain uprobes, so that every hit is
+# charged a calibrated cost (the shim's hits time themselves).
+@test "the error band holds every approximated figure, from the costs the session measured" {
+	run "$SBT" record --no-shim -o "$T/b.sbt" -- "$EX/barrier_imbalance" -t 3 -n 40 -d 1 -m spin
+	[ "$status" -eq 0 ]
+	"$SBT" report --format json "$T/b.sbt" >"$T/b.json"
+	"$SBT" report --format json --no-band "$T/b.sbt" >"$T/nb.json"
+	"$SBT" report "$T/b.sbt" >"$T/b.txt"
+	"$SBT" report --no-band "$T/b.sbt" >"$T/nb.txt"
+	"$SBT" export --format csv -o "$T/b.csv" "$T/b.sbt"
+	python3 - "$T" "$ROOT/tests/e2e" <<'PY'
+import csv, json, os, re, sys
+sys.path.insert(0, sys.argv[2])
+from checks import sbt_calibrations
+t = sys.argv[1]
+r = json.load(open(f"{t}/b.json"))
+nb = json.load(open(f"{t}/nb.json"))
+a = r["approximated"]
+assert a["duration_ns_low"] <= a["duration_ns"] <= a["duration_ns_high"], a
+assert a["duration_ns"] < r["duration_ns"], (a["duration_ns"], r["duration_ns"])
+for p in r["phases"]:
+    x = p["approximated"]
+    assert x["phase_ns_low"] <= x["phase_ns"] <= x["phase_ns_high"], (p["index"], x)
+for th in r["threads"]:
+    x = th["approximated"]
+    assert x["compute_ns_low"] <= x["compute_ns"] <= x["compute_ns_high"], x
+    assert x["end_ns_low"] <= x["end_ns"] <= x["end_ns_high"], x
+# the costs behind it: each entry's range over the calibrations, and the
+# all-CPUs ratio of a barrier call's hits, measured at the start and the end
+cals = sbt_calibrations(f"{t}/b.sbt")
+assert len(cals) >= 2, len(cals)
+if len(os.sched_getaffinity(0)) > 1:
+    ratios = []
+    for _, c in (cals[0], cals[-1]):
+        e, x, _ = c["[all-cpus]"]
+        assert e > 0 and x > 0, c["[all-cpus]"]
+        ratios.append(e / x)
+    co = a["costs"]
+    assert abs(co["all_cpus_ratio_min"] - min(1, *ratios)) < 1e-4, (co, ratios)
+    assert abs(co["all_cpus_ratio_max"] - max(1, *ratios)) < 1e-4, (co, ratios)
+# --no-band: the same approximation, no band
+b = nb["approximated"]
+assert "duration_ns_low" not in b and b["duration_ns"] == a["duration_ns"], b
+assert all("phase_ns_low" not in p["approximated"] for p in nb["phases"])
+assert [p["approximated"]["phase_ns"] for p in nb["phases"]] == [p["approximated"]["phase_ns"] for p in r["phases"]]
+# text: T ± e, e the band's farther end, and the band's ends
+txt = open(f"{t}/b.txt").read()
+m = re.search(r"^Approximated \(probe cost removed, model [^)]*\): ([0-9.]+) ± ([0-9.]+) s", txt, re.M)
+assert m, txt
+e = max(a["duration_ns"] - a["duration_ns_low"], a["duration_ns_high"] - a["duration_ns"])
+assert abs(float(m.group(1)) * 1e9 - a["duration_ns"]) < 1000, (m.group(1), a)
+assert abs(float(m.group(2)) * 1e9 - e) < 1000, (m.group(2), e)
+assert re.search(r"^    between [0-9.]+ and [0-9.]+ s at the least and the greatest probe costs", txt, re.M)
+assert "±" not in open(f"{t}/nb.txt").read()
+# CSV: each row carries its phase's span and band, as the JSON has them
+ph = {p["index"]: p["approximated"] for p in r["phases"]}
+rows = list(csv.DictReader(open(f"{t}/b.csv")))
+assert rows
+for row in rows:
+    x = ph[int(row["phase"])]
+    assert (int(row["a_phase_ns"]), int(row["a_phase_ns_low"]), int(row["a_phase_ns_high"])) == \
+        (x["phase_ns"], x["phase_ns_low"], x["phase_ns_high"]), (row, x)
 PY
 }

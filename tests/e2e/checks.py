@@ -1394,3 +1394,10 @@ def main(argv):
 
 if __name__ == "__main__":
     main(sys.argv)
+
+
+def unbanded(d):
+    """An approximated object without its error band's keys (*_low, *_high):
+    a live report's band spans the calibrations taken so far, a report of the
+    file all of them."""
+    return {k: v for k, v in d.items() if not k.endswith(("_low", "_high"))}

@@ -698,6 +698,35 @@ TEST(error_band_from_the_least_and_greatest_costs)
 	CHECK_EQ(phases__thread_band(p, 99, &compute, &end), 0);
 	phases__free(p);
 
+	/* live: the second calibration arrives after the first phase; the
+	 * greatest side charges 400 / 150 from the next record on (exits of
+	 * phase 1 at 4000 + 300 - 150 = 4150, as the cost in force has it),
+	 * the least 100 / 50 throughout (4250) */
+	alpha_series__free(s);
+	s = alpha_series__new();
+	cfg.alpha_series = s;
+	CHECK_EQ(alpha_series__add(s, 0, names, m1, NULL, 1), 0);
+	CHECK_EQ(alpha_series__bind(s, P_PBW, "pthread_barrier_wait", ALPHA_BY_NAME), 0);
+	p = new_phases_with(&c, cfg);
+	enter(p, P_PBW, 2, 2800, OBJ_X, SITE_A);
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 3300, 0);
+	leave(p, P_PBW, 1, 3350, 0);
+	CHECK_EQ(phases__band(p, &run), 1);
+	CHECK_EQ(run.hi - run.lo, 0);
+	CHECK_EQ(alpha_series__add(s, 3500, names, m2, NULL, 1), 0);
+	enter(p, P_PBW, 1, 4000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 4100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 4400, 0);
+	leave(p, P_PBW, 2, 4420, 0);
+	phases__finish(p);
+	CHECK_EQ(phases__band(p, &run), 1);
+	CHECK_EQ(run.lo, 1350);
+	CHECK_EQ(run.hi, 1450);
+	CHECK_EQ(c.ep[1].band_lo, 750);
+	CHECK_EQ(c.ep[1].band_hi, 750);
+	phases__free(p);
+
 	/* without a series (a fixed --alpha): no band */
 	cfg.alpha_series = NULL;
 	p = new_phases_with(&c, cfg);
