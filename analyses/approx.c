@@ -210,6 +210,7 @@ void approx__fork(struct phases *p, struct ph_thread *t, __u64 tm)
 
 	if (approx__enabled(p) && main && main != t && !main->exit_ns)
 		ta = approx__time_based(main, tm);
+	t->ta_begin = ta;
 	approx__restart(t, tm, ta);
 	note_last(p, tm, ta);
 }

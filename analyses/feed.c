@@ -272,6 +272,7 @@ static void call_returned(struct phases *p, struct ph_thread *t, int d, const st
 
 	if (d < STACK_MAX) {
 		c.obj = t->stack[d].obj;
+		c.arg2 = t->stack[d].arg2;
 		c.enter_ns = t->stack[d].ts;
 		c.enter_a = t->stack[d].ta;
 	}

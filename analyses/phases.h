@@ -127,6 +127,7 @@ struct ph_site {
 struct ph_thread {
 	__u32 pid, tid;
 	__u64 start_ns;	   /* first seen, created, or session start */
+	__u64 ta_begin;	   /* its approximated start (creation, declaration) */
 	int start_unknown; /* it ran before the session (attached to) */
 	__u64 exit_ns;	   /* 0 while alive */
 	__u64 last_depart; /* its previous barrier departure (start of its phase) */
@@ -229,6 +230,7 @@ struct ph_call {
 	__s64 retval;
 	__u64 enter_ns, exit_ns;
 	__u64 enter_a, exit_a;
+	__u64 arg2; /* a condition wait's mutex */
 	/* a P that took a V's token: the V (v_tid 0: an initial token) */
 	__u32 v_tid;
 	__u64 v_ns, v_a;

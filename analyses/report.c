@@ -11,6 +11,7 @@
 #include "lib/array.h"
 #include "analyses/iterations.h"
 #include "analyses/report_impl.h"
+#include "analyses/sim.h"
 #include "lib/log.h"
 
 struct report *report__new(const struct report_opts *o, const struct report_src *src)
@@ -26,6 +27,8 @@ struct report *report__new(const struct report_opts *o, const struct report_src 
 		r->o.out = stdout;
 	json_init(&r->json, r->o.out, 1);
 	r->it = iterations__new(); /* NULL: no memory, no iterations reported */
+	if (o->nwhat_if)
+		r->sim = sim__new(); /* NULL: no memory, said at the summary */
 	return r;
 }
 
@@ -35,6 +38,7 @@ void report__free(struct report *r)
 		return;
 	free(r->hangs);
 	iterations__free(r->it);
+	sim__free(r->sim);
 	free(r);
 }
 
@@ -92,6 +96,7 @@ void report_opts__warn_unmatched(const struct report_opts *o, __u64 matched)
 
 void report__end(struct report *r, const struct report_drops *d)
 {
+	report_whatif__compute(r, d);
 	report__before_output(r);
 	r->ops->end(r, d);
 	fflush(r->o.out);
@@ -167,7 +172,17 @@ static void on_episode(void *ctx, const struct ph_episode *ep)
 	if (!ep->n)
 		return;
 	note_iteration(r, ep);
+	if (r->sim)
+		sim__episode(r->sim, ep);
 	r->ops->episode(r, ep);
+}
+
+static void on_call(void *ctx, const struct ph_call *c)
+{
+	struct report *r = ctx;
+
+	if (r->sim)
+		sim__call(r->sim, c);
 }
 
 /* The note of ep's hang (m: the threads missing). */
@@ -232,6 +247,7 @@ static void on_hang(void *ctx, const struct ph_episode *ep, const struct ph_miss
 const struct phases_ops report_phases_ops = {
 	.episode = on_episode,
 	.hang = on_hang,
+	.call = on_call,
 };
 
 /* ---- views and figures -------------------------------------------------------------- */

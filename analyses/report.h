@@ -36,6 +36,10 @@ struct report_opts {
 	 * line on the terminal). */
 	void (*before_output)(void *ctx);
 	void *hook_ctx;
+	/* --what-if: replays of the approximated run (analyses/sim.h), in the
+	 * summary; none: no replay */
+	const struct sim_change *what_if;
+	int nwhat_if;
 	/* Where the report adds the --watch patterns it matched (bit i:
 	 * watch[i]), for a caller with several reports to warn once about
 	 * those no report matched; NULL: the report warns itself. */

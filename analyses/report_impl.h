@@ -40,6 +40,23 @@ struct hang_note {
 
 struct report;
 
+/* The --what-if replays (report_whatif.c): the replay as is, then each
+ * change asked, balance by site ranked after a "balance". */
+#define REPORT_WHATIF_ROWS 32
+struct whatif_row {
+	char name[300];
+	__u64 predicted_ns;
+	int stalled;
+	int missing; /* balance=SITE named no site */
+};
+struct report_whatif {
+	int err; /* 0, -ENODATA (no probe costs), -E2BIG, -ENOMEM */
+	__u64 as_is_ns, barges;
+	int as_is_stalled;
+	struct whatif_row rows[REPORT_WHATIF_ROWS];
+	int nrows;
+};
+
 /* What one output format writes; NULL: nothing at that step. */
 struct report_format_ops {
 	/* the start of the document */
@@ -73,6 +90,8 @@ struct report {
 	__u64 watch_matched;   /* text: bit i, --watch i matched a barrier */
 	char command_end[64];  /* how the launched command ended; "": unknown */
 	struct iterations *it; /* the outer iterations (doc/design.md §5.6) */
+	struct sim *sim;       /* --what-if: the replay's items; NULL: none asked */
+	struct report_whatif wi;
 };
 
 static inline double ms(__u64 ns)
@@ -179,6 +198,13 @@ void report_json__site_eff(struct report *r, const struct ph_site *s);
 void report_json__thread_eff(struct report *r, const struct ph_thread *t,
 			     const struct sync_waits *w);
 void report_json__run_eff(struct report *r, const struct sync_waits *w);
+
+/* report_whatif.c: the --what-if replays (doc/design.md §5.7), run at the
+ * summary (d: the recording machine's CPUs), and their text section and
+ * JSON what_if{} object. */
+void report_whatif__compute(struct report *r, const struct report_drops *d);
+void report_text__whatif(struct report *r);
+void report_json__whatif(struct report *r);
 
 /* report_eff_text.c: the Efficiency and Wait states tables of the text
  * summary (doc/design.md §5.5). */

@@ -71,7 +71,7 @@ struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid)
 	/* A thread first seen after the session started began no later than
 	 * that; without a creation record, the session start is its best bound. */
 	t->start_ns = p->cfg.start_ns;
-	t->base_m = t->base_a = p->cfg.start_ns;
+	t->base_m = t->base_a = t->ta_begin = p->cfg.start_ns;
 	p->thread_list[p->nthreads++] = t;
 	return t;
 }
@@ -90,6 +90,7 @@ void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns)
 	if (t->start_unknown)
 		start_ns = p->cfg.start_ns;
 	t->start_ns = start_ns;
+	t->ta_begin = start_ns;
 	approx__restart(t, start_ns, start_ns);
 }
 

@@ -5,9 +5,11 @@
 #define SBT_VIEW_OPTS_H
 
 #include <stdint.h>
+#include "analyses/sim.h"
 #include "analyses/sync_report.h"
 
-#define VIEW_MAX_WATCH 32
+#define VIEW_MAX_WATCH	 32
+#define VIEW_MAX_WHAT_IF 8
 
 struct view_opts {
 	int json;			   /* --format json */
@@ -19,6 +21,8 @@ struct view_opts {
 	uint64_t hang_ns; /* --hang-timeout, s on the command line; 0 = off */
 	int sort;	  /* --sort: enum sync_sort */
 	uint64_t phases;  /* --phases: phases listed in JSON; 0 = all */
+	struct sim_change what_if[VIEW_MAX_WHAT_IF]; /* --what-if: replays (sim.h) */
+	int nwhat_if;
 };
 
 /* Phases a JSON report lists unless --phases says otherwise: a run of

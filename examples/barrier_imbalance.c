@@ -11,12 +11,22 @@
 pthread_barrier_t phase_barrier;
 
 static unsigned long nthreads = 4, nphases = 5, unit_ns = 10 * NSEC_PER_MSEC;
-static int spin = 1, wait_start;
+static unsigned long unit_us_ns = ULONG_MAX, last_pct = 100;
+static int spin = 1, wait_start, balanced;
+
+/* Worker index's work per phase: (index + 1) units; -b: the mean of those,
+ * for every worker; -l: the last worker's scaled (what-if checks, bench/whatif.py). */
+static uint64_t work_of(unsigned int index)
+{
+	uint64_t w = balanced ? (nthreads + 1) * unit_ns / 2 : (index + 1) * unit_ns;
+
+	return index == nthreads - 1 ? w * last_pct / 100 : w;
+}
 
 static void worker_main(unsigned int index)
 {
 	pid_t tid = get_tid();
-	uint64_t work_ns = (index + 1) * unit_ns;
+	uint64_t work_ns = work_of(index);
 	unsigned long k;
 
 	for (k = 0; k < nphases; k++) {
@@ -43,12 +53,17 @@ static void worker_main(unsigned int index)
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-t THREADS] [-n PHASES] [-d D_MS] [-m spin|sleep] [-W] [-h]\n"
+		"Usage: %s [-t THREADS] [-n PHASES] [-d D_MS | -u D_US] [-b] [-l PCT] [-m "
+		"spin|sleep] "
+		"[-W] [-h]\n"
 		"Worker i (0-based) works (i+1)*D_MS ms, then waits at one global barrier\n"
 		"(phase_barrier), PHASES times; worker THREADS-1 always arrives last.\n"
 		"  -t THREADS  worker threads, 1..256 (default 4)\n"
 		"  -n PHASES   barrier phases, 1..1000000 (default 5)\n"
 		"  -d D_MS     work unit in ms, 0..100000 (default 10)\n"
+		"  -u D_US     work unit in microseconds, 0..100000000 (instead of -d)\n"
+		"  -b          balanced: every worker works the mean, (THREADS+1)*D/2\n"
+		"  -l PCT      the last worker works PCT %% of its share, 1..1000 (default 100)\n"
 		"  -m MODE     spin (on-CPU, default) or sleep (off-CPU)\n"
 		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
 		"  -h          show this help\n"
@@ -62,6 +77,9 @@ int main(int argc, char **argv)
 		OPT_NUM('t', nthreads, 1, 256, 1),
 		OPT_NUM('n', nphases, 1, 1000000, 1),
 		OPT_NUM('d', unit_ns, 0, 100000, NSEC_PER_MSEC),
+		OPT_NUM('u', unit_us_ns, 0, 100000000, 1000),
+		OPT_FLAG('b', balanced),
+		OPT_NUM('l', last_pct, 1, 1000, 1),
 		OPT_MODE('m', spin),
 		OPT_FLAG('W', wait_start),
 		{0},
@@ -70,6 +88,8 @@ int main(int argc, char **argv)
 	int err;
 
 	parse_options(argc, argv, opts, usage);
+	if (unit_us_ns != ULONG_MAX)
+		unit_ns = unit_us_ns;
 	err = pthread_barrier_init(&phase_barrier, NULL, nthreads);
 	if (err) {
 		fprintf(stderr, "pthread_barrier_init: %s\n", strerror(err));

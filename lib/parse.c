@@ -136,3 +136,26 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+int parse_double(const char *s, double min, double max, double *out)
+{
+	size_t whole, frac = 0;
+	char *end;
+	double v;
+
+	if (!s)
+		return -EINVAL;
+	whole = strspn(s, "0123456789");
+	if (s[whole] == '.')
+		frac = strspn(s + whole + 1, "0123456789");
+	/* digits, and a point only between digits or after them */
+	if (!whole || s[whole + (s[whole] == '.' ? 1 + frac : 0)])
+		return -EINVAL;
+	v = strtod(s, &end);
+	if (*end)
+		return -EINVAL;
+	if (!(v >= min && v <= max))
+		return -ERANGE;
+	*out = v;
+	return 0;
+}

@@ -105,3 +105,28 @@ TEST(sizes_with_suffix)
 	CHECK(parse_size("99999999999999999G", 1, UINT64_MAX, &v) == -ERANGE);
 	CHECK(parse_size("2K", 4096, UINT64_MAX, &v) == -ERANGE);
 }
+
+TEST(plain_decimals)
+{
+	double v = -1;
+
+	CHECK_EQ(parse_double("2", 0.001, 1000, &v), 0);
+	CHECK(v == 2);
+	CHECK_EQ(parse_double("1.5", 0.001, 1000, &v), 0);
+	CHECK(v == 1.5);
+	CHECK_EQ(parse_double("3.", 0.001, 1000, &v), 0);
+	CHECK(v == 3);
+	CHECK_EQ(parse_double("0", 0.001, 1000, &v), -ERANGE);
+	CHECK_EQ(parse_double("1001", 0.001, 1000, &v), -ERANGE);
+	CHECK(v == 3); /* untouched */
+	CHECK_EQ(parse_double("", 0, 1, &v), -EINVAL);
+	CHECK_EQ(parse_double(".5", 0, 1, &v), -EINVAL);
+	CHECK_EQ(parse_double("-1", -2, 1, &v), -EINVAL);
+	CHECK_EQ(parse_double("1e3", 0, 1e9, &v), -EINVAL);
+	CHECK_EQ(parse_double("0x10", 0, 1e9, &v), -EINVAL);
+	CHECK_EQ(parse_double("inf", 0, 1e9, &v), -EINVAL);
+	CHECK_EQ(parse_double("nan", 0, 1e9, &v), -EINVAL);
+	CHECK_EQ(parse_double("1.2.3", 0, 1e9, &v), -EINVAL);
+	CHECK_EQ(parse_double("2 ", 0, 1e9, &v), -EINVAL);
+	CHECK_EQ(parse_double(NULL, 0, 1e9, &v), -EINVAL);
+}

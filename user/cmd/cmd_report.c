@@ -53,6 +53,8 @@ static int analyse(struct replay *rp, const struct report_env *env)
 				 .watch = v->watch,
 				 .nwatch = v->nwatch,
 				 .watch_all = v->watch_all,
+				 .what_if = v->what_if,
+				 .nwhat_if = v->nwhat_if,
 				 .warn_ns = v->warn_ns,
 				 .sort = v->sort,
 				 .max_phases = v->phases,

@@ -11,7 +11,8 @@ enum {
 	OPT_WARN_TIME,
 	OPT_HANG_TIMEOUT,
 	OPT_SORT,
-	OPT_PHASES
+	OPT_PHASES,
+	OPT_WHAT_IF
 };
 
 static const struct argp_option options[] = {
@@ -32,6 +33,10 @@ static const struct argp_option options[] = {
 	{"sort", OPT_SORT, "KEY", 0, "Order of the lock tables: wait (default), hold, count", 0},
 	{"phases", OPT_PHASES, "N|all", 0,
 	 "JSON: list the first N phases (default 10000; the summary counts them all) or all", 0},
+	{"what-if", OPT_WHAT_IF, "SPEC", 0,
+	 "Replay the approximated run with a change and predict its time "
+	 "(repeatable): " SIM_SPEC_HELP,
+	 0},
 	{},
 };
 
@@ -44,6 +49,7 @@ static void bad_value(const struct argp_state *st, const char *opt, const char *
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct view_opts *o = st->input;
+	char err[512];
 	uint64_t v;
 	int e;
 
@@ -83,6 +89,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		e = parse_u64(arg, 1, UINT64_MAX, &o->phases);
 		if (e)
 			bad_value(st, "--phases", arg, e);
+		return 0;
+	case OPT_WHAT_IF:
+		if (o->nwhat_if >= VIEW_MAX_WHAT_IF)
+			argp_error(st, "too many --what-if (limit %d)", VIEW_MAX_WHAT_IF);
+		if (sim_change__parse(arg, &o->what_if[o->nwhat_if], err, sizeof(err)))
+			argp_error(st, "%s", err);
+		o->nwhat_if++;
 		return 0;
 	case OPT_SORT:
 		o->sort = sync_sort__parse(arg);

@@ -211,6 +211,8 @@ static struct report_opts report_opts(struct tracer *t)
 				    .watch = env->view.watch,
 				    .nwatch = env->view.nwatch,
 				    .watch_all = env->view.watch_all,
+				    .what_if = env->view.what_if,
+				    .nwhat_if = env->view.nwhat_if,
 				    .sort = env->view.sort,
 				    .view = env->approx.view,
 				    .warn_ns = env->view.warn_ns,

@@ -1,0 +1,815 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Replay of the approximated run (doc/design.md §5.7): items collected from
+ * the phase analysis, sorted into each thread's program, then run on a
+ * simulated clock in time order (a heap of the threads' next requests and
+ * the locks' and semaphores' pending grants).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/array.h"
+#include "lib/hmap.h"
+#include "analyses/sim.h"
+
+enum item_kind { IT_BARRIER, IT_LOCK, IT_UNLOCK, IT_POST, IT_WAIT, IT_OPAQUE };
+
+struct item {
+	__u64 tm;     /* measured entry: the thread's program order */
+	__u64 tm_end; /* measured return */
+	__u64 ta, ta_end;
+	__u64 obj;  /* lock, semaphore (its key); barrier: its episode */
+	__u64 work; /* approximated work before it, since the item before returned */
+	__u64 own;  /* time it takes when it does not wait; a barrier's: its
+		     * departure after the approximated last arrival */
+	__u32 tid;
+	__u32 phase; /* the episode whose phase its work is part of; NONE after the last */
+	__u64 pw;    /* its thread's work in that phase */
+	/* barrier: the part of its thread's phase work done before the
+	 * latest member started (serial: the others had not begun, as a
+	 * master's before a fork); others: their thread's in the phase */
+	__u64 serial;
+	__u8 kind;
+};
+
+#define NONE UINT32_MAX
+
+struct episode {
+	__u32 n, site;
+	__u64 work;   /* its members' work, all told */
+	__u64 serial; /* the members' serial parts (item.serial) */
+	/* replay state */
+	__u32 arrived;
+	__u64 last;
+	size_t waiting; /* the threads arrived: a list through thread.wait_next */
+};
+
+/* A lock or semaphore, by (pid, object). */
+struct object {
+	int sem;       /* a semaphore (else a lock) */
+	__u64 handoff; /* measured hand-off to a waiter (median), approximated */
+	__u64 tokens;  /* semaphore: initial tokens (P's that took none posted) */
+	/* replay state */
+	int held;
+	__u64 count;
+	int grant_pending;
+	size_t *q; /* waiting threads, FIFO from head */
+	size_t head, n, cap;
+};
+
+struct thread {
+	__u32 tid, pid;
+	size_t first, n; /* its items */
+	__u64 begin_a, end_a;
+	int joins; /* its process's main thread, ending after its workers */
+	__u64 join_gap;
+	__u64 tail; /* work after its last item */
+	/* replay state */
+	size_t next;
+	__u64 end;
+	int done;
+	size_t wait_next; /* the next thread arrived at its barrier episode */
+};
+
+struct sim {
+	struct item *items;
+	size_t nitems, cap_items;
+	int too_many;
+	struct episode *eps;
+	size_t neps, cap_eps;
+	struct thread *threads;
+	size_t nthreads;
+	struct object *objs;
+	size_t nobjs, cap_objs;
+	struct hmap obj_ix; /* (pid, object) -> index in objs */
+	__u64 first_a;	    /* the run's first event */
+	int finished;
+};
+
+struct sim *sim__new(void)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+
+	if (s)
+		hmap_init(&s->obj_ix);
+	return s;
+}
+
+static void free_queues(struct sim *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nobjs; i++) {
+		free(s->objs[i].q);
+		s->objs[i].q = NULL;
+		s->objs[i].cap = 0;
+	}
+}
+
+void sim__free(struct sim *s)
+{
+	if (!s)
+		return;
+	free_queues(s);
+	free(s->items);
+	free(s->eps);
+	free(s->threads);
+	free(s->objs);
+	hmap_free(&s->obj_ix);
+	free(s);
+}
+
+size_t sim__items(const struct sim *s)
+{
+	return s->nitems;
+}
+
+size_t sim__episodes(const struct sim *s)
+{
+	return s->neps;
+}
+
+static struct item *new_item(struct sim *s)
+{
+	if (s->nitems >= SIM_MAX_ITEMS) {
+		s->too_many = 1;
+		return NULL;
+	}
+	if (array_reserve((void **)&s->items, &s->cap_items, s->nitems + 1, sizeof(*s->items))) {
+		s->too_many = 1; /* no memory: refused as too big */
+		return NULL;
+	}
+	return memset(&s->items[s->nitems++], 0, sizeof(struct item));
+}
+
+static void add(struct sim *s, int kind, __u32 tid, __u64 tm, __u64 tm_end, __u64 ta, __u64 ta_end,
+		__u64 obj, __u64 own)
+{
+	struct item *it = new_item(s);
+
+	if (!it)
+		return;
+	*it = (struct item){.tm = tm,
+			    .tm_end = tm_end,
+			    .ta = ta,
+			    .ta_end = ta_end > ta ? ta_end : ta,
+			    .obj = obj,
+			    .own = own,
+			    .tid = tid,
+			    .phase = NONE,
+			    .kind = (__u8)kind};
+}
+
+void sim__episode(struct sim *s, const struct ph_episode *ep)
+{
+	__u64 last = 0, last_start = 0;
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++) {
+		last = ep->arr[i].ta_arrive > last ? ep->arr[i].ta_arrive : last;
+		last_start = ep->arr[i].ta_start > last_start ? ep->arr[i].ta_start : last_start;
+	}
+	if (ep->partial || ep->lost || ep->departed < ep->n ||
+	    array_reserve((void **)&s->eps, &s->cap_eps, s->neps + 1, sizeof(*s->eps))) {
+		/* not replayed as a barrier: each thread's wait as it was */
+		for (i = 0; i < ep->n; i++) {
+			const struct ph_arrival *a = &ep->arr[i];
+
+			if (a->depart_ns)
+				add(s, IT_OPAQUE, a->tid, a->arrive_ns, a->depart_ns, a->ta_arrive,
+				    a->ta_depart, 0, a->ta_depart - a->ta_arrive);
+		}
+		return;
+	}
+	s->eps[s->neps] = (struct episode){.n = ep->n, .site = ep->site};
+	for (i = 0; i < ep->n; i++) {
+		const struct ph_arrival *a = &ep->arr[i];
+
+		add(s, IT_BARRIER, a->tid, a->arrive_ns, a->depart_ns, a->ta_arrive, a->ta_depart,
+		    s->neps, a->ta_depart > last ? a->ta_depart - last : 0);
+		if (s->nitems && s->items[s->nitems - 1].kind == IT_BARRIER)
+			s->items[s->nitems - 1].serial =
+				last_start > a->ta_start
+					? (last_start - a->ta_start < ph_compute_a(a)
+						   ? last_start - a->ta_start
+						   : ph_compute_a(a))
+					: 0;
+	}
+	s->neps++;
+}
+
+/* The replay's index of object (pid, obj), made if new; -1: no memory. */
+static long object_of(struct sim *s, __u32 pid, __u64 obj)
+{
+	size_t ix;
+
+	if (hmap_get_index(&s->obj_ix, pid, obj, &ix))
+		return (long)ix;
+	if (array_reserve((void **)&s->objs, &s->cap_objs, s->nobjs + 1, sizeof(*s->objs)) ||
+	    hmap_put_index(&s->obj_ix, pid, obj, s->nobjs))
+		return -1;
+	memset(&s->objs[s->nobjs], 0, sizeof(*s->objs));
+	return (long)s->nobjs++;
+}
+
+static int failed(const struct ph_call *c)
+{
+	return (c->kind == SBT_PK_TRYLOCK || c->kind == SBT_PK_SEM_TRYWAIT) && c->retval;
+}
+
+void sim__call(struct sim *s, const struct ph_call *c)
+{
+	long o = object_of(s, c->pid, c->obj), m;
+	__u64 own = c->exit_a > c->enter_a ? c->exit_a - c->enter_a : 0;
+
+	if (o < 0)
+		return;
+	switch (failed(c) ? -1 : c->kind) {
+	case SBT_PK_LOCK:
+	case SBT_PK_TRYLOCK:
+		add(s, IT_LOCK, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, o, 0);
+		return;
+	case SBT_PK_UNLOCK:
+		add(s, IT_UNLOCK, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, o, own);
+		return;
+	case SBT_PK_SEM_POST:
+		s->objs[o].sem = 1;
+		add(s, IT_POST, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, o, own);
+		return;
+	case SBT_PK_SEM_WAIT:
+	case SBT_PK_SEM_TRYWAIT:
+		s->objs[o].sem = 1;
+		add(s, IT_WAIT, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, o, 0);
+		/* a P whose token no V of the trace posted: one the semaphore held */
+		if (!c->v_tid)
+			s->objs[o].tokens++;
+		return;
+	case SBT_PK_COND_WAIT:
+		/* the mutex is let go at the entry and taken back at the return */
+		m = object_of(s, c->pid, c->arg2);
+		if (m < 0)
+			return;
+		add(s, IT_UNLOCK, c->tid, c->enter_ns, c->enter_ns, c->enter_a, c->enter_a, m, 0);
+		add(s, IT_OPAQUE, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, 0, own);
+		add(s, IT_LOCK, c->tid, c->exit_ns, c->exit_ns, c->exit_a, c->exit_a, m, 0);
+		return;
+	default:
+		add(s, IT_OPAQUE, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, 0, own);
+	}
+}
+
+/* ---- the threads' programs ------------------------------------------------------ */
+
+static int by_thread_then_time(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->tm != y->tm)
+		return x->tm < y->tm ? -1 : 1;
+	/* a condition wait's three items share a time: in the order made */
+	return x < y ? -1 : x > y;
+}
+
+/* Calls made inside a barrier wait (a barrier of a mutex and a condvar, or
+ * of semaphores: the analysis made it an episode) are the barrier's own. */
+static size_t drop_inside_barriers(struct item *it, size_t n)
+{
+	size_t r, w = 0;
+	__u64 until = 0;
+	__u32 tid = 0;
+
+	for (r = 0; r < n; r++) {
+		if (it[r].tid != tid) {
+			tid = it[r].tid;
+			until = 0;
+		}
+		if (it[r].kind != IT_BARRIER && it[r].tm < until)
+			continue;
+		if (it[r].kind == IT_BARRIER)
+			until = it[r].tm_end;
+		it[w++] = it[r];
+	}
+	return w;
+}
+
+/* Work before each item, and the phase it belongs to (its thread's next
+ * barrier); each episode's work. */
+static void work_and_phases(struct sim *s, struct thread *t)
+{
+	__u64 prev = t->begin_a;
+	__u32 phase = NONE;
+	__u64 pw = 0, serial = 0;
+	size_t i, k;
+
+	for (i = t->first; i < t->first + t->n; i++) {
+		struct item *it = &s->items[i];
+
+		it->work = it->ta > prev ? it->ta - prev : 0;
+		prev = it->ta_end > prev ? it->ta_end : prev;
+	}
+	t->tail = t->end_a > prev ? t->end_a - prev : 0;
+	/* from the end: each item's phase is its thread's next barrier */
+	for (i = t->first + t->n, k = i; i-- > t->first;) {
+		struct item *it = &s->items[i];
+
+		if (it->kind == IT_BARRIER) {
+			/* the items after it, up to the next barrier: their phase's work */
+			for (; k > i + 1; k--) {
+				s->items[k - 1].pw = pw;
+				s->items[k - 1].serial = serial;
+			}
+			phase = (__u32)it->obj;
+			pw = 0;
+			serial = it->serial;
+			s->eps[phase].serial += serial;
+			k = i + 1;
+		}
+		it->phase = phase;
+		pw += it->work;
+		if (phase != NONE)
+			s->eps[phase].work += it->work;
+	}
+	for (; k > t->first; k--) {
+		s->items[k - 1].pw = pw;
+		s->items[k - 1].serial = serial;
+	}
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct ph_thread *const *x = a, *const *y = b;
+
+	return (*x)->tid < (*y)->tid ? -1 : (*x)->tid > (*y)->tid;
+}
+
+/* The analysis's threads in id order, as the items are: each takes its own
+ * (items of a thread the analysis does not know are left out). */
+static int make_threads(struct sim *s, const struct phases *p)
+{
+	size_t i = 0, k, nt = phases__nthreads(p);
+	const struct ph_thread **pts = malloc((nt ? nt : 1) * sizeof(*pts));
+
+	s->threads = calloc(nt ? nt : 1, sizeof(*s->threads));
+	if (!s->threads || !pts) {
+		free(pts);
+		return -ENOMEM;
+	}
+	for (k = 0; k < nt; k++)
+		pts[k] = phases__thread(p, k);
+	qsort(pts, nt, sizeof(*pts), cmp_tid);
+	for (k = 0; k < nt; k++) {
+		struct thread *t = &s->threads[s->nthreads++];
+
+		*t = (struct thread){.tid = pts[k]->tid,
+				     .pid = pts[k]->pid,
+				     .begin_a = pts[k]->ta_begin,
+				     .end_a = pts[k]->ta_prev > pts[k]->ta_begin
+						      ? pts[k]->ta_prev
+						      : pts[k]->ta_begin};
+		while (i < s->nitems && s->items[i].tid < t->tid)
+			i++;
+		t->first = i;
+		while (i < s->nitems && s->items[i].tid == t->tid)
+			i++;
+		t->n = i - t->first;
+	}
+	free(pts);
+	return 0;
+}
+
+/* A main thread whose last event follows its workers' ended by joining
+ * them: in the replay it ends that long after the last of them. */
+static void note_joins(struct sim *s)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->nthreads; i++) {
+		struct thread *m = &s->threads[i];
+		__u64 last = 0;
+		int workers = 0;
+
+		if (m->tid != m->pid)
+			continue;
+		for (k = 0; k < s->nthreads; k++)
+			if (k != i && s->threads[k].pid == m->pid) {
+				workers = 1;
+				last = s->threads[k].end_a > last ? s->threads[k].end_a : last;
+			}
+		if (workers && m->end_a >= last) {
+			m->joins = 1;
+			m->join_gap = m->end_a - last;
+		}
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_obj_then_time(const void *a, const void *b)
+{
+	const struct item *x = *(const struct item *const *)a, *y = *(const struct item *const *)b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->tm < y->tm ? -1 : x->tm > y->tm;
+}
+
+static int is_release(const struct item *it)
+{
+	return it->kind == IT_UNLOCK || it->kind == IT_POST;
+}
+
+/* The last release of rel[0..n) made at or before tm, or NULL. */
+static const struct item *release_before(struct item *const *rel, size_t n, __u64 tm)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rel[mid]->tm <= tm)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? rel[lo - 1] : NULL;
+}
+
+/* The hand-off of one object's items it[0..n) (in time order): the median
+ * over its acquisitions that waited (a release came during the call) of the
+ * acquisition's approximated return less the release's approximated time.
+ * rel and v: room for n. */
+static __u64 handoff_of(struct item *const *it, size_t n, struct item **rel, __u64 *v)
+{
+	size_t i, nrel = 0, nv = 0;
+
+	for (i = 0; i < n; i++)
+		if (is_release(it[i]))
+			rel[nrel++] = it[i];
+	for (i = 0; i < n; i++) {
+		const struct item *r;
+
+		if (is_release(it[i]))
+			continue;
+		r = release_before(rel, nrel, it[i]->tm_end);
+		if (r && r->tm >= it[i]->tm)
+			v[nv++] = it[i]->ta_end > r->ta ? it[i]->ta_end - r->ta : 0;
+	}
+	if (!nv)
+		return 0;
+	qsort(v, nv, sizeof(*v), cmp_u64);
+	return v[nv / 2];
+}
+
+static int handoffs(struct sim *s)
+{
+	size_t n = 0, i, j, room = s->nitems ? s->nitems : 1;
+	struct item **order = malloc(room * sizeof(*order)), **rel = malloc(room * sizeof(*rel));
+	__u64 *v = malloc(room * sizeof(*v));
+
+	if (!order || !rel || !v) {
+		free(order);
+		free(rel);
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->nitems; i++)
+		if (s->items[i].kind != IT_BARRIER && s->items[i].kind != IT_OPAQUE)
+			order[n++] = &s->items[i];
+	qsort(order, n, sizeof(*order), cmp_obj_then_time);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && order[j]->obj == order[i]->obj; j++)
+			;
+		s->objs[order[i]->obj].handoff = handoff_of(order + i, j - i, rel, v);
+	}
+	free(order);
+	free(rel);
+	free(v);
+	return 0;
+}
+
+int sim__finish(struct sim *s, const struct phases *p)
+{
+	size_t i;
+	int e;
+
+	if (s->too_many)
+		return -E2BIG;
+	qsort(s->items, s->nitems, sizeof(*s->items), by_thread_then_time);
+	s->nitems = drop_inside_barriers(s->items, s->nitems);
+	e = handoffs(s);
+	if (!e)
+		e = make_threads(s, p);
+	if (e)
+		return e;
+	for (i = 0; i < s->nthreads; i++)
+		work_and_phases(s, &s->threads[i]);
+	note_joins(s);
+	s->first_a = phases__first_ts(p);
+	s->finished = 1;
+	return 0;
+}
+
+/* ---- the replay ------------------------------------------------------------- */
+
+enum { EV_THREAD, EV_GRANT };
+
+struct ev {
+	__u64 t, seq;
+	size_t ix; /* thread, or object */
+	int kind;
+};
+
+struct run {
+	struct sim *s;
+	const struct sim_change *c;
+	struct sim_result *r;
+	struct ev *heap;
+	size_t n, cap;
+	__u64 seq;
+	int nomem;
+};
+
+static int before(const struct ev *a, const struct ev *b)
+{
+	return a->t != b->t ? a->t < b->t : a->seq < b->seq;
+}
+
+static void push(struct run *R, __u64 t, size_t ix, int kind)
+{
+	size_t i;
+
+	if (array_reserve((void **)&R->heap, &R->cap, R->n + 1, sizeof(*R->heap))) {
+		R->nomem = 1;
+		return;
+	}
+	i = R->n++;
+	R->heap[i] = (struct ev){t, R->seq++, ix, kind};
+	while (i && before(&R->heap[i], &R->heap[(i - 1) / 2])) {
+		struct ev x = R->heap[i];
+
+		R->heap[i] = R->heap[(i - 1) / 2];
+		R->heap[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static struct ev pop(struct run *R)
+{
+	struct ev top = R->heap[0];
+	size_t i = 0;
+
+	R->heap[0] = R->heap[--R->n];
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct ev x;
+
+		if (l < R->n && before(&R->heap[l], &R->heap[m]))
+			m = l;
+		if (l + 1 < R->n && before(&R->heap[l + 1], &R->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return top;
+		x = R->heap[i];
+		R->heap[i] = R->heap[m];
+		R->heap[m] = x;
+		i = m;
+	}
+}
+
+/* The work before item it of thread t under the change. */
+static __u64 work_of(const struct run *R, const struct thread *t, const struct item *it)
+{
+	const struct sim_change *c = R->c;
+	const struct episode *ep;
+	double target;
+
+	if (c->kind == SIM_SPEEDUP)
+		return t->tid == c->tid ? (__u64)((double)it->work / c->factor + 0.5) : it->work;
+	if (c->kind == SIM_AS_IS || it->phase == NONE)
+		return it->work;
+	ep = &R->s->eps[it->phase];
+	if (c->kind == SIM_BALANCE && !c->any_site && ep->site != c->site)
+		return it->work;
+	/* the parallel work is spread, a thread's serial part stays its own */
+	target = (double)(ep->work > ep->serial ? ep->work - ep->serial : 0);
+	if (c->kind == SIM_BALANCE)
+		target /= ep->n;
+	else /* processor sharing: min(threads, cpus) at full speed at a time */
+		target /= c->threads < c->cpus ? c->threads : c->cpus;
+	target += (double)(it->serial < it->pw ? it->serial : it->pw);
+	if (it->pw)
+		return (__u64)((double)it->work * target / (double)it->pw + 0.5);
+	/* a thread that had no work in the phase: all of it before its arrival */
+	return it->kind == IT_BARRIER ? (__u64)(target + 0.5) : 0;
+}
+
+static __u64 tail_of(const struct run *R, const struct thread *t)
+{
+	if (R->c->kind == SIM_SPEEDUP && t->tid == R->c->tid)
+		return (__u64)((double)t->tail / R->c->factor + 0.5);
+	return t->tail;
+}
+
+/* Thread ti's current item is done at now: on to the next request. */
+static void advance(struct run *R, size_t ti, __u64 now)
+{
+	struct thread *t = &R->s->threads[ti];
+
+	if (++t->next < t->n) {
+		push(R, now + work_of(R, t, &R->s->items[t->first + t->next]), ti, EV_THREAD);
+		return;
+	}
+	t->done = 1;
+	/* a main thread's tail is its wait for the workers (total() adds it) */
+	t->end = now + (t->joins ? 0 : tail_of(R, t));
+}
+
+static void enqueue(struct run *R, struct object *o, size_t ti)
+{
+	if (o->head && o->head == o->n)
+		o->head = o->n = 0;
+	if (array_reserve((void **)&o->q, &o->cap, o->n + 1, sizeof(*o->q))) {
+		R->nomem = 1;
+		return;
+	}
+	o->q[o->n++] = ti;
+}
+
+/* A release with threads waiting: the first of them is granted the object
+ * a hand-off later, unless the lock was taken back by then. */
+static void schedule_grant(struct run *R, size_t oi, __u64 now)
+{
+	struct object *o = &R->s->objs[oi];
+
+	if (o->head < o->n && !o->grant_pending) {
+		o->grant_pending = 1;
+		push(R, now + o->handoff, oi, EV_GRANT);
+	}
+}
+
+static void grant(struct run *R, size_t oi, __u64 now)
+{
+	struct object *o = &R->s->objs[oi];
+
+	o->grant_pending = 0;
+	if (o->head == o->n || (o->sem ? !o->count : o->held))
+		return; /* taken meanwhile: the next release grants again */
+	if (o->sem)
+		o->count--;
+	else
+		o->held = 1;
+	advance(R, o->q[o->head++], now);
+	if (o->sem && o->count)
+		schedule_grant(R, oi, now);
+}
+
+static void barrier(struct run *R, size_t ti, const struct item *it, __u64 now)
+{
+	struct episode *ep = &R->s->eps[it->obj];
+	size_t w;
+
+	R->s->threads[ti].wait_next = ep->waiting;
+	ep->waiting = ti;
+	ep->last = now > ep->last ? now : ep->last;
+	if (++ep->arrived < ep->n)
+		return;
+	/* released: each leaves as long after the last arrival as it did */
+	for (w = ep->waiting; w != SIZE_MAX;) {
+		struct thread *t = &R->s->threads[w];
+		size_t next = t->wait_next;
+
+		advance(R, w, ep->last + R->s->items[t->first + t->next].own);
+		w = next;
+	}
+}
+
+/* Thread ti makes its request for its current item at now. */
+static void request(struct run *R, size_t ti, __u64 now)
+{
+	struct thread *t = &R->s->threads[ti];
+	const struct item *it = &R->s->items[t->first + t->next];
+	struct object *o = &R->s->objs[it->obj];
+
+	switch (it->kind) {
+	case IT_BARRIER:
+		barrier(R, ti, it, now);
+		return;
+	case IT_LOCK:
+		if (o->held) {
+			enqueue(R, o, ti);
+			return;
+		}
+		/* free: a waiter woken for it is not back yet */
+		R->r->lock_barges += o->grant_pending;
+		o->held = 1;
+		advance(R, ti, now);
+		return;
+	case IT_UNLOCK:
+		o->held = 0;
+		schedule_grant(R, it->obj, now);
+		advance(R, ti, now + it->own);
+		return;
+	case IT_POST:
+		o->count++;
+		schedule_grant(R, it->obj, now);
+		advance(R, ti, now + it->own);
+		return;
+	case IT_WAIT:
+		if (!o->count || o->head < o->n) {
+			enqueue(R, o, ti);
+			return;
+		}
+		o->count--;
+		advance(R, ti, now);
+		return;
+	default:
+		advance(R, ti, now + it->own);
+	}
+}
+
+static void reset(struct sim *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->neps; i++) {
+		s->eps[i].arrived = 0;
+		s->eps[i].last = 0;
+		s->eps[i].waiting = SIZE_MAX;
+	}
+	for (i = 0; i < s->nobjs; i++) {
+		struct object *o = &s->objs[i];
+
+		o->held = o->grant_pending = 0;
+		o->count = o->tokens;
+		o->head = o->n = 0;
+	}
+	for (i = 0; i < s->nthreads; i++) {
+		s->threads[i].next = 0;
+		s->threads[i].done = 0;
+		s->threads[i].end = 0;
+	}
+}
+
+/* The run: its first thread's start to its last thread's end, a main thread
+ * that joined its workers ending its join gap after the last of them. */
+static void total(struct sim *s, struct sim_result *r)
+{
+	__u64 first = UINT64_MAX, last = 0;
+	size_t i, k;
+
+	for (i = 0; i < s->nthreads; i++) {
+		struct thread *m = &s->threads[i];
+		__u64 workers = 0;
+
+		first = m->begin_a < first ? m->begin_a : first;
+		if (m->joins) {
+			for (k = 0; k < s->nthreads; k++)
+				if (k != i && s->threads[k].pid == m->pid &&
+				    s->threads[k].end > workers)
+					workers = s->threads[k].end;
+			m->end = (workers > m->end ? workers : m->end) + m->join_gap;
+		}
+	}
+	for (i = 0; i < s->nthreads; i++)
+		last = s->threads[i].end > last ? s->threads[i].end : last;
+	r->duration_ns = last > first ? last - first : 0;
+}
+
+int sim__run(struct sim *s, const struct sim_change *c, struct sim_result *r)
+{
+	struct run R = {.s = s, .c = c, .r = r};
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	if (!s->finished || (c->kind == SIM_THREADS && (!c->threads || !c->cpus)) ||
+	    (c->kind == SIM_SPEEDUP && !(c->factor > 0)))
+		return -EINVAL;
+	reset(s);
+	for (i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
+
+		/* a thread's main loop may start later than another's: each at its own time */
+		t->next = (size_t)-1;
+		advance(&R, i, t->begin_a);
+	}
+	while (R.n && !R.nomem) {
+		struct ev e = pop(&R);
+
+		if (e.kind == EV_GRANT)
+			grant(&R, e.ix, e.t);
+		else
+			request(&R, e.ix, e.t);
+	}
+	for (i = 0; i < s->nthreads; i++)
+		r->stalled |= !s->threads[i].done;
+	total(s, r);
+	free(R.heap);
+	return R.nomem ? -ENOMEM : 0;
+}

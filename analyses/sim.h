@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Replay of the approximated run through the synchronization rules
+ * (doc/design.md §5.7): each thread's work between its synchronization
+ * calls, taken from the approximation, runs again on a simulated clock;
+ * barriers release when their last member arrives, locks are granted as
+ * glibc grants them (a releaser that asks again before a sleeping waiter
+ * could wake re-takes the lock), semaphores hand their tokens out in order.
+ * With no change it predicts the run without probes where the probes
+ * changed a lock's hand-off order; with a change (sim_change) it answers
+ * "what would the run take if ..." (the Load Balancing Factor's question,
+ * Eom and Hollingsworth).
+ *
+ * Pure: fed the phase analysis's completed episodes and calls, run at the
+ * end. Memory grows with the trace (one item per call and barrier arrival);
+ * past SIM_MAX_ITEMS the replay is refused.
+ */
+#ifndef SBT_SIM_H
+#define SBT_SIM_H
+
+#include <stddef.h>
+#include "analyses/phases.h"
+
+#define SIM_MAX_ITEMS (16u << 20)
+
+/* What a replay changes. */
+enum sim_change_kind {
+	SIM_AS_IS,   /* nothing: the replay of the approximated run */
+	SIM_BALANCE, /* each phase's work spread evenly over its threads (site: one site) */
+	SIM_SPEEDUP, /* thread tid's work made factor times faster */
+	SIM_THREADS, /* each phase's work spread over threads threads sharing cpus CPUs */
+};
+
+struct sim_change {
+	int kind;
+	int any_site; /* SIM_BALANCE: every site, else site only */
+	__u32 site;   /* phases__site() index */
+	/* as given (balance=SITE): a site id, or text its call site, name or
+	 * function contains, resolved to site by the report */
+	char site_text[64];
+	__u32 tid;
+	double factor;
+	__u32 threads;
+	__u32 cpus; /* 0: the machine's the trace was recorded on */
+};
+
+#define SIM_SPEC_HELP                                                                              \
+	"as-is (the replay alone), balance (every phase's work spread evenly over its threads), "  \
+	"balance=SITE (at one barrier site: its id or text of its call site), speedup=TID:F "      \
+	"(thread TID's work F times faster), threads=N[:CPUS] (each phase's work on N threads "    \
+	"sharing CPUS CPUs; default the recording machine's)"
+
+/* --what-if SPEC into *c. 0, or -EINVAL with a message in err. */
+int sim_change__parse(const char *spec, struct sim_change *c, char *err, size_t n);
+/* The change as the reports name it ("balance", "threads=4:2"). */
+void sim_change__name(const struct sim_change *c, char *buf, size_t n);
+
+struct sim_result {
+	__u64 duration_ns; /* first thread's start to the last thread's end */
+	/* blocked threads and nothing left to run: the change made the
+	 * replay wait for something that never comes (a semaphore's pairing
+	 * changed); duration_ns is then meaningless */
+	int stalled;
+	__u64 lock_barges; /* lock grants to a releaser that asked again */
+};
+
+struct sim;
+
+struct sim *sim__new(void);
+void sim__free(struct sim *s);
+/* Inputs (phases_ops callbacks' data): a completed episode (its site is
+ * ep->site), a completed lock, semaphore or condvar call. Partial episodes
+ * and failed calls count as the threads' own time. */
+void sim__episode(struct sim *s, const struct ph_episode *ep);
+void sim__call(struct sim *s, const struct ph_call *c);
+/* The analysis is finished: threads' approximated starts and ends, the run's
+ * first event. 0, -ENOMEM, or -E2BIG (more items than SIM_MAX_ITEMS were fed). */
+int sim__finish(struct sim *s, const struct phases *p);
+/* Replay with change c. 0, or -EINVAL (sim__finish() not done or failed). */
+int sim__run(struct sim *s, const struct sim_change *c, struct sim_result *r);
+/* Items fed, and whether the replay has barriers (balance has work to do). */
+size_t sim__items(const struct sim *s);
+size_t sim__episodes(const struct sim *s);
+
+#endif
