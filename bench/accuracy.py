@@ -16,7 +16,9 @@ calibrated cost of a hit spun in every hit (--inject-delay), and the share
 of T_m's growth left in T_a (model mr; 0 % is perfect). "T in band": the
 recordings whose error band (the run approximated at the least and the
 greatest probe costs the session measured) holds T, and the band's median
-half-width. Prints one markdown table.
+half-width. T_r: the approximated run replayed through its synchronization
+(`--what-if as-is`: locks granted as glibc grants them, doc/design.md §5.7),
+model mr, and its error. Prints one markdown table.
 
     sudo bench/accuracy.py [-r ROUNDS] [--only SUBSTRING] [--probes both|uprobes|shim]
                            [--no-inject]
@@ -121,7 +123,8 @@ def record(cmd, env, opts, path):
 
 
 def analyse(path, model):
-    r = json.loads(subprocess.run([SBT, "report", "--format", "json", "--model", model, path],
+    r = json.loads(subprocess.run([SBT, "report", "--format", "json", "--model", model,
+                                   "--what-if", "as-is", path],
                                   capture_output=True, text=True, check=True).stdout)
     ph_m = [p["phase_ns"] for p in r["phases"]]
     ph_a = [p["approximated"]["phase_ns"] for p in r["phases"]]
@@ -129,7 +132,8 @@ def analyse(path, model):
     ta = r["approximated"]["duration_ns"]
     band = (r["approximated"].get("duration_ns_low", ta), r["approximated"].get("duration_ns_high", ta))
     return (r["duration_ns"], ta, ph_m, ph_a,
-            r["approximated"]["repairs"]["count"], mc.get("hits", 0), validate.probe_cost(r), band)
+            r["approximated"]["repairs"]["count"], mc.get("hits", 0), validate.probe_cost(r), band,
+            r["what_if"].get("as_is_ns", 0))
 
 
 def rel(x, truth):
@@ -199,6 +203,8 @@ def print_row(label, kind, t, truth, res, slope):
               f"{pct(pa[0])} / {pct(pa[1])}" if pa else "n/a",
               str(statistics.median(x[4] for x in res["mr"])),
               "n/a" if slope is None else f"{slope:.1f} %", band_cell(t, res["mr"])]
+    tr = statistics.median(x[8] for x in res["mr"])
+    cells += [f"{tr / 1e6:.2f}", pct(rel(tr, t))]
     print("| " + " | ".join(cells) + " |", flush=True)
 
 
@@ -225,8 +231,8 @@ def main():
     print(f"== accuracy: {a.rounds} rounds, medians; times in ms; per phase: median / worst "
           "over phases (model mr) ==")
     print("| workload | probes | T | T_m | δ_m | T_a mr | δ_a mr | T_a sm | δ_a sm | T_a time "
-          "| δ_a time | per-phase δ_m | per-phase δ_a | repairs | inject | T in band |")
-    print("|" + "---|" * 16)
+          "| δ_a time | per-phase δ_m | per-phase δ_a | repairs | inject | T in band | T_r | δ_r |")
+    print("|" + "---|" * 18)
     probes = ["uprobes", "shim"] if a.probes == "both" else [a.probes]
     with tempfile.TemporaryDirectory() as tmp:
         for label, cmd, env, opts in workloads():

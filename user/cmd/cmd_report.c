@@ -28,6 +28,7 @@ static const char doc[] =
 	"  sbt-bpf report --watch lu.c:320 lu.sbt\n"
 	"  sbt-bpf report --approximated lu.sbt     # probe cost removed\n"
 	"  sbt-bpf report --model sm --exit-order reverse lu.sbt\n"
+	"  sbt-bpf report --what-if balance lu.sbt  # what balancing would save\n"
 	"  sbt-bpf report --pid 4242 all.sbt        # one process of record -a\n"
 	"\n"
 	"A trace of several processes gets a report per process unless --pid "
