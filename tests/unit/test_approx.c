@@ -649,6 +649,18 @@ TEST(costs_calibrated_during_the_session)
  *   phase 1 span  4000-3250=750     3800-3150=650     750
  *   run (from 2800) 1450            1150              1350
  */
+/* Phase 0 (which 0) or 1 of the error band's run. */
+static void band_phase(struct phases *p, int which)
+{
+	const __u64 at[2][4] = {{2800, 3000, 3300, 3350}, {4000, 4100, 4400, 4420}};
+	const __u32 first[2] = {2, 1};
+
+	enter(p, P_PBW, first[which], at[which][0], OBJ_X, SITE_A);
+	enter(p, P_PBW, 3 - first[which], at[which][1], OBJ_X, SITE_A);
+	leave(p, P_PBW, which ? 1 : 2, at[which][2], 0);
+	leave(p, P_PBW, which ? 2 : 1, at[which][3], 0);
+}
+
 TEST(error_band_from_the_least_and_greatest_costs)
 {
 	static const __u64 a_enter[NPROBES] = {[P_PBW] = 1};
@@ -669,14 +681,8 @@ TEST(error_band_from_the_least_and_greatest_costs)
 	CHECK_EQ(alpha_series__add(s, 3500, names, m2, NULL, 1), 0);
 	CHECK_EQ(alpha_series__bind(s, P_PBW, "pthread_barrier_wait", ALPHA_BY_NAME), 0);
 	p = new_phases_with(&c, cfg);
-	enter(p, P_PBW, 2, 2800, OBJ_X, SITE_A);
-	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
-	leave(p, P_PBW, 2, 3300, 0);
-	leave(p, P_PBW, 1, 3350, 0);
-	enter(p, P_PBW, 1, 4000, OBJ_X, SITE_A);
-	enter(p, P_PBW, 2, 4100, OBJ_X, SITE_A);
-	leave(p, P_PBW, 1, 4400, 0);
-	leave(p, P_PBW, 2, 4420, 0);
+	band_phase(p, 0);
+	band_phase(p, 1);
 	phases__finish(p);
 
 	CHECK_EQ(c.n, 2);
@@ -708,17 +714,11 @@ TEST(error_band_from_the_least_and_greatest_costs)
 	CHECK_EQ(alpha_series__add(s, 0, names, m1, NULL, 1), 0);
 	CHECK_EQ(alpha_series__bind(s, P_PBW, "pthread_barrier_wait", ALPHA_BY_NAME), 0);
 	p = new_phases_with(&c, cfg);
-	enter(p, P_PBW, 2, 2800, OBJ_X, SITE_A);
-	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
-	leave(p, P_PBW, 2, 3300, 0);
-	leave(p, P_PBW, 1, 3350, 0);
+	band_phase(p, 0);
 	CHECK_EQ(phases__band(p, &run), 1);
 	CHECK_EQ(run.hi - run.lo, 0);
 	CHECK_EQ(alpha_series__add(s, 3500, names, m2, NULL, 1), 0);
-	enter(p, P_PBW, 1, 4000, OBJ_X, SITE_A);
-	enter(p, P_PBW, 2, 4100, OBJ_X, SITE_A);
-	leave(p, P_PBW, 1, 4400, 0);
-	leave(p, P_PBW, 2, 4420, 0);
+	band_phase(p, 1);
 	phases__finish(p);
 	CHECK_EQ(phases__band(p, &run), 1);
 	CHECK_EQ(run.lo, 1350);
