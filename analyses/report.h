@@ -40,6 +40,7 @@ struct report_opts {
 	 * summary; none: no replay */
 	const struct sim_change *what_if;
 	int nwhat_if;
+	int critical_path; /* --critical-path: the replay's, in the summary */
 	/* Where the report adds the --watch patterns it matched (bit i:
 	 * watch[i]), for a caller with several reports to warn once about
 	 * those no report matched; NULL: the report warns itself. */

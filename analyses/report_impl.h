@@ -12,6 +12,7 @@
 #include "analyses/alpha_series.h"
 #include "analyses/report.h"
 #include "analyses/sembar.h"
+#include "analyses/sim.h"
 #include "analyses/sync_report.h"
 
 #define NAME_MAX_LEN 256
@@ -53,6 +54,8 @@ struct report_whatif {
 	int err; /* 0, -ENODATA (no probe costs), -E2BIG, -ENOMEM */
 	__u64 as_is_ns, barges;
 	int as_is_stalled;
+	struct sim_path path; /* --critical-path: the replay as is's */
+	int path_err;
 	struct whatif_row rows[REPORT_WHATIF_ROWS];
 	int nrows;
 };
@@ -203,8 +206,13 @@ void report_json__run_eff(struct report *r, const struct sync_waits *w);
  * summary (d: the recording machine's CPUs), and their text section and
  * JSON what_if{} object. */
 void report_whatif__compute(struct report *r, const struct report_drops *d);
+/* Why a replay could not be made (err: report_whatif.err). */
+const char *report_whatif__why(int err);
 void report_text__whatif(struct report *r);
 void report_json__whatif(struct report *r);
+/* report_path.c: the critical path's text section and JSON object. */
+void report_text__critical_path(struct report *r);
+void report_json__critical_path(struct report *r);
 
 /* report_eff_text.c: the Efficiency and Wait states tables of the text
  * summary (doc/design.md §5.5). */

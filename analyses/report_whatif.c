@@ -135,7 +135,7 @@ void report_whatif__compute(struct report *r, const struct report_drops *d)
 	struct sim_result res;
 	int i;
 
-	if (!r->o.nwhat_if)
+	if (!r->o.nwhat_if && !r->o.critical_path)
 		return;
 	if (!r->sim) {
 		w->err = -ENOMEM;
@@ -153,18 +153,24 @@ void report_whatif__compute(struct report *r, const struct report_drops *d)
 	w->as_is_ns = res.duration_ns;
 	w->as_is_stalled = res.stalled;
 	w->barges = res.lock_barges;
+	/* of this replay: the changes' overwrite its state */
+	if (r->o.critical_path)
+		w->path_err = res.stalled ? -EDEADLK : sim__critical_path(r->sim, &w->path);
 	for (i = 0; i < r->o.nwhat_if; i++)
 		if (r->o.what_if[i].kind != SIM_AS_IS)
 			run_change(r, r->o.what_if[i], d);
 }
 
-static const char *why(int err)
+const char *report_whatif__why(int err)
 {
 	switch (err) {
 	case -ENODATA:
 		return "the trace has no probe costs: nothing is approximated to replay";
 	case -E2BIG:
 		return "the trace is too large to replay (more than 16 M calls and arrivals)";
+	case -EDEADLK:
+		return "the replay stalled (a wait nothing ended: a trace cut while a lock was "
+		       "held)";
 	default:
 		return "out of memory";
 	}
@@ -185,7 +191,7 @@ void report_text__whatif(struct report *r)
 		return;
 	fprintf(r->o.out, "What if (the approximated run replayed through its synchronization):\n");
 	if (w->err) {
-		fprintf(r->o.out, "    not replayed: %s\n", why(w->err));
+		fprintf(r->o.out, "    not replayed: %s\n", report_whatif__why(w->err));
 		return;
 	}
 	fprintf(r->o.out,
@@ -218,7 +224,7 @@ void report_json__whatif(struct report *r)
 	json_key(j, "what_if");
 	json_obj_begin(j);
 	if (w->err) {
-		json_kstr(j, "error", why(w->err));
+		json_kstr(j, "error", report_whatif__why(w->err));
 		json_obj_end(j);
 		return;
 	}

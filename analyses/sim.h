@@ -78,6 +78,26 @@ void sim__call(struct sim *s, const struct ph_call *c);
 int sim__finish(struct sim *s, const struct phases *p);
 /* Replay with change c. 0, or -EINVAL (sim__finish() not done or failed). */
 int sim__run(struct sim *s, const struct sim_change *c, struct sim_result *r);
+/* The critical path of the last replay (doc/design.md §5.7): from the end
+ * of the thread that ended last, back through what let each wait end (a
+ * barrier's last arrival, the release that granted a lock or a token) to a
+ * thread's start. Its time by thread (work and calls of that thread on it)
+ * and by barrier site (work in phases of that site), largest first, and the
+ * synchronization on it (releases, hand-offs, a main thread's join). */
+struct sim_share {
+	__u32 id; /* thread id, or site index */
+	__u64 ns;
+};
+struct sim_path {
+	__u64 total_ns, sync_ns;
+	__u64 outside_ns; /* work on it outside any barrier phase */
+	struct sim_share *threads, *sites;
+	size_t nthreads, nsites;
+};
+/* 0, -EINVAL (no replay run), -ENOMEM. */
+int sim__critical_path(struct sim *s, struct sim_path *path);
+void sim_path__free(struct sim_path *path);
+
 /* Items fed, and whether the replay has barriers (balance has work to do). */
 size_t sim__items(const struct sim *s);
 size_t sim__episodes(const struct sim *s);

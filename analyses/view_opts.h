@@ -23,6 +23,7 @@ struct view_opts {
 	uint64_t phases;  /* --phases: phases listed in JSON; 0 = all */
 	struct sim_change what_if[VIEW_MAX_WHAT_IF]; /* --what-if: replays (sim.h) */
 	int nwhat_if;
+	int critical_path; /* --critical-path */
 };
 
 /* Phases a JSON report lists unless --phases says otherwise: a run of

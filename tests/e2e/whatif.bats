@@ -71,3 +71,35 @@ assert ch[0]["predicted_ns"] > 0 and ch[1]["predicted_ns"] == 0, ch' "$output"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"speedup=TID:F"* ]]
 }
+
+# The critical path of barrier phases runs through each phase's last arrival:
+# here always worker 2 (it works 3 units of 4 ms), so the path is its work,
+# which the workload timed itself, and the releases between.
+@test "critical path: the late worker's own compute, phase after phase" {
+	run "$SBT" record -o "$T/c.sbt" -- "$EX/barrier_imbalance" -t 3 -n 8 -d 4 -m sleep
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json --critical-path "$T/c.sbt" >"$T/c.json"
+	"$SBT" report --critical-path "$T/c.sbt" >"$T/c.txt"
+	python3 - "$T/c.json" "$T/wl.out" "$T/c.txt" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+own = {}
+for line in open(sys.argv[2]):
+    w = line.split()
+    if w[:1] == ["phase"]:
+        own.setdefault(int(w[w.index("tid") + 1]), []).append(int(w[w.index("compute_ns") + 1]))
+late = max(own, key=lambda t: sum(own[t]))
+cp = r["critical_path"]
+assert cp["threads"][0]["tid"] == late, (cp["threads"], late)
+work = sum(own[late])
+# the path is the late worker's work (each phase's compute, from its start)
+assert abs(cp["threads"][0]["ns"] - work) <= 0.03 * work, (cp["threads"][0]["ns"], work)
+assert cp["threads"][0]["ns"] >= 0.95 * cp["total_ns"], cp
+assert cp["sites"][0]["site"] == 0 and "barrier_imbalance.c" in cp["sites"][0]["call_site"], cp["sites"]
+# no longer than the approximated run
+assert cp["total_ns"] <= r["approximated"]["duration_ns"] * 1.01, (cp["total_ns"], r["approximated"])
+txt = open(sys.argv[3]).read()
+assert re.search(rf"^    thread {late} +\S+ +{cp['threads'][0]['ns'] / 1e6:.3f} ms", txt, re.M), txt
+PY
+}

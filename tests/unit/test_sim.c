@@ -55,6 +55,7 @@ static __u64 replay(struct sim *s, struct sim_change c)
  */
 TEST(replay_of_barrier_phases_and_their_what_ifs)
 {
+	struct sim_path path;
 	struct sim *s = sim__new();
 	struct phases *p = sim_phases(s);
 	__u64 t = 1000;
@@ -127,6 +128,7 @@ TEST(serial_part_of_a_phase_stays_with_its_thread)
  */
 TEST(a_lock_taken_back_by_its_releaser)
 {
+	struct sim_path path;
 	struct sim *s = sim__new();
 	struct phases *p = sim_phases(s);
 	struct sim_result r;
@@ -152,6 +154,18 @@ TEST(a_lock_taken_back_by_its_releaser)
 	CHECK_EQ(r.stalled, 0);
 	CHECK_EQ(r.lock_barges, 1);
 	CHECK_EQ(r.duration_ns, 355);
+	/* its critical path, back from t2's unlock at 1355: t2's 50 of work,
+	 * the hand-off from t1's unlock at 1205 (100), t1 from there back to
+	 * its start: 100 + 5 + 100 */
+	CHECK_EQ(sim__critical_path(s, &path), 0);
+	CHECK_EQ(path.total_ns, 355);
+	CHECK_EQ(path.sync_ns, 100);
+	CHECK_EQ(path.outside_ns, 255);
+	CHECK_EQ(path.nthreads, 2);
+	CHECK(path.threads[0].id == 1 && path.threads[0].ns == 205);
+	CHECK(path.threads[1].id == 2 && path.threads[1].ns == 50);
+	CHECK_EQ(path.nsites, 0);
+	sim_path__free(&path);
 	phases__free(p);
 	sim__free(s);
 }
@@ -164,6 +178,7 @@ TEST(a_wait_the_replay_cannot_end_is_a_stall)
 	struct phases *p = sim_phases(s);
 	struct ph_call lock = {.pid = PID, .tid = 1, .kind = SBT_PK_LOCK, .obj = OBJ_Y};
 	struct sim_result r;
+	struct sim_path path;
 
 	phases__add_thread(p, PID, 1, 1000);
 	phases__add_thread(p, PID, 2, 1000);
@@ -175,6 +190,7 @@ TEST(a_wait_the_replay_cannot_end_is_a_stall)
 	lock.exit_ns = lock.exit_a = 1500;
 	sim__call(s, &lock);
 	CHECK_EQ(sim__finish(s, p), 0);
+	CHECK_EQ(sim__critical_path(s, &path), -EINVAL); /* no replay yet */
 	CHECK_EQ(sim__run(s, &(struct sim_change){.kind = SIM_AS_IS}, &r), 0);
 	CHECK_EQ(r.stalled, 1);
 	CHECK_EQ(sim__run(s, &(struct sim_change){.kind = SIM_SPEEDUP, .factor = 0}, &r), -EINVAL);

@@ -56,6 +56,7 @@ static int analyse(struct replay *rp, const struct report_env *env)
 				 .watch_all = v->watch_all,
 				 .what_if = v->what_if,
 				 .nwhat_if = v->nwhat_if,
+				 .critical_path = v->critical_path,
 				 .warn_ns = v->warn_ns,
 				 .sort = v->sort,
 				 .max_phases = v->phases,

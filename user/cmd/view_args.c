@@ -12,7 +12,8 @@ enum {
 	OPT_HANG_TIMEOUT,
 	OPT_SORT,
 	OPT_PHASES,
-	OPT_WHAT_IF
+	OPT_WHAT_IF,
+	OPT_CRITICAL_PATH
 };
 
 static const struct argp_option options[] = {
@@ -33,6 +34,10 @@ static const struct argp_option options[] = {
 	{"sort", OPT_SORT, "KEY", 0, "Order of the lock tables: wait (default), hold, count", 0},
 	{"phases", OPT_PHASES, "N|all", 0,
 	 "JSON: list the first N phases (default 10000; the summary counts them all) or all", 0},
+	{"critical-path", OPT_CRITICAL_PATH, NULL, 0,
+	 "The critical path of the approximated run (replayed): its time by thread and by "
+	 "barrier site",
+	 0},
 	{"what-if", OPT_WHAT_IF, "SPEC", 0,
 	 "Replay the approximated run with a change and predict its time "
 	 "(repeatable): " SIM_SPEC_HELP,
@@ -89,6 +94,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		e = parse_u64(arg, 1, UINT64_MAX, &o->phases);
 		if (e)
 			bad_value(st, "--phases", arg, e);
+		return 0;
+	case OPT_CRITICAL_PATH:
+		o->critical_path = 1;
 		return 0;
 	case OPT_WHAT_IF:
 		if (o->nwhat_if >= VIEW_MAX_WHAT_IF)

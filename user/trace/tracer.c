@@ -213,6 +213,7 @@ static struct report_opts report_opts(struct tracer *t)
 				    .watch_all = env->view.watch_all,
 				    .what_if = env->view.what_if,
 				    .nwhat_if = env->view.nwhat_if,
+				    .critical_path = env->view.critical_path,
 				    .sort = env->view.sort,
 				    .view = env->approx.view,
 				    .warn_ns = env->view.warn_ns,

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --critical-path (doc/design.md §5.7): the replay's critical path, by thread
+ * and by barrier site, in the text summary and as JSON critical_path{}.
+ */
+#include <inttypes.h>
+#include "analyses/report_impl.h"
+
+#define PATH_ROWS 10 /* text: threads and sites listed */
+
+static double share(__u64 ns, __u64 total)
+{
+	return total ? 100.0 * (double)ns / (double)total : 0;
+}
+
+/* The site's call site and name, as the reports show them. */
+static void site_names(struct report *r, __u32 id, struct barrier_names *bn)
+{
+	const struct ph_site *s = phases__site(r->ph, id);
+
+	report__name_barrier(r, s->pid, s->call_site, s->object, s->probe, bn);
+}
+
+static int path_error(const struct report *r)
+{
+	return r->wi.err ? r->wi.err : r->wi.path_err;
+}
+
+void report_text__critical_path(struct report *r)
+{
+	const struct sim_path *p = &r->wi.path;
+	struct barrier_names bn;
+	size_t i;
+
+	if (!r->o.critical_path)
+		return;
+	fprintf(r->o.out, "Critical path (of the approximated run, replayed):\n");
+	if (path_error(r)) {
+		fprintf(r->o.out, "    none: %s\n", report_whatif__why(path_error(r)));
+		return;
+	}
+	fprintf(r->o.out,
+		"    %.3f ms: synchronization (releases, hand-offs, joins) %.1f %%, work outside "
+		"barrier phases %.1f %%\n",
+		ms(p->total_ns), share(p->sync_ns, p->total_ns), share(p->outside_ns, p->total_ns));
+	for (i = 0; i < p->nthreads && i < PATH_ROWS; i++)
+		fprintf(r->o.out, "    thread %-10u %-16s %12.3f ms %6.1f %%\n", p->threads[i].id,
+			report__comm(r, p->threads[i].id), ms(p->threads[i].ns),
+			share(p->threads[i].ns, p->total_ns));
+	for (i = 0; i < p->nsites && i < PATH_ROWS; i++) {
+		site_names(r, p->sites[i].id, &bn);
+		fprintf(r->o.out, "    site %-4u %12.3f ms %6.1f %%  %s \"%s\"\n", p->sites[i].id,
+			ms(p->sites[i].ns), share(p->sites[i].ns, p->total_ns), bn.where, bn.name);
+	}
+}
+
+void report_json__critical_path(struct report *r)
+{
+	const struct sim_path *p = &r->wi.path;
+	struct json *j = &r->json;
+	struct barrier_names bn;
+	size_t i;
+
+	if (!r->o.critical_path)
+		return;
+	json_key(j, "critical_path");
+	json_obj_begin(j);
+	if (path_error(r)) {
+		json_kstr(j, "error", report_whatif__why(path_error(r)));
+		json_obj_end(j);
+		return;
+	}
+	json_ku64(j, "total_ns", p->total_ns);
+	json_ku64(j, "sync_ns", p->sync_ns);
+	json_ku64(j, "outside_phases_ns", p->outside_ns);
+	json_key(j, "threads");
+	json_arr_begin(j);
+	for (i = 0; i < p->nthreads; i++) {
+		json_obj_begin(j);
+		json_ku64(j, "tid", p->threads[i].id);
+		json_ku64(j, "ns", p->threads[i].ns);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "sites");
+	json_arr_begin(j);
+	for (i = 0; i < p->nsites; i++) {
+		site_names(r, p->sites[i].id, &bn);
+		json_obj_begin(j);
+		json_ku64(j, "site", p->sites[i].id);
+		json_kstr(j, "call_site", bn.where);
+		json_ku64(j, "ns", p->sites[i].ns);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The critical path of a replay (doc/design.md §5.7): walked back from the
+ * end of the thread that ended last. On a thread, its work and its own calls
+ * are on the path; at a wait another thread ended (r_pred), the path takes
+ * the time from that event to the wait's end as synchronization and goes on
+ * in the other thread from the event.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyses/sim_impl.h"
+
+struct walk {
+	struct sim *s;
+	struct sim_path *p;
+	__u64 *by_thread; /* by thread index */
+	__u64 *by_site;	  /* by site index */
+	size_t nsites;
+};
+
+/* The thread whose program holds item ix: threads are in id order, as
+ * their items are, so the last one whose items begin at or before ix (one
+ * without items may share its first with the next). */
+static size_t thread_of_item(const struct sim *s, size_t ix)
+{
+	size_t lo = 0, hi = s->nthreads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->threads[mid].first <= ix)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 1 && ix >= s->threads[lo - 1].first + s->threads[lo - 1].n)
+		lo--;
+	return lo ? lo - 1 : 0;
+}
+
+/* ns of thread ti's work in phase (NONE: outside any). */
+static void credit(struct walk *w, size_t ti, __u32 phase, __u64 ns)
+{
+	w->by_thread[ti] += ns;
+	if (phase == NONE)
+		w->p->outside_ns += ns;
+	else
+		w->by_site[w->s->eps[phase].site] += ns;
+}
+
+static __u32 phase_at(const struct sim *s, const struct thread *t, long i)
+{
+	return i >= 0 && (size_t)i < t->n ? s->items[t->first + i].phase : NONE;
+}
+
+/* The thread that ended last, and the time the path starts back from: a
+ * main thread that joined its workers hands it to the last of them after its
+ * join gap. */
+static size_t last_thread(struct walk *w, __u64 *t)
+{
+	struct sim *s = w->s;
+	size_t i, e = 0, k;
+
+	for (i = 1; i < s->nthreads; i++)
+		if (s->threads[i].end > s->threads[e].end)
+			e = i;
+	*t = s->threads[e].end;
+	if (!s->threads[e].joins)
+		return e;
+	for (i = 0, k = SIZE_MAX; i < s->nthreads; i++)
+		if (i != e && s->threads[i].pid == s->threads[e].pid &&
+		    (k == SIZE_MAX || s->threads[i].end > s->threads[k].end))
+			k = i;
+	if (k == SIZE_MAX)
+		return e;
+	w->p->sync_ns += *t > s->threads[k].end ? *t - s->threads[k].end : 0;
+	*t = s->threads[k].end;
+	return k;
+}
+
+static void walk(struct walk *w)
+{
+	struct sim *s = w->s;
+	__u64 t;
+	size_t ti = last_thread(w, &t), steps = 0;
+	long i = (long)s->threads[ti].n - 1;
+
+	while (steps++ <= s->nitems + s->nthreads) {
+		const struct thread *T = &s->threads[ti];
+		const struct item *it, *pred;
+
+		if (i < 0) {
+			credit(w, ti, phase_at(s, T, 0), t > T->begin_a ? t - T->begin_a : 0);
+			return;
+		}
+		it = &s->items[T->first + i];
+		/* the work after it, up to t: the next item's */
+		credit(w, ti, phase_at(s, T, i + 1), t > it->r_end ? t - it->r_end : 0);
+		t = t < it->r_end ? t : it->r_end;
+		if (it->r_pred == SIZE_MAX) {
+			/* its own call; the last arrival's barrier: the release */
+			if (it->kind == IT_BARRIER)
+				w->p->sync_ns += t > it->r_req ? t - it->r_req : 0;
+			else
+				credit(w, ti, it->phase, t > it->r_req ? t - it->r_req : 0);
+			t = it->r_req < t ? it->r_req : t;
+			i--;
+			continue;
+		}
+		pred = &s->items[it->r_pred];
+		w->p->sync_ns += t > pred->r_req ? t - pred->r_req : 0;
+		t = pred->r_req < t ? pred->r_req : t;
+		ti = thread_of_item(s, it->r_pred);
+		i = (long)(it->r_pred - s->threads[ti].first) - 1;
+	}
+}
+
+static int by_ns_desc(const void *a, const void *b)
+{
+	const struct sim_share *x = a, *y = b;
+
+	return x->ns > y->ns ? -1 : x->ns < y->ns;
+}
+
+/* The non-zero shares of v[0..n), largest first, into *out. */
+static int shares(const __u64 *v, size_t n, const struct sim *s, int threads,
+		  struct sim_share **out, size_t *nout)
+{
+	size_t i, k = 0;
+
+	*out = calloc(n ? n : 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (v[i])
+			(*out)[k++] =
+				(struct sim_share){threads ? s->threads[i].tid : (__u32)i, v[i]};
+	qsort(*out, k, sizeof(**out), by_ns_desc);
+	*nout = k;
+	return 0;
+}
+
+int sim__critical_path(struct sim *s, struct sim_path *path)
+{
+	struct walk w = {.s = s, .p = path};
+	size_t i;
+	int e;
+
+	memset(path, 0, sizeof(*path));
+	if (!s->finished || !s->ran || !s->nthreads)
+		return -EINVAL;
+	for (i = 0; i < s->neps; i++)
+		w.nsites = s->eps[i].site + 1 > w.nsites ? s->eps[i].site + 1 : w.nsites;
+	w.by_thread = calloc(s->nthreads, sizeof(*w.by_thread));
+	w.by_site = calloc(w.nsites ? w.nsites : 1, sizeof(*w.by_site));
+	e = w.by_thread && w.by_site ? 0 : -ENOMEM;
+	if (!e) {
+		walk(&w);
+		e = shares(w.by_thread, s->nthreads, s, 1, &path->threads, &path->nthreads);
+	}
+	if (!e)
+		e = shares(w.by_site, w.nsites, s, 0, &path->sites, &path->nsites);
+	for (i = 0; i < s->nthreads; i++)
+		path->total_ns += w.by_thread[i] ? w.by_thread[i] : 0;
+	path->total_ns += path->sync_ns;
+	free(w.by_thread);
+	free(w.by_site);
+	if (e)
+		sim_path__free(path);
+	return e;
+}
+
+void sim_path__free(struct sim_path *path)
+{
+	free(path->threads);
+	free(path->sites);
+	path->threads = path->sites = NULL;
+	path->nthreads = path->nsites = 0;
+}

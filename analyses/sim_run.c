@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The replay (doc/design.md §5.7): the threads' programs run on a simulated
+ * clock in time order, a heap of each thread's next request and of the
+ * locks' and semaphores' pending grants.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/array.h"
+#include "analyses/sim_impl.h"
+
+enum { EV_THREAD, EV_GRANT };
+
+struct ev {
+	__u64 t, seq;
+	size_t ix; /* thread, or object */
+	int kind;
+};
+
+struct run {
+	struct sim *s;
+	const struct sim_change *c;
+	struct sim_result *r;
+	struct ev *heap;
+	size_t n, cap;
+	__u64 seq;
+	int nomem;
+};
+
+static int before(const struct ev *a, const struct ev *b)
+{
+	return a->t != b->t ? a->t < b->t : a->seq < b->seq;
+}
+
+static void push(struct run *R, __u64 t, size_t ix, int kind)
+{
+	size_t i;
+
+	if (array_reserve((void **)&R->heap, &R->cap, R->n + 1, sizeof(*R->heap))) {
+		R->nomem = 1;
+		return;
+	}
+	i = R->n++;
+	R->heap[i] = (struct ev){t, R->seq++, ix, kind};
+	while (i && before(&R->heap[i], &R->heap[(i - 1) / 2])) {
+		struct ev x = R->heap[i];
+
+		R->heap[i] = R->heap[(i - 1) / 2];
+		R->heap[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static struct ev pop(struct run *R)
+{
+	struct ev top = R->heap[0];
+	size_t i = 0;
+
+	R->heap[0] = R->heap[--R->n];
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct ev x;
+
+		if (l < R->n && before(&R->heap[l], &R->heap[m]))
+			m = l;
+		if (l + 1 < R->n && before(&R->heap[l + 1], &R->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return top;
+		x = R->heap[i];
+		R->heap[i] = R->heap[m];
+		R->heap[m] = x;
+		i = m;
+	}
+}
+
+/* The work before item it of thread t under the change. */
+static __u64 work_of(const struct run *R, const struct thread *t, const struct item *it)
+{
+	const struct sim_change *c = R->c;
+	const struct episode *ep;
+	double target;
+
+	if (c->kind == SIM_SPEEDUP)
+		return t->tid == c->tid ? (__u64)((double)it->work / c->factor + 0.5) : it->work;
+	if (c->kind == SIM_AS_IS || it->phase == NONE)
+		return it->work;
+	ep = &R->s->eps[it->phase];
+	if (c->kind == SIM_BALANCE && !c->any_site && ep->site != c->site)
+		return it->work;
+	/* the parallel work is spread, a thread's serial part stays its own */
+	target = (double)(ep->work > ep->serial ? ep->work - ep->serial : 0);
+	if (c->kind == SIM_BALANCE)
+		target /= ep->n;
+	else /* processor sharing: min(threads, cpus) at full speed at a time */
+		target /= c->threads < c->cpus ? c->threads : c->cpus;
+	target += (double)(it->serial < it->pw ? it->serial : it->pw);
+	if (it->pw)
+		return (__u64)((double)it->work * target / (double)it->pw + 0.5);
+	/* a thread that had no work in the phase: all of it before its arrival */
+	return it->kind == IT_BARRIER ? (__u64)(target + 0.5) : 0;
+}
+
+static __u64 tail_of(const struct run *R, const struct thread *t)
+{
+	if (R->c->kind == SIM_SPEEDUP && t->tid == R->c->tid)
+		return (__u64)((double)t->tail / R->c->factor + 0.5);
+	return t->tail;
+}
+
+/* Thread ti's current item is done at now: on to the next request. */
+static void advance(struct run *R, size_t ti, __u64 now)
+{
+	struct thread *t = &R->s->threads[ti];
+
+	if (t->next < t->n)
+		R->s->items[t->first + t->next].r_end = now;
+	if (++t->next < t->n) {
+		push(R, now + work_of(R, t, &R->s->items[t->first + t->next]), ti, EV_THREAD);
+		return;
+	}
+	t->done = 1;
+	/* a main thread's tail is its wait for the workers (total() adds it) */
+	t->end = now + (t->joins ? 0 : tail_of(R, t));
+}
+
+static void enqueue(struct run *R, struct object *o, size_t ti)
+{
+	if (o->head && o->head == o->n)
+		o->head = o->n = 0;
+	if (array_reserve((void **)&o->q, &o->cap, o->n + 1, sizeof(*o->q))) {
+		R->nomem = 1;
+		return;
+	}
+	o->q[o->n++] = ti;
+}
+
+/* A release with threads waiting: the first of them is granted the object
+ * a hand-off later, unless the lock was taken back by then. */
+static void schedule_grant(struct run *R, size_t oi, size_t from, __u64 now)
+{
+	struct object *o = &R->s->objs[oi];
+
+	if (o->head < o->n && !o->grant_pending) {
+		o->grant_pending = 1;
+		o->grant_from = from;
+		push(R, now + o->handoff, oi, EV_GRANT);
+	}
+}
+
+static void grant(struct run *R, size_t oi, __u64 now)
+{
+	struct object *o = &R->s->objs[oi];
+	size_t w;
+
+	o->grant_pending = 0;
+	if (o->head == o->n || (o->sem ? !o->count : o->held))
+		return; /* taken meanwhile: the next release grants again */
+	if (o->sem)
+		o->count--;
+	else
+		o->held = 1;
+	w = o->q[o->head++];
+	R->s->items[R->s->threads[w].first + R->s->threads[w].next].r_pred = o->grant_from;
+	advance(R, w, now);
+	if (o->sem && o->count)
+		schedule_grant(R, oi, o->grant_from, now);
+}
+
+static void barrier(struct run *R, size_t ti, const struct item *it, __u64 now)
+{
+	struct episode *ep = &R->s->eps[it->obj];
+	size_t w;
+
+	R->s->threads[ti].wait_next = ep->waiting;
+	ep->waiting = ti;
+	if (now >= ep->last) {
+		ep->last = now;
+		ep->last_item = (size_t)(it - R->s->items);
+	}
+	if (++ep->arrived < ep->n)
+		return;
+	/* released: each leaves as long after the last arrival as it did */
+	for (w = ep->waiting; w != SIZE_MAX;) {
+		struct thread *t = &R->s->threads[w];
+		size_t next = t->wait_next, ix = t->first + t->next;
+
+		if (ix != ep->last_item)
+			R->s->items[ix].r_pred = ep->last_item;
+		advance(R, w, ep->last + R->s->items[ix].own);
+		w = next;
+	}
+}
+
+/* Thread ti makes its request for its current item at now. */
+static void request(struct run *R, size_t ti, __u64 now)
+{
+	struct thread *t = &R->s->threads[ti];
+	struct item *it = &R->s->items[t->first + t->next];
+	size_t ix = t->first + t->next;
+	struct object *o =
+		it->kind == IT_BARRIER || it->kind == IT_OPAQUE ? NULL : &R->s->objs[it->obj];
+
+	it->r_req = now;
+	it->r_pred = SIZE_MAX;
+	switch (it->kind) {
+	case IT_BARRIER:
+		barrier(R, ti, it, now);
+		return;
+	case IT_LOCK:
+		if (o->held) {
+			enqueue(R, o, ti);
+			return;
+		}
+		/* free: a waiter woken for it is not back yet */
+		R->r->lock_barges += o->grant_pending;
+		o->held = 1;
+		advance(R, ti, now);
+		return;
+	case IT_UNLOCK:
+		o->held = 0;
+		schedule_grant(R, it->obj, ix, now);
+		advance(R, ti, now + it->own);
+		return;
+	case IT_POST:
+		o->count++;
+		schedule_grant(R, it->obj, ix, now);
+		advance(R, ti, now + it->own);
+		return;
+	case IT_WAIT:
+		if (!o->count || o->head < o->n) {
+			enqueue(R, o, ti);
+			return;
+		}
+		o->count--;
+		advance(R, ti, now);
+		return;
+	default:
+		advance(R, ti, now + it->own);
+	}
+}
+
+static void reset(struct sim *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->neps; i++) {
+		s->eps[i].arrived = 0;
+		s->eps[i].last = 0;
+		s->eps[i].waiting = SIZE_MAX;
+	}
+	for (i = 0; i < s->nobjs; i++) {
+		struct object *o = &s->objs[i];
+
+		o->held = o->grant_pending = 0;
+		o->count = o->tokens;
+		o->head = o->n = 0;
+	}
+	for (i = 0; i < s->nthreads; i++) {
+		s->threads[i].next = 0;
+		s->threads[i].done = 0;
+		s->threads[i].end = 0;
+	}
+}
+
+/* The run: its first thread's start to its last thread's end, a main thread
+ * that joined its workers ending its join gap after the last of them. */
+static void total(struct sim *s, struct sim_result *r)
+{
+	__u64 first = UINT64_MAX, last = 0;
+	size_t i, k;
+
+	for (i = 0; i < s->nthreads; i++) {
+		struct thread *m = &s->threads[i];
+		__u64 workers = 0;
+
+		first = m->begin_a < first ? m->begin_a : first;
+		if (m->joins) {
+			for (k = 0; k < s->nthreads; k++)
+				if (k != i && s->threads[k].pid == m->pid &&
+				    s->threads[k].end > workers)
+					workers = s->threads[k].end;
+			m->end = (workers > m->end ? workers : m->end) + m->join_gap;
+		}
+	}
+	for (i = 0; i < s->nthreads; i++)
+		last = s->threads[i].end > last ? s->threads[i].end : last;
+	r->duration_ns = last > first ? last - first : 0;
+}
+
+int sim__run(struct sim *s, const struct sim_change *c, struct sim_result *r)
+{
+	struct run R = {.s = s, .c = c, .r = r};
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	if (!s->finished || (c->kind == SIM_THREADS && (!c->threads || !c->cpus)) ||
+	    (c->kind == SIM_SPEEDUP && !(c->factor > 0)))
+		return -EINVAL;
+	reset(s);
+	for (i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
+
+		/* a thread's main loop may start later than another's: each at its own time */
+		t->next = (size_t)-1;
+		advance(&R, i, t->begin_a);
+	}
+	while (R.n && !R.nomem) {
+		struct ev e = pop(&R);
+
+		if (e.kind == EV_GRANT)
+			grant(&R, e.ix, e.t);
+		else
+			request(&R, e.ix, e.t);
+	}
+	for (i = 0; i < s->nthreads; i++)
+		r->stalled |= !s->threads[i].done;
+	total(s, r);
+	s->ran = !R.nomem;
+	free(R.heap);
+	return R.nomem ? -ENOMEM : 0;
+}
