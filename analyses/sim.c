@@ -193,6 +193,10 @@ static int by_thread_then_time(const void *a, const void *b)
 		return x->tid < y->tid ? -1 : 1;
 	if (x->tm != y->tm)
 		return x->tm < y->tm ? -1 : 1;
+	/* a barrier before a call made at its arrival (a condvar barrier's
+	 * broadcast: the barrier's own, dropped after it) */
+	if ((x->kind == IT_BARRIER) != (y->kind == IT_BARRIER))
+		return x->kind == IT_BARRIER ? -1 : 1;
 	/* a condition wait's three items share a time: in the order made */
 	return x < y ? -1 : x > y;
 }
@@ -217,6 +221,46 @@ static size_t drop_inside_barriers(struct item *it, size_t n)
 		it[w++] = it[r];
 	}
 	return w;
+}
+
+/* The mutex of a barrier made of a mutex and a condvar is held when the
+ * thread arrives and let go in its condition wait: a lock its thread holds
+ * at a barrier arrival, from the acquisition to the release after the
+ * barrier, is the barrier's own too, kept as the time it took (replayed as
+ * held, it would keep the others from ever arriving; a condition wait lets
+ * it go and takes it again, which the program has as a lock of its own
+ * after the barrier). it[0..n): one
+ * thread's program. The acquisition takes no time: its wait was for the
+ * others' arrivals, which the replay times itself. */
+static void locks_across_barriers(struct item *it, size_t n)
+{
+	size_t r, k;
+
+	for (r = 0; r < n; r++) {
+		if (it[r].kind != IT_BARRIER)
+			continue;
+		/* the acquisitions before it that no release followed */
+		for (k = r; k-- > 0 && it[k].kind != IT_BARRIER;) {
+			size_t u;
+
+			if (it[k].kind != IT_LOCK)
+				continue;
+			/* its release, or its taking again after the wait let it go */
+			for (u = k + 1;
+			     u < n && !((it[u].kind == IT_UNLOCK || it[u].kind == IT_LOCK) &&
+					it[u].obj == it[k].obj);
+			     u++)
+				;
+			if (u < r)
+				continue; /* released before the arrival */
+			it[k].kind = IT_OPAQUE;
+			it[k].own = 0;
+			if (u < n && it[u].kind == IT_UNLOCK) {
+				it[u].kind = IT_OPAQUE;
+				it[u].own = it[u].ta_end - it[u].ta;
+			}
+		}
+	}
 }
 
 /* Work before each item, and the phase it belongs to (its thread's next
@@ -433,8 +477,10 @@ int sim__finish(struct sim *s, const struct phases *p)
 		e = make_threads(s, p);
 	if (e)
 		return e;
-	for (i = 0; i < s->nthreads; i++)
+	for (i = 0; i < s->nthreads; i++) {
+		locks_across_barriers(s->items + s->threads[i].first, s->threads[i].n);
 		work_and_phases(s, &s->threads[i]);
+	}
 	note_joins(s);
 	s->first_a = phases__first_ts(p);
 	s->finished = 1;
