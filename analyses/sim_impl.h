@@ -56,6 +56,7 @@ struct object {
 	__u64 tokens;  /* semaphore: initial tokens (P's that took none posted) */
 	/* replay state */
 	int held;
+	size_t owner; /* the thread holding it */
 	__u64 count;
 	int grant_pending;
 	size_t grant_from; /* the release item that scheduled the grant */

@@ -91,8 +91,10 @@ static void walk(struct walk *w)
 		const struct thread *T = &s->threads[ti];
 		const struct item *it, *pred;
 
-		if (i < 0) {
-			credit(w, ti, phase_at(s, T, 0), t > T->begin_a ? t - T->begin_a : 0);
+		if (i < 0) { /* its start, or the run's first event */
+			__u64 from = T->begin_a > s->first_a ? T->begin_a : s->first_a;
+
+			credit(w, ti, phase_at(s, T, 0), t > from ? t - from : 0);
 			return;
 		}
 		it = &s->items[T->first + i];

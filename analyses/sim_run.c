@@ -110,6 +110,25 @@ static __u64 tail_of(const struct run *R, const struct thread *t)
 	return t->tail;
 }
 
+static void schedule_grant(struct run *R, size_t oi, size_t from, __u64 now);
+
+/* Thread ti ended holding locks whose release the trace does not show (a
+ * record lost, a call made inside another the analysis took as one): they
+ * are free from its end, or the replay would wait for them forever. */
+static void release_all(struct run *R, size_t ti, __u64 now)
+{
+	size_t i;
+
+	for (i = 0; i < R->s->nobjs; i++) {
+		struct object *o = &R->s->objs[i];
+
+		if (!o->sem && o->held && o->owner == ti) {
+			o->held = 0;
+			schedule_grant(R, i, SIZE_MAX, now);
+		}
+	}
+}
+
 /* Thread ti's current item is done at now: on to the next request. */
 static void advance(struct run *R, size_t ti, __u64 now)
 {
@@ -124,6 +143,7 @@ static void advance(struct run *R, size_t ti, __u64 now)
 	t->done = 1;
 	/* a main thread's tail is its wait for the workers (total() adds it) */
 	t->end = now + (t->joins ? 0 : tail_of(R, t));
+	release_all(R, ti, t->end);
 }
 
 static void enqueue(struct run *R, struct object *o, size_t ti)
@@ -158,11 +178,13 @@ static void grant(struct run *R, size_t oi, __u64 now)
 	o->grant_pending = 0;
 	if (o->head == o->n || (o->sem ? !o->count : o->held))
 		return; /* taken meanwhile: the next release grants again */
-	if (o->sem)
-		o->count--;
-	else
-		o->held = 1;
 	w = o->q[o->head++];
+	if (o->sem) {
+		o->count--;
+	} else {
+		o->held = 1;
+		o->owner = w;
+	}
 	R->s->items[R->s->threads[w].first + R->s->threads[w].next].r_pred = o->grant_from;
 	advance(R, w, now);
 	if (o->sem && o->count)
@@ -210,18 +232,23 @@ static void request(struct run *R, size_t ti, __u64 now)
 		barrier(R, ti, it, now);
 		return;
 	case IT_LOCK:
-		if (o->held) {
+		if (o->held && o->owner != ti) {
 			enqueue(R, o, ti);
 			return;
 		}
-		/* free: a waiter woken for it is not back yet */
-		R->r->lock_barges += o->grant_pending;
+		/* free (a waiter woken for it is not back yet), or its own: the
+		 * release before was not seen */
+		R->r->lock_barges += !o->held && o->grant_pending;
 		o->held = 1;
+		o->owner = ti;
 		advance(R, ti, now);
 		return;
 	case IT_UNLOCK:
-		o->held = 0;
-		schedule_grant(R, it->obj, ix, now);
+		/* another's: an acquisition of its own was not seen; no release */
+		if (!o->held || o->owner == ti) {
+			o->held = 0;
+			schedule_grant(R, it->obj, ix, now);
+		}
 		advance(R, ti, now + it->own);
 		return;
 	case IT_POST:
@@ -265,18 +292,18 @@ static void reset(struct sim *s)
 	}
 }
 
-/* The run: its first thread's start to its last thread's end, a main thread
- * that joined its workers ending its join gap after the last of them. */
+/* The run: from its first event, as the approximated run is, to its last
+ * thread's end, a main thread that joined its workers ending its join gap
+ * after the last of them. */
 static void total(struct sim *s, struct sim_result *r)
 {
-	__u64 first = UINT64_MAX, last = 0;
+	__u64 first = s->first_a, last = 0;
 	size_t i, k;
 
 	for (i = 0; i < s->nthreads; i++) {
 		struct thread *m = &s->threads[i];
 		__u64 workers = 0;
 
-		first = m->begin_a < first ? m->begin_a : first;
 		if (m->joins) {
 			for (k = 0; k < s->nthreads; k++)
 				if (k != i && s->threads[k].pid == m->pid &&
