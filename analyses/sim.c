@@ -74,7 +74,8 @@ static void add(struct sim *s, int kind, __u32 tid, __u64 tm, __u64 tm_end, __u6
 
 	if (!it)
 		return;
-	*it = (struct item){.tm = tm,
+	*it = (struct item){.pair = SIZE_MAX,
+			    .tm = tm,
 			    .tm_end = tm_end,
 			    .ta = ta,
 			    .ta_end = ta_end > ta ? ta_end : ta,
@@ -137,6 +138,30 @@ static long object_of(struct sim *s, __u32 pid, __u64 obj)
 	return (long)s->nobjs++;
 }
 
+static void mark_cond_mutex(struct sim *s)
+{
+	if (s->nitems && !s->too_many)
+		s->items[s->nitems - 1].cond_mutex = 1;
+}
+
+/* A mutex seen only inside condition waits (locks are not traced: --trace
+ * without lock): its other acquisitions and releases are not in the trace,
+ * so it is not replayed as a lock; replayed, a thread would hold it from a
+ * wait's return to its next wait, across work done outside it. */
+static void unseen_mutexes(struct sim *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nitems; i++) {
+		struct item *it = &s->items[i];
+
+		if (it->cond_mutex && !s->objs[it->obj].called) {
+			it->kind = IT_OPAQUE;
+			it->own = 0;
+		}
+	}
+}
+
 static int failed(const struct ph_call *c)
 {
 	return (c->kind == SBT_PK_TRYLOCK || c->kind == SBT_PK_SEM_TRYWAIT) && c->retval;
@@ -152,9 +177,11 @@ void sim__call(struct sim *s, const struct ph_call *c)
 	switch (failed(c) ? -1 : c->kind) {
 	case SBT_PK_LOCK:
 	case SBT_PK_TRYLOCK:
+		s->objs[o].called = 1;
 		add(s, IT_LOCK, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, o, 0);
 		return;
 	case SBT_PK_UNLOCK:
+		s->objs[o].called = 1;
 		add(s, IT_UNLOCK, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, o, own);
 		return;
 	case SBT_PK_SEM_POST:
@@ -175,8 +202,13 @@ void sim__call(struct sim *s, const struct ph_call *c)
 		if (m < 0)
 			return;
 		add(s, IT_UNLOCK, c->tid, c->enter_ns, c->enter_ns, c->enter_a, c->enter_a, m, 0);
-		add(s, IT_OPAQUE, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, 0, own);
+		mark_cond_mutex(s);
+		add(s, IT_CWAIT, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, o, own);
 		add(s, IT_LOCK, c->tid, c->exit_ns, c->exit_ns, c->exit_a, c->exit_a, m, 0);
+		mark_cond_mutex(s);
+		return;
+	case SBT_PK_COND_SIGNAL:
+		add(s, IT_SIGNAL, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, o, own);
 		return;
 	default:
 		add(s, IT_OPAQUE, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, 0, own);
@@ -391,7 +423,7 @@ static int cmp_obj_then_time(const void *a, const void *b)
 
 static int is_release(const struct item *it)
 {
-	return it->kind == IT_UNLOCK || it->kind == IT_POST;
+	return it->kind == IT_UNLOCK || it->kind == IT_POST || it->kind == IT_SIGNAL;
 }
 
 /* The last release of rel[0..n) made at or before tm, or NULL. */
@@ -413,8 +445,10 @@ static const struct item *release_before(struct item *const *rel, size_t n, __u6
 /* The hand-off of one object's items it[0..n) (in time order): the median
  * over its acquisitions that waited (a release came during the call) of the
  * acquisition's approximated return less the release's approximated time.
- * rel and v: room for n. */
-static __u64 handoff_of(struct item *const *it, size_t n, struct item **rel, __u64 *v)
+ * A condition wait is paired with that release, the signal that ended it
+ * (items: the array they are in). rel and v: room for n. */
+static __u64 handoff_of(const struct item *items, struct item **it, size_t n, struct item **rel,
+			__u64 *v)
 {
 	size_t i, nrel = 0, nv = 0;
 
@@ -427,8 +461,11 @@ static __u64 handoff_of(struct item *const *it, size_t n, struct item **rel, __u
 		if (is_release(it[i]))
 			continue;
 		r = release_before(rel, nrel, it[i]->tm_end);
-		if (r && r->tm >= it[i]->tm)
-			v[nv++] = it[i]->ta_end > r->ta ? it[i]->ta_end - r->ta : 0;
+		if (!r || r->tm < it[i]->tm)
+			continue;
+		v[nv++] = it[i]->ta_end > r->ta ? it[i]->ta_end - r->ta : 0;
+		if (it[i]->kind == IT_CWAIT)
+			it[i]->pair = (size_t)(r - items);
 	}
 	if (!nv)
 		return 0;
@@ -450,12 +487,12 @@ static int handoffs(struct sim *s)
 	}
 	for (i = 0; i < s->nitems; i++)
 		if (s->items[i].kind != IT_BARRIER && s->items[i].kind != IT_OPAQUE)
-			order[n++] = &s->items[i];
+			order[n++] = &s->items[i]; /* sorted into each object's, by time */
 	qsort(order, n, sizeof(*order), cmp_obj_then_time);
 	for (i = 0; i < n; i = j) {
 		for (j = i; j < n && order[j]->obj == order[i]->obj; j++)
 			;
-		s->objs[order[i]->obj].handoff = handoff_of(order + i, j - i, rel, v);
+		s->objs[order[i]->obj].handoff = handoff_of(s->items, order + i, j - i, rel, v);
 	}
 	free(order);
 	free(rel);
@@ -470,6 +507,7 @@ int sim__finish(struct sim *s, const struct phases *p)
 
 	if (s->too_many)
 		return -E2BIG;
+	unseen_mutexes(s);
 	qsort(s->items, s->nitems, sizeof(*s->items), by_thread_then_time);
 	s->nitems = drop_inside_barriers(s->items, s->nitems);
 	e = handoffs(s);

@@ -11,7 +11,16 @@
 #include "lib/hmap.h"
 #include "analyses/sim.h"
 
-enum item_kind { IT_BARRIER, IT_LOCK, IT_UNLOCK, IT_POST, IT_WAIT, IT_OPAQUE };
+enum item_kind {
+	IT_BARRIER,
+	IT_LOCK,
+	IT_UNLOCK,
+	IT_POST,
+	IT_WAIT,
+	IT_OPAQUE,
+	IT_SIGNAL, /* a condvar signal or broadcast (obj: the condvar) */
+	IT_CWAIT,  /* a condition wait, its mutex let go (obj: the condvar) */
+};
 
 struct item {
 	__u64 tm;     /* measured entry: the thread's program order */
@@ -29,11 +38,19 @@ struct item {
 	 * master's before a fork); others: their thread's in the phase */
 	__u64 serial;
 	__u8 kind;
+	__u8 cond_mutex; /* a lock or unlock inside a condition wait */
 	/* the last replay: when its thread asked (after the work before it),
 	 * when it went on, and the item of another thread that let it go on
 	 * (the last arrival, the release granting it; SIZE_MAX: none) */
 	__u64 r_req, r_end;
 	size_t r_pred;
+	/* a condition wait: the signal that ended it (SIZE_MAX: none seen, it
+	 * takes the time it took); a signal: the replay that made it
+	 * (sim.runs), and the threads waiting for it there (a list through
+	 * thread.wait_next) */
+	size_t pair;
+	__u32 r_run;
+	size_t r_waiters;
 };
 
 #define NONE UINT32_MAX
@@ -52,6 +69,7 @@ struct episode {
 /* A lock or semaphore, by (pid, object). */
 struct object {
 	int sem;       /* a semaphore (else a lock) */
+	int called;    /* locked or unlocked by calls of its own (not only in condition waits) */
 	__u64 handoff; /* measured hand-off to a waiter (median), approximated */
 	__u64 tokens;  /* semaphore: initial tokens (P's that took none posted) */
 	/* replay state */
@@ -91,7 +109,8 @@ struct sim {
 	struct hmap obj_ix; /* (pid, object) -> index in objs */
 	__u64 first_a;	    /* the run's first event */
 	int finished;
-	int ran; /* a replay ran: its state is in the items */
+	__u32 runs; /* replays made */
+	int ran;    /* a replay ran: its state is in the items */
 };
 
 #endif

@@ -216,6 +216,46 @@ static void barrier(struct run *R, size_t ti, const struct item *it, __u64 now)
 	}
 }
 
+/* Signal ix is made at now: the waits it ended go on a hand-off later. */
+static void signalled(struct run *R, size_t ix, __u64 now)
+{
+	struct item *sig = &R->s->items[ix];
+	__u64 handoff = R->s->objs[sig->obj].handoff;
+	size_t w = sig->r_waiters;
+
+	sig->r_run = R->s->runs;
+	sig->r_waiters = SIZE_MAX;
+	while (w != SIZE_MAX) {
+		struct thread *t = &R->s->threads[w];
+		size_t next = t->wait_next;
+
+		R->s->items[t->first + t->next].r_pred = ix;
+		advance(R, w, now + handoff);
+		w = next;
+	}
+}
+
+/* Condition wait ix of thread ti at now: it waits for the signal that
+ * ended it in the measurement; one made already in this replay found the
+ * condition true (the program would not have waited). Unpaired (a timeout,
+ * a signal the trace lacks), it takes the time it took. */
+static void cond_wait(struct run *R, size_t ti, size_t ix, __u64 now)
+{
+	struct item *it = &R->s->items[ix], *sig;
+
+	if (it->pair == SIZE_MAX) {
+		advance(R, ti, now + it->own);
+		return;
+	}
+	sig = &R->s->items[it->pair];
+	if (sig->r_run == R->s->runs) {
+		advance(R, ti, now);
+		return;
+	}
+	R->s->threads[ti].wait_next = sig->r_waiters;
+	sig->r_waiters = ti;
+}
+
 /* Thread ti makes its request for its current item at now. */
 static void request(struct run *R, size_t ti, __u64 now)
 {
@@ -256,6 +296,13 @@ static void request(struct run *R, size_t ti, __u64 now)
 		schedule_grant(R, it->obj, ix, now);
 		advance(R, ti, now + it->own);
 		return;
+	case IT_SIGNAL:
+		signalled(R, ix, now);
+		advance(R, ti, now + it->own);
+		return;
+	case IT_CWAIT:
+		cond_wait(R, ti, ix, now);
+		return;
 	case IT_WAIT:
 		if (!o->count || o->head < o->n) {
 			enqueue(R, o, ti);
@@ -273,6 +320,9 @@ static void reset(struct sim *s)
 {
 	size_t i;
 
+	s->runs++;
+	for (i = 0; i < s->nitems; i++)
+		s->items[i].r_waiters = SIZE_MAX;
 	for (i = 0; i < s->neps; i++) {
 		s->eps[i].arrived = 0;
 		s->eps[i].last = 0;

@@ -290,3 +290,36 @@ TEST(replay_of_a_condvar_barrier)
 	phases__free(p);
 	sim__free(s);
 }
+
+/*
+ * A condition wait ends at the signal that ended it in the measurement, a
+ * hand-off later. Thread 1 waits from 1000 to 1300; thread 2 signals at
+ * 1200 (returns 1210): the hand-off is 100. Locks are not traced, so the
+ * wait's mutex is not replayed. As is: 300. Thread 2 twice as fast: it
+ * signals at 1100, thread 1 goes on at 1200: 200, all of it on the
+ * critical path as thread 2's work (100) and the hand-off (100).
+ */
+TEST(a_condition_wait_ends_at_its_signal)
+{
+	struct sim *s = sim__new();
+	struct phases *p = sim_phases(s);
+	struct sim_path path;
+
+	phases__add_thread(p, PID, 1, 1000);
+	phases__add_thread(p, PID, 2, 1000);
+	cwait(p, 1, 1000);
+	enter(p, P_SIGNAL, 2, 1200, CV, SITE_B);
+	leave(p, P_SIGNAL, 2, 1210, 0);
+	leave(p, P_CWAIT, 1, 1300, 0);
+	phases__finish(p);
+	CHECK_EQ(sim__finish(s, p), 0);
+	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_AS_IS}), 300);
+	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_SPEEDUP, .tid = 2, .factor = 2}), 200);
+	CHECK_EQ(sim__critical_path(s, &path), 0);
+	CHECK_EQ(path.total_ns, 200);
+	CHECK_EQ(path.sync_ns, 100);
+	CHECK(path.nthreads == 1 && path.threads[0].id == 2 && path.threads[0].ns == 100);
+	sim_path__free(&path);
+	phases__free(p);
+	sim__free(s);
+}
