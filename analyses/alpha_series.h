@@ -88,7 +88,7 @@ size_t alpha_series__nentries(const struct alpha_series *s);
 struct alpha_entry_info alpha_series__entry(const struct alpha_series *s, size_t e);
 /* The entry probe id is bound to (its index, how in *how), or -1. */
 int alpha_series__entry_of(const struct alpha_series *s, unsigned int id, int *how);
-/* The entry named name, or -1; the entry ALPHA_SYM_COUNTERS, or -1. */
+/* The entry named name, or -1 (none, or s NULL); the entry ALPHA_SYM_COUNTERS, or -1. */
 int alpha_series__find(const struct alpha_series *s, const char *name);
 int alpha_series__counters(const struct alpha_series *s);
 

@@ -98,6 +98,8 @@ void report_opts__warn_unmatched(const struct report_opts *o, __u64 matched)
 void report__end(struct report *r, const struct report_drops *d)
 {
 	report_whatif__compute(r, d);
+	if (r->o.summary_out)
+		report__summarize(r, r->o.summary_out);
 	report__before_output(r);
 	r->ops->end(r, d);
 	fflush(r->o.out);

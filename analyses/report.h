@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "analyses/names.h"
 #include "analyses/phases.h"
+#include "analyses/speedup.h"
 #include "analyses/sync.h"
 
 enum report_format { REPORT_TEXT, REPORT_JSON };
@@ -41,6 +42,13 @@ struct report_opts {
 	const struct sim_change *what_if;
 	int nwhat_if;
 	int critical_path; /* --critical-path: the replay's, in the summary */
+	/* report --baseline: the run compared with (speedup, Amdahl), and its
+	 * name; NULL: none */
+	const struct run_summary *baseline;
+	const char *baseline_name;
+	/* Filled at the summary with what another report compares with; NULL:
+	 * not asked */
+	struct run_summary *summary_out;
 	/* Where the report adds the --watch patterns it matched (bit i:
 	 * watch[i]), for a caller with several reports to warn once about
 	 * those no report matched; NULL: the report warns itself. */

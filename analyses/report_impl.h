@@ -189,6 +189,11 @@ __u64 report__drops_total(const struct report *r, const struct report_drops *d);
  * "Iterations" section and the JSON iterations{} object. */
 void report_text__iterations(struct report *r);
 void report_json__iterations(struct report *r);
+/* report_speedup.c: what the run is for another report's --baseline, and
+ * the speedup against the baseline (text section, JSON baseline{}). */
+void report__summarize(const struct report *r, struct run_summary *s);
+void report_text__baseline(struct report *r);
+void report_json__baseline(struct report *r);
 
 /* report_eff_json.c: efficiencies and wait states in JSON (doc/design.md
  * §5.5): the wait keys of arrival a in a view (m: its phase's times); the

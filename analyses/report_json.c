@@ -638,6 +638,7 @@ static void json_lists(struct report *r)
 	json_arr_end(j);
 	json_ku64(j, "hang_count", r->hangs_total);
 	report_json__iterations(r);
+	report_json__baseline(r);
 	report_json__critical_path(r);
 	report_json__whatif(r);
 }

@@ -43,6 +43,12 @@ void report_text__critical_path(struct report *r)
 		"    %.3f ms: synchronization (releases, hand-offs, joins) %.1f %%, work outside "
 		"barrier phases %.1f %%\n",
 		ms(p->total_ns), share(p->sync_ns, p->total_ns), share(p->outside_ns, p->total_ns));
+	if (p->total_ns)
+		fprintf(r->o.out,
+			"    the threads' work, %.3f ms, over it: %.2f, the speedup no thread "
+			"count "
+			"can pass\n",
+			ms(p->work_ns), (double)p->work_ns / (double)p->total_ns);
 	for (i = 0; i < p->nthreads && i < PATH_ROWS; i++)
 		fprintf(r->o.out, "    thread %-10u %-16s %12.3f ms %6.1f %%\n", p->threads[i].id,
 			report__comm(r, p->threads[i].id), ms(p->threads[i].ns),
@@ -73,6 +79,8 @@ void report_json__critical_path(struct report *r)
 	json_ku64(j, "total_ns", p->total_ns);
 	json_ku64(j, "sync_ns", p->sync_ns);
 	json_ku64(j, "outside_phases_ns", p->outside_ns);
+	json_ku64(j, "work_ns", p->work_ns);
+	json_kdouble(j, "parallelism", p->total_ns ? (double)p->work_ns / (double)p->total_ns : 0);
 	json_key(j, "threads");
 	json_arr_begin(j);
 	for (i = 0; i < p->nthreads; i++) {

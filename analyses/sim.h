@@ -90,6 +90,10 @@ struct sim_share {
 };
 struct sim_path {
 	__u64 total_ns, sync_ns;
+	/* the threads' work and own calls, all told (waits left out): over
+	 * total_ns, the parallelism that bounds the speedup any thread count
+	 * could give (doc/design.md §5.7) */
+	__u64 work_ns;
 	__u64 outside_ns; /* work on it outside any barrier phase */
 	struct sim_share *threads, *sites;
 	size_t nthreads, nsites;

@@ -144,6 +144,26 @@ static int shares(const __u64 *v, size_t n, const struct sim *s, int threads,
 	return 0;
 }
 
+/* All threads' work and own calls: what any number of threads would have
+ * to do. */
+static __u64 total_work(const struct sim *s)
+{
+	__u64 w = 0;
+	size_t i;
+
+	for (i = 0; i < s->nitems; i++) {
+		const struct item *it = &s->items[i];
+
+		w += it->work;
+		if (it->kind == IT_UNLOCK || it->kind == IT_POST || it->kind == IT_SIGNAL ||
+		    it->kind == IT_OPAQUE)
+			w += it->own;
+	}
+	for (i = 0; i < s->nthreads; i++)
+		w += s->threads[i].joins ? 0 : s->threads[i].tail;
+	return w;
+}
+
 int sim__critical_path(struct sim *s, struct sim_path *path)
 {
 	struct walk w = {.s = s, .p = path};
@@ -167,6 +187,7 @@ int sim__critical_path(struct sim *s, struct sim_path *path)
 	for (i = 0; i < s->nthreads; i++)
 		path->total_ns += w.by_thread[i] ? w.by_thread[i] : 0;
 	path->total_ns += path->sync_ns;
+	path->work_ns = total_work(s);
 	free(w.by_thread);
 	free(w.by_site);
 	if (e)

@@ -81,3 +81,43 @@ assert all(a[0] <= b[0] for a, b in zip(ks, ks[1:])), ks
 assert re.search(r"period of \d+ sites, 100 iterations \(99 timed\)", s), s[-2000:]
 PY
 }
+
+# SelfAnalyzer's speedup (doc/design.md §5.6): the same work per phase on one
+# thread and on three, each run's own total_ns the truth.
+@test "report --baseline: the iteration's speedup and Amdahl's serial fraction against the runs' own times" {
+	run "$SBT" record -o "$T/one.sbt" -- "$EX/barrier_imbalance" -t 1 -n 10 -d 12 -m sleep
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/one.out"
+	run "$SBT" record -o "$T/three.sbt" -- "$EX/barrier_imbalance" -t 3 -n 10 -d 2 -b -m sleep
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/three.out"
+	"$SBT" report --format json --baseline "$T/one.sbt" "$T/three.sbt" >"$T/b.json"
+	"$SBT" report --baseline "$T/one.sbt" "$T/three.sbt" >"$T/b.txt"
+	python3 - "$T/b.json" "$T/b.txt" "$T/one.out" "$T/three.out" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+txt = open(sys.argv[2]).read()
+def total(path):
+    return next(int(l.split()[1]) for l in open(path) if l.startswith("total_ns"))
+b = r["baseline"]
+assert (b["threads"], b["here_threads"], b["by"]) == (1, 3, "iteration"), b
+# the workloads' own: 10 phases each, 12 ms of work on one thread, 3 x 4 ms
+# (balanced) on three
+want = total(sys.argv[3]) / total(sys.argv[4])
+got = b["measured"]["speedup"]
+assert abs(got - want) <= 0.05 * want, (got, want)
+# Amdahl for 1 and 3 threads from the same two times
+ra = total(sys.argv[3]) / total(sys.argv[4])
+f = (1 - ra / 3) / (ra - ra / 3 - 1 + 1)
+assert abs(b["measured"]["serial_fraction"] - f) <= 0.05, (b, f)
+assert abs(b["approximated"]["speedup"] - got) <= 0.02 * got, b
+m = re.search(r"^Against the baseline \S+ \(1 threads; here 3\), by outer iteration:\n"
+              r"    measured: [0-9.]+ ms here, [0-9.]+ ms there: speedup ([0-9.]+); "
+              r"Amdahl serial fraction ([0-9.-]+)", txt, re.M)
+assert m and abs(float(m.group(1)) - got) < 0.001, txt
+PY
+	# a baseline that is not there: an error, no report
+	run "$SBT" report --baseline "$T/none.sbt" "$T/three.sbt"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"none.sbt"* ]]
+}

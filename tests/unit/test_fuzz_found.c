@@ -111,3 +111,18 @@ TEST(thread_name_with_a_noncharacter)
 	CHECK(strstr(svg, "\xef\xbf\xbf") == NULL);
 	free(svg);
 }
+
+/* A trace with probe costs and no calibration series (an older recording,
+ * its source not "fixed"): the text report looked for the all-CPUs entry in
+ * the series that is not there (a NULL dereference). Now its costs are said
+ * to be as recorded, with no all-CPUs line. */
+TEST(costs_without_a_series)
+{
+	int rc;
+	char *out = report_of("trace/costs-without-a-series.sbt", REPORT_TEXT, &rc);
+
+	CHECK_EQ(rc, 0);
+	CHECK(strstr(out, "    Probe costs (entry + return ns): as recorded") != NULL);
+	CHECK(strstr(out, "with every CPU hitting") == NULL);
+	free(out);
+}

@@ -95,6 +95,7 @@ TEST(replay_of_barrier_phases_and_their_what_ifs)
 	CHECK_EQ(path.nsites, 1);
 	CHECK_EQ(path.sites[0].id, 0);
 	CHECK_EQ(path.sites[0].ns, 800);
+	CHECK_EQ(path.work_ns, 3 * (100 + 300)); /* the parallelism: 1200 / 830 */
 	sim_path__free(&path);
 	phases__free(p);
 	sim__free(s);
@@ -185,6 +186,8 @@ TEST(a_lock_taken_back_by_its_releaser)
 	CHECK(path.threads[0].id == 1 && path.threads[0].ns == 205);
 	CHECK(path.threads[1].id == 2 && path.threads[1].ns == 50);
 	CHECK_EQ(path.nsites, 0);
+	/* t1: 100 + 5 + 100 of work, t2: 50 (plus its 50 before asking) */
+	CHECK_EQ(path.work_ns, 100 + 5 + 100 + 50 + 50);
 	sim_path__free(&path);
 	phases__free(p);
 	sim__free(s);

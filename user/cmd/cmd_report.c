@@ -16,6 +16,17 @@
 struct report_env {
 	struct trace_file_args file;
 	struct view_opts view;
+	const char *baseline; /* --baseline FILE */
+};
+
+enum { OPT_BASELINE = 5000 };
+
+static const struct argp_option options[] = {
+	{"baseline", OPT_BASELINE, "FILE", 0,
+	 "Compare with a trace of the same program on another number of threads: the speedup "
+	 "of its outer iteration (or run) and Amdahl's serial fraction",
+	 0},
+	{},
 };
 
 static const char doc[] =
@@ -29,6 +40,7 @@ static const char doc[] =
 	"  sbt-bpf report --approximated lu.sbt     # probe cost removed\n"
 	"  sbt-bpf report --model sm --exit-order reverse lu.sbt\n"
 	"  sbt-bpf report --what-if balance lu.sbt  # what balancing would save\n"
+	"  sbt-bpf report --baseline lu-2threads.sbt lu-8threads.sbt\n"
 	"  sbt-bpf report --pid 4242 all.sbt        # one process of record -a\n"
 	"\n"
 	"A trace of several processes gets a report per process unless --pid "
@@ -38,7 +50,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct report_env *env = st->input;
 
-	(void)arg;
+	if (key == OPT_BASELINE) {
+		env->baseline = arg;
+		return 0;
+	}
 	if (key != ARGP_KEY_INIT)
 		return ARGP_ERR_UNKNOWN;
 	st->child_inputs[0] = &env->file;
@@ -46,7 +61,38 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	return 0;
 }
 
-static int analyse(struct replay *rp, const struct report_env *env)
+/* What the baseline run is (its report, thrown away): it must hold one
+ * process, or --pid names one of both. 0, or EXIT_RUNTIME after logging why. */
+static int summarize_baseline(const struct report_env *env, struct run_summary *sum)
+{
+	struct trace_file_args a = env->file;
+	struct report_opts ro = {.format = REPORT_TEXT, .summary_out = sum};
+	struct replay rp;
+	int rc;
+
+	a.path = env->baseline;
+	a.approx.band = 0;
+	rc = trace_file_args__open(&a, &rp, 1);
+	if (rc)
+		return rc;
+	ro.out = fopen("/dev/null", "w");
+	if (!ro.out) {
+		log_err("cannot open /dev/null: %s", strerror(errno));
+		replay__close(&rp);
+		return EXIT_RUNTIME;
+	}
+	rc = replay__report(&rp, &ro, 0) ? EXIT_RUNTIME : EXIT_OK;
+	fclose(ro.out);
+	replay__close(&rp);
+	if (!rc && !sum->known) {
+		log_err("%s: no report to compare with", env->baseline);
+		rc = EXIT_RUNTIME;
+	}
+	return rc;
+}
+
+static int analyse(struct replay *rp, const struct report_env *env,
+		   const struct run_summary *baseline)
 {
 	const struct view_opts *v = &env->view;
 	struct report_opts ro = {.format = v->json ? REPORT_JSON : REPORT_TEXT,
@@ -57,6 +103,8 @@ static int analyse(struct replay *rp, const struct report_env *env)
 				 .what_if = v->what_if,
 				 .nwhat_if = v->nwhat_if,
 				 .critical_path = v->critical_path,
+				 .baseline = baseline,
+				 .baseline_name = env->baseline,
 				 .warn_ns = v->warn_ns,
 				 .sort = v->sort,
 				 .max_phases = v->phases,
@@ -89,19 +137,25 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct argp_child children[] = {
 		{&trace_file_argp, 0, NULL, 0}, {&view_argp, 0, NULL, 0}, {}};
-	static const struct argp argp = {
-		.parser = parse_opt, .args_doc = "[FILE]", .doc = doc, .children = children};
+	static const struct argp argp = {.options = options,
+					 .parser = parse_opt,
+					 .args_doc = "[FILE]",
+					 .doc = doc,
+					 .children = children};
 	struct report_env env = {};
+	struct run_summary base = {0};
 	struct replay rp;
 	int rc;
 
 	view_opts__init(&env.view);
 	rc = trace_file_args__parse(&argp, argc, argv, &env, &env.file);
+	if (!rc && env.baseline)
+		rc = summarize_baseline(&env, &base);
 	if (!rc)
 		rc = trace_file_args__open(&env.file, &rp, 0);
 	if (rc)
 		return rc;
-	rc = analyse(&rp, &env);
+	rc = analyse(&rp, &env, env.baseline ? &base : NULL);
 	replay__close(&rp);
 	return rc;
 }
