@@ -1219,7 +1219,8 @@ def top(top_txt, wl_out, pid, interval):
         check(lines[0].startswith("# time="), lines[0])
         head = lines[1].split("\t")
         check(head == ["pid", "threads", "phase", "phases_per_s", "wait_pct", "balance",
-                       "lock_pct", "drops", "state", "site", "command"], f"header {head}")
+                       "lock_pct", "drops", "state", "site", "command", "parallel_eff"],
+              f"header {head}")
         when = re.match(r"# time=([0-9.]+) ", lines[0])
         for l in lines[2:]:
             row = dict(zip(head, l.split("\t")))
@@ -1304,6 +1305,16 @@ def top(top_txt, wl_out, pid, interval):
         check(blo - 0.005 <= bal <= bhi + 0.005,
               f"phases {p0}..{p1}: balance {bal}, the workload says {blo:.3f}..{bhi:.3f}")
     check(judged >= 1, "no interval with two or more phases to compare")
+    # the run's parallel efficiency at the end: load balance (mean over max of
+    # the threads' compute over the phases after the first, which starts at
+    # thread creation) times a synchronization efficiency of at most 1, and
+    # (sleeping workers, small barrier costs) above 0.9
+    total = {tid: sum(comp[(k, tid)][0] for k in range(1, nphases) if (k, tid) in comp)
+             for tid in tids}
+    lb = sum(total.values()) / len(total) / max(total.values())
+    pe = float(rows[-1]["parallel_eff"])
+    check(0.9 * lb - 0.02 <= pe <= lb + 0.02,
+          f"parallel efficiency {pe} at the end, the workload's load balance {lb:.3f}")
 
 
 def losses(report, wl_out, org_spec):

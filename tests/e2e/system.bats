@@ -227,7 +227,7 @@ for _ in range(5):
 	# a row with figures: the balance of workers computing 5, 10 and 15 ms is below 1
 	poll_pane "^ +$A +4 +[0-9]+ +[0-9.]+ +[0-9.]+ +0\.[0-9]+ "
 	cat "$T/pane"
-	grep -q "PID  THR    PHASE     PH/S  WAIT%   BAL  LOCK%  DROPS  WORST SITE" "$T/pane"
+	grep -q "PID  THR    PHASE     PH/S  WAIT%   BAL    PE  LOCK%  DROPS  WORST SITE" "$T/pane"
 	# the worst site keeps its line number when the function does not fit
 	grep -qE "^ +$A +4 +[0-9]+ +[0-9.]+ +[0-9.]+ +0\.[0-9]+ .* barrier_imbalance\.c:[0-9]+ " "$T/pane"
 	tmux send-keys -t "$TMUX_SESSION" Enter

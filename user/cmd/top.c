@@ -14,6 +14,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include "analyses/efficiency.h"
 #include "analyses/report.h"
 #include "lib/hmap.h"
 #include "user/cmd/top.h"
@@ -43,6 +44,7 @@ struct row {
 	int threads;
 	__u64 phases;
 	double rate, wait_pct, balance, lock_pct; /* < 0: no data this interval */
+	double pe; /* parallel efficiency of the run so far (doc/design.md §5.5); < 0: none */
 	__u64 drops;
 	char site[160];
 };
@@ -168,6 +170,17 @@ static void worst_site(const struct job *job, char *buf, size_t n)
 		report__site_where(job->report, job->pid, worst->call_site, buf, n);
 }
 
+/* The POP parallel efficiency of the job's phases so far, measured. */
+static double run_pe(const struct job *job)
+{
+	struct eff e;
+
+	if (!phases__eff_phases(job->ph))
+		return -1;
+	eff_run(job->ph, PH_MEASURED, &e);
+	return e.parallel_efficiency;
+}
+
 /* Interval figures of a job, and the snapshot moved to now. */
 static void measure(struct top *tp, const struct tracer *t, const struct job *job, double dt,
 		    struct row *r)
@@ -213,6 +226,7 @@ static void measure(struct top *tp, const struct tracer *t, const struct job *jo
 	if (dt > 0 && r->threads)
 		r->lock_pct = 100.0 * sync / (dt * 1e9 * r->threads);
 	r->drops = tracer__job_lost(t, job);
+	r->pe = run_pe(job);
 	worst_site(job, r->site, sizeof(r->site));
 }
 
@@ -279,7 +293,7 @@ static void fmt_num(char *buf, size_t n, double v, const char *fmt)
 
 /* A row's figures as text ("-": no data this interval). */
 struct row_text {
-	char rate[32], wait[32], bal[32], lock[32];
+	char rate[32], wait[32], bal[32], lock[32], pe[32];
 };
 
 static void row_text(const struct row *r, struct row_text *x)
@@ -288,11 +302,13 @@ static void row_text(const struct row *r, struct row_text *x)
 	fmt_num(x->wait, sizeof(x->wait), r->wait_pct, "%.1f");
 	fmt_num(x->bal, sizeof(x->bal), r->balance, "%.2f");
 	fmt_num(x->lock, sizeof(x->lock), r->lock_pct, "%.1f");
+	fmt_num(x->pe, sizeof(x->pe), r->pe, "%.2f");
 }
 
 /* Not a terminal: a block per interval, tab-separated, for scripts:
  *   # time=<unix s> jobs=<n> lost=<n>
  *   pid threads phase phases_per_s wait_pct balance lock_pct drops state site command
+ *   parallel_eff
  *   ...one line per job...
  *   (empty line) */
 static void print_plain(struct top *tp, const struct tracer *t)
@@ -304,16 +320,16 @@ static void print_plain(struct top *tp, const struct tracer *t)
 	printf("# time=%lld.%03ld jobs=%d lost=%llu\n", (long long)now.tv_sec,
 	       now.tv_nsec / 1000000, tp->nrows, (unsigned long long)tracer__lost(t));
 	printf("pid\tthreads\tphase\tphases_per_s\twait_pct\tbalance\tlock_pct\tdrops\tstate\tsite"
-	       "\tcommand\n");
+	       "\tcommand\tparallel_eff\n");
 	for (i = 0; i < tp->nrows; i++) {
 		const struct row *r = &tp->rows[i];
 		struct row_text x;
 
 		row_text(r, &x);
-		printf("%u\t%d\t%llu\t%s\t%s\t%s\t%s\t%llu\t%s\t%s\t%s\n", r->job->pid, r->threads,
-		       (unsigned long long)r->phases, x.rate, x.wait, x.bal, x.lock,
+		printf("%u\t%d\t%llu\t%s\t%s\t%s\t%s\t%llu\t%s\t%s\t%s\t%s\n", r->job->pid,
+		       r->threads, (unsigned long long)r->phases, x.rate, x.wait, x.bal, x.lock,
 		       (unsigned long long)r->drops, r->job->end_ns ? "exited" : "running",
-		       r->site[0] ? r->site : "-", r->job->command);
+		       r->site[0] ? r->site : "-", r->job->command, x.pe);
 	}
 	printf("\n");
 	fflush(stdout);
@@ -376,17 +392,18 @@ static void draw_jobs(struct top *tp, const struct tracer *t, int rows, int cols
 	line(cols, 0, "sbt-bpf top - %d jobs, %llu records lost, sort: %s, every %.1f s", tp->nrows,
 	     (unsigned long long)tracer__lost(t), sort_names[tp->sort], tp->interval_ms / 1000.0);
 	line(cols, 0, "keys: up/down select  Enter threads  s sort (w r b l p t)  q quit");
-	line(cols, 1, "%7s %4s %8s %8s %6s %5s %6s %6s  %-32s %s", "PID", "THR", "PHASE", "PH/S",
-	     "WAIT%", "BAL", "LOCK%", "DROPS", "WORST SITE", "COMMAND");
+	line(cols, 1, "%7s %4s %8s %8s %6s %5s %5s %6s %6s  %-32s %s", "PID", "THR", "PHASE",
+	     "PH/S", "WAIT%", "BAL", "PE", "LOCK%", "DROPS", "WORST SITE", "COMMAND");
 	for (i = 0; i < tp->nrows && i < rows - 4; i++) {
 		const struct row *r = &tp->rows[i];
 		char site[sizeof(r->site)];
 		struct row_text x;
 
 		row_text(r, &x);
-		line(cols, i == tp->selected, "%7u %4d %8llu %8s %6s %5s %6s %6llu  %-32.32s %s%s",
-		     r->job->pid, r->threads, (unsigned long long)r->phases, x.rate, x.wait, x.bal,
-		     x.lock, (unsigned long long)r->drops, fit_site(r->site, site, sizeof(site)),
+		line(cols, i == tp->selected,
+		     "%7u %4d %8llu %8s %6s %5s %5s %6s %6llu  %-32.32s %s%s", r->job->pid,
+		     r->threads, (unsigned long long)r->phases, x.rate, x.wait, x.bal, x.pe, x.lock,
+		     (unsigned long long)r->drops, fit_site(r->site, site, sizeof(site)),
 		     r->job->end_ns ? "[exited] " : "", r->job->command);
 	}
 	if (!tp->nrows)
