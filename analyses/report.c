@@ -27,8 +27,11 @@ struct report *report__new(const struct report_opts *o, const struct report_src 
 		r->o.out = stdout;
 	json_init(&r->json, r->o.out, 1);
 	r->it = iterations__new(); /* NULL: no memory, no iterations reported */
-	if (o->nwhat_if || o->critical_path)
-		r->sim = sim__new(); /* NULL: no memory, said at the summary */
+	if (o->nwhat_if || o->critical_path) {
+		/* NULL: no memory, said at the summary */
+		r->sim = sim__new();
+		r->wi = calloc(1, sizeof(*r->wi));
+	}
 	return r;
 }
 
@@ -38,7 +41,9 @@ void report__free(struct report *r)
 		return;
 	free(r->hangs);
 	iterations__free(r->it);
-	sim_path__free(&r->wi.path);
+	if (r->wi)
+		sim_path__free(&r->wi->path);
+	free(r->wi);
 	sim__free(r->sim);
 	free(r);
 }

@@ -93,8 +93,9 @@ struct report {
 	__u64 watch_matched;   /* text: bit i, --watch i matched a barrier */
 	char command_end[64];  /* how the launched command ended; "": unknown */
 	struct iterations *it; /* the outer iterations (doc/design.md §5.6) */
-	struct sim *sim;       /* --what-if: the replay's items; NULL: none asked */
-	struct report_whatif wi;
+	struct sim *sim;	 /* --what-if: the replay's items; NULL: none asked */
+	struct report_whatif *wi; /* and what it gave (a report of each process
+				   * of a trace is kept: not in every one) */
 };
 
 static inline double ms(__u64 ns)
@@ -211,7 +212,8 @@ void report_json__run_eff(struct report *r, const struct sync_waits *w);
  * summary (d: the recording machine's CPUs), and their text section and
  * JSON what_if{} object. */
 void report_whatif__compute(struct report *r, const struct report_drops *d);
-/* Why a replay could not be made (err: report_whatif.err). */
+/* Why a replay could not be made: its error (0: none), and in words. */
+int report_whatif__err(const struct report *r);
 const char *report_whatif__why(int err);
 void report_text__whatif(struct report *r);
 void report_json__whatif(struct report *r);

@@ -23,12 +23,12 @@ static void site_names(struct report *r, __u32 id, struct barrier_names *bn)
 
 static int path_error(const struct report *r)
 {
-	return r->wi.err ? r->wi.err : r->wi.path_err;
+	return report_whatif__err(r) ? report_whatif__err(r) : r->wi->path_err;
 }
 
 void report_text__critical_path(struct report *r)
 {
-	const struct sim_path *p = &r->wi.path;
+	const struct sim_path *p;
 	struct barrier_names bn;
 	size_t i;
 
@@ -39,6 +39,7 @@ void report_text__critical_path(struct report *r)
 		fprintf(r->o.out, "    none: %s\n", report_whatif__why(path_error(r)));
 		return;
 	}
+	p = &r->wi->path;
 	fprintf(r->o.out,
 		"    %.3f ms: synchronization (releases, hand-offs, joins) %.1f %%, work outside "
 		"barrier phases %.1f %%\n",
@@ -62,7 +63,7 @@ void report_text__critical_path(struct report *r)
 
 void report_json__critical_path(struct report *r)
 {
-	const struct sim_path *p = &r->wi.path;
+	const struct sim_path *p;
 	struct json *j = &r->json;
 	struct barrier_names bn;
 	size_t i;
@@ -76,6 +77,7 @@ void report_json__critical_path(struct report *r)
 		json_obj_end(j);
 		return;
 	}
+	p = &r->wi->path;
 	json_ku64(j, "total_ns", p->total_ns);
 	json_ku64(j, "sync_ns", p->sync_ns);
 	json_ku64(j, "outside_phases_ns", p->outside_ns);

@@ -43,7 +43,7 @@ static int resolve_site(struct report *r, struct sim_change *c)
 
 static struct whatif_row *new_row(struct report *r)
 {
-	struct report_whatif *w = &r->wi;
+	struct report_whatif *w = r->wi;
 
 	return w->nrows < REPORT_WHATIF_ROWS ? memset(&w->rows[w->nrows++], 0, sizeof(w->rows[0]))
 					     : NULL;
@@ -86,7 +86,7 @@ static int by_predicted(const void *a, const void *b)
 static void rank_sites(struct report *r)
 {
 	size_t i, n = phases__nsites(r->ph), *order = malloc(n * sizeof(*order));
-	int first = r->wi.nrows;
+	int first = r->wi->nrows;
 
 	if (!order)
 		return; /* no memory: no ranking */
@@ -97,20 +97,20 @@ static void rank_sites(struct report *r)
 		const struct ph_site *s = phases__site(r->ph, order[i]);
 		struct sim_change c = {.kind = SIM_BALANCE, .site = (__u32)order[i]};
 		struct barrier_names bn;
-		char name[sizeof(r->wi.rows[0].name)];
+		char name[sizeof(((struct whatif_row *)0)->name)];
 
 		report__name_barrier(r, s->pid, s->call_site, s->object, s->probe, &bn);
 		snprintf(name, sizeof(name), "balance=%zu %s", order[i], bn.where);
 		run_row(r, &c, name);
 	}
 	free(order);
-	qsort(&r->wi.rows[first], r->wi.nrows - first, sizeof(r->wi.rows[0]), by_predicted);
+	qsort(&r->wi->rows[first], r->wi->nrows - first, sizeof(r->wi->rows[0]), by_predicted);
 }
 
 static void run_change(struct report *r, struct sim_change c, const struct report_drops *d)
 {
 	struct whatif_row *row;
-	char name[sizeof(r->wi.rows[0].name)];
+	char name[sizeof(((struct whatif_row *)0)->name)];
 
 	if (c.kind == SIM_THREADS && !c.cpus)
 		c.cpus = d && d->ncpus > 0 ? (__u32)d->ncpus : 1;
@@ -131,12 +131,12 @@ static void run_change(struct report *r, struct sim_change c, const struct repor
 void report_whatif__compute(struct report *r, const struct report_drops *d)
 {
 	static const struct sim_change as_is = {.kind = SIM_AS_IS};
-	struct report_whatif *w = &r->wi;
+	struct report_whatif *w = r->wi;
 	struct sim_result res;
 	int i;
 
-	if (!r->o.nwhat_if && !r->o.critical_path)
-		return;
+	if (!w)
+		return; /* no memory: said where the results go */
 	if (!r->sim) {
 		w->err = -ENOMEM;
 		return;
@@ -159,6 +159,11 @@ void report_whatif__compute(struct report *r, const struct report_drops *d)
 	for (i = 0; i < r->o.nwhat_if; i++)
 		if (r->o.what_if[i].kind != SIM_AS_IS)
 			run_change(r, r->o.what_if[i], d);
+}
+
+int report_whatif__err(const struct report *r)
+{
+	return r->wi ? r->wi->err : -ENOMEM;
 }
 
 const char *report_whatif__why(int err)
@@ -184,14 +189,14 @@ static double change_pct(const struct report_whatif *w, __u64 predicted)
 
 void report_text__whatif(struct report *r)
 {
-	const struct report_whatif *w = &r->wi;
+	const struct report_whatif *w = r->wi;
 	int i;
 
 	if (!r->o.nwhat_if)
 		return;
 	fprintf(r->o.out, "What if (the approximated run replayed through its synchronization):\n");
-	if (w->err) {
-		fprintf(r->o.out, "    not replayed: %s\n", report_whatif__why(w->err));
+	if (report_whatif__err(r)) {
+		fprintf(r->o.out, "    not replayed: %s\n", report_whatif__why(report_whatif__err(r)));
 		return;
 	}
 	fprintf(r->o.out,
@@ -215,7 +220,7 @@ void report_text__whatif(struct report *r)
 
 void report_json__whatif(struct report *r)
 {
-	const struct report_whatif *w = &r->wi;
+	const struct report_whatif *w = r->wi;
 	struct json *j = &r->json;
 	int i;
 
@@ -223,8 +228,8 @@ void report_json__whatif(struct report *r)
 		return;
 	json_key(j, "what_if");
 	json_obj_begin(j);
-	if (w->err) {
-		json_kstr(j, "error", report_whatif__why(w->err));
+	if (report_whatif__err(r)) {
+		json_kstr(j, "error", report_whatif__why(report_whatif__err(r)));
 		json_obj_end(j);
 		return;
 	}

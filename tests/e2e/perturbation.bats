@@ -193,7 +193,7 @@ from checks import origin, sbt_records
 r = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
 m, a = r["duration_ns"], r["approximated"]["duration_ns"]
-share = re.search(r"^Approximated \(probe cost removed, model [^)]*\): ([0-9.]+) s, "
+share = re.search(r"^Approximated \(probe cost removed, model [^)]*\): ([0-9.]+)(?: ± [0-9.]+)? s, "
                   r"([0-9.]+) % of the measured time was probe overhead$", text, re.M)
 assert share, text
 assert abs(float(share.group(1)) - a / 1e9) < 0.0006, (share.group(1), a)
