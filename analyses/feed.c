@@ -257,9 +257,9 @@ static void sync_waited(struct phases *p, struct ph_thread *t, int d, const stru
 	waits__add(t, waits__kind(kind), e->ts - t->stack[d].ts, sub0(end_a, t->stack[d].ta));
 }
 
-/* The completed call, to the call callback. */
+/* The completed call, to the callback fn. */
 static void call_returned(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
-			  const struct sync_post *v)
+			  const struct sync_post *v, void (*fn)(void *ctx, const struct ph_call *c))
 {
 	struct ph_call c = {
 		.pid = e->pid,
@@ -283,7 +283,7 @@ static void call_returned(struct phases *p, struct ph_thread *t, int d, const st
 		c.v_ns = v->ts;
 		c.v_a = v->ta;
 	}
-	p->ops.call(p->ctx, &c);
+	fn(p->ctx, &c);
 }
 
 /* Call d of thread t is its wait at, or broadcast of, the condvar barrier
@@ -326,6 +326,8 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	if (kind == SBT_PK_REGION) {
 		regions__done(p, e, e->ts - t->stack[d].ts,
 			      d < STACK_MAX && implicit__unprobed(p, t, d));
+		if (p->ops.region)
+			call_returned(p, t, d, e, NULL, p->ops.region);
 		if (d < STACK_MAX)
 			implicit__release(p, t, d, e);
 	} else if (kind == SBT_PK_REGION_BODY) {
@@ -356,7 +358,7 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		if (is_sync_wait(kind) && !cbar && !sbar)
 			sync_waited(p, t, d, e, kind);
 		if (p->ops.call)
-			call_returned(p, t, d, e, paired ? &v : NULL);
+			call_returned(p, t, d, e, paired ? &v : NULL, p->ops.call);
 	}
 }
 

@@ -257,6 +257,9 @@ struct phases_ops {
 	 * lock the probes do not see), returned: kind and probe 0, obj the
 	 * futex word (may be NULL). */
 	void (*futex_wait)(void *ctx, const struct ph_call *c);
+	/* A region frame returned (a parallel region's, GOMP_parallel; a
+	 * --probe FN:region function's): kind SBT_PK_REGION (may be NULL). */
+	void (*region)(void *ctx, const struct ph_call *c);
 };
 
 struct sync;

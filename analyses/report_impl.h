@@ -48,7 +48,7 @@ struct whatif_row {
 	char name[300];
 	__u64 predicted_ns;
 	int stalled;
-	int missing; /* balance=SITE named no site */
+	const char *missing; /* what the change named that the trace lacks; NULL: none */
 };
 struct report_whatif {
 	int err; /* 0, -ENODATA (no probe costs), -E2BIG, -ENOMEM */
@@ -88,12 +88,12 @@ struct report {
 	int at_end;
 	/* text: episode-line rate limit, per second of trace time */
 	__u64 window_start, window_lines, suppressed;
-	__u64 table_rows;      /* text: rows of the phase table so far */
-	__u64 json_phases;     /* JSON: phases listed so far */
-	__u64 watch_matched;   /* text: bit i, --watch i matched a barrier */
-	char command_end[64];  /* how the launched command ended; "": unknown */
-	struct iterations *it; /* the outer iterations (doc/design.md §5.6) */
-	struct sim *sim;	 /* --what-if: the replay's items; NULL: none asked */
+	__u64 table_rows;	  /* text: rows of the phase table so far */
+	__u64 json_phases;	  /* JSON: phases listed so far */
+	__u64 watch_matched;	  /* text: bit i, --watch i matched a barrier */
+	char command_end[64];	  /* how the launched command ended; "": unknown */
+	struct iterations *it;	  /* the outer iterations (doc/design.md §5.6) */
+	struct sim *sim;	  /* --what-if: the replay's items; NULL: none asked */
 	struct report_whatif *wi; /* and what it gave (a report of each process
 				   * of a trace is kept: not in every one) */
 };

@@ -41,6 +41,22 @@ static int resolve_site(struct report *r, struct sim_change *c)
 	return -1;
 }
 
+/* The probes of the region function c->region names (a --probe FN:region,
+ * a parallel region's runtime call), into c->probes. 0, or -1 when none. */
+static int resolve_region(const struct report *r, struct sim_change *c)
+{
+	const struct phases_config *pc = &r->src.phases;
+	int id, found = 0;
+
+	for (id = 1; id < pc->nprobes && id < SBT_MAX_PROBES; id++)
+		if (pc->probes[id].kind == SBT_PK_REGION &&
+		    !strcmp(pc->probes[id].symbol, c->region)) {
+			c->probes[id / 8] |= (unsigned char)(1u << (id % 8));
+			found = 1;
+		}
+	return found ? 0 : -1;
+}
+
 static struct whatif_row *new_row(struct report *r)
 {
 	struct report_whatif *w = r->wi;
@@ -115,11 +131,14 @@ static void run_change(struct report *r, struct sim_change c, const struct repor
 	if (c.kind == SIM_THREADS && !c.cpus)
 		c.cpus = d && d->ncpus > 0 ? (__u32)d->ncpus : 1;
 	sim_change__name(&c, name, sizeof(name));
-	if (c.kind == SIM_BALANCE && !c.any_site && resolve_site(r, &c)) {
+	if ((c.kind == SIM_BALANCE && !c.any_site && resolve_site(r, &c)) ||
+	    (c.region[0] && resolve_region(r, &c))) {
 		row = new_row(r);
 		if (row) {
 			snprintf(row->name, sizeof(row->name), "%s", name);
-			row->missing = 1;
+			row->missing = c.region[0] ? "no region frame of that function (--probe "
+						     "FN:region)"
+						   : "no such barrier site";
 		}
 		return;
 	}
@@ -196,7 +215,8 @@ void report_text__whatif(struct report *r)
 		return;
 	fprintf(r->o.out, "What if (the approximated run replayed through its synchronization):\n");
 	if (report_whatif__err(r)) {
-		fprintf(r->o.out, "    not replayed: %s\n", report_whatif__why(report_whatif__err(r)));
+		fprintf(r->o.out, "    not replayed: %s\n",
+			report_whatif__why(report_whatif__err(r)));
 		return;
 	}
 	fprintf(r->o.out,
@@ -208,7 +228,7 @@ void report_text__whatif(struct report *r)
 		const struct whatif_row *row = &w->rows[i];
 
 		if (row->missing)
-			fprintf(r->o.out, "    %-52s no such barrier site\n", row->name);
+			fprintf(r->o.out, "    %-52s %s\n", row->name, row->missing);
 		else if (row->stalled)
 			fprintf(r->o.out, "    %-52s stalled (the change left a wait unmatched)\n",
 				row->name);
@@ -245,6 +265,8 @@ void report_json__whatif(struct report *r)
 		json_obj_begin(j);
 		json_kstr(j, "change", row->name);
 		json_kbool(j, "site_found", !row->missing);
+		if (row->missing)
+			json_kstr(j, "missing", row->missing);
 		json_kbool(j, "stalled", row->stalled);
 		json_ku64(j, "predicted_ns", row->predicted_ns);
 		json_kdouble(j, "change_pct",

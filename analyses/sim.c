@@ -215,6 +215,12 @@ void sim__call(struct sim *s, const struct ph_call *c)
 	}
 }
 
+void sim__region(struct sim *s, const struct ph_call *c)
+{
+	add(s, IT_ENTER, c->tid, c->enter_ns, c->enter_ns, c->enter_a, c->enter_a, c->probe, 0);
+	add(s, IT_LEAVE, c->tid, c->exit_ns, c->exit_ns, c->exit_a, c->exit_a, c->probe, 0);
+}
+
 /* ---- the threads' programs ------------------------------------------------------ */
 
 static int by_thread_then_time(const void *a, const void *b)
@@ -297,6 +303,27 @@ static void locks_across_barriers(struct item *it, size_t n)
 
 /* Work before each item, and the phase it belongs to (its thread's next
  * barrier); each episode's work. */
+/* The innermost region frame each item's work before it was done in
+ * (marks of a frame whose other end is not in the trace are ignored past
+ * the depth kept). */
+static void regions_of(struct item *it, size_t n)
+{
+	__u16 stack[8];
+	int depth = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		it[i].region = depth > 0 && depth <= 8 ? stack[depth - 1] : 0;
+		if (it[i].kind == IT_ENTER) {
+			if (depth < 8)
+				stack[depth] = (__u16)it[i].obj;
+			depth++;
+		} else if (it[i].kind == IT_LEAVE && depth > 0) {
+			depth--;
+		}
+	}
+}
+
 static void work_and_phases(struct sim *s, struct thread *t)
 {
 	__u64 prev = t->begin_a;
@@ -486,7 +513,8 @@ static int handoffs(struct sim *s)
 		return -ENOMEM;
 	}
 	for (i = 0; i < s->nitems; i++)
-		if (s->items[i].kind != IT_BARRIER && s->items[i].kind != IT_OPAQUE)
+		if (s->items[i].kind != IT_BARRIER && s->items[i].kind != IT_OPAQUE &&
+		    s->items[i].kind != IT_ENTER && s->items[i].kind != IT_LEAVE)
 			order[n++] = &s->items[i]; /* sorted into each object's, by time */
 	qsort(order, n, sizeof(*order), cmp_obj_then_time);
 	for (i = 0; i < n; i = j) {
@@ -517,6 +545,7 @@ int sim__finish(struct sim *s, const struct phases *p)
 		return e;
 	for (i = 0; i < s->nthreads; i++) {
 		locks_across_barriers(s->items + s->threads[i].first, s->threads[i].n);
+		regions_of(s->items + s->threads[i].first, s->threads[i].n);
 		work_and_phases(s, &s->threads[i]);
 	}
 	note_joins(s);

@@ -27,7 +27,9 @@
 enum sim_change_kind {
 	SIM_AS_IS,   /* nothing: the replay of the approximated run */
 	SIM_BALANCE, /* each phase's work spread evenly over its threads (site: one site) */
-	SIM_SPEEDUP, /* thread tid's work made factor times faster */
+	SIM_SPEEDUP, /* thread tid's work (region: a region's) made factor times faster */
+	SIM_MOVE,    /* a region's work moved from thread tid to thread to (0: each
+		      * phase's least loaded member) */
 	SIM_THREADS, /* each phase's work spread over threads threads sharing cpus CPUs */
 };
 
@@ -38,17 +40,28 @@ struct sim_change {
 	/* as given (balance=SITE): a site id, or text its call site, name or
 	 * function contains, resolved to site by the report */
 	char site_text[64];
-	__u32 tid;
+	__u32 tid, to;
 	double factor;
 	__u32 threads;
 	__u32 cpus; /* 0: the machine's the trace was recorded on */
+	/* speedup=REGION:F, move=REGION:...: the region frames' function, as
+	 * given, and the probe ids the report resolved it to (a bit each) */
+	char region[64];
+	unsigned char probes[SBT_MAX_PROBES / 8];
 };
+
+static inline int sim_change__has_probe(const struct sim_change *c, unsigned int id)
+{
+	return id < SBT_MAX_PROBES && (c->probes[id / 8] >> (id % 8)) & 1;
+}
 
 #define SIM_SPEC_HELP                                                                              \
 	"as-is (the replay alone), balance (every phase's work spread evenly over its threads), "  \
 	"balance=SITE (at one barrier site: its id or text of its call site), speedup=TID:F "      \
-	"(thread TID's work F times faster), threads=N[:CPUS] (each phase's work on N threads "    \
-	"sharing CPUS CPUs; default the recording machine's)"
+	"(thread TID's work F times faster), speedup=REGION:F (the work inside a region "          \
+	"function's calls, --probe FN:region), move=REGION:FROM[:TO] (a region's work moved "      \
+	"from thread FROM to TO, or to each phase's least loaded thread), threads=N[:CPUS] "       \
+	"(each phase's work on N threads sharing CPUS CPUs; default the recording machine's)"
 
 /* --what-if SPEC into *c. 0, or -EINVAL with a message in err. */
 int sim_change__parse(const char *spec, struct sim_change *c, char *err, size_t n);
@@ -73,6 +86,9 @@ void sim__free(struct sim *s);
  * and failed calls count as the threads' own time. */
 void sim__episode(struct sim *s, const struct ph_episode *ep);
 void sim__call(struct sim *s, const struct ph_call *c);
+/* A region frame returned: the work inside it, for speedup= and move= of
+ * a region. */
+void sim__region(struct sim *s, const struct ph_call *c);
 /* The analysis is finished: threads' approximated starts and ends, the run's
  * first event. 0, -ENOMEM, or -E2BIG (more items than SIM_MAX_ITEMS were fed). */
 int sim__finish(struct sim *s, const struct phases *p);

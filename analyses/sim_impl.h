@@ -20,6 +20,8 @@ enum item_kind {
 	IT_OPAQUE,
 	IT_SIGNAL, /* a condvar signal or broadcast (obj: the condvar) */
 	IT_CWAIT,  /* a condition wait, its mutex let go (obj: the condvar) */
+	IT_ENTER,  /* a region frame entered, a mark (obj: its probe id) */
+	IT_LEAVE,  /* ... and left */
 };
 
 struct item {
@@ -39,6 +41,8 @@ struct item {
 	__u64 serial;
 	__u8 kind;
 	__u8 cond_mutex; /* a lock or unlock inside a condition wait */
+	__u16 region;	 /* the innermost region frame (probe id) the work before
+			  * it was done in; 0: none */
 	/* the last replay: when its thread asked (after the work before it),
 	 * when it went on, and the item of another thread that let it go on
 	 * (the last arrival, the release granting it; SIZE_MAX: none) */

@@ -23,6 +23,10 @@ struct run {
 	struct sim *s;
 	const struct sim_change *c;
 	struct sim_result *r;
+	/* move=: per episode, the region work taken from the thread, and the
+	 * thread given it */
+	__u64 *moved;
+	__u32 *move_to;
 	struct ev *heap;
 	size_t n, cap;
 	__u64 seq;
@@ -76,6 +80,51 @@ static struct ev pop(struct run *R)
 	}
 }
 
+/* move=: the region's work leaves its thread and comes before the arrival
+ * of the thread given it, phase by phase. */
+static __u64 moved_work(const struct run *R, const struct thread *t, const struct item *it)
+{
+	if (t->tid == R->c->tid && sim_change__has_probe(R->c, it->region))
+		return 0;
+	if (it->kind == IT_BARRIER && it->phase != NONE && R->move_to[it->phase] == t->tid)
+		return it->work + R->moved[it->phase];
+	return it->work;
+}
+
+/* What move= takes from its thread in each phase, and who gets it: the
+ * thread named, or the member of the episode with the least work in it. */
+static int plan_move(struct run *R)
+{
+	struct sim *s = R->s;
+	__u64 *least;
+	size_t i;
+
+	R->moved = calloc(s->neps ? s->neps : 1, sizeof(*R->moved));
+	R->move_to = calloc(s->neps ? s->neps : 1, sizeof(*R->move_to));
+	least = calloc(s->neps ? s->neps : 1, sizeof(*least));
+	if (!R->moved || !R->move_to || !least) {
+		free(least);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->nitems; i++) {
+		const struct item *it = &s->items[i];
+
+		if (it->phase == NONE)
+			continue;
+		if (it->tid == R->c->tid && sim_change__has_probe(R->c, it->region))
+			R->moved[it->phase] += it->work;
+		if (it->kind != IT_BARRIER || it->tid == R->c->tid)
+			continue;
+		if (R->c->to ? it->tid == R->c->to
+			     : !R->move_to[it->phase] || it->pw < least[it->phase]) {
+			R->move_to[it->phase] = it->tid;
+			least[it->phase] = it->pw;
+		}
+	}
+	free(least);
+	return 0;
+}
+
 /* The work before item it of thread t under the change. */
 static __u64 work_of(const struct run *R, const struct thread *t, const struct item *it)
 {
@@ -83,8 +132,14 @@ static __u64 work_of(const struct run *R, const struct thread *t, const struct i
 	const struct episode *ep;
 	double target;
 
+	if (c->kind == SIM_SPEEDUP && c->region[0])
+		return sim_change__has_probe(c, it->region)
+			       ? (__u64)((double)it->work / c->factor + 0.5)
+			       : it->work;
 	if (c->kind == SIM_SPEEDUP)
 		return t->tid == c->tid ? (__u64)((double)it->work / c->factor + 0.5) : it->work;
+	if (c->kind == SIM_MOVE)
+		return moved_work(R, t, it);
 	if (c->kind == SIM_AS_IS || it->phase == NONE)
 		return it->work;
 	ep = &R->s->eps[it->phase];
@@ -262,8 +317,9 @@ static void request(struct run *R, size_t ti, __u64 now)
 	struct thread *t = &R->s->threads[ti];
 	struct item *it = &R->s->items[t->first + t->next];
 	size_t ix = t->first + t->next;
-	struct object *o =
-		it->kind == IT_BARRIER || it->kind == IT_OPAQUE ? NULL : &R->s->objs[it->obj];
+	int object = it->kind != IT_BARRIER && it->kind != IT_OPAQUE && it->kind != IT_ENTER &&
+		     it->kind != IT_LEAVE;
+	struct object *o = object ? &R->s->objs[it->obj] : NULL;
 
 	it->r_req = now;
 	it->r_pred = SIZE_MAX;
@@ -376,6 +432,11 @@ int sim__run(struct sim *s, const struct sim_change *c, struct sim_result *r)
 	if (!s->finished || (c->kind == SIM_THREADS && (!c->threads || !c->cpus)) ||
 	    (c->kind == SIM_SPEEDUP && !(c->factor > 0)))
 		return -EINVAL;
+	if (c->kind == SIM_MOVE && plan_move(&R)) {
+		free(R.moved);
+		free(R.move_to);
+		return -ENOMEM;
+	}
 	reset(s);
 	for (i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
@@ -397,5 +458,7 @@ int sim__run(struct sim *s, const struct sim_change *c, struct sim_result *r)
 	total(s, r);
 	s->ran = !R.nomem;
 	free(R.heap);
+	free(R.moved);
+	free(R.move_to);
 	return R.nomem ? -ENOMEM : 0;
 }

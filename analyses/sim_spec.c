@@ -17,19 +17,53 @@ static const char *split(const char *s, char *buf, size_t n, const char **b)
 	return buf;
 }
 
+/* A thread id, or else a region function's name (up to 63 characters) into
+ * c->region. 0 or -EINVAL. */
+static int tid_or_region(const char *s, struct sim_change *c, int region_ok)
+{
+	uint64_t t;
+
+	if (*s >= '0' && *s <= '9')
+		return parse_u64(s, 1, UINT32_MAX, &t) ? -EINVAL : (c->tid = (__u32)t, 0);
+	if (!region_ok || !*s || strlen(s) >= sizeof(c->region))
+		return -EINVAL;
+	snprintf(c->region, sizeof(c->region), "%s", s);
+	return 0;
+}
+
 static int parse_speedup(const char *v, struct sim_change *c, char *err, size_t n)
 {
 	const char *f;
-	char tid[32];
-	uint64_t t;
+	char who[80];
 
-	split(v, tid, sizeof(tid), &f);
-	if (!f || parse_u64(tid, 1, UINT32_MAX, &t) || parse_double(f, 0.001, 1000, &c->factor)) {
-		snprintf(err, n, "speedup=TID:F wants a thread id and a factor (0.001..1000): '%s'",
+	split(v, who, sizeof(who), &f);
+	if (!f || tid_or_region(who, c, 1) || parse_double(f, 0.001, 1000, &c->factor)) {
+		snprintf(err, n,
+			 "speedup=TID:F or speedup=REGION:F wants a thread id or a region function "
+			 "and a factor (0.001..1000): '%s'",
 			 v);
 		return -EINVAL;
 	}
-	c->tid = (__u32)t;
+	return 0;
+}
+
+/* move=REGION:FROM[:TO]. */
+static int parse_move(const char *v, struct sim_change *c, char *err, size_t n)
+{
+	const char *rest, *to;
+	char region[80], from[32];
+	uint64_t t = 0;
+
+	split(v, region, sizeof(region), &rest);
+	if (rest)
+		split(rest, from, sizeof(from), &to);
+	if (!rest || (*region >= '0' && *region <= '9') || tid_or_region(region, c, 1) ||
+	    tid_or_region(from, c, 0) || (to && parse_u64(to, 1, UINT32_MAX, &t))) {
+		snprintf(err, n,
+			 "move=REGION:FROM[:TO] wants a region function and thread ids: '%s'", v);
+		return -EINVAL;
+	}
+	c->to = (__u32)t;
 	return 0;
 }
 
@@ -84,6 +118,10 @@ int sim_change__parse(const char *spec, struct sim_change *c, char *err, size_t 
 		c->kind = SIM_SPEEDUP;
 		return parse_speedup(v, c, err, n);
 	}
+	if (len == 4 && !strncmp(spec, "move", 4) && v) {
+		c->kind = SIM_MOVE;
+		return parse_move(v, c, err, n);
+	}
 	if (len == 7 && !strncmp(spec, "threads", 7) && v) {
 		c->kind = SIM_THREADS;
 		return parse_threads(v, c, err, n);
@@ -102,7 +140,16 @@ void sim_change__name(const struct sim_change *c, char *buf, size_t n)
 			snprintf(buf, n, "balance=%s", c->site_text);
 		return;
 	case SIM_SPEEDUP:
-		snprintf(buf, n, "speedup=%u:%g", c->tid, c->factor);
+		if (c->region[0])
+			snprintf(buf, n, "speedup=%s:%g", c->region, c->factor);
+		else
+			snprintf(buf, n, "speedup=%u:%g", c->tid, c->factor);
+		return;
+	case SIM_MOVE:
+		if (c->to)
+			snprintf(buf, n, "move=%s:%u:%u", c->region, c->tid, c->to);
+		else
+			snprintf(buf, n, "move=%s:%u", c->region, c->tid);
 		return;
 	case SIM_THREADS:
 		snprintf(buf, n, "threads=%u:%u", c->threads, c->cpus);

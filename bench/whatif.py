@@ -24,12 +24,14 @@ BI = f"{EX}/barrier_imbalance"
 
 
 def cases():
-    """(label, base command, env, change, changed command). {late}: the
-    thread id of the base run's slowest thread."""
+    """(label, base command, env, change, changed command, its env[, record
+    options]). {late}: the thread id of the base run's slowest thread."""
     two = [BI, "-t", "2", "-n", "20", "-d", "5", "-m", "spin"]
     four = [BI, "-t", "4", "-n", "10", "-d", "4", "-m", "sleep"]
     omp = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"}
     kern = [f"{EX}/omp_kernels_gomp", "-s", "10", "-n", "600"]
+    step = [f"{EX}/stepper", "-t", "2", "-n", "5", "-k", "100"]
+    probe = ["--probe", f"{EX}/stepper:step:region"]
     return [
         ("barrier_imbalance 2 threads (5, 10 ms): balance", two, {}, "balance", two + ["-b"], {}),
         ("barrier_imbalance 2 threads: the late worker 2x faster", two, {}, "speedup={late}:2",
@@ -42,6 +44,10 @@ def cases():
          [BI, "-t", "2", "-n", "10", "-u", "13333", "-m", "sleep", "-b"], {}),
         ("omp_kernels_gomp 2 threads: on 1 thread", kern, omp, "threads=1:1", kern,
          {"OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "passive"}),
+        ("stepper (40 us steps, --probe step:region): step() 2x faster", step + ["-s", "40"],
+         {}, "speedup=step:2", step + ["-s", "20"], {}, probe),
+        ("stepper: the late worker's step() calls moved to the other",
+         step + ["-s", "40"], {}, "move=step:{late}", step + ["-s", "40", "-1"], {}, probe),
     ]
 
 
@@ -63,9 +69,9 @@ def late_tid(r):
     return max(r["threads"], key=lambda t: t["compute_ns"])["tid"]
 
 
-def predict(cmd, env, change, path):
-    subprocess.run([SBT, "record", "-q", "-o", path, "--"] + cmd, env=dict(os.environ, **env),
-                   capture_output=True, check=True)
+def predict(cmd, env, change, path, opts):
+    subprocess.run([SBT, "record", "-q", "-o", path] + opts + ["--"] + cmd,
+                   env=dict(os.environ, **env), capture_output=True, check=True)
     base = report(path)
     spec = change.format(late=late_tid(base))
     w = report(path, spec)["what_if"]
@@ -87,11 +93,11 @@ def main():
     print("| case | change | T | T_a | replay | predicted | actual | error |")
     print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        for label, cmd, env, change, changed, env2 in cases():
+        for label, cmd, env, change, changed, env2, *opts in cases():
             if a.only not in label:
                 continue
             t = statistics.median(total_ns(cmd, env) for _ in range(a.rounds))
-            runs = [predict(cmd, env, change, os.path.join(tmp, "w.sbt"))
+            runs = [predict(cmd, env, change, os.path.join(tmp, "w.sbt"), opts[0] if opts else [])
                     for _ in range(a.rounds)]
             runs = [x for x in runs if x]
             actual = statistics.median(total_ns(changed, env2) for _ in range(a.rounds))

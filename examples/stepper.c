@@ -9,6 +9,7 @@
 pthread_barrier_t step_barrier;
 
 static unsigned long nthreads = 2, nphases = 5, ksteps = 100, step_us = 20;
+static int on_first; /* -1: every call of a phase on worker 0 (a what-if check) */
 
 /* Not inlined: it is the function a benchmark probes. */
 __attribute__((noinline)) void step(void)
@@ -20,6 +21,9 @@ __attribute__((noinline)) void step(void)
 static void worker_main(unsigned int index)
 {
 	unsigned long k, j, calls = ksteps * (index + 1);
+
+	if (on_first) /* worker 0 takes the others' calls too */
+		calls = index ? 0 : ksteps * nthreads * (nthreads + 1) / 2;
 	pid_t tid = get_tid();
 
 	for (k = 0; k < nphases; k++) {
@@ -39,8 +43,9 @@ static void worker_main(unsigned int index)
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-t THREADS] [-n PHASES] [-k STEPS] [-s STEP_US]\n"
-		"Worker i calls step() STEPS*(i+1) times per phase, each spinning STEP_US us.\n"
+		"Usage: %s [-t THREADS] [-n PHASES] [-k STEPS] [-s STEP_US] [-1]\n"
+		"Worker i calls step() STEPS*(i+1) times per phase, each spinning STEP_US us;\n"
+		"with -1, worker 0 makes every worker's calls.\n"
 		"Example: %s -t 2 -n 5 -k 100 -s 20\n",
 		prog, prog);
 }
@@ -52,6 +57,7 @@ int main(int argc, char **argv)
 		OPT_NUM('n', nphases, 1, 100000, 1),
 		OPT_NUM('k', ksteps, 0, 10000000, 1),
 		OPT_NUM('s', step_us, 0, 1000000, 1),
+		OPT_FLAG('1', on_first),
 		{0},
 	};
 	uint64_t start;

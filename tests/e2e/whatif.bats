@@ -103,3 +103,44 @@ txt = open(sys.argv[3]).read()
 assert re.search(rf"^    thread {late} +\S+ +{cp['threads'][0]['ns'] / 1e6:.3f} ms", txt, re.M), txt
 PY
 }
+
+# A region function (--probe FN:region) made faster, and moved: stepper's
+# worker i calls step() 50 (i + 1) times a phase, each spinning 40 us. The
+# truth is the recorded run's own: each phase's compute per thread, less
+# (or plus) what the change does to its step() calls (their count times
+# 40 us), the phase lasting as its slowest thread.
+@test "what-if: a region function twice as fast, and moved, against the run's own phase times" {
+	run "$SBT" record -o "$T/s.sbt" --probe "$EX/stepper:step:region" -- \
+		"$EX/stepper" -t 2 -n 6 -k 50 -s 40
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/s.sbt" >"$T/base.json"
+	late=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+print(max(r["threads"], key=lambda t: t["compute_ns"])["tid"])' "$T/base.json")
+	"$SBT" report --format json --what-if speedup=step:2 --what-if "move=step:$late" \
+		--what-if speedup=nosuch:2 "$T/s.sbt" >"$T/w.json"
+	python3 - "$T/w.json" "$T/wl.out" "$late" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+late = int(sys.argv[3])
+comp = {}
+for line in open(sys.argv[2]):
+    w = line.split()
+    if w[:1] == ["phase"]:
+        comp.setdefault(int(w[1]), {})[int(w[w.index("tid") + 1])] = int(w[w.index("compute_ns") + 1])
+calls = {t: 50 * (2 if t == late else 1) for t in comp[0]}
+step = 40_000
+faster = sum(max(c - calls[t] * step // 2 for t, c in ph.items()) for ph in comp.values())
+other = next(t for t in comp[0] if t != late)
+moved = sum(max(ph[late] - calls[late] * step, ph[other] + calls[late] * step)
+            for ph in comp.values())
+ch = {c["change"]: c for c in r["what_if"]["changes"]}
+for name, want in (("speedup=step:2", faster), (f"move=step:{late}", moved)):
+    got = ch[name]["predicted_ns"]
+    # the phases' compute, without the barriers between them
+    assert abs(got - want) <= 0.1 * want, (name, got, want)
+    print(name, got, want)
+assert ch["speedup=nosuch:2"]["site_found"] is False, ch
+assert "no region frame" in ch["speedup=nosuch:2"]["missing"], ch
+PY
+}

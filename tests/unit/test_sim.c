@@ -19,6 +19,11 @@ static void on_sim_call(void *ctx, const struct ph_call *c)
 	sim__call(ctx, c);
 }
 
+static void on_sim_region(void *ctx, const struct ph_call *c)
+{
+	sim__region(ctx, c);
+}
+
 static struct phases *sim_phases(struct sim *s)
 {
 	struct phases_config cfg = {.probes = probes,
@@ -27,7 +32,8 @@ static struct phases *sim_phases(struct sim *s)
 				    .alpha_enter = no_cost,
 				    .alpha_exit = no_cost,
 				    .model = PH_MODEL_MR};
-	struct phases_ops ops = {.episode = on_sim_episode, .call = on_sim_call};
+	struct phases_ops ops = {
+		.episode = on_sim_episode, .call = on_sim_call, .region = on_sim_region};
 
 	memset(pending_depth, 0, sizeof(pending_depth));
 	return phases__new(&cfg, &ops, s);
@@ -247,7 +253,20 @@ TEST(what_if_specs)
 	CHECK_EQ(sim_change__parse("balance=", &c, err, sizeof(err)), -EINVAL);
 	CHECK_EQ(sim_change__parse("speedup=12", &c, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "speedup=TID:F") != NULL);
-	CHECK_EQ(sim_change__parse("speedup=x:2", &c, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(sim_change__parse("speedup=12x:2", &c, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(sim_change__parse("speedup=step:2", &c, err, sizeof(err)), 0);
+	CHECK(c.kind == SIM_SPEEDUP && !strcmp(c.region, "step") && c.factor == 2);
+	sim_change__name(&c, name, sizeof(name));
+	CHECK_STR(name, "speedup=step:2");
+	CHECK_EQ(sim_change__parse("move=step:12:13", &c, err, sizeof(err)), 0);
+	CHECK(c.kind == SIM_MOVE && !strcmp(c.region, "step") && c.tid == 12 && c.to == 13);
+	sim_change__name(&c, name, sizeof(name));
+	CHECK_STR(name, "move=step:12:13");
+	CHECK_EQ(sim_change__parse("move=step:12", &c, err, sizeof(err)), 0);
+	CHECK(c.tid == 12 && c.to == 0);
+	CHECK_EQ(sim_change__parse("move=step", &c, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(sim_change__parse("move=12:13", &c, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(sim_change__parse("move=step:x", &c, err, sizeof(err)), -EINVAL);
 	CHECK_EQ(sim_change__parse("speedup=1:0", &c, err, sizeof(err)), -EINVAL);
 	CHECK_EQ(sim_change__parse("threads=0", &c, err, sizeof(err)), -EINVAL);
 	CHECK_EQ(sim_change__parse("threads=2:", &c, err, sizeof(err)), -EINVAL);
@@ -323,6 +342,47 @@ TEST(a_condition_wait_ends_at_its_signal)
 	CHECK_EQ(path.sync_ns, 100);
 	CHECK(path.nthreads == 1 && path.threads[0].id == 2 && path.threads[0].ns == 100);
 	sim_path__free(&path);
+	phases__free(p);
+	sim__free(s);
+}
+
+/*
+ * A region function's work (--probe FN:region): thread 2 works 1000-1300,
+ * 150 of it inside a region frame (1050-1200); thread 1 works 1000-1100.
+ * Both leave 10 after the last arrival. The run is timed from 1050.
+ *   as is: 1310 - 1050 = 260
+ *   the region twice as fast: thread 2 arrives at 1000 + 50 + 75 + 100 =
+ *     1225, the run ends at 1235: 185
+ *   the region moved to thread 1: thread 2 arrives at 1150, thread 1 at
+ *     1100 + 150 = 1250: 1260 - 1050 = 210 (to the least loaded: the same)
+ */
+TEST(a_region_made_faster_or_moved)
+{
+	struct sim *s = sim__new();
+	struct phases *p = sim_phases(s);
+	struct sim_change c = {.kind = SIM_SPEEDUP, .factor = 2, .region = "GOMP_parallel"};
+
+	phases__add_thread(p, PID, 1, 1000);
+	phases__add_thread(p, PID, 2, 1000);
+	enter(p, P_REGION, 2, 1050, 0, SITE_B);
+	enter(p, P_PBW, 1, 1100, OBJ_X, SITE_A);
+	leave(p, P_REGION, 2, 1200, 0);
+	enter(p, P_PBW, 2, 1300, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 1310, 0);
+	leave(p, P_PBW, 2, 1310, 0);
+	phases__finish(p);
+	CHECK_EQ(sim__finish(s, p), 0);
+	c.probes[P_REGION / 8] |= 1u << (P_REGION % 8);
+	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_AS_IS}), 260);
+	CHECK_EQ(replay(s, c), 185);
+	c.kind = SIM_MOVE;
+	c.tid = 2;
+	c.to = 1;
+	CHECK_EQ(replay(s, c), 210);
+	c.to = 0;
+	CHECK_EQ(replay(s, c), 210);
+	/* a thread's speedup leaves a region of another alone */
+	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_SPEEDUP, .tid = 1, .factor = 2}), 260);
 	phases__free(p);
 	sim__free(s);
 }
