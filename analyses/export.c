@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyses/export.h"
@@ -46,7 +47,11 @@ struct exporter *exporter__new(const struct export_opts *o, const struct report_
 		x->o.views &= ~EXPORT_APPROXIMATED;
 	if (!x->o.views)
 		x->o.views = EXPORT_MEASURED;
+	if (x->o.critical_path && x->o.format == EXPORT_CHROME &&
+	    (x->o.views & EXPORT_APPROXIMATED))
+		x->sim = sim__new(); /* NULL: no memory, said in the track's place */
 	if (x->ops->init && x->ops->init(x, err, errlen)) {
+		sim__free(x->sim);
 		free(x);
 		return NULL;
 	}
@@ -59,6 +64,8 @@ void exporter__free(struct exporter *x)
 		return;
 	if (x->ops->fini)
 		x->ops->fini(x);
+	sim_path__free(&x->path);
+	sim__free(x->sim);
 	free(x);
 }
 
@@ -68,8 +75,23 @@ void exporter__begin(struct exporter *x)
 		x->ops->begin(x);
 }
 
+/* The replay as is and its critical path (doc/design.md §5.7). */
+static void critical_path(struct exporter *x, const struct phases *p)
+{
+	static const struct sim_change as_is = {.kind = SIM_AS_IS};
+	struct sim_result res;
+
+	x->path_err = x->sim ? sim__finish(x->sim, p) : -ENOMEM;
+	if (!x->path_err)
+		x->path_err = sim__run(x->sim, &as_is, &res);
+	if (!x->path_err)
+		x->path_err = res.stalled ? -EDEADLK : sim__critical_path(x->sim, &x->path, 1);
+}
+
 void exporter__end(struct exporter *x, const struct phases *p, const struct export_drops *d)
 {
+	if (x->o.critical_path)
+		critical_path(x, p);
 	if (x->ops->end)
 		x->ops->end(x, p, d);
 	if (x->o.out)
@@ -91,6 +113,8 @@ static void on_episode(void *ctx, const struct ph_episode *ep)
 {
 	struct exporter *x = ctx;
 
+	if (x->sim)
+		sim__episode(x->sim, ep);
 	if (ep->n && x->ops->episode)
 		x->ops->episode(x, ep);
 }
@@ -99,6 +123,8 @@ static void on_call(void *ctx, const struct ph_call *c)
 {
 	struct exporter *x = ctx;
 
+	if (x->sim)
+		sim__call(x->sim, c);
 	if (x->ops->call)
 		x->ops->call(x, c);
 }
@@ -111,10 +137,19 @@ static void on_futex_wait(void *ctx, const struct ph_call *c)
 		x->ops->futex_wait(x, c);
 }
 
+static void on_region(void *ctx, const struct ph_call *c)
+{
+	struct exporter *x = ctx;
+
+	if (x->sim)
+		sim__region(x->sim, c);
+}
+
 const struct phases_ops exporter_phases_ops = {
 	.episode = on_episode,
 	.call = on_call,
 	.futex_wait = on_futex_wait,
+	.region = on_region,
 };
 
 const char *export__symbol(const struct exporter *x, __u16 probe)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include "analyses/phases.h"
 #include "analyses/report.h"
+#include "analyses/sim.h"
 
 enum export_format { EXPORT_CHROME, EXPORT_CSV, EXPORT_SVG, EXPORT_OTF2, EXPORT_NFORMATS };
 
@@ -34,6 +35,9 @@ struct export_opts {
 	int nthreads;
 	int width;	/* SVG: pixels of the picture (default 1200) */
 	int keep_views; /* SVG: draw both views even when they look the same */
+	/* Chrome: the approximated run's critical path as a track of its own
+	 * (a replay: memory grows with the trace's calls and arrivals) */
+	int critical_path;
 };
 
 struct export_drops {
@@ -77,6 +81,11 @@ struct exporter {
 	const struct export_format_ops *ops;
 	void *state; /* the format's */
 	int failed;  /* the format could not write: its message was logged */
+	/* --critical-path: the replay's inputs, and its path at the end
+	 * (path_err: why there is none) */
+	struct sim *sim;
+	struct sim_path path;
+	int path_err;
 };
 
 extern const struct export_format_ops export_chrome_ops, export_csv_ops, export_svg_ops,

@@ -9,6 +9,7 @@
  * waits outside probed calls (joins, hand-made locks and barriers) as wait
  * slices. Times are exact: integer ns written as us with three decimals.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyses/efficiency.h"
@@ -366,10 +367,43 @@ static void other_data(struct exporter *x, const struct phases *p, const struct 
 	json_obj_end(j);
 }
 
+/* The approximated run's critical path (--critical-path): a process of its
+ * own in the approximated view, a slice per stretch, named after its thread
+ * (doc/design.md §5.7). */
+static void critical_path(struct exporter *x)
+{
+	const struct sim_path *p = &x->path;
+	char name[NAME_LEN];
+	size_t i;
+
+	if (!x->o.critical_path || !(x->o.views & EXPORT_APPROXIMATED))
+		return;
+	if (x->path_err) {
+		snprintf(name, sizeof(name), "approximated: critical path (none: %s)",
+			 x->path_err == -EDEADLK ? "the replay stalled" : strerror(-x->path_err));
+		metadata(x, "process_name", PH_APPROXIMATED, 0, 0, name);
+		return;
+	}
+	metadata(x, "process_name", PH_APPROXIMATED, 0, 0,
+		 "approximated: critical path (replayed)");
+	for (i = 0; i < p->nsegs; i++) {
+		const struct sim_segment *s = &p->segs[i];
+
+		if (s->tid)
+			snprintf(name, sizeof(name), "%s %u", export__comm(x, s->tid), s->tid);
+		else
+			snprintf(name, sizeof(name), "synchronization");
+		event(x, "X", name, "critical_path", PH_APPROXIMATED, 0, 1, s->from);
+		json_kfixed3(&state(x)->j, "dur", (int64_t)(s->to - s->from));
+		json_obj_end(&state(x)->j);
+	}
+}
+
 static void end(struct exporter *x, const struct phases *p, const struct export_drops *d)
 {
 	struct json *j = &state(x)->j;
 
+	critical_path(x);
 	thread_names(x, p);
 	fputc('\n', x->o.out);
 	json_arr_end(j);

@@ -174,7 +174,7 @@ void report_whatif__compute(struct report *r, const struct report_drops *d)
 	w->barges = res.lock_barges;
 	/* of this replay: the changes' overwrite its state */
 	if (r->o.critical_path)
-		w->path_err = res.stalled ? -EDEADLK : sim__critical_path(r->sim, &w->path);
+		w->path_err = res.stalled ? -EDEADLK : sim__critical_path(r->sim, &w->path, 0);
 	for (i = 0; i < r->o.nwhat_if; i++)
 		if (r->o.what_if[i].kind != SIM_AS_IS)
 			run_change(r, r->o.what_if[i], d);

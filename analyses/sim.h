@@ -104,6 +104,13 @@ struct sim_share {
 	__u32 id; /* thread id, or site index */
 	__u64 ns;
 };
+/* A stretch of the path, in the replay's (approximated) time: a thread's
+ * work, or synchronization (tid 0). */
+struct sim_segment {
+	__u32 tid;
+	__u64 from, to;
+};
+#define SIM_PATH_SEGMENTS (1u << 20)
 struct sim_path {
 	__u64 total_ns, sync_ns;
 	/* the threads' work and own calls, all told (waits left out): over
@@ -113,9 +120,14 @@ struct sim_path {
 	__u64 outside_ns; /* work on it outside any barrier phase */
 	struct sim_share *threads, *sites;
 	size_t nthreads, nsites;
+	/* with segments asked: its stretches in time order (the first
+	 * SIM_PATH_SEGMENTS; the others counted) */
+	struct sim_segment *segs;
+	size_t nsegs;
+	__u64 segs_dropped;
 };
 /* 0, -EINVAL (no replay run), -ENOMEM. */
-int sim__critical_path(struct sim *s, struct sim_path *path);
+int sim__critical_path(struct sim *s, struct sim_path *path, int segments);
 void sim_path__free(struct sim_path *path);
 
 /* Items fed, and whether the replay has barriers (balance has work to do). */

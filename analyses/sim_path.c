@@ -10,11 +10,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/array.h"
 #include "analyses/sim_impl.h"
 
 struct walk {
 	struct sim *s;
 	struct sim_path *p;
+	int segments; /* keep the path's stretches */
+	size_t cap_segs;
 	__u64 *by_thread; /* by thread index */
 	__u64 *by_site;	  /* by site index */
 	size_t nsites;
@@ -40,9 +43,35 @@ static size_t thread_of_item(const struct sim *s, size_t ix)
 	return lo ? lo - 1 : 0;
 }
 
-/* ns of thread ti's work in phase (NONE: outside any). */
-static void credit(struct walk *w, size_t ti, __u32 phase, __u64 ns)
+/* A stretch of the path, [from, to): kept in the segments when asked
+ * (thread id 0: synchronization), up to SIM_PATH_SEGMENTS. */
+static void segment(struct walk *w, __u32 tid, __u64 from, __u64 to)
 {
+	struct sim_path *p = w->p;
+
+	if (!w->segments || to <= from)
+		return;
+	if (p->nsegs >= SIM_PATH_SEGMENTS ||
+	    array_reserve((void **)&p->segs, &w->cap_segs, p->nsegs + 1, sizeof(*p->segs))) {
+		p->segs_dropped++;
+		return;
+	}
+	p->segs[p->nsegs++] = (struct sim_segment){tid, from, to};
+}
+
+/* Synchronization on the path: [from, to). */
+static void sync_on_path(struct walk *w, __u64 from, __u64 to)
+{
+	w->p->sync_ns += to > from ? to - from : 0;
+	segment(w, 0, from, to);
+}
+
+/* Thread ti's work [from, to) in phase (NONE: outside any). */
+static void credit(struct walk *w, size_t ti, __u32 phase, __u64 from, __u64 to)
+{
+	__u64 ns = to > from ? to - from : 0;
+
+	segment(w, w->s->threads[ti].tid, from, to);
 	w->by_thread[ti] += ns;
 	if (phase == NONE)
 		w->p->outside_ns += ns;
@@ -75,7 +104,7 @@ static size_t last_thread(struct walk *w, __u64 *t)
 			k = i;
 	if (k == SIZE_MAX)
 		return e;
-	w->p->sync_ns += *t > s->threads[k].end ? *t - s->threads[k].end : 0;
+	sync_on_path(w, s->threads[k].end, *t);
 	*t = s->threads[k].end;
 	return k;
 }
@@ -94,25 +123,25 @@ static void walk(struct walk *w)
 		if (i < 0) { /* its start, or the run's first event */
 			__u64 from = T->begin_a > s->first_a ? T->begin_a : s->first_a;
 
-			credit(w, ti, phase_at(s, T, 0), t > from ? t - from : 0);
+			credit(w, ti, phase_at(s, T, 0), from, t);
 			return;
 		}
 		it = &s->items[T->first + i];
 		/* the work after it, up to t: the next item's */
-		credit(w, ti, phase_at(s, T, i + 1), t > it->r_end ? t - it->r_end : 0);
+		credit(w, ti, phase_at(s, T, i + 1), it->r_end, t);
 		t = t < it->r_end ? t : it->r_end;
 		if (it->r_pred == SIZE_MAX) {
 			/* its own call; the last arrival's barrier: the release */
 			if (it->kind == IT_BARRIER)
-				w->p->sync_ns += t > it->r_req ? t - it->r_req : 0;
+				sync_on_path(w, it->r_req, t);
 			else
-				credit(w, ti, it->phase, t > it->r_req ? t - it->r_req : 0);
+				credit(w, ti, it->phase, it->r_req, t);
 			t = it->r_req < t ? it->r_req : t;
 			i--;
 			continue;
 		}
 		pred = &s->items[it->r_pred];
-		w->p->sync_ns += t > pred->r_req ? t - pred->r_req : 0;
+		sync_on_path(w, pred->r_req, t);
 		t = pred->r_req < t ? pred->r_req : t;
 		ti = thread_of_item(s, it->r_pred);
 		i = (long)(it->r_pred - s->threads[ti].first) - 1;
@@ -164,9 +193,22 @@ static __u64 total_work(const struct sim *s)
 	return w;
 }
 
-int sim__critical_path(struct sim *s, struct sim_path *path)
+/* Segments were kept from the end back: in time order. */
+static void reverse(struct sim_segment *v, size_t n)
 {
-	struct walk w = {.s = s, .p = path};
+	size_t i;
+
+	for (i = 0; i < n / 2; i++) {
+		struct sim_segment x = v[i];
+
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = x;
+	}
+}
+
+int sim__critical_path(struct sim *s, struct sim_path *path, int segments)
+{
+	struct walk w = {.s = s, .p = path, .segments = segments};
 	size_t i;
 	int e;
 
@@ -180,6 +222,7 @@ int sim__critical_path(struct sim *s, struct sim_path *path)
 	e = w.by_thread && w.by_site ? 0 : -ENOMEM;
 	if (!e) {
 		walk(&w);
+		reverse(path->segs, path->nsegs);
 		e = shares(w.by_thread, s->nthreads, s, 1, &path->threads, &path->nthreads);
 	}
 	if (!e)
@@ -199,6 +242,8 @@ void sim_path__free(struct sim_path *path)
 {
 	free(path->threads);
 	free(path->sites);
+	free(path->segs);
 	path->threads = path->sites = NULL;
-	path->nthreads = path->nsites = 0;
+	path->segs = NULL;
+	path->nthreads = path->nsites = path->nsegs = 0;
 }

@@ -81,7 +81,8 @@ assert ch[0]["predicted_ns"] > 0 and ch[1]["predicted_ns"] == 0, ch' "$output"
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json --critical-path "$T/c.sbt" >"$T/c.json"
 	"$SBT" report --critical-path "$T/c.sbt" >"$T/c.txt"
-	python3 - "$T/c.json" "$T/wl.out" "$T/c.txt" <<'PY'
+	"$SBT" export --critical-path -o "$T/c.chrome.json" "$T/c.sbt"
+	python3 - "$T/c.json" "$T/wl.out" "$T/c.txt" "$T/c.chrome.json" <<'PY'
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 own = {}
@@ -101,6 +102,12 @@ assert cp["sites"][0]["site"] == 0 and "barrier_imbalance.c" in cp["sites"][0]["
 assert cp["total_ns"] <= r["approximated"]["duration_ns"] * 1.01, (cp["total_ns"], r["approximated"])
 txt = open(sys.argv[3]).read()
 assert re.search(rf"^    thread {late} +\S+ +{cp['threads'][0]['ns'] / 1e6:.3f} ms", txt, re.M), txt
+# the Chrome track: the same path, stretch after stretch, in time order
+ev = [e for e in json.load(open(sys.argv[4]))["traceEvents"] if e.get("cat") == "critical_path"]
+assert ev and all(a["ts"] + a["dur"] <= b["ts"] + 0.002 for a, b in zip(ev, ev[1:])), ev[:4]
+assert abs(sum(e["dur"] for e in ev) * 1000 - cp["total_ns"]) <= len(ev), (len(ev), cp["total_ns"])
+late_us = sum(e["dur"] for e in ev if e["name"].endswith(f" {late}"))
+assert abs(late_us * 1000 - cp["threads"][0]["ns"]) <= len(ev), (late_us, cp["threads"][0])
 PY
 }
 

@@ -91,7 +91,7 @@ TEST(replay_of_barrier_phases_and_their_what_ifs)
 	/* the critical path as is: thread 2's work in each phase (300 x 3, the
 	 * first from the run's first event: 200) and each release (10 x 3) */
 	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_AS_IS}), 830);
-	CHECK_EQ(sim__critical_path(s, &path), 0);
+	CHECK_EQ(sim__critical_path(s, &path, 1), 0);
 	CHECK_EQ(path.total_ns, 830);
 	CHECK_EQ(path.sync_ns, 30);
 	CHECK_EQ(path.outside_ns, 0);
@@ -184,7 +184,7 @@ TEST(a_lock_taken_back_by_its_releaser)
 	/* its critical path, back from t2's unlock at 1355: t2's 50 of work,
 	 * the hand-off from t1's unlock at 1205 (100), t1 from there back to
 	 * its start: 100 + 5 + 100 */
-	CHECK_EQ(sim__critical_path(s, &path), 0);
+	CHECK_EQ(sim__critical_path(s, &path, 1), 0);
 	CHECK_EQ(path.total_ns, 355);
 	CHECK_EQ(path.sync_ns, 100);
 	CHECK_EQ(path.outside_ns, 255);
@@ -194,6 +194,13 @@ TEST(a_lock_taken_back_by_its_releaser)
 	CHECK_EQ(path.nsites, 0);
 	/* t1: 100 + 5 + 100 of work, t2: 50 (plus its 50 before asking) */
 	CHECK_EQ(path.work_ns, 100 + 5 + 100 + 50 + 50);
+	/* its stretches in time order: t1's work, the hand-off, t2's work */
+	CHECK_EQ(path.nsegs, 5);
+	CHECK(path.segs[0].tid == 1 && path.segs[0].from == 1000 && path.segs[0].to == 1100);
+	CHECK(path.segs[1].tid == 1 && path.segs[1].from == 1100 && path.segs[1].to == 1105);
+	CHECK(path.segs[2].tid == 1 && path.segs[2].from == 1105 && path.segs[2].to == 1205);
+	CHECK(path.segs[3].tid == 0 && path.segs[3].from == 1205 && path.segs[3].to == 1305);
+	CHECK(path.segs[4].tid == 2 && path.segs[4].from == 1305 && path.segs[4].to == 1355);
 	sim_path__free(&path);
 	phases__free(p);
 	sim__free(s);
@@ -219,7 +226,7 @@ TEST(a_lock_never_released_is_free_at_its_holders_end)
 	leave(p, P_LOCK, 2, 1500, 0);
 	phases__finish(p);
 	CHECK_EQ(sim__finish(s, p), 0);
-	CHECK_EQ(sim__critical_path(s, &path), -EINVAL); /* no replay yet */
+	CHECK_EQ(sim__critical_path(s, &path, 1), -EINVAL); /* no replay yet */
 	CHECK_EQ(sim__run(s, &(struct sim_change){.kind = SIM_AS_IS}, &r), 0);
 	CHECK_EQ(r.stalled, 0);
 	CHECK_EQ(r.duration_ns, 10);
@@ -337,7 +344,7 @@ TEST(a_condition_wait_ends_at_its_signal)
 	CHECK_EQ(sim__finish(s, p), 0);
 	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_AS_IS}), 300);
 	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_SPEEDUP, .tid = 2, .factor = 2}), 200);
-	CHECK_EQ(sim__critical_path(s, &path), 0);
+	CHECK_EQ(sim__critical_path(s, &path, 1), 0);
 	CHECK_EQ(path.total_ns, 200);
 	CHECK_EQ(path.sync_ns, 100);
 	CHECK(path.nthreads == 1 && path.threads[0].id == 2 && path.threads[0].ns == 100);

@@ -24,9 +24,10 @@ struct export_env {
 	int format;
 	int width;
 	int both; /* --both given: the SVG draws both views even when they look alike */
+	int critical_path;
 };
 
-enum { OPT_FORMAT = 1000, OPT_BOTH, OPT_WIDTH };
+enum { OPT_FORMAT = 1000, OPT_BOTH, OPT_WIDTH, OPT_CRITICAL_PATH };
 
 static const struct argp_option options[] = {
 	{"format", OPT_FORMAT, "FMT", 0, "chrome (default), csv, json, svg or otf2", 0},
@@ -39,6 +40,10 @@ static const struct argp_option options[] = {
 	 "differ by less than a pixel, unless --both is given)",
 	 0},
 	{"width", OPT_WIDTH, "PX", 0, "SVG: width of the picture in pixels (default 1200)", 0},
+	{"critical-path", OPT_CRITICAL_PATH, NULL, 0,
+	 "chrome: the approximated run's critical path as a track of its own (a replay of the "
+	 "run: memory grows with the trace)",
+	 0},
 	{},
 };
 
@@ -53,6 +58,7 @@ static const char doc[] =
 	"  sbt-bpf export -o lu.json lu.sbt           # open in ui.perfetto.dev\n"
 	"  sbt-bpf export --format csv --approximated -o lu.csv lu.sbt\n"
 	"  sbt-bpf export --format svg -o lu.svg lu.sbt\n"
+	"  sbt-bpf export --critical-path -o lu.json lu.sbt  # its own track\n"
 	"  sbt-bpf export --format json --model sm -o - lu.sbt\n"
 	"  sbt-bpf export --pid 4242 -o job.json all.sbt   # a process of record -a\n"
 	"  sbt-bpf export --format otf2 -o lu-otf2 lu.sbt   # then:\n"
@@ -78,6 +84,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		env->file.approx.view = REPORT_BOTH;
 		env->both = 1;
 		return 0;
+	case OPT_CRITICAL_PATH:
+		env->critical_path = 1;
+		return 0;
 	case OPT_WIDTH:
 		if (parse_u64(arg, 300, 100000, &v))
 			argp_error(st, "invalid value '%s' for --width (300..100000)", arg);
@@ -89,6 +98,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_END:
 		if (!env->output)
 			argp_error(st, "missing -o FILE ('-' for standard output)");
+		if (env->critical_path && env->format != EXPORT_CHROME)
+			argp_error(st, "--critical-path draws a chrome track: use --format chrome "
+				       "(report --critical-path gives the others)");
 		if (env->format == EXPORT_OTF2 && !strcmp(env->output, "-"))
 			argp_error(st, "otf2 writes an archive directory: give -o DIR");
 		/* the OTF2 library would fail half-way over an existing archive */
@@ -131,7 +143,8 @@ static int run_exporter(struct replay *rp, const struct export_env *env, FILE *o
 				.threads = threads,
 				.nthreads = nthreads,
 				.width = env->width,
-				.keep_views = env->both};
+				.keep_views = env->both,
+				.critical_path = env->critical_path};
 	struct export_drops d = {.total = rp->m->drops_total};
 	struct exporter *x;
 	struct phases *ph = NULL;
