@@ -59,6 +59,10 @@ void report_text__critical_path(struct report *r)
 		fprintf(r->o.out, "    site %-4u %12.3f ms %6.1f %%  %s \"%s\"\n", p->sites[i].id,
 			ms(p->sites[i].ns), share(p->sites[i].ns, p->total_ns), bn.where, bn.name);
 	}
+	for (i = 0; i < p->nregions && i < PATH_ROWS; i++)
+		fprintf(r->o.out, "    region %-25s %12.3f ms %6.1f %%\n",
+			report__symbol(r, (__u16)p->regions[i].id), ms(p->regions[i].ns),
+			share(p->regions[i].ns, p->total_ns));
 }
 
 void report_json__critical_path(struct report *r)
@@ -100,6 +104,15 @@ void report_json__critical_path(struct report *r)
 		json_ku64(j, "site", p->sites[i].id);
 		json_kstr(j, "call_site", bn.where);
 		json_ku64(j, "ns", p->sites[i].ns);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "regions");
+	json_arr_begin(j);
+	for (i = 0; i < p->nregions; i++) {
+		json_obj_begin(j);
+		json_kstr(j, "symbol", report__symbol(r, (__u16)p->regions[i].id));
+		json_ku64(j, "ns", p->regions[i].ns);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

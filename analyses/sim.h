@@ -98,7 +98,8 @@ int sim__run(struct sim *s, const struct sim_change *c, struct sim_result *r);
  * of the thread that ended last, back through what let each wait end (a
  * barrier's last arrival, the release that granted a lock or a token) to a
  * thread's start. Its time by thread (work and calls of that thread on it)
- * and by barrier site (work in phases of that site), largest first, and the
+ * and by barrier site (work in phases of that site) and region function (the work
+ * inside its frames), largest first, and the
  * synchronization on it (releases, hand-offs, a main thread's join). */
 struct sim_share {
 	__u32 id; /* thread id, or site index */
@@ -120,6 +121,10 @@ struct sim_path {
 	__u64 outside_ns; /* work on it outside any barrier phase */
 	struct sim_share *threads, *sites;
 	size_t nthreads, nsites;
+	/* the work inside region frames on it, by region probe id (the
+	 * innermost frame's) */
+	struct sim_share *regions;
+	size_t nregions;
 	/* with segments asked: its stretches in time order (the first
 	 * SIM_PATH_SEGMENTS; the others counted) */
 	struct sim_segment *segs;

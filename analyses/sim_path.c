@@ -20,6 +20,7 @@ struct walk {
 	size_t cap_segs;
 	__u64 *by_thread; /* by thread index */
 	__u64 *by_site;	  /* by site index */
+	__u64 *by_region; /* by region probe id */
 	size_t nsites;
 };
 
@@ -66,13 +67,16 @@ static void sync_on_path(struct walk *w, __u64 from, __u64 to)
 	segment(w, 0, from, to);
 }
 
-/* Thread ti's work [from, to) in phase (NONE: outside any). */
-static void credit(struct walk *w, size_t ti, __u32 phase, __u64 from, __u64 to)
+/* Thread ti's work [from, to) in phase (NONE: outside any), inside region
+ * frame region (0: none). */
+static void credit(struct walk *w, size_t ti, __u32 phase, __u16 region, __u64 from, __u64 to)
 {
 	__u64 ns = to > from ? to - from : 0;
 
 	segment(w, w->s->threads[ti].tid, from, to);
 	w->by_thread[ti] += ns;
+	if (region && region < SBT_MAX_PROBES)
+		w->by_region[region] += ns;
 	if (phase == NONE)
 		w->p->outside_ns += ns;
 	else
@@ -82,6 +86,12 @@ static void credit(struct walk *w, size_t ti, __u32 phase, __u64 from, __u64 to)
 static __u32 phase_at(const struct sim *s, const struct thread *t, long i)
 {
 	return i >= 0 && (size_t)i < t->n ? s->items[t->first + i].phase : NONE;
+}
+
+/* The region frame the work before item i of thread t was done in. */
+static __u16 region_at(const struct sim *s, const struct thread *t, long i)
+{
+	return i >= 0 && (size_t)i < t->n ? s->items[t->first + i].region : 0;
 }
 
 /* The thread that ended last, and the time the path starts back from: a
@@ -123,19 +133,19 @@ static void walk(struct walk *w)
 		if (i < 0) { /* its start, or the run's first event */
 			__u64 from = T->begin_a > s->first_a ? T->begin_a : s->first_a;
 
-			credit(w, ti, phase_at(s, T, 0), from, t);
+			credit(w, ti, phase_at(s, T, 0), region_at(s, T, 0), from, t);
 			return;
 		}
 		it = &s->items[T->first + i];
 		/* the work after it, up to t: the next item's */
-		credit(w, ti, phase_at(s, T, i + 1), it->r_end, t);
+		credit(w, ti, phase_at(s, T, i + 1), region_at(s, T, i + 1), it->r_end, t);
 		t = t < it->r_end ? t : it->r_end;
 		if (it->r_pred == SIZE_MAX) {
 			/* its own call; the last arrival's barrier: the release */
 			if (it->kind == IT_BARRIER)
 				sync_on_path(w, it->r_req, t);
 			else
-				credit(w, ti, it->phase, it->r_req, t);
+				credit(w, ti, it->phase, it->region, it->r_req, t);
 			t = it->r_req < t ? it->r_req : t;
 			i--;
 			continue;
@@ -219,7 +229,8 @@ int sim__critical_path(struct sim *s, struct sim_path *path, int segments)
 		w.nsites = s->eps[i].site + 1 > w.nsites ? s->eps[i].site + 1 : w.nsites;
 	w.by_thread = calloc(s->nthreads, sizeof(*w.by_thread));
 	w.by_site = calloc(w.nsites ? w.nsites : 1, sizeof(*w.by_site));
-	e = w.by_thread && w.by_site ? 0 : -ENOMEM;
+	w.by_region = calloc(SBT_MAX_PROBES, sizeof(*w.by_region));
+	e = w.by_thread && w.by_site && w.by_region ? 0 : -ENOMEM;
 	if (!e) {
 		walk(&w);
 		reverse(path->segs, path->nsegs);
@@ -227,12 +238,15 @@ int sim__critical_path(struct sim *s, struct sim_path *path, int segments)
 	}
 	if (!e)
 		e = shares(w.by_site, w.nsites, s, 0, &path->sites, &path->nsites);
+	if (!e)
+		e = shares(w.by_region, SBT_MAX_PROBES, s, 0, &path->regions, &path->nregions);
 	for (i = 0; i < s->nthreads; i++)
 		path->total_ns += w.by_thread[i] ? w.by_thread[i] : 0;
 	path->total_ns += path->sync_ns;
 	path->work_ns = total_work(s);
 	free(w.by_thread);
 	free(w.by_site);
+	free(w.by_region);
 	if (e)
 		sim_path__free(path);
 	return e;
@@ -242,8 +256,10 @@ void sim_path__free(struct sim_path *path)
 {
 	free(path->threads);
 	free(path->sites);
+	free(path->regions);
 	free(path->segs);
-	path->threads = path->sites = NULL;
+	path->threads = path->sites = path->regions = NULL;
+	path->nregions = 0;
 	path->segs = NULL;
 	path->nthreads = path->nsites = path->nsegs = 0;
 }

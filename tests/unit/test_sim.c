@@ -4,6 +4,7 @@
  * times equal measured ones). */
 #include <errno.h>
 #include "analyses/sim.h"
+#include "analyses/sync.h"
 #include "condbar_fixture.h"
 
 static const __u64 no_cost[NPROBES];
@@ -24,19 +25,27 @@ static void on_sim_region(void *ctx, const struct ph_call *c)
 	sim__region(ctx, c);
 }
 
-static struct phases *sim_phases(struct sim *s)
+/* A phase analysis without probe cost feeding replay s; with sy, the lock
+ * and semaphore tables, which pair each P with the V whose token it took. */
+static struct phases *sim_phases_sync(struct sim *s, struct sync *sy)
 {
 	struct phases_config cfg = {.probes = probes,
 				    .nprobes = NPROBES,
 				    .start_ns = START,
 				    .alpha_enter = no_cost,
 				    .alpha_exit = no_cost,
+				    .sync = sy,
 				    .model = PH_MODEL_MR};
 	struct phases_ops ops = {
 		.episode = on_sim_episode, .call = on_sim_call, .region = on_sim_region};
 
 	memset(pending_depth, 0, sizeof(pending_depth));
 	return phases__new(&cfg, &ops, s);
+}
+
+static struct phases *sim_phases(struct sim *s)
+{
+	return sim_phases_sync(s, NULL);
 }
 
 static __u64 replay(struct sim *s, struct sim_change c)
@@ -368,6 +377,7 @@ TEST(a_region_made_faster_or_moved)
 	struct sim *s = sim__new();
 	struct phases *p = sim_phases(s);
 	struct sim_change c = {.kind = SIM_SPEEDUP, .factor = 2, .region = "GOMP_parallel"};
+	struct sim_path path;
 
 	phases__add_thread(p, PID, 1, 1000);
 	phases__add_thread(p, PID, 2, 1000);
@@ -388,8 +398,51 @@ TEST(a_region_made_faster_or_moved)
 	CHECK_EQ(replay(s, c), 210);
 	c.to = 0;
 	CHECK_EQ(replay(s, c), 210);
+	/* as is, the path is thread 2's: 50 of work, 150 in the region, 100,
+	 * from the run's first event (1050: the region's 150 and 100), then
+	 * the release (10) */
+	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_AS_IS}), 260);
+	CHECK_EQ(sim__critical_path(s, &path, 0), 0);
+	CHECK_EQ(path.total_ns, 260);
+	CHECK(path.nregions == 1 && path.regions[0].id == P_REGION && path.regions[0].ns == 150);
+	sim_path__free(&path);
 	/* a thread's speedup leaves a region of another alone */
 	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_SPEEDUP, .tid = 1, .factor = 2}), 260);
 	phases__free(p);
 	sim__free(s);
+}
+
+/*
+ * A semaphore's token: thread 1 waits (sem_wait) from 1000 to 1300, thread 2
+ * works to 1200 and posts (returns 1210). The P took that V's token: it
+ * waits for it in the replay, a hand-off (1300 - 1200) after the post. The
+ * critical path: thread 2's 200 of work, then the hand-off: 300.
+ */
+TEST(a_semaphore_token_and_its_critical_path)
+{
+	struct sync *sy = sync__new(probes, NPROBES);
+	struct sim *s = sim__new();
+	struct phases *p = sim_phases_sync(s, sy);
+	struct sim_path path;
+
+	phases__add_thread(p, PID, 1, 1000);
+	phases__add_thread(p, PID, 2, 1000);
+	enter(p, P_SEMW, 1, 1000, OBJ_Y, SITE_A);
+	enter(p, P_POST, 2, 1200, OBJ_Y, SITE_B);
+	leave(p, P_POST, 2, 1210, 0);
+	leave(p, P_SEMW, 1, 1300, 0);
+	phases__finish(p);
+	CHECK_EQ(sim__finish(s, p), 0);
+	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_AS_IS}), 300);
+	CHECK_EQ(sim__critical_path(s, &path, 1), 0);
+	CHECK_EQ(path.total_ns, 300);
+	CHECK_EQ(path.sync_ns, 100);
+	CHECK(path.nthreads == 1 && path.threads[0].id == 2 && path.threads[0].ns == 200);
+	CHECK(path.nsegs == 2 && path.segs[0].tid == 2 && path.segs[1].tid == 0);
+	/* thread 2 twice as fast: the token comes 100 earlier */
+	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_SPEEDUP, .tid = 2, .factor = 2}), 200);
+	sim_path__free(&path);
+	phases__free(p);
+	sim__free(s);
+	sync__free(sy);
 }
