@@ -47,9 +47,9 @@ struct exporter *exporter__new(const struct export_opts *o, const struct report_
 		x->o.views &= ~EXPORT_APPROXIMATED;
 	if (!x->o.views)
 		x->o.views = EXPORT_MEASURED;
-	if (x->o.critical_path && x->o.format == EXPORT_CHROME &&
+	if (x->o.critical_path && (x->o.format == EXPORT_CHROME || x->o.format == EXPORT_SVG) &&
 	    (x->o.views & EXPORT_APPROXIMATED))
-		x->sim = sim__new(); /* NULL: no memory, said in the track's place */
+		x->sim = sim__new(); /* NULL: no memory, said in the path's place */
 	if (x->ops->init && x->ops->init(x, err, errlen)) {
 		sim__free(x->sim);
 		free(x);

@@ -168,6 +168,66 @@ struct key {
 };
 
 /* Colour swatches with their meaning, wrapped to the width. */
+#define CRIT_COLOR "#e0a800"
+
+/* The view index (in pn->view) of the approximated rows, or -1. */
+static int approximated_row(const struct pen *pn)
+{
+	int k;
+
+	for (k = 0; k < pn->nv; k++)
+		if (pn->view[k] == PH_APPROXIMATED)
+			return k;
+	return -1;
+}
+
+/* --critical-path: its stretches are drawn under the approximated rows. */
+static int critical_drawn(const struct pen *pn)
+{
+	return pn->x->o.critical_path && !pn->x->path_err && approximated_row(pn) >= 0;
+}
+
+/* A bar under each approximated row where its thread is on the critical
+ * path: the path's stretches (doc/design.md §5.7), runs of adjacent columns
+ * of one row drawn as one. rows_y: the first row's top. */
+static void critical_path(struct pen *pn, int rows_y)
+{
+	const struct sim_path *p = &pn->x->path;
+	int k = approximated_row(pn), run_row = -1, run_a = 0, run_b = 0;
+	size_t i, ix;
+
+	if (!critical_drawn(pn))
+		return;
+	fputs("<g class=\"critical-path\">\n", pn->f);
+	for (i = 0; i <= p->nsegs; i++) {
+		const struct sim_segment *g = i < p->nsegs ? &p->segs[i] : NULL;
+		int row = -1, a = 0, b = 0;
+
+		if (g && g->tid && hmap_get_index(&pn->s->rows, g->tid, 0, &ix)) {
+			row = (int)ix;
+			a = svg__column(pn->s, g->from);
+			b = svg__column(pn->s, g->to);
+		}
+		if (row >= 0 && row == run_row && a <= run_b + 1) {
+			run_b = b > run_b ? b : run_b;
+			continue;
+		}
+		if (run_row >= 0)
+			fprintf(pn->f,
+				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"3\" "
+				"fill=\"" CRIT_COLOR "\"/>\n",
+				SVG_LABEL_W + run_a,
+				rows_y + (run_row * pn->nv + k) * ROW_H + ROW_H - 5,
+				run_b - run_a + 1);
+		if (g && !g->tid)
+			continue; /* synchronization: no thread's; the run goes on after it */
+		run_row = row;
+		run_a = a;
+		run_b = b;
+	}
+	fputs("</g>\n", pn->f);
+}
+
 static void legend(struct pen *pn)
 {
 	char g[8], r[8], b[8];
@@ -177,15 +237,16 @@ static void legend(struct pen *pn)
 		{"other wait: lock, semaphore, condition variable, join", b, 12, 10},
 		{"thread alive", GREY, 12, 2},
 		{"last to arrive (critical thread)", "#000", 2, 14},
+		{"on the critical path (approximated, replayed)", CRIT_COLOR, 12, 3},
 	};
-	int x = MARGIN, i;
+	int x = MARGIN, i, n = (int)(sizeof(keys) / sizeof(*keys)) - !critical_drawn(pn);
 
 	snprintf(g, sizeof(g), "#%02x%02x%02x", green[0], green[1], green[2]);
 	snprintf(r, sizeof(r), "#%02x%02x%02x", red[0], red[1], red[2]);
 	snprintf(b, sizeof(b), "#%02x%02x%02x", blue[0], blue[1], blue[2]);
 	pn->y += LINE_H + 4;
 	fputs("<g class=\"legend\">\n", pn->f);
-	for (i = 0; i < (int)(sizeof(keys) / sizeof(*keys)); i++) {
+	for (i = 0; i < n; i++) {
 		int w = 16 + svg_text_px(strlen(keys[i].label), FS) + 10;
 
 		if (x > MARGIN && x + w > right(pn)) {
@@ -477,6 +538,7 @@ static void body(struct pen *pn, const struct export_drops *d)
 	for (i = 0, y = pn->y + 4; i < s->nrows; i++)
 		for (k = 0; k < pn->nv; k++, y += ROW_H)
 			row(pn, &s->row[i], pn->view[k], y);
+	critical_path(pn, pn->y + 4);
 	pn->y = y;
 	if (s->left_out.len) {
 		pn->y += LINE_H;

@@ -82,6 +82,12 @@ assert ch[0]["predicted_ns"] > 0 and ch[1]["predicted_ns"] == 0, ch' "$output"
 	"$SBT" report --format json --critical-path "$T/c.sbt" >"$T/c.json"
 	"$SBT" report --critical-path "$T/c.sbt" >"$T/c.txt"
 	"$SBT" export --critical-path -o "$T/c.chrome.json" "$T/c.sbt"
+	"$SBT" export --format svg --critical-path -o "$T/c.svg" "$T/c.sbt"
+	grep -q 'on the critical path (approximated, replayed)' "$T/c.svg"
+	[ "$(sed -n '/<g class="critical-path">/,/<\/g>/p' "$T/c.svg" | grep -c '<rect')" -ge 1 ]
+	run "$SBT" export --format csv --critical-path -o "$T/c.csv" "$T/c.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--critical-path is drawn by chrome and svg"* ]]
 	python3 - "$T/c.json" "$T/wl.out" "$T/c.txt" "$T/c.chrome.json" <<'PY'
 import json, re, sys
 r = json.load(open(sys.argv[1]))

@@ -41,8 +41,8 @@ static const struct argp_option options[] = {
 	 0},
 	{"width", OPT_WIDTH, "PX", 0, "SVG: width of the picture in pixels (default 1200)", 0},
 	{"critical-path", OPT_CRITICAL_PATH, NULL, 0,
-	 "chrome: the approximated run's critical path as a track of its own (a replay of the "
-	 "run: memory grows with the trace)",
+	 "The approximated run's critical path: chrome, a track of its own; svg, a bar under "
+	 "the rows on it (a replay of the run: memory grows with the trace)",
 	 0},
 	{},
 };
@@ -98,9 +98,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_END:
 		if (!env->output)
 			argp_error(st, "missing -o FILE ('-' for standard output)");
-		if (env->critical_path && env->format != EXPORT_CHROME)
-			argp_error(st, "--critical-path draws a chrome track: use --format chrome "
-				       "(report --critical-path gives the others)");
+		if (env->critical_path && env->format != EXPORT_CHROME && env->format != EXPORT_SVG)
+			argp_error(st, "--critical-path is drawn by chrome and svg (report "
+				       "--critical-path gives it as a table)");
 		if (env->format == EXPORT_OTF2 && !strcmp(env->output, "-"))
 			argp_error(st, "otf2 writes an archive directory: give -o DIR");
 		/* the OTF2 library would fail half-way over an existing archive */
