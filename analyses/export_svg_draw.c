@@ -170,7 +170,8 @@ struct key {
 /* Colour swatches with their meaning, wrapped to the width. */
 #define CRIT_COLOR "#e0a800"
 
-/* The view index (in pn->view) of the approximated rows, or -1. */
+/* The view index (in pn->view) of the rows the critical path goes under:
+ * the approximated, or the one set drawn when the views look alike. */
 static int approximated_row(const struct pen *pn)
 {
 	int k;
@@ -178,7 +179,7 @@ static int approximated_row(const struct pen *pn)
 	for (k = 0; k < pn->nv; k++)
 		if (pn->view[k] == PH_APPROXIMATED)
 			return k;
-	return -1;
+	return pn->nv == 1 ? 0 : -1;
 }
 
 /* --critical-path: its stretches are drawn under the approximated rows. */
