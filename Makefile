@@ -55,7 +55,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 EX_DIR    := $(OUTPUT)/examples
 PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline sem_barrier cond_queue cond_barrier page_touch stepper \
 		    custom_barrier
-OMP_EXAMPLES := omp_barriers omp_critical omp_for omp_kernels omp_nested omp_tailcall omp_tasks
+OMP_EXAMPLES := omp_barriers omp_critical omp_for omp_kernels omp_nested omp_resize omp_tailcall omp_tasks
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) $(EX_DIR)/barrier_imbalance_static \
 	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm)
 # The probe shim (shim/shim.h): one library per class, preloaded by --shim.

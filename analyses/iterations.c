@@ -12,12 +12,31 @@
 #include "lib/hmap.h"
 #include "analyses/iterations.h"
 
+/* Iterations by team size, made once a site's iterations had two sizes
+ * (most programs keep one: no memory for them). */
+struct it_teams {
+	int n;
+	struct it_team {
+		__u32 threads;
+		struct it_stats st[2];
+	} t[IT_TEAMS];
+};
+
+/* One way a site counts iterations: its returns (entry) or its episodes
+ * (every): the iterations' times, the team of the one open, the first
+ * team seen, and by team once two were. */
+struct it_count {
+	__u64 n;
+	__u64 start[2]; /* the latest boundary, per view */
+	struct it_stats st[2];
+	__u32 open_team, first_team;
+	struct it_teams *teams;
+};
+
 struct it_site {
 	int seen;
-	__u64 order;			   /* how many sites its process had before it */
-	__u64 entries, episodes;	   /* returns to it, and episodes at it */
-	__u64 entry_start[2], ep_start[2]; /* the latest of each, per view */
-	struct it_stats entry[2], every[2];
+	__u64 order; /* how many sites its process had before it */
+	struct it_count entry, every;
 };
 
 struct it_proc {
@@ -54,6 +73,10 @@ void iterations__free(struct iterations *it)
 	for (i = 0; i < it->n; i++) {
 		period__free(&it->list[i]->det);
 		free(it->list[i]);
+	}
+	for (i = 0; i < it->nsites; i++) {
+		free(it->sites[i].entry.teams);
+		free(it->sites[i].every.teams);
 	}
 	free(it->list);
 	free(it->sites);
@@ -108,20 +131,60 @@ static struct it_site *site_of(struct iterations *it, struct it_proc *p, __u32 s
 	return s;
 }
 
-/* One more boundary at start[]: the time since the previous one is an iteration's. */
-static void boundary(__u64 *count, __u64 prev[2], struct it_stats st[2], const __u64 start[2])
+/* The statistics of team size threads in c, made when a second size
+ * shows (the first's are every iteration's so far); NULL past IT_TEAMS
+ * sizes, or out of memory. */
+static struct it_stats *team_stats(struct it_count *c, __u32 threads)
 {
-	int v;
+	struct it_teams *ts = c->teams;
+	int i;
 
-	for (v = 0; v < 2; v++) {
-		if (*count)
-			it_stats__add(&st[v], start[v] > prev[v] ? start[v] - prev[v] : 0);
-		prev[v] = start[v];
+	if (!ts && threads == c->first_team)
+		return NULL; /* one size so far: the totals are its */
+	if (!ts) {
+		ts = c->teams = calloc(1, sizeof(*ts));
+		if (!ts)
+			return NULL;
+		ts->t[0].threads = c->first_team;
+		memcpy(ts->t[0].st, c->st, sizeof(c->st));
+		ts->n = 1;
 	}
-	(*count)++;
+	for (i = 0; i < ts->n; i++)
+		if (ts->t[i].threads == threads)
+			return ts->t[i].st;
+	if (ts->n == IT_TEAMS)
+		return NULL;
+	ts->t[ts->n].threads = threads;
+	return ts->t[ts->n++].st;
 }
 
-void iterations__episode(struct iterations *it, __u32 pid, __u32 site, const __u64 start[2])
+/* One more boundary at start[], of an iteration on team threads: the time
+ * since the previous one is the iteration's that began there. */
+static void boundary(struct it_count *c, const __u64 start[2], __u32 threads)
+{
+	struct it_stats *by_team = NULL;
+	int v;
+
+	if (c->n == 1)
+		c->first_team = c->open_team;
+	if (c->n)
+		by_team = team_stats(c, c->open_team);
+	for (v = 0; v < 2; v++) {
+		__u64 dt = start[v] > c->start[v] ? start[v] - c->start[v] : 0;
+
+		if (c->n) {
+			it_stats__add(&c->st[v], dt);
+			if (by_team)
+				it_stats__add(&by_team[v], dt);
+		}
+		c->start[v] = start[v];
+	}
+	c->open_team = threads;
+	c->n++;
+}
+
+void iterations__episode(struct iterations *it, __u32 pid, __u32 site, const __u64 start[2],
+			 __u32 team)
 {
 	struct it_proc *p = proc_of(it, pid);
 	struct it_site *s = p ? site_of(it, p, site) : NULL;
@@ -129,8 +192,8 @@ void iterations__episode(struct iterations *it, __u32 pid, __u32 site, const __u
 	if (!s)
 		return;
 	if (!period__feed(&p->det, site))
-		boundary(&s->entries, s->entry_start, s->entry, start);
-	boundary(&s->episodes, s->ep_start, s->every, start);
+		boundary(&s->entry, start, team);
+	boundary(&s->every, start, team);
 }
 
 size_t iterations__nprocs(const struct iterations *it)
@@ -160,17 +223,25 @@ static const struct it_site *rotate(const struct iterations *it, const struct it
 int iterations__result(const struct iterations *it, size_t i, struct it_result *o)
 {
 	const struct it_proc *p = it->list[i];
+	const struct it_count *c;
 	const struct it_site *s;
 	const __u32 *pat;
-	int v;
+	int v, k;
 
 	memset(o, 0, sizeof(*o));
 	o->pid = p->pid;
 	o->len = period__get(&p->det, &pat);
 	if (!o->len || !(s = rotate(it, p, pat, o)))
 		return -1;
-	o->count = o->len == 1 ? s->episodes : s->entries;
+	c = o->len == 1 ? &s->every : &s->entry;
+	o->count = c->n;
 	for (v = 0; v < 2; v++)
-		it_stats__summary(o->len == 1 ? &s->every[v] : &s->entry[v], &o->time[v]);
+		it_stats__summary(&c->st[v], &o->time[v]);
+	for (k = 0; c->teams && k < c->teams->n; k++) {
+		o->teams[k].threads = c->teams->t[k].threads;
+		for (v = 0; v < 2; v++)
+			it_stats__summary(&c->teams->t[k].st[v], &o->teams[k].time[v]);
+	}
+	o->nteams = c->teams ? (__u32)c->teams->n : 0;
 	return 0;
 }

@@ -28,6 +28,9 @@ struct it_summary {
 };
 void it_stats__summary(const struct it_stats *s, struct it_summary *o);
 
+/* Team sizes told apart (those seen later are left out). */
+#define IT_TEAMS 4
+
 /* A process's outer iteration. */
 struct it_result {
 	__u32 pid;
@@ -35,6 +38,14 @@ struct it_result {
 	__u32 sites[PERIOD_MAX];   /* its sites (phases__site() ids), first first */
 	__u64 count;		   /* iterations begun */
 	struct it_summary time[2]; /* per view (enum ph_view) */
+	/* when its team size changed (OpenMP num_threads): the iterations by
+	 * the size of the team that began each, in the order first seen; 0:
+	 * one size throughout */
+	__u32 nteams;
+	struct it_team_result {
+		__u32 threads;
+		struct it_summary time[2];
+	} teams[IT_TEAMS];
 };
 
 struct iterations;
@@ -42,8 +53,10 @@ struct iterations;
 struct iterations *iterations__new(void);
 void iterations__free(struct iterations *it);
 /* An episode of process pid completed at site (phases__site() id: dense, each
- * of one process), its phase begun at start[view]. */
-void iterations__episode(struct iterations *it, __u32 pid, __u32 site, const __u64 start[2]);
+ * of one process), its phase begun at start[view], with team threads (the
+ * iteration it begins is counted under that team size). */
+void iterations__episode(struct iterations *it, __u32 pid, __u32 site, const __u64 start[2],
+			 __u32 team);
 /* Processes seen, in order; the outer iteration of the i-th in *o.
  * Returns 0 if it has one, -1 if no period was found. */
 size_t iterations__nprocs(const struct iterations *it);

@@ -8,7 +8,9 @@
  * holding there. The period is the longest one voted for with at least
  * 1/PERIOD_SHARE of the votes of the most voted: an inner loop holds inside
  * the outer one, the outer everywhere else, and multiples of a period never
- * hold where it does not. A sequence of one site keeps no window.
+ * hold where it does not. A sequence of one site keeps no window; one whose
+ * sites come to an end in a site repeated (a loop of one site after an
+ * initialization) has that site for period when no other holds.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +80,12 @@ int period__feed(struct period *d, __u32 x)
 {
 	__u32 p;
 
-	if (d->raw++ && x == d->last)
+	if (d->raw++ && x == d->last) {
+		d->tail++;
 		return 1;
+	}
 	d->last = x;
+	d->tail = 1;
 	if (d->n == 0)
 		d->first = x;
 	if (d->n == 1)
@@ -115,5 +120,7 @@ __u32 period__get(const struct period *d, const __u32 **pat)
 			best = p;
 	if (best)
 		*pat = d->w->pat[best];
-	return best;
+	else if (d->tail >= PERIOD_REPS)
+		*pat = &d->last; /* a loop of one site after the others: each is one */
+	return best ? best : *pat != NULL;
 }

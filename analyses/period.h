@@ -30,6 +30,7 @@ struct period {
 	__u64 raw;	      /* elements fed */
 	__u32 last;	      /* the latest element */
 	__u32 first;	      /* the first element */
+	__u64 tail;	      /* times the latest element came in a row */
 	struct period_win *w; /* NULL: one site so far, or no memory */
 };
 

@@ -193,6 +193,11 @@ void report_json__iterations(struct report *r);
 /* report_speedup.c: what the run is for another report's --baseline, and
  * the speedup against the baseline (text section, JSON baseline{}). */
 void report__summarize(const struct report *r, struct run_summary *s);
+struct it_result;
+/* ... and within one run, the iterations by team size (text lines, JSON keys
+ * of the iteration's object). */
+void report_text__team_speedup(struct report *r, const struct it_result *o);
+void report_json__team_speedup(struct report *r, const struct it_result *o);
 void report_text__baseline(struct report *r);
 void report_json__baseline(struct report *r);
 

@@ -61,6 +61,7 @@ static void text_process(struct report *r, const struct it_result *o)
 		text_times(r, "measured", &o->time[PH_MEASURED]);
 	if (report__approx(r) && r->o.view != REPORT_MEASURED_ONLY)
 		text_times(r, "approximated", &o->time[PH_APPROXIMATED]);
+	report_text__team_speedup(r, o);
 }
 
 void report_text__iterations(struct report *r)
@@ -116,6 +117,7 @@ static void json_process(struct report *r, const struct it_result *o)
 	json_times(j, "measured", &o->time[PH_MEASURED]);
 	if (report__approx(r))
 		json_times(j, "approximated", &o->time[PH_APPROXIMATED]);
+	report_json__team_speedup(r, o);
 	json_obj_end(j);
 }
 

@@ -5,6 +5,7 @@
  * the whole run when either has none) and Amdahl's serial fraction for the
  * two thread counts, in both views.
  */
+#include <inttypes.h>
 #include <math.h>
 #include "analyses/iterations.h"
 #include "analyses/report_impl.h"
@@ -131,4 +132,107 @@ void report_json__baseline(struct report *r)
 	if (report__approx(r))
 		json_view(r, &c, PH_APPROXIMATED, "approximated");
 	json_obj_end(j);
+}
+
+/* ---- within one run: iterations by team size ------------------------------------ */
+
+/* The teams with timed iterations, fewest and most threads: 0, or -1 when
+ * there are not two. */
+static int team_ends(const struct it_result *o, int v, const struct it_team_result **lo,
+		     const struct it_team_result **hi)
+{
+	__u32 i;
+
+	*lo = *hi = NULL;
+	for (i = 0; i < o->nteams; i++) {
+		const struct it_team_result *t = &o->teams[i];
+
+		if (!t->time[v].timed)
+			continue;
+		if (!*lo || t->threads < (*lo)->threads)
+			*lo = t;
+		if (!*hi || t->threads > (*hi)->threads)
+			*hi = t;
+	}
+	return *lo && *hi && *lo != *hi ? 0 : -1;
+}
+
+static void text_team_view(struct report *r, const struct it_result *o, int v, const char *name)
+{
+	const struct it_team_result *lo, *hi;
+	double f;
+
+	if (team_ends(o, v, &lo, &hi))
+		return;
+	f = amdahl_serial(lo->time[v].mean_ns, lo->threads, hi->time[v].mean_ns, hi->threads);
+	fprintf(r->o.out, "      %s: %u -> %u threads, speedup %.3f", name, lo->threads,
+		hi->threads, ratio(lo->time[v].mean_ns, hi->time[v].mean_ns));
+	if (isnan(f))
+		fprintf(r->o.out, "\n");
+	else
+		fprintf(r->o.out, "; Amdahl serial fraction %.3f\n", f);
+}
+
+void report_text__team_speedup(struct report *r, const struct it_result *o)
+{
+	__u32 i;
+
+	if (!o->nteams)
+		return;
+	fprintf(r->o.out, "    by team size (the team of the episode that begins each):\n");
+	for (i = 0; i < o->nteams; i++) {
+		fprintf(r->o.out, "      %u threads: %" PRIu64 " timed, mean %.3f ms",
+			o->teams[i].threads, (uint64_t)o->teams[i].time[PH_MEASURED].timed,
+			o->teams[i].time[PH_MEASURED].mean_ns / 1e6);
+		if (report__approx(r))
+			fprintf(r->o.out, " (approximated %.3f)",
+				o->teams[i].time[PH_APPROXIMATED].mean_ns / 1e6);
+		fputc('\n', r->o.out);
+	}
+	text_team_view(r, o, PH_MEASURED, "measured");
+	if (report__approx(r))
+		text_team_view(r, o, PH_APPROXIMATED, "approximated");
+}
+
+static void json_team_view(struct json *j, const struct it_result *o, int v, const char *key)
+{
+	const struct it_team_result *lo, *hi;
+	double f;
+
+	if (team_ends(o, v, &lo, &hi))
+		return;
+	f = amdahl_serial(lo->time[v].mean_ns, lo->threads, hi->time[v].mean_ns, hi->threads);
+	json_key(j, key);
+	json_obj_begin(j);
+	json_ku64(j, "from_threads", lo->threads);
+	json_ku64(j, "to_threads", hi->threads);
+	json_kdouble(j, "speedup", ratio(lo->time[v].mean_ns, hi->time[v].mean_ns));
+	if (!isnan(f))
+		json_kdouble(j, "serial_fraction", f);
+	json_obj_end(j);
+}
+
+void report_json__team_speedup(struct report *r, const struct it_result *o)
+{
+	struct json *j = &r->json;
+	__u32 i;
+
+	if (!o->nteams)
+		return;
+	json_key(j, "by_threads");
+	json_arr_begin(j);
+	for (i = 0; i < o->nteams; i++) {
+		json_obj_begin(j);
+		json_ku64(j, "threads", o->teams[i].threads);
+		json_ku64(j, "timed", o->teams[i].time[PH_MEASURED].timed);
+		json_kdouble(j, "mean_ms", o->teams[i].time[PH_MEASURED].mean_ns / 1e6);
+		if (report__approx(r))
+			json_kdouble(j, "approximated_mean_ms",
+				     o->teams[i].time[PH_APPROXIMATED].mean_ns / 1e6);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_team_view(j, o, PH_MEASURED, "speedup_measured");
+	if (report__approx(r))
+		json_team_view(j, o, PH_APPROXIMATED, "speedup_approximated");
 }

@@ -121,3 +121,40 @@ PY
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"none.sbt"* ]]
 }
+
+# SelfAnalyzer within one run: the team changes from region to region
+# (num_threads 1, 2, 1, 2, ...) over the same work; the speedup by team size
+# against the instances' own times in that run (the last one begun is not
+# timed, in either).
+@test "iterations by team size: speedup and Amdahl's serial fraction against the run's own region times" {
+	local b
+	for b in gomp llvm; do
+		run "$SBT" record -o "$T/$b.sbt" -- "$EX/omp_resize_$b" -s 6 -n 32 -u 200 -t 2 -m sleep
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/$b.out"
+		"$SBT" report --format json "$T/$b.sbt" >"$T/$b.json"
+		"$SBT" report "$T/$b.sbt" >"$T/$b.txt"
+		python3 - "$T/$b.json" "$T/$b.out" "$T/$b.txt" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+# each instance: its team, and its start to the next one's (the last: none)
+own = [(int(l.split()[4]), int(l.split()[6])) for l in open(sys.argv[2]) if l.startswith("resize ")]
+assert len(own) == 12, own
+timed = [(t, b1 - b0) for (t, b0), (_, b1) in zip(own, own[1:])]
+mean = {t: sum(ns for tt, ns in timed if tt == t) / sum(1 for tt, _ in timed if tt == t) for t in (1, 2)}
+it = r["iterations"]["processes"][0]
+teams = {t["threads"]: t for t in it["by_threads"]}
+assert set(teams) == {1, 2} and teams[1]["timed"] == 6 and teams[2]["timed"] == 5, teams
+for t in (1, 2):
+    # from phase start (the fork) to phase start, as from start to start
+    assert abs(teams[t]["mean_ms"] * 1e6 - mean[t]) <= 0.05 * mean[t], (t, teams[t], mean[t])
+s = it["speedup_measured"]
+want = mean[1] / mean[2]
+assert (s["from_threads"], s["to_threads"]) == (1, 2), s
+assert abs(s["speedup"] - want) <= 0.07 * want, (s, want)
+f = (1 - want / 2) / (want - want / 2)
+assert abs(s["serial_fraction"] - f) <= 0.07, (s, f)
+assert re.search(r"^      measured: 1 -> 2 threads, speedup [0-9.]+; Amdahl serial fraction", open(sys.argv[3]).read(), re.M)
+PY
+	done
+}

@@ -18,11 +18,11 @@ TEST(times_trend_and_jitter)
 	int k, j;
 
 	start[0] = t, start[1] = ta;
-	iterations__episode(it, 7, 0, start);
+	iterations__episode(it, 7, 0, start, 2);
 	for (k = 0; k < 6; k++) {
 		for (j = 0; j < 3; j++) {
 			start[0] = t + j, start[1] = ta + j;
-			iterations__episode(it, 7, 1 + j, start);
+			iterations__episode(it, 7, 1 + j, start, 2);
 		}
 		t += 100 + 10 * k;
 		ta += (100 + 10 * k) / 2;
@@ -58,8 +58,8 @@ TEST(per_process_and_none)
 
 	for (k = 0; k < 8; k++) {
 		start[0] = start[1] = 50 * k;
-		iterations__episode(it, 1, 4, start);
-		iterations__episode(it, 2, 10 + k, start);
+		iterations__episode(it, 1, 4, start, 2);
+		iterations__episode(it, 2, 10 + k, start, 2);
 	}
 	CHECK_EQ(iterations__nprocs(it), 2);
 	CHECK_EQ(iterations__result(it, 0, &o), 0);
@@ -71,5 +71,46 @@ TEST(per_process_and_none)
 	NEAR(o.time[0].slope_ns, 0);
 	CHECK_EQ(iterations__result(it, 1, &o), -1);
 	CHECK_EQ(o.pid, 2);
+	iterations__free(it);
+}
+
+/* A loop of one site whose team size changes (num_threads 1, 2, 1, 2, ...):
+ * iterations on 1 thread take 100, on 2 threads 60 (approximated: half).
+ * Each iteration counts under the team of the episode that began it; the
+ * last begun is not timed. With one size throughout, no table. */
+TEST(iterations_by_team_size)
+{
+	struct iterations *it = iterations__new();
+	struct it_result o;
+	__u64 t = 1000, start[2];
+	int k;
+
+	for (k = 0; k < 9; k++) {
+		__u32 team = k % 2 ? 2 : 1;
+
+		start[0] = t, start[1] = t / 2;
+		iterations__episode(it, 3, 0, start, team);
+		t += team == 1 ? 100 : 60;
+	}
+	CHECK_EQ(iterations__result(it, 0, &o), 0);
+	CHECK_EQ(o.count, 9);
+	CHECK_EQ(o.nteams, 2);
+	CHECK_EQ(o.teams[0].threads, 1);
+	CHECK_EQ(o.teams[0].time[0].timed, 4);
+	NEAR(o.teams[0].time[0].mean_ns, 100);
+	NEAR(o.teams[0].time[1].mean_ns, 50);
+	CHECK_EQ(o.teams[1].threads, 2);
+	CHECK_EQ(o.teams[1].time[0].timed, 4);
+	NEAR(o.teams[1].time[0].mean_ns, 60);
+	NEAR(o.time[0].mean_ns, 80);
+	iterations__free(it);
+
+	it = iterations__new();
+	for (k = 0; k < 5; k++) {
+		start[0] = 1000 + 100 * k, start[1] = 500 + 50 * k;
+		iterations__episode(it, 3, 0, start, 4);
+	}
+	CHECK_EQ(iterations__result(it, 0, &o), 0);
+	CHECK_EQ(o.nteams, 0);
 	iterations__free(it);
 }

@@ -121,6 +121,20 @@ TEST(one_site)
 	period__free(&d);
 }
 
+/* An initialization at other sites, then a loop of one site: that site,
+ * once it came PERIOD_REPS times in a row; twice is not enough. */
+TEST(loop_of_one_site_after_an_initialization)
+{
+	struct period d;
+
+	period__init(&d);
+	feed(&d, "XY", "A", 2, "");
+	CHECK_STR(detected(&d), "");
+	feed(&d, "", "A", 1, "");
+	CHECK_STR(detected(&d), "A");
+	period__free(&d);
+}
+
 /* No repetition: none; a period longer than PERIOD_MAX: none. */
 TEST(none)
 {
