@@ -167,7 +167,7 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 	$(CC) $(CFLAGS) -Itests/unit -DGOLDEN_DIR='"$(CURDIR)/tests/unit/golden"' $< $(UNIT_EXTRA) \
 		$(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
 # unit tests of the resolve layer (ELF files; no BPF) link it and libelf
-RESOLVE_OBJS := $(call objs,user/resolve/elfsym.c)
+RESOLVE_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/variable.c)
 $(OUTPUT)/tests/test_elfsym: UNIT_EXTRA := $(RESOLVE_OBJS) -lelf
 $(OUTPUT)/tests/test_elfsym: $(RESOLVE_OBJS)
 # the fuzz harnesses' output checks, tested like the rest

@@ -82,6 +82,32 @@ assert re.search(r"period of \d+ sites, 100 iterations \(99 timed\)", s), s[-200
 PY
 }
 
+# --iterations VARIABLE: the bound read from the program's own variable
+# (omp_kernels' `steps`, set from -s after the tracer attached); a name that
+# is no variable of it: said once, and tracing goes on.
+@test "iterations: --iterations steps reads the loop bound from the program" {
+	command -v script >/dev/null || skip "no script(1) to give sbt-bpf a terminal"
+	OMP_NUM_THREADS=2 script -qfec "$SBT -q --iterations steps -- $EX/omp_kernels_gomp -s 100 -n 1200" \
+		/dev/null >"$T/tty.out" 2>&1
+	python3 - "$T/tty.out" <<'PY'
+import re, sys
+s = open(sys.argv[1], errors="replace").read()
+ks = [(int(k), int(n)) for k, n in re.findall(r"iteration (\d+) of (\d+), [0-9.]+ s left", s)]
+assert ks, s[-2000:]
+assert all(n == 100 and 1 <= k <= 100 for k, n in ks), ks
+PY
+	OMP_NUM_THREADS=2 script -qfec "$SBT -q --iterations no_such_bound -- $EX/omp_kernels_gomp -s 100 -n 1200" \
+		/dev/null >"$T/tty2.out" 2>&1
+	grep -q "iterations no_such_bound: .*has no variable 'no_such_bound'" "$T/tty2.out"
+	[ "$(grep -c "has no variable" "$T/tty2.out")" -eq 1 ]
+	grep -q "period of [0-9]* sites, 100 iterations" "$T/tty2.out"
+	# a number that is no count, a name that is no identifier
+	run "$SBT" --iterations 0 -- true
+	[ "$status" -eq 2 ]
+	run "$SBT" --iterations 12x -- true
+	[ "$status" -eq 2 ]
+}
+
 # SelfAnalyzer's speedup (doc/design.md §5.6): the same work per phase on one
 # thread and on three, each run's own total_ns the truth.
 @test "report --baseline: the iteration's speedup and Amdahl's serial fraction against the runs' own times" {

@@ -3,10 +3,12 @@
  * here byte by byte: versioned names, code addresses, and the names a
  * hostile file can hold. */
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "user/resolve/elfsym.h"
+#include "user/resolve/variable.h"
 #include "unit.h"
 
 #define VADDR	 0x400000ULL
@@ -161,4 +163,33 @@ TEST(a_name_of_only_a_version_is_no_function)
 	CHECK_STR(s.names[0], "main");
 	CHECK_EQ(elfsym__find(es, "", offs, 4), 0);
 	elfsym__close(es);
+}
+
+/* Variables of this very test process, read from its memory as
+ * --iterations SYMBOL reads a traced program's loop bound: the size each
+ * has, its value now, and a name that is no variable. */
+volatile unsigned long sbt_test_loop_bound = 1234;
+static volatile unsigned int sbt_test_small = 77;
+
+TEST(a_variable_of_a_running_process)
+{
+	struct variable v;
+	char err[256];
+	uint64_t x = 0;
+
+	CHECK_EQ(variable__find(&v, getpid(), "sbt_test_loop_bound", err, sizeof(err)), 0);
+	CHECK_EQ(v.size, sizeof(sbt_test_loop_bound));
+	CHECK_EQ(variable__read(&v, &x), 0);
+	CHECK_EQ(x, 1234);
+	sbt_test_loop_bound = 99;
+	CHECK_EQ(variable__read(&v, &x), 0);
+	CHECK_EQ(x, 99);
+	CHECK_EQ(variable__find(&v, getpid(), "sbt_test_small", err, sizeof(err)), 0);
+	CHECK_EQ(v.size, 4);
+	CHECK_EQ(variable__read(&v, &x), 0);
+	CHECK_EQ(x, sbt_test_small);
+	CHECK_EQ(variable__find(&v, getpid(), "no_such_variable", err, sizeof(err)), -ENOENT);
+	CHECK(strstr(err, "no variable 'no_such_variable'") != NULL);
+	/* a function is no variable */
+	CHECK_EQ(variable__find(&v, getpid(), "main", err, sizeof(err)), -ENOENT);
 }

@@ -110,6 +110,15 @@ static const char top_doc[] =
 	"  sudo sbt-bpf top -d 10 > jobs.txt          # plain text, 10 s"
 	"\v" PROBE_KINDS;
 
+/* A C identifier (a variable's name), not a number. */
+static int is_identifier(const char *s)
+{
+	if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+	       strlen(s);
+}
+
 static const struct argp_option options[] = {
 	{"pid", 'p', "PID[,PID...]", 0,
 	 "Trace the running process PID (all its threads); several PIDs (a list, or -p "
@@ -135,9 +144,10 @@ static const struct argp_option options[] = {
 	{"quiet", 'q', NULL, 0, "No line per barrier episode; summary only", 1},
 	{"max-lines", OPT_MAX_LINES, "N", 0,
 	 "At most N episode lines per second of trace (default 50, 0 = no limit)", 1},
-	{"iterations", OPT_ITERATIONS, "N", 0,
-	 "The program's outer loop runs N times: the status line says which iteration it is in "
-	 "and about how long is left",
+	{"iterations", OPT_ITERATIONS, "N|VARIABLE", 0,
+	 "The program's outer loop runs N times, or as many as its variable VARIABLE says (a "
+	 "global or static of its executable, read while it runs): the status line says which "
+	 "iteration it is in and about how long is left",
 	 1},
 	{"probe", OPT_PROBE, "BINARY:SYMBOL:KIND", 0,
 	 "Also probe SYMBOL in BINARY as a KIND (see below); SYMBOL may be a code address "
@@ -406,6 +416,10 @@ static int parse_value(struct env *env, int key, const char *arg, struct argp_st
 		e = parse_u64(arg, 0, UINT32_MAX, &env->max_lines);
 		return e ? bad_value(st, "--max-lines", arg, e) : 0;
 	case OPT_ITERATIONS:
+		if (is_identifier(arg)) { /* the program's variable holding the bound */
+			env->iterations_var = arg;
+			return 0;
+		}
 		e = parse_u64(arg, 1, UINT32_MAX, &env->iterations);
 		return e ? bad_value(st, "--iterations", arg, e) : 0;
 	case OPT_NO_CALIBRATE:

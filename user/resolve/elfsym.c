@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/array.h"
 #include "lib/infile.h"
 #include "lib/parse.h"
 #include "lib/proc.h"
@@ -23,9 +24,19 @@ struct segment {
 	uint64_t vaddr, size, offset;
 };
 
+/* A defined data object (a global or static variable). */
+struct obj {
+	char *name;
+	uint64_t vaddr, size;
+};
+
 struct elfsym {
 	struct sym *syms;
 	size_t n, cap;
+	struct obj *objs;
+	size_t nobjs, cap_objs;
+	uint64_t load_vaddr; /* the first loadable segment's, page-aligned */
+	int have_load;
 	struct segment seg[MAX_EXEC_SEGMENTS];
 	int nseg;
 	unsigned char build_id[ELFSYM_BUILD_ID_MAX];
@@ -71,6 +82,26 @@ static int vaddr_to_offset(const struct elfsym *es, uint64_t vaddr, uint64_t *of
 	return -ENOENT;
 }
 
+/* A defined variable of a size a loop bound has (1 to 8 bytes). */
+static int add_obj(struct elfsym *es, const char *name, const GElf_Sym *sym)
+{
+	struct obj *o;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_OBJECT || sym->st_shndx == SHN_UNDEF ||
+	    !sym->st_size || sym->st_size > 8 || !*name)
+		return 0;
+	if (array_reserve((void **)&es->objs, &es->cap_objs, es->nobjs + 1, sizeof(*es->objs)))
+		return -ENOMEM;
+	o = &es->objs[es->nobjs];
+	o->name = strdup(name);
+	if (!o->name)
+		return -ENOMEM;
+	o->vaddr = sym->st_value;
+	o->size = sym->st_size;
+	es->nobjs++;
+	return 0;
+}
+
 /* Defined functions (not IFUNC resolvers: probing one would trace the
  * resolver, not the function) and undefined (imported) symbols. */
 static int func_or_import(const GElf_Sym *sym)
@@ -92,9 +123,13 @@ static int load_table(struct elfsym *es, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
 		uint64_t off = 0;
 		int defined, err;
 
-		if (!gelf_getsym(data, i, &sym) || !func_or_import(&sym))
+		if (!gelf_getsym(data, i, &sym))
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (name && (err = add_obj(es, name, &sym)))
+			return err;
+		if (!func_or_import(&sym))
+			continue;
 		/* a name that is all version ("@@GLIBC_2.2.5") names nothing */
 		if (!name || !*name || *name == '@')
 			continue;
@@ -135,7 +170,13 @@ static void load_segments(struct elfsym *es, Elf *elf)
 	for (i = 0; i < n && es->nseg < MAX_EXEC_SEGMENTS; i++) {
 		GElf_Phdr ph;
 
-		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (!es->have_load) {
+			es->load_vaddr = ph.p_vaddr & ~(uint64_t)0xfff;
+			es->have_load = 1;
+		}
+		if (ph.p_flags & PF_X)
 			es->seg[es->nseg++] =
 				(struct segment){ph.p_vaddr, ph.p_filesz, ph.p_offset};
 	}
@@ -225,6 +266,9 @@ void elfsym__close(struct elfsym *es)
 		return;
 	for (i = 0; i < es->n; i++)
 		free(es->syms[i].name);
+	for (i = 0; i < es->nobjs; i++)
+		free(es->objs[i].name);
+	free(es->objs);
 	free(es->syms);
 	free(es);
 }
@@ -286,4 +330,22 @@ int elfsym__build_id(const struct elfsym *es, unsigned char *buf)
 {
 	memcpy(buf, es->build_id, es->build_id_len);
 	return es->build_id_len;
+}
+
+int elfsym__object(const struct elfsym *es, const char *name, uint64_t *vaddr, uint64_t *size)
+{
+	size_t i;
+
+	for (i = 0; i < es->nobjs; i++)
+		if (!strcmp(es->objs[i].name, name)) {
+			*vaddr = es->objs[i].vaddr;
+			*size = es->objs[i].size;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+uint64_t elfsym__load_vaddr(const struct elfsym *es)
+{
+	return es->load_vaddr;
 }

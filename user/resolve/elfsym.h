@@ -42,6 +42,13 @@ int elfsym__each_function(const struct elfsym *es,
  * calls the function through the dynamic linker. */
 int elfsym__imports(const struct elfsym *es, const char *name);
 
+/* A defined variable of 1 to 8 bytes named name (the first of several):
+ * its link-time address and size. 0, or -ENOENT. */
+int elfsym__object(const struct elfsym *es, const char *name, uint64_t *vaddr, uint64_t *size);
+/* The first loadable segment's address, page-aligned: where the file's
+ * mapping at offset 0 lies before relocation (a PIE's 0). */
+uint64_t elfsym__load_vaddr(const struct elfsym *es);
+
 /* The file's GNU build-id into buf (ELFSYM_BUILD_ID_MAX bytes); returns its
  * length, 0 when the file has none. */
 int elfsym__build_id(const struct elfsym *es, unsigned char *buf);

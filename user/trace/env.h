@@ -51,6 +51,7 @@ struct env {
 	int drain_ms;			 /* --drain-interval */
 	uint64_t max_lines;		 /* --max-lines: episode lines per second */
 	uint64_t iterations;		 /* --iterations: loop length, for the ETA */
+	const char *iterations_var;	 /* --iterations VARIABLE: the program's loop bound */
 	int quiet;			 /* -q: no episode lines */
 	int force;			 /* attach even if no traced function is used */
 	unsigned int classes;		 /* --trace: SBT_TRACE_* bits */

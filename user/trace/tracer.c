@@ -22,6 +22,7 @@
 #include "user/trace/stops.h"
 #include "user/trace/target.h"
 #include "user/trace/trace_meta.h"
+#include "user/resolve/variable.h"
 #include "user/trace/tracer.h"
 
 struct tracer {
@@ -39,6 +40,10 @@ struct tracer {
 	int tty;
 	int status_shown;
 	__u64 status_ns, status_events;
+	/* --iterations VARIABLE: where it is in the job shown (pid 0: not looked
+	 * up yet), or why it cannot be read */
+	struct variable loop_var;
+	int loop_var_err;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -96,19 +101,41 @@ static void on_report_output(void *ctx)
 	clear_status(ctx);
 }
 
-/* --iterations N: the first job whose outer loop is found, its iteration
- * and the time left at its mean iteration (doc/design.md §5.6). */
+/* --iterations VARIABLE: the bound the job's program holds now; 0 when it
+ * cannot be read (said once). */
+static __u64 loop_bound(struct tracer *t, const struct job *job)
+{
+	char err[256];
+	uint64_t n;
+
+	if (t->loop_var.pid != (pid_t)job->pid) {
+		t->loop_var_err = variable__find(&t->loop_var, job->pid, t->env->iterations_var,
+						 err, sizeof(err));
+		if (t->loop_var_err) {
+			clear_status(t);
+			log_warn("--iterations %s: %s", t->env->iterations_var, err);
+		}
+	}
+	if (t->loop_var_err || variable__read(&t->loop_var, &n))
+		return 0;
+	return n;
+}
+
+/* --iterations N|VARIABLE: the first job whose outer loop is found, its
+ * iteration and the time left at its mean iteration (doc/design.md §5.6). */
 static void show_eta(struct tracer *t)
 {
 	__u64 n = t->env->iterations, k;
 	double mean;
 	size_t i;
 
-	for (i = 0; n && i < jobs__count(t->ctx.jobs); i++) {
+	for (i = 0; (n || t->env->iterations_var) && i < jobs__count(t->ctx.jobs); i++) {
 		const struct job *job = jobs__at(t->ctx.jobs, i);
 
 		if (!job->report || report__iteration_now(job->report, &k, &mean))
 			continue;
+		if (t->env->iterations_var && !(n = loop_bound(t, job)))
+			return;
 		fprintf(stderr, ", iteration %llu of %llu", (unsigned long long)k,
 			(unsigned long long)n);
 		if (mean > 0 && k <= n)
