@@ -65,6 +65,26 @@ void report_text__critical_path(struct report *r)
 			share(p->regions[i].ns, p->total_ns));
 }
 
+/* Its time in each phase it crossed, and the thread with most of it (the
+ * first --phases of them, as the phases[] list). */
+static void json_phases(struct report *r, const struct sim_path *p)
+{
+	struct json *j = &r->json;
+	size_t i;
+
+	json_key(j, "phases");
+	json_arr_begin(j);
+	for (i = 0; i < p->nphases && (!r->o.max_phases || i < r->o.max_phases); i++) {
+		json_obj_begin(j);
+		json_ku64(j, "index", p->phases[i].index);
+		json_ku64(j, "ns", p->phases[i].ns);
+		json_ku64(j, "tid", p->phases[i].tid);
+		json_ku64(j, "tid_ns", p->phases[i].tid_ns);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 void report_json__critical_path(struct report *r)
 {
 	const struct sim_path *p;
@@ -107,6 +127,7 @@ void report_json__critical_path(struct report *r)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	json_phases(r, p);
 	json_key(j, "regions");
 	json_arr_begin(j);
 	for (i = 0; i < p->nregions; i++) {

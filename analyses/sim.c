@@ -107,7 +107,7 @@ void sim__episode(struct sim *s, const struct ph_episode *ep)
 		}
 		return;
 	}
-	s->eps[s->neps] = (struct episode){.n = ep->n, .site = ep->site};
+	s->eps[s->neps] = (struct episode){.n = ep->n, .site = ep->site, .index = ep->index};
 	for (i = 0; i < ep->n; i++) {
 		const struct ph_arrival *a = &ep->arr[i];
 

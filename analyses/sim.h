@@ -125,6 +125,16 @@ struct sim_path {
 	 * innermost frame's) */
 	struct sim_share *regions;
 	size_t nregions;
+	/* each barrier phase's share of it, in completion order (phases the
+	 * path does not cross have none): the path's time in the phase and
+	 * the thread with most of it */
+	struct sim_phase_share {
+		__u64 index; /* the phase's */
+		__u64 ns;
+		__u32 tid;
+		__u64 tid_ns;
+	} * phases;
+	size_t nphases;
 	/* with segments asked: its stretches in time order (the first
 	 * SIM_PATH_SEGMENTS; the others counted) */
 	struct sim_segment *segs;

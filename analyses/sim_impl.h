@@ -61,6 +61,7 @@ struct item {
 
 struct episode {
 	__u32 n, site;
+	__u64 index;  /* the phase's (ph_episode.index) */
 	__u64 work;   /* its members' work, all told */
 	__u64 serial; /* the members' serial parts (item.serial) */
 	/* replay state */

@@ -21,6 +21,11 @@ struct walk {
 	__u64 *by_thread; /* by thread index */
 	__u64 *by_site;	  /* by site index */
 	__u64 *by_region; /* by region probe id */
+	/* by episode: the path's time in its phase, and the thread with the
+	 * most of it (by_ep_top: tid, ns; a thread's stretches in a phase are
+	 * consecutive on the path, so the latest run is compared) */
+	__u64 *by_ep, *top_ns, *run_ns;
+	__u32 *top_tid, *run_tid;
 	size_t nsites;
 };
 
@@ -67,6 +72,21 @@ static void sync_on_path(struct walk *w, __u64 from, __u64 to)
 	segment(w, 0, from, to);
 }
 
+/* ns of thread tid on the path in phase ep. */
+static void phase_credit(struct walk *w, __u32 ep, __u32 tid, __u64 ns)
+{
+	w->by_ep[ep] += ns;
+	if (w->run_tid[ep] != tid) {
+		w->run_tid[ep] = tid;
+		w->run_ns[ep] = 0;
+	}
+	w->run_ns[ep] += ns;
+	if (w->run_ns[ep] > w->top_ns[ep]) {
+		w->top_ns[ep] = w->run_ns[ep];
+		w->top_tid[ep] = tid;
+	}
+}
+
 /* Thread ti's work [from, to) in phase (NONE: outside any), inside region
  * frame region (0: none). */
 static void credit(struct walk *w, size_t ti, __u32 phase, __u16 region, __u64 from, __u64 to)
@@ -75,6 +95,8 @@ static void credit(struct walk *w, size_t ti, __u32 phase, __u16 region, __u64 f
 
 	segment(w, w->s->threads[ti].tid, from, to);
 	w->by_thread[ti] += ns;
+	if (phase != NONE)
+		phase_credit(w, phase, w->s->threads[ti].tid, ns);
 	if (region && region < SBT_MAX_PROBES)
 		w->by_region[region] += ns;
 	if (phase == NONE)
@@ -203,6 +225,45 @@ static __u64 total_work(const struct sim *s)
 	return w;
 }
 
+static int alloc_phases(struct walk *w)
+{
+	size_t n = w->s->neps ? w->s->neps : 1;
+
+	w->by_ep = calloc(n, sizeof(*w->by_ep));
+	w->top_ns = calloc(n, sizeof(*w->top_ns));
+	w->run_ns = calloc(n, sizeof(*w->run_ns));
+	w->top_tid = calloc(n, sizeof(*w->top_tid));
+	w->run_tid = calloc(n, sizeof(*w->run_tid));
+	return w->by_ep && w->top_ns && w->run_ns && w->top_tid && w->run_tid ? 0 : -ENOMEM;
+}
+
+static void free_phases(struct walk *w)
+{
+	free(w->by_ep);
+	free(w->top_ns);
+	free(w->run_ns);
+	free(w->top_tid);
+	free(w->run_tid);
+}
+
+/* The phases the path crossed, in completion order. */
+static int phase_shares(struct walk *w)
+{
+	struct sim_path *p = w->p;
+	size_t i, n = 0;
+
+	for (i = 0; i < w->s->neps; i++)
+		n += !!w->by_ep[i];
+	p->phases = calloc(n ? n : 1, sizeof(*p->phases));
+	if (!p->phases)
+		return -ENOMEM;
+	for (i = 0; i < w->s->neps; i++)
+		if (w->by_ep[i])
+			p->phases[p->nphases++] = (struct sim_phase_share){
+				w->s->eps[i].index, w->by_ep[i], w->top_tid[i], w->top_ns[i]};
+	return 0;
+}
+
 /* Segments were kept from the end back: in time order. */
 static void reverse(struct sim_segment *v, size_t n)
 {
@@ -231,6 +292,8 @@ int sim__critical_path(struct sim *s, struct sim_path *path, int segments)
 	w.by_site = calloc(w.nsites ? w.nsites : 1, sizeof(*w.by_site));
 	w.by_region = calloc(SBT_MAX_PROBES, sizeof(*w.by_region));
 	e = w.by_thread && w.by_site && w.by_region ? 0 : -ENOMEM;
+	if (!e)
+		e = alloc_phases(&w);
 	if (!e) {
 		walk(&w);
 		reverse(path->segs, path->nsegs);
@@ -240,6 +303,8 @@ int sim__critical_path(struct sim *s, struct sim_path *path, int segments)
 		e = shares(w.by_site, w.nsites, s, 0, &path->sites, &path->nsites);
 	if (!e)
 		e = shares(w.by_region, SBT_MAX_PROBES, s, 0, &path->regions, &path->nregions);
+	if (!e)
+		e = phase_shares(&w);
 	for (i = 0; i < s->nthreads; i++)
 		path->total_ns += w.by_thread[i] ? w.by_thread[i] : 0;
 	path->total_ns += path->sync_ns;
@@ -247,6 +312,7 @@ int sim__critical_path(struct sim *s, struct sim_path *path, int segments)
 	free(w.by_thread);
 	free(w.by_site);
 	free(w.by_region);
+	free_phases(&w);
 	if (e)
 		sim_path__free(path);
 	return e;
@@ -257,6 +323,9 @@ void sim_path__free(struct sim_path *path)
 	free(path->threads);
 	free(path->sites);
 	free(path->regions);
+	free(path->phases);
+	path->phases = NULL;
+	path->nphases = 0;
 	free(path->segs);
 	path->threads = path->sites = path->regions = NULL;
 	path->nregions = 0;

@@ -104,6 +104,15 @@ work = sum(own[late])
 assert abs(cp["threads"][0]["ns"] - work) <= 0.03 * work, (cp["threads"][0]["ns"], work)
 assert cp["threads"][0]["ns"] >= 0.95 * cp["total_ns"], cp
 assert cp["sites"][0]["site"] == 0 and "barrier_imbalance.c" in cp["sites"][0]["call_site"], cp["sites"]
+# each phase: the late worker most of it, its compute that phase (own clock)
+phases = {p["index"]: p for p in r["phases"]}
+assert len(cp["phases"]) == len(r["phases"]), (len(cp["phases"]), len(r["phases"]))
+for ph in cp["phases"]:
+    assert ph["tid"] == late, ph
+    k = ph["index"]
+    if k:
+        c = next(t for t in phases[k]["threads"] if t["tid"] == late)["compute_ns"]
+        assert abs(ph["tid_ns"] - c) <= 0.05 * c + 20000, (ph, c)
 # no longer than the approximated run
 assert cp["total_ns"] <= r["approximated"]["duration_ns"] * 1.01, (cp["total_ns"], r["approximated"])
 txt = open(sys.argv[3]).read()

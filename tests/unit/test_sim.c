@@ -111,6 +111,12 @@ TEST(replay_of_barrier_phases_and_their_what_ifs)
 	CHECK_EQ(path.sites[0].id, 0);
 	CHECK_EQ(path.sites[0].ns, 800);
 	CHECK_EQ(path.work_ns, 3 * (100 + 300)); /* the parallelism: 1200 / 830 */
+	/* phase by phase: thread 2's work in each (the first from 1100) */
+	CHECK_EQ(path.nphases, 3);
+	CHECK(path.phases[0].index == 0 && path.phases[0].ns == 200 && path.phases[0].tid == 2);
+	CHECK(path.phases[1].index == 1 && path.phases[1].ns == 300 && path.phases[1].tid == 2);
+	CHECK(path.phases[2].index == 2 && path.phases[2].ns == 300 &&
+	      path.phases[2].tid_ns == 300);
 	sim_path__free(&path);
 	phases__free(p);
 	sim__free(s);
