@@ -41,8 +41,10 @@ void report__free(struct report *r)
 		return;
 	free(r->hangs);
 	iterations__free(r->it);
-	if (r->wi)
-		sim_path__free(&r->wi->path);
+	if (r->wi) {
+		sim_path__free(&r->wi->path[PH_MEASURED]);
+		sim_path__free(&r->wi->path[PH_APPROXIMATED]);
+	}
 	free(r->wi);
 	sim__free(r->sim);
 	free(r);

@@ -54,8 +54,10 @@ struct report_whatif {
 	int err; /* 0, -ENODATA (no probe costs), -E2BIG, -ENOMEM */
 	__u64 as_is_ns, barges;
 	int as_is_stalled;
-	struct sim_path path; /* --critical-path: the replay as is's */
-	int path_err;
+	/* --critical-path: the replay as is's, per view (enum ph_view), and
+	 * why there is none */
+	struct sim_path path[2];
+	int path_err[2];
 	struct whatif_row rows[REPORT_WHATIF_ROWS];
 	int nrows;
 };

@@ -21,25 +21,19 @@ static void site_names(struct report *r, __u32 id, struct barrier_names *bn)
 	report__name_barrier(r, s->pid, s->call_site, s->object, s->probe, bn);
 }
 
-static int path_error(const struct report *r)
+/* Why there is no path of view v (0: there is). */
+static int path_error(const struct report *r, int v)
 {
-	return report_whatif__err(r) ? report_whatif__err(r) : r->wi->path_err;
+	if (report_whatif__err(r))
+		return report_whatif__err(r);
+	return r->wi->path_err[v];
 }
 
-void report_text__critical_path(struct report *r)
+static void text_path(struct report *r, const struct sim_path *p)
 {
-	const struct sim_path *p;
 	struct barrier_names bn;
 	size_t i;
 
-	if (!r->o.critical_path)
-		return;
-	fprintf(r->o.out, "Critical path (of the approximated run, replayed):\n");
-	if (path_error(r)) {
-		fprintf(r->o.out, "    none: %s\n", report_whatif__why(path_error(r)));
-		return;
-	}
-	p = &r->wi->path;
 	fprintf(r->o.out,
 		"    %.3f ms: synchronization (releases, hand-offs, joins) %.1f %%, work outside "
 		"barrier phases %.1f %%\n",
@@ -65,6 +59,33 @@ void report_text__critical_path(struct report *r)
 			share(p->regions[i].ns, p->total_ns));
 }
 
+/* The views shown: the approximated one (when the probe costs are known) and
+ * the measured one, as the report's view options say. */
+static int shows(const struct report *r, int v)
+{
+	if (v == PH_APPROXIMATED)
+		return report__approx(r) && r->o.view != REPORT_MEASURED_ONLY;
+	return r->o.view != REPORT_APPROXIMATED_ONLY || !report__approx(r);
+}
+
+void report_text__critical_path(struct report *r)
+{
+	static const char *const title[2] = {"measured", "approximated"};
+	int v;
+
+	if (!r->o.critical_path)
+		return;
+	for (v = PH_MEASURED; v <= PH_APPROXIMATED; v++) {
+		if (!shows(r, v))
+			continue;
+		fprintf(r->o.out, "Critical path (of the %s run, replayed):\n", title[v]);
+		if (path_error(r, v))
+			fprintf(r->o.out, "    none: %s\n", report_whatif__why(path_error(r, v)));
+		else
+			text_path(r, &r->wi->path[v]);
+	}
+}
+
 /* Its time in each phase it crossed, and the thread with most of it (the
  * first --phases of them, as the phases[] list). */
 static void json_phases(struct report *r, const struct sim_path *p)
@@ -85,23 +106,13 @@ static void json_phases(struct report *r, const struct sim_path *p)
 	json_arr_end(j);
 }
 
-void report_json__critical_path(struct report *r)
+/* One view's path: its keys in the object open. */
+static void json_path(struct report *r, const struct sim_path *p)
 {
-	const struct sim_path *p;
 	struct json *j = &r->json;
 	struct barrier_names bn;
 	size_t i;
 
-	if (!r->o.critical_path)
-		return;
-	json_key(j, "critical_path");
-	json_obj_begin(j);
-	if (path_error(r)) {
-		json_kstr(j, "error", report_whatif__why(path_error(r)));
-		json_obj_end(j);
-		return;
-	}
-	p = &r->wi->path;
 	json_ku64(j, "total_ns", p->total_ns);
 	json_ku64(j, "sync_ns", p->sync_ns);
 	json_ku64(j, "outside_phases_ns", p->outside_ns);
@@ -137,5 +148,32 @@ void report_json__critical_path(struct report *r)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+}
+
+/* The approximated run's path at the top (the view the what-ifs replay), the
+ * measured run's under "measured". */
+void report_json__critical_path(struct report *r)
+{
+	struct json *j = &r->json;
+	int v;
+
+	if (!r->o.critical_path)
+		return;
+	json_key(j, "critical_path");
+	json_obj_begin(j);
+	v = report__approx(r) ? PH_APPROXIMATED : PH_MEASURED;
+	if (path_error(r, v))
+		json_kstr(j, "error", report_whatif__why(path_error(r, v)));
+	else
+		json_path(r, &r->wi->path[v]);
+	if (v == PH_APPROXIMATED) {
+		json_key(j, "measured");
+		json_obj_begin(j);
+		if (path_error(r, PH_MEASURED))
+			json_kstr(j, "error", report_whatif__why(path_error(r, PH_MEASURED)));
+		else
+			json_path(r, &r->wi->path[PH_MEASURED]);
+		json_obj_end(j);
+	}
 	json_obj_end(j);
 }

@@ -147,6 +147,18 @@ static void run_change(struct report *r, struct sim_change c, const struct repor
 		rank_sites(r);
 }
 
+/* The measured run replayed, and its critical path. 0, or why there is none. */
+static int measured_path(struct report *r, struct sim_path *path)
+{
+	static const struct sim_change as_is = {.kind = SIM_AS_IS, .measured = 1};
+	struct sim_result res;
+	int e = sim__run(r->sim, &as_is, &res);
+
+	if (!e && res.stalled)
+		e = -EDEADLK;
+	return e ? e : sim__critical_path(r->sim, path, 0);
+}
+
 void report_whatif__compute(struct report *r, const struct report_drops *d)
 {
 	static const struct sim_change as_is = {.kind = SIM_AS_IS};
@@ -173,8 +185,12 @@ void report_whatif__compute(struct report *r, const struct report_drops *d)
 	w->as_is_stalled = res.stalled;
 	w->barges = res.lock_barges;
 	/* of this replay: the changes' overwrite its state */
-	if (r->o.critical_path)
-		w->path_err = res.stalled ? -EDEADLK : sim__critical_path(r->sim, &w->path, 0);
+	if (r->o.critical_path) {
+		w->path_err[PH_APPROXIMATED] =
+			res.stalled ? -EDEADLK
+				    : sim__critical_path(r->sim, &w->path[PH_APPROXIMATED], 0);
+		w->path_err[PH_MEASURED] = measured_path(r, &w->path[PH_MEASURED]);
+	}
 	for (i = 0; i < r->o.nwhat_if; i++)
 		if (r->o.what_if[i].kind != SIM_AS_IS)
 			run_change(r, r->o.what_if[i], d);

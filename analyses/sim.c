@@ -75,6 +75,7 @@ static void add(struct sim *s, int kind, __u32 tid, __u64 tm, __u64 tm_end, __u6
 	if (!it)
 		return;
 	*it = (struct item){.pair = SIZE_MAX,
+			    .own_m = own && tm_end > tm ? tm_end - tm : 0,
 			    .tm = tm,
 			    .tm_end = tm_end,
 			    .ta = ta,
@@ -88,11 +89,12 @@ static void add(struct sim *s, int kind, __u32 tid, __u64 tm, __u64 tm_end, __u6
 
 void sim__episode(struct sim *s, const struct ph_episode *ep)
 {
-	__u64 last = 0, last_start = 0;
+	__u64 last = 0, last_start = 0, last_m = 0;
 	__u32 i;
 
 	for (i = 0; i < ep->n; i++) {
 		last = ep->arr[i].ta_arrive > last ? ep->arr[i].ta_arrive : last;
+		last_m = ep->arr[i].arrive_ns > last_m ? ep->arr[i].arrive_ns : last_m;
 		last_start = ep->arr[i].ta_start > last_start ? ep->arr[i].ta_start : last_start;
 	}
 	if (ep->partial || ep->lost || ep->departed < ep->n ||
@@ -113,6 +115,9 @@ void sim__episode(struct sim *s, const struct ph_episode *ep)
 
 		add(s, IT_BARRIER, a->tid, a->arrive_ns, a->depart_ns, a->ta_arrive, a->ta_depart,
 		    s->neps, a->ta_depart > last ? a->ta_depart - last : 0);
+		if (s->nitems && s->items[s->nitems - 1].kind == IT_BARRIER)
+			s->items[s->nitems - 1].own_m =
+				a->depart_ns > last_m ? a->depart_ns - last_m : 0;
 		if (s->nitems && s->items[s->nitems - 1].kind == IT_BARRIER)
 			s->items[s->nitems - 1].serial =
 				last_start > a->ta_start
@@ -157,7 +162,7 @@ static void unseen_mutexes(struct sim *s)
 
 		if (it->cond_mutex && !s->objs[it->obj].called) {
 			it->kind = IT_OPAQUE;
-			it->own = 0;
+			it->own = it->own_m = 0;
 		}
 	}
 }
@@ -292,10 +297,11 @@ static void locks_across_barriers(struct item *it, size_t n)
 			if (u < r)
 				continue; /* released before the arrival */
 			it[k].kind = IT_OPAQUE;
-			it[k].own = 0;
+			it[k].own = it[k].own_m = 0;
 			if (u < n && it[u].kind == IT_UNLOCK) {
 				it[u].kind = IT_OPAQUE;
 				it[u].own = it[u].ta_end - it[u].ta;
+				it[u].own_m = it[u].tm_end - it[u].tm;
 			}
 		}
 	}
@@ -326,7 +332,7 @@ static void regions_of(struct item *it, size_t n)
 
 static void work_and_phases(struct sim *s, struct thread *t)
 {
-	__u64 prev = t->begin_a;
+	__u64 prev = t->begin_a, prev_m = t->begin_m;
 	__u32 phase = NONE;
 	__u64 pw = 0, serial = 0;
 	size_t i, k;
@@ -336,8 +342,11 @@ static void work_and_phases(struct sim *s, struct thread *t)
 
 		it->work = it->ta > prev ? it->ta - prev : 0;
 		prev = it->ta_end > prev ? it->ta_end : prev;
+		it->work_m = it->tm > prev_m ? it->tm - prev_m : 0;
+		prev_m = it->tm_end > prev_m ? it->tm_end : prev_m;
 	}
 	t->tail = t->end_a > prev ? t->end_a - prev : 0;
+	t->tail_m = t->end_m > prev_m ? t->end_m - prev_m : 0;
 	/* from the end: each item's phase is its thread's next barrier */
 	for (i = t->first + t->n, k = i; i-- > t->first;) {
 		struct item *it = &s->items[i];
@@ -393,6 +402,9 @@ static int make_threads(struct sim *s, const struct phases *p)
 		*t = (struct thread){.tid = pts[k]->tid,
 				     .pid = pts[k]->pid,
 				     .begin_a = pts[k]->ta_begin,
+				     .begin_m = pts[k]->start_ns,
+				     .end_m = pts[k]->tm_prev > pts[k]->start_ns ? pts[k]->tm_prev
+										 : pts[k]->start_ns,
 				     .end_a = pts[k]->ta_prev > pts[k]->ta_begin
 						      ? pts[k]->ta_prev
 						      : pts[k]->ta_begin};
@@ -415,7 +427,7 @@ static void note_joins(struct sim *s)
 
 	for (i = 0; i < s->nthreads; i++) {
 		struct thread *m = &s->threads[i];
-		__u64 last = 0;
+		__u64 last = 0, last_m = 0;
 		int workers = 0;
 
 		if (m->tid != m->pid)
@@ -424,10 +436,13 @@ static void note_joins(struct sim *s)
 			if (k != i && s->threads[k].pid == m->pid) {
 				workers = 1;
 				last = s->threads[k].end_a > last ? s->threads[k].end_a : last;
+				last_m =
+					s->threads[k].end_m > last_m ? s->threads[k].end_m : last_m;
 			}
 		if (workers && m->end_a >= last) {
 			m->joins = 1;
 			m->join_gap = m->end_a - last;
+			m->join_gap_m = m->end_m > last_m ? m->end_m - last_m : 0;
 		}
 	}
 }
@@ -473,9 +488,10 @@ static const struct item *release_before(struct item *const *rel, size_t n, __u6
  * over its acquisitions that waited (a release came during the call) of the
  * acquisition's approximated return less the release's approximated time.
  * A condition wait is paired with that release, the signal that ended it
- * (items: the array they are in). rel and v: room for n. */
+ * (items: the array they are in). measured: the same of the measured times.
+ * rel and v: room for n. */
 static __u64 handoff_of(const struct item *items, struct item **it, size_t n, struct item **rel,
-			__u64 *v)
+			__u64 *v, int measured)
 {
 	size_t i, nrel = 0, nv = 0;
 
@@ -490,7 +506,10 @@ static __u64 handoff_of(const struct item *items, struct item **it, size_t n, st
 		r = release_before(rel, nrel, it[i]->tm_end);
 		if (!r || r->tm < it[i]->tm)
 			continue;
-		v[nv++] = it[i]->ta_end > r->ta ? it[i]->ta_end - r->ta : 0;
+		if (measured)
+			v[nv++] = it[i]->tm_end > r->tm ? it[i]->tm_end - r->tm : 0;
+		else
+			v[nv++] = it[i]->ta_end > r->ta ? it[i]->ta_end - r->ta : 0;
 		if (it[i]->kind == IT_CWAIT)
 			it[i]->pair = (size_t)(r - items);
 	}
@@ -520,7 +539,9 @@ static int handoffs(struct sim *s)
 	for (i = 0; i < n; i = j) {
 		for (j = i; j < n && order[j]->obj == order[i]->obj; j++)
 			;
-		s->objs[order[i]->obj].handoff = handoff_of(s->items, order + i, j - i, rel, v);
+		s->objs[order[i]->obj].handoff = handoff_of(s->items, order + i, j - i, rel, v, 0);
+		s->objs[order[i]->obj].handoff_m =
+			handoff_of(s->items, order + i, j - i, rel, v, 1);
 	}
 	free(order);
 	free(rel);
@@ -550,6 +571,7 @@ int sim__finish(struct sim *s, const struct phases *p)
 	}
 	note_joins(s);
 	s->first_a = phases__first_ts(p);
+	s->view = PH_APPROXIMATED;
 	s->finished = 1;
 	return 0;
 }

@@ -35,6 +35,7 @@ enum sim_change_kind {
 
 struct sim_change {
 	int kind;
+	int measured; /* SIM_AS_IS only: replay the measured run, not the approximated */
 	int any_site; /* SIM_BALANCE: every site, else site only */
 	__u32 site;   /* phases__site() index */
 	/* as given (balance=SITE): a site id, or text its call site, name or

@@ -32,6 +32,8 @@ struct item {
 	__u64 work; /* approximated work before it, since the item before returned */
 	__u64 own;  /* time it takes when it does not wait; a barrier's: its
 		     * departure after the approximated last arrival */
+	/* the same measured (a replay of the measured run: swapped in) */
+	__u64 work_m, own_m;
 	__u32 tid;
 	__u32 phase; /* the episode whose phase its work is part of; NONE after the last */
 	__u64 pw;    /* its thread's work in that phase */
@@ -73,10 +75,11 @@ struct episode {
 
 /* A lock or semaphore, by (pid, object). */
 struct object {
-	int sem;       /* a semaphore (else a lock) */
-	int called;    /* locked or unlocked by calls of its own (not only in condition waits) */
-	__u64 handoff; /* measured hand-off to a waiter (median), approximated */
-	__u64 tokens;  /* semaphore: initial tokens (P's that took none posted) */
+	int sem;	 /* a semaphore (else a lock) */
+	int called;	 /* locked or unlocked by calls of its own (not only in condition waits) */
+	__u64 handoff;	 /* measured hand-off to a waiter (median), approximated */
+	__u64 handoff_m; /* the same measured */
+	__u64 tokens;	 /* semaphore: initial tokens (P's that took none posted) */
 	/* replay state */
 	int held;
 	size_t owner; /* the thread holding it */
@@ -93,7 +96,8 @@ struct thread {
 	__u64 begin_a, end_a;
 	int joins; /* its process's main thread, ending after its workers */
 	__u64 join_gap;
-	__u64 tail; /* work after its last item */
+	__u64 tail;				  /* work after its last item */
+	__u64 begin_m, end_m, tail_m, join_gap_m; /* the same measured */
 	/* replay state */
 	size_t next;
 	__u64 end;
@@ -114,6 +118,8 @@ struct sim {
 	struct hmap obj_ix; /* (pid, object) -> index in objs */
 	__u64 first_a;	    /* the run's first event */
 	int finished;
+	int view;   /* the view the fields hold now (enum ph_view; approximated
+		     * after sim__finish) */
 	__u32 runs; /* replays made */
 	int ran;    /* a replay ran: its state is in the items */
 };

@@ -372,6 +372,39 @@ static void request(struct run *R, size_t ti, __u64 now)
 	}
 }
 
+static void swap_u64(__u64 *a, __u64 *b)
+{
+	__u64 x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+/* The fields hold view v's times: a replay of the measured run swaps the
+ * measured ones in, one of the approximated run swaps them back. */
+static void hold_view(struct sim *s, int v)
+{
+	size_t i;
+
+	if (s->view == v)
+		return;
+	for (i = 0; i < s->nitems; i++) {
+		swap_u64(&s->items[i].work, &s->items[i].work_m);
+		swap_u64(&s->items[i].own, &s->items[i].own_m);
+	}
+	for (i = 0; i < s->nobjs; i++)
+		swap_u64(&s->objs[i].handoff, &s->objs[i].handoff_m);
+	for (i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
+
+		swap_u64(&t->begin_a, &t->begin_m);
+		swap_u64(&t->end_a, &t->end_m);
+		swap_u64(&t->tail, &t->tail_m);
+		swap_u64(&t->join_gap, &t->join_gap_m);
+	}
+	s->view = v;
+}
+
 static void reset(struct sim *s)
 {
 	size_t i;
@@ -432,6 +465,11 @@ int sim__run(struct sim *s, const struct sim_change *c, struct sim_result *r)
 	if (!s->finished || (c->kind == SIM_THREADS && (!c->threads || !c->cpus)) ||
 	    (c->kind == SIM_SPEEDUP && !(c->factor > 0)))
 		return -EINVAL;
+	/* the measured run is replayed as it was, the changes are to the
+	 * approximated one */
+	if (c->measured && c->kind != SIM_AS_IS)
+		return -EINVAL;
+	hold_view(s, c->measured ? PH_MEASURED : PH_APPROXIMATED);
 	if (c->kind == SIM_MOVE && plan_move(&R)) {
 		free(R.moved);
 		free(R.move_to);

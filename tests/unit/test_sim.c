@@ -71,6 +71,7 @@ static __u64 replay(struct sim *s, struct sim_change c)
  */
 TEST(replay_of_barrier_phases_and_their_what_ifs)
 {
+	struct sim_result r;
 	struct sim_path path;
 	struct sim *s = sim__new();
 	struct phases *p = sim_phases(s);
@@ -97,6 +98,10 @@ TEST(replay_of_barrier_phases_and_their_what_ifs)
 	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_THREADS, .threads = 4, .cpus = 2}), 530);
 	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_THREADS, .threads = 1, .cpus = 1}),
 		 1130);
+	/* the measured run replayed (no probe cost: the same), and no change to it */
+	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_AS_IS, .measured = 1}), 830);
+	CHECK_EQ(sim__run(s, &(struct sim_change){.kind = SIM_BALANCE, .measured = 1}, &r),
+		 -EINVAL);
 	/* the critical path as is: thread 2's work in each phase (300 x 3, the
 	 * first from the run's first event: 200) and each release (10 x 3) */
 	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_AS_IS}), 830);
