@@ -75,6 +75,8 @@ static void add(struct sim *s, int kind, __u32 tid, __u64 tm, __u64 tm_end, __u6
 	if (!it)
 		return;
 	*it = (struct item){.pair = SIZE_MAX,
+			    .hand = NO_HANDOFF,
+			    .hand_m = NO_HANDOFF,
 			    .own_m = own && tm_end > tm ? tm_end - tm : 0,
 			    .tm = tm,
 			    .tm_end = tm_end,
@@ -507,9 +509,10 @@ static __u64 handoff_of(const struct item *items, struct item **it, size_t n, st
 		if (!r || r->tm < it[i]->tm)
 			continue;
 		if (measured)
-			v[nv++] = it[i]->tm_end > r->tm ? it[i]->tm_end - r->tm : 0;
+			v[nv] = it[i]->hand_m = it[i]->tm_end > r->tm ? it[i]->tm_end - r->tm : 0;
 		else
-			v[nv++] = it[i]->ta_end > r->ta ? it[i]->ta_end - r->ta : 0;
+			v[nv] = it[i]->hand = it[i]->ta_end > r->ta ? it[i]->ta_end - r->ta : 0;
+		nv++;
 		if (it[i]->kind == IT_CWAIT)
 			it[i]->pair = (size_t)(r - items);
 	}

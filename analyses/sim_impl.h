@@ -34,6 +34,9 @@ struct item {
 		     * departure after the approximated last arrival */
 	/* the same measured (a replay of the measured run: swapped in) */
 	__u64 work_m, own_m;
+	/* an acquisition that waited in the measurement: its own hand-off from
+	 * the release (approximated, measured); NO_HANDOFF: it did not wait */
+	__u64 hand, hand_m;
 	__u32 tid;
 	__u32 phase; /* the episode whose phase its work is part of; NONE after the last */
 	__u64 pw;    /* its thread's work in that phase */
@@ -59,7 +62,8 @@ struct item {
 	size_t r_waiters;
 };
 
-#define NONE UINT32_MAX
+#define NONE	   UINT32_MAX
+#define NO_HANDOFF UINT64_MAX
 
 struct episode {
 	__u32 n, site;

@@ -214,6 +214,17 @@ static void enqueue(struct run *R, struct object *o, size_t ti)
 
 /* A release with threads waiting: the first of them is granted the object
  * a hand-off later, unless the lock was taken back by then. */
+/* The hand-off of o to waiting thread w: the one its acquisition took in
+ * the measurement when it waited there (issue 17 §4: each wake-up as long
+ * as it was), else the object's. */
+static __u64 handoff_to(const struct run *R, const struct object *o, size_t w)
+{
+	const struct thread *t = &R->s->threads[w];
+	const struct item *it = &R->s->items[t->first + t->next];
+
+	return it->hand != NO_HANDOFF ? it->hand : o->handoff;
+}
+
 static void schedule_grant(struct run *R, size_t oi, size_t from, __u64 now)
 {
 	struct object *o = &R->s->objs[oi];
@@ -221,7 +232,7 @@ static void schedule_grant(struct run *R, size_t oi, size_t from, __u64 now)
 	if (o->head < o->n && !o->grant_pending) {
 		o->grant_pending = 1;
 		o->grant_from = from;
-		push(R, now + o->handoff, oi, EV_GRANT);
+		push(R, now + handoff_to(R, o, o->q[o->head]), oi, EV_GRANT);
 	}
 }
 
@@ -391,6 +402,7 @@ static void hold_view(struct sim *s, int v)
 	for (i = 0; i < s->nitems; i++) {
 		swap_u64(&s->items[i].work, &s->items[i].work_m);
 		swap_u64(&s->items[i].own, &s->items[i].own_m);
+		swap_u64(&s->items[i].hand, &s->items[i].hand_m);
 	}
 	for (i = 0; i < s->nobjs; i++)
 		swap_u64(&s->objs[i].handoff, &s->objs[i].handoff_m);
