@@ -85,7 +85,7 @@ static void critical_path(struct exporter *x, const struct phases *p)
 	if (!x->path_err)
 		x->path_err = sim__run(x->sim, &as_is, &res);
 	if (!x->path_err)
-		x->path_err = res.stalled ? -EDEADLK : sim__critical_path(x->sim, &x->path, 1);
+		x->path_err = sim__critical_path(x->sim, &x->path, 1);
 }
 
 void exporter__end(struct exporter *x, const struct phases *p, const struct export_drops *d)

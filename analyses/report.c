@@ -326,6 +326,13 @@ int report__single_view(const struct report *r)
 									  : PH_MEASURED;
 }
 
+int report__shows(const struct report *r, int view)
+{
+	if (view == PH_APPROXIMATED)
+		return report__approx(r) && r->o.view != REPORT_MEASURED_ONLY;
+	return r->o.view != REPORT_APPROXIMATED_ONLY || !report__approx(r);
+}
+
 int report__both_views(const struct report *r)
 {
 	return report__approx(r) && r->o.view == REPORT_BOTH;

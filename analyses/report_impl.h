@@ -172,6 +172,10 @@ const char *report__insn_class(int cls);
 #define REPORT_BORROWED_KEPT 16
 /* The view of outputs that show one: the approximated one only on request. */
 int report__single_view(const struct report *r);
+/* Whether sections that show each view in turn show view (enum ph_view): the
+ * approximated when the probe costs are known and not --measured, the
+ * measured unless --approximated (or there is no approximation). */
+int report__shows(const struct report *r, int view);
 /* Both views side by side. */
 int report__both_views(const struct report *r);
 /* The traced run, first to last event: measured, approximated. */

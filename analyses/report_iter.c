@@ -57,9 +57,9 @@ static void text_process(struct report *r, const struct it_result *o)
 	}
 	if (!o->time[0].timed)
 		return;
-	if (r->o.view != REPORT_APPROXIMATED_ONLY || !report__approx(r))
+	if (report__shows(r, PH_MEASURED))
 		text_times(r, "measured", &o->time[PH_MEASURED]);
-	if (report__approx(r) && r->o.view != REPORT_MEASURED_ONLY)
+	if (report__shows(r, PH_APPROXIMATED))
 		text_times(r, "approximated", &o->time[PH_APPROXIMATED]);
 	report_text__team_speedup(r, o);
 }

@@ -59,15 +59,6 @@ static void text_path(struct report *r, const struct sim_path *p)
 			share(p->regions[i].ns, p->total_ns));
 }
 
-/* The views shown: the approximated one (when the probe costs are known) and
- * the measured one, as the report's view options say. */
-static int shows(const struct report *r, int v)
-{
-	if (v == PH_APPROXIMATED)
-		return report__approx(r) && r->o.view != REPORT_MEASURED_ONLY;
-	return r->o.view != REPORT_APPROXIMATED_ONLY || !report__approx(r);
-}
-
 void report_text__critical_path(struct report *r)
 {
 	static const char *const title[2] = {"measured", "approximated"};
@@ -76,7 +67,7 @@ void report_text__critical_path(struct report *r)
 	if (!r->o.critical_path)
 		return;
 	for (v = PH_MEASURED; v <= PH_APPROXIMATED; v++) {
-		if (!shows(r, v))
+		if (!report__shows(r, v))
 			continue;
 		fprintf(r->o.out, "Critical path (of the %s run, replayed):\n", title[v]);
 		if (path_error(r, v))

@@ -331,7 +331,7 @@ static void text_site(struct report *r, const struct ph_site *s)
 	fprintf(r->o.out, "    phase time:   total %.3f ms, min %.3f, mean %.3f, max %.3f ms\n",
 		ms(s->phase_sum), ms(s->phase_min), ms(s->phase_sum / s->episodes),
 		ms(s->phase_max));
-	if (report__approx(r) && r->o.view != REPORT_MEASURED_ONLY)
+	if (report__shows(r, PH_APPROXIMATED))
 		fprintf(r->o.out,
 			"    approximated: barrier total %.3f ms, mean %.3f; phase total %.3f ms, "
 			"mean %.3f ms\n",

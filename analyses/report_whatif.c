@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/parse.h"
 #include "analyses/report_impl.h"
 #include "analyses/sim.h"
 
@@ -19,13 +20,12 @@
 static int resolve_site(struct report *r, struct sim_change *c)
 {
 	size_t i, n = phases__nsites(r->ph);
-	uint64_t id;
-	char *end;
+	uint64_t id = 0;
+	int e = parse_u64(c->site_text, 0, UINT32_MAX, &id);
 
-	id = strtoull(c->site_text, &end, 10);
-	if (c->site_text[0] >= '0' && c->site_text[0] <= '9' && !*end) {
+	if (e != -EINVAL) { /* a number: an id, or one out of range */
 		c->site = (__u32)id;
-		return id < n ? 0 : -1;
+		return !e && id < n ? 0 : -1;
 	}
 	for (i = 0; i < n; i++) {
 		const struct ph_site *s = phases__site(r->ph, i);
@@ -154,8 +154,6 @@ static int measured_path(struct report *r, struct sim_path *path)
 	struct sim_result res;
 	int e = sim__run(r->sim, &as_is, &res);
 
-	if (!e && res.stalled)
-		e = -EDEADLK;
 	return e ? e : sim__critical_path(r->sim, path, 0);
 }
 
@@ -187,8 +185,7 @@ void report_whatif__compute(struct report *r, const struct report_drops *d)
 	/* of this replay: the changes' overwrite its state */
 	if (r->o.critical_path) {
 		w->path_err[PH_APPROXIMATED] =
-			res.stalled ? -EDEADLK
-				    : sim__critical_path(r->sim, &w->path[PH_APPROXIMATED], 0);
+			sim__critical_path(r->sim, &w->path[PH_APPROXIMATED], 0);
 		w->path_err[PH_MEASURED] = measured_path(r, &w->path[PH_MEASURED]);
 	}
 	for (i = 0; i < r->o.nwhat_if; i++)

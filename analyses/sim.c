@@ -449,13 +449,6 @@ static void note_joins(struct sim *s)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_obj_then_time(const void *a, const void *b)
 {
 	const struct item *x = *(const struct item *const *)a, *y = *(const struct item *const *)b;
@@ -518,7 +511,7 @@ static __u64 handoff_of(const struct item *items, struct item **it, size_t n, st
 	}
 	if (!nv)
 		return 0;
-	qsort(v, nv, sizeof(*v), cmp_u64);
+	qsort(v, nv, sizeof(*v), array_cmp_u64);
 	return v[nv / 2];
 }
 

@@ -142,7 +142,7 @@ struct sim_path {
 	size_t nsegs;
 	__u64 segs_dropped;
 };
-/* 0, -EINVAL (no replay run), -ENOMEM. */
+/* 0, -EINVAL (no replay run), -EDEADLK (the replay stalled), -ENOMEM. */
 int sim__critical_path(struct sim *s, struct sim_path *path, int segments);
 void sim_path__free(struct sim_path *path);
 

@@ -122,10 +122,11 @@ struct sim {
 	struct hmap obj_ix; /* (pid, object) -> index in objs */
 	__u64 first_a;	    /* the run's first event */
 	int finished;
-	int view;   /* the view the fields hold now (enum ph_view; approximated
-		     * after sim__finish) */
-	__u32 runs; /* replays made */
-	int ran;    /* a replay ran: its state is in the items */
+	int view;    /* the view the fields hold now (enum ph_view; approximated
+		      * after sim__finish) */
+	__u32 runs;  /* replays made */
+	int ran;     /* a replay ran: its state is in the items */
+	int stalled; /* ... and stalled: it has no path */
 };
 
 #endif

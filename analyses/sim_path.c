@@ -286,6 +286,8 @@ int sim__critical_path(struct sim *s, struct sim_path *path, int segments)
 	memset(path, 0, sizeof(*path));
 	if (!s->finished || !s->ran || !s->nthreads)
 		return -EINVAL;
+	if (s->stalled)
+		return -EDEADLK; /* threads that never ended: no end to walk back from */
 	for (i = 0; i < s->neps; i++)
 		w.nsites = s->eps[i].site + 1 > w.nsites ? s->eps[i].site + 1 : w.nsites;
 	w.by_thread = calloc(s->nthreads, sizeof(*w.by_thread));

@@ -507,6 +507,7 @@ int sim__run(struct sim *s, const struct sim_change *c, struct sim_result *r)
 		r->stalled |= !s->threads[i].done;
 	total(s, r);
 	s->ran = !R.nomem;
+	s->stalled = r->stalled;
 	free(R.heap);
 	free(R.moved);
 	free(R.move_to);

@@ -34,3 +34,10 @@ int array_cmp_u32(const void *a, const void *b)
 
 	return x < y ? -1 : x > y;
 }
+
+int array_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}

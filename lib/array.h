@@ -11,7 +11,9 @@
  * and *cap untouched. */
 int array_reserve(void **arr, size_t *cap, size_t n, size_t sz);
 
-/* qsort() comparator of uint32_t values (thread ids), ascending. */
+/* qsort() comparators of uint32_t values (thread ids) and of uint64_t
+ * values (times), ascending. */
 int array_cmp_u32(const void *a, const void *b);
+int array_cmp_u64(const void *a, const void *b);
 
 #endif

@@ -383,6 +383,27 @@ int proc__code_addresses(pid_t pid, uint64_t dev, uint64_t ino, const uint64_t *
 	return found;
 }
 
+int proc__file_base(pid_t pid, uint64_t dev, uint64_t ino, uint64_t *start)
+{
+	FILE *in = open_proc("/proc/%d/maps", pid, 0);
+	struct mapped_file f;
+	struct maps_range r;
+	char line[1024];
+	int rc = -ENOENT;
+
+	if (!in)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (rc && fgets(line, sizeof(line), in)) {
+		memset(&f, 0, sizeof(f));
+		if (parse_maps_line(line, &f, &r) || r.pgoff || f.dev != dev || f.inode != ino)
+			continue;
+		*start = r.start;
+		rc = 0;
+	}
+	fclose(in);
+	return rc;
+}
+
 /* Whether fd is the file f says (device and inode). */
 static int same_file(int fd, const struct mapped_file *f)
 {

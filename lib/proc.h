@@ -87,6 +87,9 @@ int proc__locate(pid_t pid, uint64_t addr, struct mapped_file *f, uint64_t *offs
  * many were found, or a negative errno (-ESRCH: no such process). */
 int proc__code_addresses(pid_t pid, uint64_t dev, uint64_t ino, const uint64_t *offsets,
 			 uint64_t *addrs, int n);
+/* Where process pid mapped offset 0 of the file (dev, ino): 0 and *start,
+ * -ENOENT (not mapped there), -ESRCH or another negative errno. */
+int proc__file_base(pid_t pid, uint64_t dev, uint64_t ino, uint64_t *start);
 /* A mapped file, opened for reading. The path maps shows is not a name to
  * open: it is our view of a file that may live in another mount namespace
  * or under a chroot the process's owner controls. So the file is opened

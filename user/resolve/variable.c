@@ -2,42 +2,14 @@
 /* A program's variable read from its running process (variable.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "lib/proc.h"
 #include "user/resolve/elfsym.h"
 #include "user/resolve/variable.h"
-
-/* Where process pid mapped offset 0 of the file (dev, ino): 0, or -ENOENT. */
-static int mapped_at(pid_t pid, dev_t dev, ino_t ino, uint64_t *start)
-{
-	char path[64], line[1024];
-	FILE *f;
-	int e = -ENOENT;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (e && fgets(line, sizeof(line), f)) {
-		uint64_t lo, hi, off, inode;
-		unsigned int maj, min;
-		char perms[8];
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64, &lo, &hi,
-			   perms, &off, &maj, &min, &inode) == 7 &&
-		    !off && inode == (uint64_t)ino && maj == major(dev) && min == minor(dev)) {
-			*start = lo;
-			e = 0;
-		}
-	}
-	fclose(f);
-	return e;
-}
 
 int variable__find(struct variable *v, pid_t pid, const char *name, char *err, size_t n)
 {
@@ -60,7 +32,7 @@ int variable__find(struct variable *v, pid_t pid, const char *name, char *err, s
 	if (es) {
 		e = elfsym__object(es, name, &vaddr, &v->size);
 		if (!e)
-			e = mapped_at(pid, st.st_dev, st.st_ino, &start);
+			e = proc__file_base(pid, proc__dev_of(st.st_dev), st.st_ino, &start);
 		if (!e)
 			v->addr = start - elfsym__load_vaddr(es) + vaddr;
 		elfsym__close(es);

@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/array.h"
 #include "lib/clock.h"
 #include "lib/infile.h"
 #include "lib/outfile.h"
@@ -523,13 +524,6 @@ static int class_of_symbol(const struct probe_table *t, const char *symbol)
 	return INSN_XOL;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Every return probe goes through the same trampoline, whatever the
  * function: one cost for all, the median of the groups' estimates (each is
  * the difference of two passes measured apart, so noisy). The pair cost
@@ -544,7 +538,7 @@ static void common_return_cost(struct calibration *c)
 		return;
 	for (i = 0; i < c->n; i++)
 		v[i] = c->a[i].exit_ns < c->a[i].entry_ns ? c->a[i].exit_ns : c->a[i].entry_ns;
-	qsort(v, c->n, sizeof(v[0]), cmp_u64);
+	qsort(v, c->n, sizeof(v[0]), array_cmp_u64);
 	ret = v[c->n / 2];
 	/* An emulated entry hit and a return hit both trap once and run one
 	 * program: a return cost near 0 or near the cheapest such pair's whole
