@@ -56,8 +56,14 @@ EX_DIR    := $(OUTPUT)/examples
 PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline sem_barrier cond_queue cond_barrier page_touch stepper \
 		    custom_barrier
 OMP_EXAMPLES := omp_barriers omp_critical omp_for omp_kernels omp_nested omp_resize omp_tailcall omp_tasks
+# MPI examples, by each MPI Debian ships whose compiler wrapper is installed
+# (make deps-test installs both): pure MPI, and hybrid MPI + OpenMP
+MPICC_OMPI  := $(shell command -v mpicc.openmpi 2>/dev/null)
+MPICC_MPICH := $(shell command -v mpicc.mpich 2>/dev/null)
+MPI_EXAMPLES := $(if $(MPICC_OMPI),$(EX_DIR)/mpi_ranks_ompi $(EX_DIR)/mpi_hybrid_ompi) \
+		$(if $(MPICC_MPICH),$(EX_DIR)/mpi_ranks_mpich)
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) $(EX_DIR)/barrier_imbalance_static \
-	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm)
+	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm) $(MPI_EXAMPLES)
 # The probe shim (shim/shim.h): one library per class, preloaded by --shim.
 SHIM_CLASSES := barrier lock sem cond
 SHIM_LIBS := $(foreach c,$(SHIM_CLASSES),$(OUTPUT)/libsbt-probes-$(c).so)
@@ -136,6 +142,16 @@ $(EX_DIR)/%_gomp: examples/%.c examples/workload.h
 $(EX_DIR)/%_llvm: examples/%.c examples/workload.h
 	@mkdir -p $(@D)
 	$(CLANG) -O2 -g $(WARN) -fopenmp=libomp $< -o $@
+
+$(EX_DIR)/mpi_ranks_ompi: examples/mpi_ranks.c examples/workload.h
+	@mkdir -p $(@D)
+	$(MPICC_OMPI) -O2 -g $(WARN) $< -o $@
+$(EX_DIR)/mpi_hybrid_ompi: examples/mpi_ranks.c examples/workload.h
+	@mkdir -p $(@D)
+	$(MPICC_OMPI) -O2 -g $(WARN) -fopenmp $< -o $@
+$(EX_DIR)/mpi_ranks_mpich: examples/mpi_ranks.c examples/workload.h
+	@mkdir -p $(@D)
+	$(MPICC_MPICH) -O2 -g $(WARN) $< -o $@
 
 $(OUTPUT)/bench/probe_loop: bench/probe_loop.c
 	@mkdir -p $(@D)

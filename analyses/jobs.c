@@ -6,6 +6,8 @@
 #include "lib/utf8.h"
 #include "lib/hmap.h"
 #include "analyses/jobs.h"
+#include "analyses/mpi.h"
+#include "analyses/mpi_report.h"
 #include "lib/array.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -30,7 +32,11 @@ struct jobs {
 	struct job_aside **asides; /* every stream made, in that order */
 	size_t nasides, cap_asides;
 	struct job_aside *free_asides; /* those no job holds */
+	struct mpi *mpi;	       /* across the jobs */
 };
+
+/* Episodes the text of the MPI view lists. */
+#define MPI_EPISODES_SHOWN 5
 
 /* A stream into memory holding a job's report kept aside, its buffer growing
  * from 256 bytes (open_memstream() starts each at 8 KB, for a report of one
@@ -54,6 +60,11 @@ struct jobs *jobs__new(const struct jobs_config *c)
 	j->c = *c;
 	hmap_init(&j->running);
 	hmap_init(&j->left);
+	j->mpi = mpi__new(c->src.phases.probes, (__u32)c->src.phases.nprobes, c->src.names);
+	if (!j->mpi) {
+		free(j);
+		return NULL;
+	}
 	return j;
 }
 
@@ -83,6 +94,7 @@ void jobs__free(struct jobs *j)
 	}
 	free(j->asides);
 	free(j->all);
+	mpi__free(j->mpi);
 	hmap_free(&j->running);
 	hmap_free(&j->left);
 	free(j);
@@ -223,6 +235,7 @@ struct job *jobs__start(struct jobs *j, __u32 pid, __u64 start_ns, const char *c
 	}
 	job->pid = pid;
 	job->start_ns = start_ns;
+	job->rank = -1;
 	snprintf(job->command, sizeof(job->command), "%s", command ? command : "");
 	utf8_printable(job->command);
 	if (job_open(j, job) || keep(j, job)) {
@@ -273,9 +286,16 @@ struct job *jobs__feed(struct jobs *j, const struct sbt_event *e)
 	if (e->type == SBT_EV_ENTER && !job->live)
 		synchronizes(j, job, e);
 	phases__feed(job->ph, e);
+	mpi__feed(j->mpi, e);
 	if (e->type == SBT_EV_THREAD_EXIT && e->probe)
 		job->end_ns = e->ts;
 	return job;
+}
+
+int jobs__set_rank(struct jobs *j, struct job *job, int rank, const char *host)
+{
+	job->rank = rank;
+	return mpi__set_rank(j->mpi, job->pid, rank, host);
 }
 
 int job__active(const struct job *job)
@@ -309,7 +329,10 @@ static void print_heading(struct jobs *j, const struct job *job, int blank)
 	FILE *out = j->c.ro.out;
 	double secs = job->end_ns > job->start_ns ? (job->end_ns - job->start_ns) / 1e9 : 0;
 
-	fprintf(out, "%s=== pid %u: %s", blank ? "\n" : "", job->pid, job->command);
+	fprintf(out, "%s=== pid %u", blank ? "\n" : "", job->pid);
+	if (job->rank >= 0)
+		fprintf(out, " (MPI rank %d)", job->rank);
+	fprintf(out, ": %s", job->command);
 	if (job->end_ns)
 		fprintf(out, " (exited after %.3f s)", secs);
 	fputs(" ===\n", out);
@@ -332,8 +355,11 @@ static void print_separate(struct jobs *j, struct job *job)
 		fputs(j->printed ? ",\n" : "\n", out);
 		fprintf(out, "{\"pid\": %u, \"command\": ", job->pid);
 		json_str(&js, job->command);
-		fprintf(out, ", \"start_ns\": %llu, \"end_ns\": %llu, \"report\": ",
+		fprintf(out, ", \"start_ns\": %llu, \"end_ns\": %llu, ",
 			(unsigned long long)job->start_ns, (unsigned long long)job->end_ns);
+		if (job->rank >= 0)
+			fprintf(out, "\"rank\": %d, ", job->rank);
+		fputs("\"report\": ", out);
 		copy_out(j, job, out);
 		fputs("}", out);
 	} else {
@@ -396,6 +422,37 @@ void jobs__end(struct jobs *j, struct job *job, const struct report_drops *d)
 		end_in_tree(j, job);
 }
 
+/* The MPI view across the jobs, when processes called MPI: after the
+ * jobs' reports (text), or closing the jobs document as its "mpi" member
+ * (json_doc: the document is open, its jobs array written; it is closed
+ * here). A single report (JSON) gets none: one rank is not a job of ranks. */
+static void print_mpi(struct jobs *j, int json_doc)
+{
+	FILE *out = j->c.ro.out;
+	int active = mpi__active(j->mpi) && !mpi__finish(j->mpi);
+
+	if (j->c.ro.format == REPORT_JSON) {
+		if (!json_doc)
+			return;
+		if (active) {
+			struct json js;
+
+			json_init(&js, out, 0);
+			fputs("\n], \"mpi\": ", out);
+			mpi_report__json(j->mpi, &js);
+			fputs("}\n", out);
+		} else {
+			fputs("\n]}\n", out);
+		}
+		return;
+	}
+	if (active) {
+		if (j->c.ro.before_output)
+			j->c.ro.before_output(j->c.ro.hook_ctx);
+		mpi_report__text(j->mpi, out, MPI_EPISODES_SHOWN);
+	}
+}
+
 /* live_first, at the end: the reports still aside. Several: under
  * headings (JSON: the jobs document); one: as a single process's. */
 static void finish_tree(struct jobs *j)
@@ -409,8 +466,7 @@ static void finish_tree(struct jobs *j)
 	for (i = 0; i < j->n; i++)
 		if (j->all[i]->aside && jobs__reported(j, j->all[i]))
 			print_aside(j, j->all[i], n > 1);
-	if (n > 1 && j->c.ro.format == REPORT_JSON)
-		fputs("\n]}\n", j->c.ro.out);
+	print_mpi(j, n > 1);
 }
 
 /* "N NOUNs WHAT (out of memory): pids A, B, ... and M more". An error, not
@@ -451,10 +507,10 @@ void jobs__end_all(struct jobs *j,
 			drops_of(ctx, j->all[i], &d);
 		jobs__end(j, j->all[i], &d);
 	}
-	if (j->c.separate && j->c.ro.format == REPORT_JSON)
-		fputs("\n]}\n", j->c.ro.out);
-	else if (j->c.separate && !j->printed)
+	if (j->c.separate && !j->printed && j->c.ro.format != REPORT_JSON)
 		fputs("no process synchronized at a barrier\n", j->c.ro.out);
+	if (j->c.separate)
+		print_mpi(j, 1);
 	if (j->c.live_first)
 		finish_tree(j);
 	fflush(j->c.ro.out);
@@ -462,11 +518,13 @@ void jobs__end_all(struct jobs *j,
 		report_opts__warn_unmatched(&j->c.ro, j->watch_matched);
 	say_failed("process", "left out of the report", j->nleft, j->left_named);
 	say_failed("process", "with a report cut short", j->ncut, j->cut_named);
+	if (mpi__failed(j->mpi))
+		log_err("the MPI view across processes is incomplete (out of memory)");
 }
 
 int jobs__failed(const struct jobs *j)
 {
-	return j->nleft || j->ncut ? -ENOMEM : 0;
+	return j->nleft || j->ncut || mpi__failed(j->mpi) ? -ENOMEM : 0;
 }
 
 size_t jobs__count(const struct jobs *j)

@@ -7,8 +7,9 @@
  *
  * With several jobs, each report is kept aside in memory and printed whole,
  * under a heading, when the job ends; a JSON report becomes
- * {"schema": 1, "jobs": [{"pid", "command", "start_ns", "end_ns",
- * "report": <the job's report document>}, ...]}.
+ * {"schema": 1, "jobs": [{"pid", "command", "start_ns", "end_ns", "rank" (MPI
+ * ranks only), "report": <the job's report document>}, ...]}, with "mpi": the
+ * MPI view across the jobs when processes called MPI (analyses/mpi_report.h).
  *
  * A launched command's process tree (live_first) reads as one process when
  * one process synchronizes: the first job to synchronize (a record of a
@@ -42,6 +43,7 @@ struct job {
 	__u64 drops;		 /* records lost, when known at its end */
 	int synced;		 /* it called a probed function (a probe record) */
 	int live;		 /* live_first: its report goes to the output as it is written */
+	int rank;		 /* its MPI rank (jobs__set_rank()); -1: none known */
 	void *user;		 /* the caller's per-job data */
 };
 
@@ -70,6 +72,9 @@ struct job *jobs__start(struct jobs *j, __u32 pid, __u64 start_ns, const char *c
  * or NULL. The exit of the job's last thread sets end_ns; the caller then
  * ends it with jobs__end(). */
 struct job *jobs__feed(struct jobs *j, const struct sbt_event *e);
+/* The job is MPI rank `rank` on host (NULL: not known); the MPI view
+ * (analyses/mpi.h), printed after the jobs' reports, names it so. 0 or -ENOMEM. */
+int jobs__set_rank(struct jobs *j, struct job *job, int rank, const char *host);
 /* Whether the job synchronized at a barrier or ran a parallel region. */
 int job__active(const struct job *job);
 /* Finish the job's analysis and print its report. */

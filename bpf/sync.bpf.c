@@ -108,6 +108,32 @@ static __always_inline __u32 arrival_flag(__u16 type, __u64 cookie)
  * __kmpc_fork_call starts its third), the return address or the probed
  * address (a region body's: where it returns tells a barrier it tail-calls,
  * its own address which region it is), or a constant. */
+/* Arguments past the registers (SBT_ARG_N) are read from the stack: on
+ * x86-64 the seventh is above the return address, on arm64 the ninth at the
+ * stack pointer. A register argument is a context field, read by a constant
+ * offset only (the verifier refuses a computed one). An int argument's upper
+ * half is unspecified, in a register or a stack slot: userspace truncates
+ * what it knows to be an int. */
+#if defined(__TARGET_ARCH_arm64)
+#define REG_ARGS      8
+#define STACK_ARG0    0
+#define ARG6(ctx)     ((ctx)->regs[5])
+#else
+#define REG_ARGS      6
+#define STACK_ARG0    8
+#define ARG6(ctx)     ((ctx)->r9)
+#endif
+
+static __always_inline __u64 stack_arg(struct pt_regs *ctx, __u64 n)
+{
+	__u64 v = 0;
+
+	if (n > REG_ARGS && n <= SBT_ARG_N_MAX)
+		bpf_probe_read_user(&v, sizeof(v),
+				    (void *)(PT_REGS_SP(ctx) + STACK_ARG0 + 8 * (n - REG_ARGS - 1)));
+	return v;
+}
+
 static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dflt)
 {
 	switch (sel) {
@@ -121,6 +147,14 @@ static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dfl
 		return PT_REGS_PARM4(ctx);
 	case 5:
 		return PT_REGS_PARM5(ctx);
+	case SBT_ARG_N(6):
+		return ARG6(ctx);
+#if defined(__TARGET_ARCH_arm64)
+	case SBT_ARG_N(7):
+		return ctx->regs[6];
+	case SBT_ARG_N(8):
+		return ctx->regs[7];
+#endif
 	case SBT_ARG_RET: {
 		__u64 ra = 0;
 
@@ -130,6 +164,8 @@ static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dfl
 	case SBT_ARG_IP:
 		return PT_REGS_IP(ctx);
 	}
+	if (sel > SBT_ARG_N(6))
+		return stack_arg(ctx, sel - SBT_ARG_N(0));
 	return sel >= SBT_ARG_CONST(0) ? sel - SBT_ARG_CONST(0) : dflt;
 }
 

@@ -149,6 +149,39 @@ int proc__comm(pid_t pid, pid_t tid, char *buf, size_t n)
 	return read_line(f, "", buf, n);
 }
 
+int proc__environ_get(pid_t pid, const char *name, char *buf, size_t n)
+{
+	FILE *f = open_proc("/proc/%d/environ", pid, 0);
+	size_t len = strlen(name), i = 0;
+	int c, found = 0, at_start = 1, matched = 0;
+
+	if (!f)
+		return -ENOENT;
+	/* NAME=VALUE strings, each ending with a NUL: a stream, without a bound
+	 * on the environment's size */
+	while (!found && (c = getc(f)) != EOF) {
+		if (at_start && matched == (int)len && c == '=') {
+			found = 1;
+			break;
+		}
+		if (c == 0) {
+			at_start = 1;
+			matched = 0;
+		} else if (at_start && matched < (int)len && c == name[matched]) {
+			matched++;
+		} else {
+			at_start = 0;
+		}
+	}
+	if (found) {
+		while ((c = getc(f)) != EOF && c && i + 1 < n)
+			buf[i++] = (char)c;
+		buf[i] = 0;
+	}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
 int proc__cgroup(pid_t pid, char *buf, size_t n)
 {
 	return read_line(open_proc("/proc/%d/cgroup", pid, 0), "0::", buf, n);

@@ -45,6 +45,10 @@ void proc__cmdline(pid_t pid, char *buf, size_t n);
 int proc__comm(pid_t pid, pid_t tid, char *buf, size_t n);
 /* The cgroup v2 path ("/user.slice/..."). 0, or -ENOENT. */
 int proc__cgroup(pid_t pid, char *buf, size_t n);
+/* The value of environment variable name in process pid's initial
+ * environment (as exec gave it), into buf (n > 0, truncated to fit). 0, or
+ * -ENOENT when the process, its environment or the variable is not there. */
+int proc__environ_get(pid_t pid, const char *name, char *buf, size_t n);
 /* Call fn for every task of process pid, or for every process of the
  * machine; stop early when fn returns non-zero and return that, else 0
  * (also when pid is gone). */

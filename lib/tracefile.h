@@ -116,7 +116,11 @@
  *                   __u64 drops, string command): the processes traced, one
  *                   analysis each (`report --pid`); end_ns 0 = still running
  *                   when the recording stopped. The same pid may appear twice
- *                   (reused after an exit), in start order.
+ *                   (reused after an exit), in start order. Then (added
+ *                   after the entries: older readers stop before) count x
+ *                   (__u32 rank_id, string host): each job's MPI rank + 1
+ *                   (0: not an MPI rank, or not known) and the host it ran on
+ *                   ("": this recording's).
  *
  * The reader treats the file as hostile: every offset, length and count is
  * checked against the bytes actually present before anything is allocated.
@@ -183,11 +187,14 @@ struct tf_thread {
 	char comm[16];
 };
 
+#define TF_HOST_MAX 64
 struct tf_job {
 	__u32 pid;
 	__u64 start_ns, end_ns;
 	__u64 drops;
 	char *command;
+	__u32 rank_id;		 /* MPI rank + 1; 0: none known */
+	char host[TF_HOST_MAX]; /* "": the recording's host */
 };
 
 /* A calibrated cost (CALIBRATION): the symbol is tf_meta.cost_names[name]. */

@@ -71,21 +71,31 @@
 			     * barrier; entry: obj = its return address, site = its address */
 #define SBT_PK_TASK_NEW	 13 /* an OpenMP task created (GOMP_task, __kmpc_omp_task) */
 #define SBT_PK_TASK_WAIT 14 /* taskwait / taskgroup end: waits for tasks, running some */
-#define SBT_PK_MAX	 14
+/* MPI (doc/design.md §5.8): calls of one process (rank) that other processes
+ * take part in. A collective: obj = its communicator. A blocking send or
+ * receive: obj = the peer's rank in the communicator, site = the tag
+ * (MPI_Sendrecv: site = the rank it receives from). */
+#define SBT_PK_MPI_COLL	    15 /* MPI_Barrier and the collectives */
+#define SBT_PK_MPI_SEND	    16 /* MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Bsend */
+#define SBT_PK_MPI_RECV	    17 /* MPI_Recv */
+#define SBT_PK_MPI_SENDRECV 18 /* MPI_Sendrecv(_replace) */
+#define SBT_PK_MPI_WAIT	    19 /* MPI_Wait*, MPI_Test*, MPI_Probe: completion */
+#define SBT_PK_MPI_LIFE	    20 /* MPI_Init*, MPI_Finalize */
+#define SBT_PK_MAX	    20
 
 /* Upper bound on probe ids, carried in the attach cookie and in the record. */
 #define SBT_MAX_PROBES 1024
 
 /* The attach cookie: probe id in the low 16 bits, probe kind in bits 16-23,
- * and what an entry record carries in obj (bits 24-27) and site (28-31). */
+ * and what an entry record carries in obj (bits 24-31) and site (32-39). */
 #define SBT_COOKIE(id, kind)		   ((__u64)(id) | (__u64)(kind) << 16)
-#define SBT_COOKIE_ARGS(obj_arg, site_arg) ((__u64)(obj_arg) << 24 | (__u64)(site_arg) << 28)
+#define SBT_COOKIE_ARGS(obj_arg, site_arg) ((__u64)(obj_arg) << 24 | (__u64)(site_arg) << 32)
 #define SBT_COOKIE_KIND(c)		   (((c) >> 16) & 0xff)
-#define SBT_COOKIE_OBJ_ARG(c)		   (((c) >> 24) & 0xf)
-#define SBT_COOKIE_SITE_ARG(c)		   (((c) >> 28) & 0xf)
+#define SBT_COOKIE_OBJ_ARG(c)		   (((c) >> 24) & 0xff)
+#define SBT_COOKIE_SITE_ARG(c)		   (((c) >> 32) & 0xff)
 /* A self-timed probe shim site (shim/shim.h): its sixth argument is the
  * measured cost of the thread's previous site hit. */
-#define SBT_COOKIE_TIMED (1ULL << 32)
+#define SBT_COOKIE_TIMED (1ULL << 40)
 /* That argument: the cost in ns in the low 32 bits, this bit when there is
  * one (the thread's first hit has none). */
 #define SBT_SITE_COST_KNOWN (1ULL << 32)
@@ -106,11 +116,15 @@
  * 1-5 that argument, SBT_ARG_RET the return address (the word at the stack
  * pointer on entry), SBT_ARG_IP the probed address, SBT_ARG_CONST(k) the
  * constant k < 8 (a function without the argument, such as
- * GOMP_critical_start(void), given a fixed object). */
+ * GOMP_critical_start(void), given a fixed object), SBT_ARG_N(n) argument
+ * n from 6 to SBT_ARG_N_MAX (the sixth register, then the stack: MPI's
+ * collectives take their communicator seventh to eleventh), a 32-bit int. */
 #define SBT_ARG_DEFAULT	 0
 #define SBT_ARG_RET	 6
 #define SBT_ARG_IP	 7
 #define SBT_ARG_CONST(k) (8 + (k))
+#define SBT_ARG_N(n)	 (16 + (n))
+#define SBT_ARG_N_MAX	 12
 /* The objects of libgomp's unnamed critical and atomic sections: below any
  * address, named by userspace. */
 #define SBT_OBJ_CRITICAL 1

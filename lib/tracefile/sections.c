@@ -311,10 +311,26 @@ static int parse_threads(struct tf_sections *s, const struct rctx *rc, struct cu
 	return err;
 }
 
+/* The jobs' ranks and hosts after their entries (slots: where each entry
+ * went); absent from older traces. */
+static void parse_job_ranks(struct tf_meta *m, struct cur *c, const long *slots, __u32 n)
+{
+	__u32 i, rank_id;
+	struct str host;
+
+	for (i = 0; i < n; i++) {
+		if (!get_u32(c, &rank_id) || !get_str(c, &host))
+			return;
+		m->jobs[slots[i]].rank_id = rank_id;
+		str_copy(m->jobs[slots[i]].host, sizeof(m->jobs[0].host), &host);
+	}
+}
+
 /* Appended; a job seen again (its end, its losses) replaces its entry. */
 static int parse_jobs(struct tf_sections *s, const struct rctx *rc, struct cur *c)
 {
 	struct tf_meta *m = s->m;
+	long *slots = NULL;
 	__u32 i, n;
 	int err = get_count(rc, c, TF_SEC_JOBS, JOB_MIN, UINT32_MAX, m->njobs, "jobs", &n);
 
@@ -322,21 +338,31 @@ static int parse_jobs(struct tf_sections *s, const struct rctx *rc, struct cur *
 	if (!err)
 		err = grow(rc, (void **)&m->jobs, &s->cap_jobs, m->njobs + (n ? n : 1),
 			   sizeof(*m->jobs));
+	if (!err && !(slots = malloc((n + 1) * sizeof(*slots))))
+		err = nomem(rc);
 	for (i = 0; !err && i < n; i++) {
 		struct tf_job j = {0};
 		struct str cmd;
 		long at;
 
 		if (!get_u32(c, &j.pid) || !get_u64(c, &j.start_ns) || !get_u64(c, &j.end_ns) ||
-		    !get_u64(c, &j.drops) || !get_str(c, &cmd))
-			return overrun(rc, "JOBS");
+		    !get_u64(c, &j.drops) || !get_str(c, &cmd)) {
+			err = overrun(rc, "JOBS");
+			break;
+		}
 		at = slot_of(&s->jobs, j.pid, j.start_ns, &m->njobs);
 		j.command = at < 0 ? NULL : str_dup(&cmd);
-		if (!j.command)
-			return nomem(rc);
+		if (!j.command) {
+			err = nomem(rc);
+			break;
+		}
 		free(m->jobs[at].command);
 		m->jobs[at] = j;
+		slots[i] = at;
 	}
+	if (!err)
+		parse_job_ranks(m, c, slots, n);
+	free(slots);
 	return err;
 }
 

@@ -104,7 +104,11 @@ static void make_meta(struct tf_meta *m)
 				     .end_ns = 900,
 				     .drops = 3,
 				     .command = strdup("./lu -p8")};
-	m->jobs[1] = (struct tf_job){.pid = 4243, .start_ns = 7, .command = strdup("")};
+	m->jobs[1] = (struct tf_job){.pid = 4243,
+				     .start_ns = 7,
+				     .command = strdup(""),
+				     .rank_id = 3 + 1,
+				     .host = "node07"};
 	m->costs_source = strdup("session");
 	/* two calibrations: three entries, then one of them again */
 	m->ncost_names = 3;
@@ -216,6 +220,8 @@ static void check_meta_equal(const struct tf_meta *a, const struct tf_meta *b)
 		CHECK_EQ(a->jobs[i].end_ns, b->jobs[i].end_ns);
 		CHECK_EQ(a->jobs[i].drops, b->jobs[i].drops);
 		CHECK_STR(a->jobs[i].command, b->jobs[i].command);
+		CHECK_EQ(a->jobs[i].rank_id, b->jobs[i].rank_id);
+		CHECK_STR(a->jobs[i].host, b->jobs[i].host);
 	}
 	CHECK_EQ(a->ncpus, b->ncpus);
 	for (i = 0; i < a->ncpus && i < b->ncpus; i++)
@@ -926,6 +932,8 @@ TEST(format1_read)
 	legacy_records = 0;
 	make_meta(&m);
 	m.inject_delay_ns[0] = 0; /* a key the format 1 writer did not have */
+	m.jobs[1].rank_id = 0;	  /* nor MPI ranks */
+	m.jobs[1].host[0] = 0;
 	/* older than the costs calibrated in the session: none read, the ALPHA section's alone */
 	drop_costs(&m);
 	if (r) {

@@ -154,9 +154,10 @@ static const struct argp_option options[] = {
 	 "0xHEX as nm prints it (stripped binaries); repeatable",
 	 2},
 	{"trace", OPT_TRACE, "LIST", 0,
-	 "What to trace: barrier, lock, sem, cond, futex, task (OpenMP tasks), all (default "
-	 "barrier,sem,cond,futex: lock and task probes are the most frequent calls, so the most "
-	 "perturbing; with -a, futex is off too: it costs every syscall of the machine)",
+	 "What to trace: barrier, lock, sem, cond, futex, task (OpenMP tasks), mpi (MPI "
+	 "collectives, point-to-point, completion), all (default barrier,sem,cond,futex,mpi: lock "
+	 "and task probes are the most frequent calls, so the most perturbing; with -a, futex is "
+	 "off too: it costs every syscall of the machine)",
 	 2},
 	{"shim", OPT_SHIM, NULL, 0,
 	 "With -- CMD (the default there): preload the probe shim, whose wrappers carry cheap "

@@ -91,34 +91,100 @@ static const struct known_func known[] = {
 	{"pthread_cond_clockwait", SBT_PK_COND_WAIT, "glibc"},
 	{"pthread_cond_signal", SBT_PK_COND_SIGNAL, "glibc"},
 	{"pthread_cond_broadcast", SBT_PK_COND_SIGNAL, "glibc"},
+	/* MPI (doc/design.md §5.8): Open MPI's libmpi and MPICH's libmpich
+	 * define each MPI_F as a weak alias of PMPI_F; PMPI_F is probed, which
+	 * a profiling library's own MPI_F calls too */
+	{"PMPI_Barrier", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Bcast", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Reduce", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Allreduce", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Gather", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Gatherv", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Scatter", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Scatterv", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Allgather", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Allgatherv", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Alltoall", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Alltoallv", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Reduce_scatter", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Reduce_scatter_block", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Scan", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Exscan", SBT_PK_MPI_COLL, "MPI"},
+	{"PMPI_Send", SBT_PK_MPI_SEND, "MPI"},
+	{"PMPI_Ssend", SBT_PK_MPI_SEND, "MPI"},
+	{"PMPI_Rsend", SBT_PK_MPI_SEND, "MPI"},
+	{"PMPI_Bsend", SBT_PK_MPI_SEND, "MPI"},
+	{"PMPI_Recv", SBT_PK_MPI_RECV, "MPI"},
+	{"PMPI_Sendrecv", SBT_PK_MPI_SENDRECV, "MPI"},
+	{"PMPI_Sendrecv_replace", SBT_PK_MPI_SENDRECV, "MPI"},
+	{"PMPI_Wait", SBT_PK_MPI_WAIT, "MPI"},
+	{"PMPI_Waitall", SBT_PK_MPI_WAIT, "MPI"},
+	{"PMPI_Waitany", SBT_PK_MPI_WAIT, "MPI"},
+	{"PMPI_Waitsome", SBT_PK_MPI_WAIT, "MPI"},
+	{"PMPI_Test", SBT_PK_MPI_WAIT, "MPI"},
+	{"PMPI_Testall", SBT_PK_MPI_WAIT, "MPI"},
+	{"PMPI_Testany", SBT_PK_MPI_WAIT, "MPI"},
+	{"PMPI_Testsome", SBT_PK_MPI_WAIT, "MPI"},
+	{"PMPI_Probe", SBT_PK_MPI_WAIT, "MPI"},
+	{"PMPI_Init", SBT_PK_MPI_LIFE, "MPI"},
+	{"PMPI_Init_thread", SBT_PK_MPI_LIFE, "MPI"},
+	{"PMPI_Finalize", SBT_PK_MPI_LIFE, "MPI"},
 };
 
 #define NKNOWN (sizeof(known) / sizeof(known[0]))
 
 /* Known functions whose entry records carry other than their first two
- * arguments (SBT_ARG_*). */
+ * arguments (SBT_ARG_*). An MPI collective's object is its communicator, a
+ * send's or receive's the peer's rank, with the tag as site (MPI_Sendrecv:
+ * the rank it receives from). */
 static const struct {
 	const char *symbol;
-	int obj_arg;
+	int obj_arg, site_arg;
 } entry_args[] = {
-	{"__kmpc_fork_call", 3},
-	{"__kmpc_critical", 3},
-	{"__kmpc_critical_with_hint", 3},
-	{"__kmpc_end_critical", 3},
-	{"GOMP_critical_start", SBT_ARG_CONST(SBT_OBJ_CRITICAL)},
-	{"GOMP_critical_end", SBT_ARG_CONST(SBT_OBJ_CRITICAL)},
-	{"GOMP_atomic_start", SBT_ARG_CONST(SBT_OBJ_ATOMIC)},
-	{"GOMP_atomic_end", SBT_ARG_CONST(SBT_OBJ_ATOMIC)},
+	{"__kmpc_fork_call", 3, SBT_ARG_DEFAULT},
+	{"__kmpc_critical", 3, SBT_ARG_DEFAULT},
+	{"__kmpc_critical_with_hint", 3, SBT_ARG_DEFAULT},
+	{"__kmpc_end_critical", 3, SBT_ARG_DEFAULT},
+	{"GOMP_critical_start", SBT_ARG_CONST(SBT_OBJ_CRITICAL), SBT_ARG_DEFAULT},
+	{"GOMP_critical_end", SBT_ARG_CONST(SBT_OBJ_CRITICAL), SBT_ARG_DEFAULT},
+	{"GOMP_atomic_start", SBT_ARG_CONST(SBT_OBJ_ATOMIC), SBT_ARG_DEFAULT},
+	{"GOMP_atomic_end", SBT_ARG_CONST(SBT_OBJ_ATOMIC), SBT_ARG_DEFAULT},
+	{"PMPI_Bcast", 5, SBT_ARG_CONST(0)},
+	{"PMPI_Reduce", SBT_ARG_N(7), SBT_ARG_CONST(0)},
+	{"PMPI_Allreduce", SBT_ARG_N(6), SBT_ARG_CONST(0)},
+	{"PMPI_Gather", SBT_ARG_N(8), SBT_ARG_CONST(0)},
+	{"PMPI_Gatherv", SBT_ARG_N(9), SBT_ARG_CONST(0)},
+	{"PMPI_Scatter", SBT_ARG_N(8), SBT_ARG_CONST(0)},
+	{"PMPI_Scatterv", SBT_ARG_N(9), SBT_ARG_CONST(0)},
+	{"PMPI_Allgather", SBT_ARG_N(7), SBT_ARG_CONST(0)},
+	{"PMPI_Allgatherv", SBT_ARG_N(8), SBT_ARG_CONST(0)},
+	{"PMPI_Alltoall", SBT_ARG_N(7), SBT_ARG_CONST(0)},
+	{"PMPI_Alltoallv", SBT_ARG_N(9), SBT_ARG_CONST(0)},
+	{"PMPI_Reduce_scatter", SBT_ARG_N(6), SBT_ARG_CONST(0)},
+	{"PMPI_Reduce_scatter_block", SBT_ARG_N(6), SBT_ARG_CONST(0)},
+	{"PMPI_Scan", SBT_ARG_N(6), SBT_ARG_CONST(0)},
+	{"PMPI_Exscan", SBT_ARG_N(6), SBT_ARG_CONST(0)},
+	{"PMPI_Barrier", SBT_ARG_DEFAULT, SBT_ARG_CONST(0)},
+	{"PMPI_Send", 4, 5},
+	{"PMPI_Ssend", 4, 5},
+	{"PMPI_Rsend", 4, 5},
+	{"PMPI_Bsend", 4, 5},
+	{"PMPI_Recv", 4, 5},
+	{"PMPI_Sendrecv", 4, SBT_ARG_N(9)},
+	{"PMPI_Sendrecv_replace", 4, SBT_ARG_N(6)},
 };
 
-static int entry_obj_arg(const char *symbol)
+/* What known function symbol's entry records carry: obj_arg and site_arg. */
+static void entry_args_of(const char *symbol, int *obj_arg, int *site_arg)
 {
 	size_t i;
 
+	*obj_arg = *site_arg = SBT_ARG_DEFAULT;
 	for (i = 0; i < sizeof(entry_args) / sizeof(entry_args[0]); i++)
-		if (!strcmp(entry_args[i].symbol, symbol))
-			return entry_args[i].obj_arg;
-	return SBT_ARG_DEFAULT;
+		if (!strcmp(entry_args[i].symbol, symbol)) {
+			*obj_arg = entry_args[i].obj_arg;
+			*site_arg = entry_args[i].site_arg;
+		}
 }
 #define MAX_VERSIONS 4
 
@@ -165,6 +231,13 @@ unsigned int probe_kind__class(int kind)
 	case SBT_PK_TASK_NEW:
 	case SBT_PK_TASK_WAIT:
 		return SBT_TRACE_TASK;
+	case SBT_PK_MPI_COLL:
+	case SBT_PK_MPI_SEND:
+	case SBT_PK_MPI_RECV:
+	case SBT_PK_MPI_SENDRECV:
+	case SBT_PK_MPI_WAIT:
+	case SBT_PK_MPI_LIFE:
+		return SBT_TRACE_MPI;
 	}
 	return 0;
 }
@@ -175,6 +248,7 @@ static const struct {
 } trace_classes[] = {
 	{"barrier", SBT_TRACE_BARRIER}, {"lock", SBT_TRACE_LOCK},   {"sem", SBT_TRACE_SEM},
 	{"cond", SBT_TRACE_COND},	{"futex", SBT_TRACE_FUTEX}, {"task", SBT_TRACE_TASK},
+	{"mpi", SBT_TRACE_MPI},
 };
 
 int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t errlen)
@@ -195,8 +269,7 @@ int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t 
 		if (i == sizeof(trace_classes) / sizeof(trace_classes[0])) {
 			snprintf(err, errlen,
 				 "--trace: unknown class '%s' (barrier, lock, sem, cond, futex, "
-				 "task, "
-				 "all)",
+				 "task, mpi, all)",
 				 tok);
 			return -EINVAL;
 		}
@@ -345,6 +418,15 @@ static void set_args(struct probe_table *t, int first, int obj_arg, int site_arg
 		t->probes[first].obj_arg = obj_arg;
 		t->probes[first].site_arg = site_arg;
 	}
+}
+
+/* Probes first.. of t are known function i's. */
+static void set_known_args(struct probe_table *t, int first, size_t i)
+{
+	int obj_arg, site_arg;
+
+	entry_args_of(known[i].symbol, &obj_arg, &site_arg);
+	set_args(t, first, obj_arg, site_arg);
 }
 
 /* Whether a function is the outlined body of an OpenMP construct, as the
@@ -504,7 +586,7 @@ static int add_shim_sites(struct probe_table *t, const struct elfsym *es,
 		if (e)
 			return e;
 		t->probes[t->n - 1].exit_offset = exit;
-		set_args(t, t->n - 1, entry_obj_arg(known[i].symbol), SBT_ARG_DEFAULT);
+		set_known_args(t, t->n - 1, i);
 		added++;
 	}
 	return added;
@@ -518,7 +600,7 @@ static int add_known_function(struct probe_table *t, const struct elfsym *es,
 	int first = t->n, n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
 
 	if (n > 0)
-		set_args(t, first, entry_obj_arg(known[i].symbol), SBT_ARG_DEFAULT);
+		set_known_args(t, first, i);
 	return n;
 }
 

@@ -61,10 +61,13 @@ struct probe_table {
 #define SBT_TRACE_COND	  8u
 #define SBT_TRACE_FUTEX	  16u
 #define SBT_TRACE_TASK	  32u
-#define SBT_TRACE_ALL	  63u
+#define SBT_TRACE_MPI	  64u
+#define SBT_TRACE_ALL	  127u
 /* Lock and task probes are off by default: they are the most frequent
  * calls, so the most perturbing (each hit costs ~1 µs on a VM). */
-#define SBT_TRACE_DEFAULT (SBT_TRACE_BARRIER | SBT_TRACE_SEM | SBT_TRACE_COND | SBT_TRACE_FUTEX)
+/* MPI's probes are in files only MPI programs map. */
+#define SBT_TRACE_DEFAULT                                                                          \
+	(SBT_TRACE_BARRIER | SBT_TRACE_SEM | SBT_TRACE_COND | SBT_TRACE_FUTEX | SBT_TRACE_MPI)
 
 /* Parse a comma-separated class list ("barrier,lock" or "all"). */
 int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t errlen);

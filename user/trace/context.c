@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/utsname.h>
 #include "lib/log.h"
+#include "lib/parse.h"
 #include "lib/proc.h"
 #include "lib/utf8.h"
 #include "user/resolve/symbolize.h"
@@ -53,6 +56,31 @@ static void add_pending(struct add_threads *a)
 			add_thread(a, (pid_t)s->k1);
 }
 
+/* The variables MPI launchers give each rank its number in: Open MPI's
+ * mpirun, MPICH's and Intel MPI's Hydra, PMIx launchers (Open MPI 5, Slurm
+ * with PMIx), Slurm's srun, MVAPICH. The process's own MPI_Comm_rank would
+ * need its output read from its memory after the call; the launcher's
+ * variable is there from the exec (doc/design.md §5.8). */
+static const char *const rank_vars[] = {
+	"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "MV2_COMM_WORLD_RANK",
+};
+
+/* A process started by an MPI launcher: its rank, and the host it runs on. */
+static void name_rank(struct trace_ctx *c, struct job *job)
+{
+	struct utsname u;
+	char v[32];
+	size_t i;
+	int rank;
+
+	for (i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++)
+		if (!proc__environ_get((pid_t)job->pid, rank_vars[i], v, sizeof(v)) &&
+		    !parse_int(v, 0, INT32_MAX - 1, &rank)) {
+			jobs__set_rank(c->jobs, job, rank, uname(&u) ? NULL : u.nodename);
+			return;
+		}
+}
+
 struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns, int born,
 				 const char *command, struct hmap *pending)
 {
@@ -62,6 +90,7 @@ struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns,
 	if (!job)
 		return NULL;
 	job->user = symbolizer__new(pid);
+	name_rank(c, job);
 	proc__for_each_task(pid, add_thread, &a);
 	if (pending)
 		add_pending(&a);
@@ -92,7 +121,8 @@ void trace_ctx__unfollowed(struct trace_ctx *c, const struct sbt_event *e)
 /* Probe kinds whose first argument is a synchronization object. */
 static int names_object(int kind)
 {
-	return kind == SBT_PK_BARRIER || (kind >= SBT_PK_LOCK && kind <= SBT_PK_COND_SIGNAL);
+	return kind == SBT_PK_BARRIER || (kind >= SBT_PK_LOCK && kind <= SBT_PK_COND_SIGNAL) ||
+	       kind == SBT_PK_MPI_COLL; /* a communicator: Open MPI's predefined ones are named */
 }
 
 /* The objects of functions that take none (include/sbt/events.h). */

@@ -269,6 +269,7 @@ static void fill_job(struct trace_meta *s, struct delta *d, const struct target 
 	tj->start_ns = job->start_ns;
 	tj->end_ns = now.end_ns;
 	tj->drops = now.drops;
+	tj->rank_id = job->rank >= 0 ? (__u32)job->rank + 1 : 0;
 	s->jobs[k] = now;
 	if (k >= s->njobs)
 		s->njobs = k + 1;
