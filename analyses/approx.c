@@ -153,16 +153,26 @@ void approx__pay(struct phases *p, struct ph_thread *t, const struct sbt_event *
 /* A COUNTERS record: read in the hit it follows, so inside a self-timed
  * hit's measured cost. Charged when the session charges counter records,
  * at the cost in force at its time. */
-void approx__pay_counters(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+/* A COUNTERS record's cost at its time: the session's calibration in force,
+ * else the fixed one; 0 when the session charges none. */
+static __u64 counters_cost(struct phases *p, const struct sbt_event *e)
 {
 	const struct alpha_series *s = p->cfg.alpha_series;
 	struct alpha_cost c;
-	__u64 a = p->cfg.alpha_counters;
 
-	if (!approx__enabled(p) || !a)
-		return;
+	if (!approx__enabled(p) || !p->cfg.alpha_counters)
+		return 0;
 	if (s && series_cost(p, alpha_series__counters(s), e->ts, &c))
-		a = c.entry_ns;
+		return c.entry_ns;
+	return p->cfg.alpha_counters;
+}
+
+void approx__pay_counters(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	__u64 a = counters_cost(p, e);
+
+	if (!a)
+		return;
 	t->ovh += a;
 	t->overhead_total += a;
 	if (t->pending_open)
@@ -276,6 +286,21 @@ __u64 phases__thread_approx(const struct phases *p, __u32 tid)
 	const struct ph_thread *t = hmap_get(&p->threads, tid, 0);
 
 	return t && approx__enabled(p) ? t->ta_prev : 0;
+}
+
+__u64 phases__record_cost(struct phases *p, const struct sbt_event *e)
+{
+	switch (e->type) {
+	case SBT_EV_ENTER:
+	case SBT_EV_FUTEX_ENTER:
+		return approx__alpha(p, e->probe, 0, e->ts);
+	case SBT_EV_EXIT:
+	case SBT_EV_FUTEX_EXIT:
+		return approx__alpha(p, e->probe, 1, e->ts);
+	case SBT_EV_COUNTERS:
+		return counters_cost(p, e);
+	}
+	return 0;
 }
 
 __u64 phases__clamped(const struct phases *p)

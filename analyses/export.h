@@ -23,6 +23,8 @@ enum export_format { EXPORT_CHROME, EXPORT_CSV, EXPORT_SVG, EXPORT_OTF2, EXPORT_
 struct export_thread {
 	__u32 pid, tid;
 	const char *comm;
+	__u32 rank_id;	  /* its process's MPI rank + 1; 0: none */
+	const char *host; /* where it ran ("": the trace's host) */
 };
 
 struct export_opts {

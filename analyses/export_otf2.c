@@ -42,6 +42,8 @@ const struct export_format_ops export_otf2_ops = {.init = init};
  * trace naming millions of threads would take the disk's inodes and
  * gigabytes. The rest are counted and said. */
 #define OTF2_MAX_THREADS  1024
+/* Hosts of MPI ranks given system tree nodes of their own (the rest: the machine). */
+#define OTF2_MAX_HOSTS	  256
 
 struct location {
 	__u32 pid, tid;
@@ -438,14 +440,51 @@ static void def_metrics(struct exporter *x, struct defs *d)
 	}
 }
 
-/* A location group per view and process, a location per thread. */
+/* The MPI rank and host of process pid (export_opts.threads): 1 when it is a rank. */
+static int rank_of(const struct exporter *x, __u32 pid, int *rank, const char **host)
+{
+	int i;
+
+	for (i = 0; i < x->o.nthreads; i++)
+		if (x->o.threads[i].pid == pid && x->o.threads[i].rank_id) {
+			*rank = (int)x->o.threads[i].rank_id - 1;
+			*host = x->o.threads[i].host ? x->o.threads[i].host : "";
+			return 1;
+		}
+	return 0;
+}
+
+/* A system tree node per host of the ranks under the machine (node 0), so
+ * that Vampir and Scalasca group ranks by node: the node of host, made on
+ * first use (hosts[] their names, *n of them). */
+static OTF2_SystemTreeNodeRef host_node(struct defs *d, const char **hosts, size_t *n,
+					const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp(hosts[i], host))
+			return (OTF2_SystemTreeNodeRef)(i + 1);
+	if (*n == OTF2_MAX_HOSTS)
+		return 0;
+	hosts[*n] = host;
+	OTF2_GlobalDefWriter_WriteSystemTreeNode(d->w, (OTF2_SystemTreeNodeRef)(*n + 1),
+						 string(d, host[0] ? host : "node"),
+						 string(d, "node"), 0);
+	return (OTF2_SystemTreeNodeRef)(++*n);
+}
+
+/* A location group per view and process (named by its MPI rank when it is
+ * one, on its host's system tree node), a location per thread. */
 static void def_locations(struct exporter *x, struct defs *d)
 {
 	struct otf2 *o = state(x);
 	struct hmap groups;
 	OTF2_LocationGroupRef ngroups = 0;
-	char name[128];
-	size_t i;
+	const char *hosts[OTF2_MAX_HOSTS], *host;
+	size_t i, nhosts = 0;
+	char name[160];
+	int rank;
 
 	hmap_init(&groups);
 	for (i = 0; i < o->nloc; i++) {
@@ -453,12 +492,21 @@ static void def_locations(struct exporter *x, struct defs *d)
 		uintptr_t g = (uintptr_t)hmap_get(&groups, l->view, l->pid);
 
 		if (!g) {
-			snprintf(name, sizeof(name), "%s: %s (pid %u)",
-				 l->view == PH_APPROXIMATED ? "approximated" : "measured",
-				 export__comm(x, l->pid), l->pid);
-			OTF2_GlobalDefWriter_WriteLocationGroup(d->w, ngroups, string(d, name),
-								OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-								OTF2_UNDEFINED_LOCATION_GROUP);
+			const char *view = l->view == PH_APPROXIMATED ? "approximated" : "measured";
+			OTF2_SystemTreeNodeRef node = 0;
+
+			if (rank_of(x, l->pid, &rank, &host)) {
+				snprintf(name, sizeof(name), "%s: rank %d on %s: %s (pid %u)", view,
+					 rank, host[0] ? host : "?", export__comm(x, l->pid),
+					 l->pid);
+				node = host_node(d, hosts, &nhosts, host);
+			} else {
+				snprintf(name, sizeof(name), "%s: %s (pid %u)", view,
+					 export__comm(x, l->pid), l->pid);
+			}
+			OTF2_GlobalDefWriter_WriteLocationGroup(
+				d->w, ngroups, string(d, name), OTF2_LOCATION_GROUP_TYPE_PROCESS,
+				node, OTF2_UNDEFINED_LOCATION_GROUP);
 			g = ++ngroups + 1;
 			hmap_put(&groups, l->view, l->pid, (void *)g);
 		}

@@ -280,13 +280,17 @@ static void synchronizes(struct jobs *j, struct job *job, const struct sbt_event
 struct job *jobs__feed(struct jobs *j, const struct sbt_event *e)
 {
 	struct job *job = jobs__find(j, e->pid);
+	int approximating = j->c.src.phases.alpha_enter && j->c.src.phases.alpha_exit;
+	__u64 cost;
 
 	if (!job)
 		return NULL;
 	if (e->type == SBT_EV_ENTER && !job->live)
 		synchronizes(j, job, e);
 	phases__feed(job->ph, e);
-	mpi__feed(j->mpi, e);
+	/* each hit's cost: the MPI view's run rebuilt across ranks removes it */
+	cost = approximating ? phases__record_cost(job->ph, e) : 0;
+	mpi__feed(j->mpi, e, approximating ? &cost : NULL);
 	if (e->type == SBT_EV_THREAD_EXIT && e->probe)
 		job->end_ns = e->ts;
 	return job;

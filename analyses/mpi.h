@@ -41,6 +41,7 @@ struct mpi_rank_stats {
 	__u64 late_sender_ns; /* receives' waits for the matching send to begin */
 	__u64 completion;     /* MPI_Wait*, MPI_Test*, MPI_Probe */
 	__u64 completion_ns;
+	__u64 coll_wait_a_ns;	 /* approximated (doc/design.md §5.8; mpi__run()) */
 	__u64 phases;		 /* intervals between its consecutive collectives */
 	__u64 phase_ns;		 /* their time (outside MPI collectives) */
 	__u64 phase_regions;	 /* OpenMP regions begun in them */
@@ -57,6 +58,22 @@ struct mpi_episode {
 	__u64 first_arrival_ns, last_arrival_ns, last_departure_ns;
 	__u64 wait_ns; /* the ranks' waits for the last arrival, summed */
 	int mixed;     /* ranks called different functions: a mismatch of the matching */
+	/* approximated (mpi__run()->approximated): the last arrival, its rank,
+	 * the waits */
+	__u64 last_arrival_a_ns;
+	__u32 late_rank_a_ix;
+	__u64 wait_a_ns;
+};
+
+/* The job's MPI run, from the first collective episode's release to the
+ * last's (their last departures), measured and approximated: each rank's
+ * own approximation between its MPI calls (the probe cost removed), the
+ * calls rebuilt across ranks (doc/design.md §5.8). */
+struct mpi_run {
+	int approximated; /* every rank's calls approximated: the _a figures hold */
+	__u64 first_release_ns, last_release_ns;
+	__u64 first_release_a_ns, last_release_a_ns;
+	__u64 episodes_changed; /* episodes whose late rank the approximation changed */
 };
 
 struct mpi_comm_stats {
@@ -75,15 +92,21 @@ struct mpi;
  * communicator Open MPI defines is named by its symbol). NULL on no memory. */
 struct mpi *mpi__new(const struct sbt_probe_info *probes, __u32 nprobes, const struct names *names);
 void mpi__free(struct mpi *m);
+/* Whether MPI function call (MPI_Barrier) is a collective no rank leaves
+ * before every member arrived. */
+int mpi__synchronizing(const char *call);
 /* Whether probe kind k is one of MPI's. */
 int mpi__is_kind(int kind);
 /* Process pid is rank `rank` (-1 unknown) on host (NULL unknown). 0 or
  * -ENOMEM (mpi__failed() then). */
 int mpi__set_rank(struct mpi *m, __u32 pid, int rank, const char *host);
-/* A record of a traced process: MPI calls, and the OpenMP region entries of
- * processes that call MPI. 0 or -ENOMEM (the analysis is then incomplete:
+/* A record of a traced process: MPI calls, the OpenMP region entries of
+ * processes that call MPI, and the cost of each probe hit of a thread that
+ * made an MPI call (*cost: what its process's approximation charges for the
+ * record, phases__record_cost(); NULL: not approximating, then no
+ * approximated run). 0 or -ENOMEM (the analysis is then incomplete:
  * mpi__failed()). */
-int mpi__feed(struct mpi *m, const struct sbt_event *e);
+int mpi__feed(struct mpi *m, const struct sbt_event *e, const __u64 *cost);
 /* Form the episodes from the calls seen. 0 or -ENOMEM. */
 int mpi__finish(struct mpi *m);
 /* Whether any process made an MPI call. */
@@ -104,6 +127,8 @@ int mpi__episode_rank(const struct mpi *m, size_t i, size_t rank_ix, __u64 *arri
 /* The function of probe id as programs call it (MPI_Barrier for the
  * PMPI_Barrier probed), "?" when unknown. */
 const char *mpi__symbol(const struct mpi *m, __u16 probe);
+/* The run across ranks, measured and approximated. */
+const struct mpi_run *mpi__run(const struct mpi *m);
 /* p2p receives that could not be paired (a wildcard source, a send not seen). */
 __u64 mpi__unmatched_recvs(const struct mpi *m);
 

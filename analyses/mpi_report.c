@@ -30,21 +30,21 @@ static void ranks_text(const struct mpi *m, FILE *f)
 		"Ranks (ms; wait: in collectives, for the last rank to arrive; late: episodes it "
 		"arrived at last;\n    late sender: receives waiting for their send to begin; "
 		"phases: between its collectives):\n");
-	fprintf(f, "%6s %-16s %9s %8s %11s %11s %11s %6s %11s %11s %7s %11s %8s\n", "rank", "host",
-		"pid", "calls", "in MPI", "collective", "wait", "late", "p2p", "late sender",
-		"phases", "phase time", "regions");
+	fprintf(f, "%6s %-16s %9s %8s %11s %11s %11s %11s %6s %11s %11s %7s %11s %8s\n", "rank",
+		"host", "pid", "calls", "in MPI", "collective", "wait", "~wait", "late", "p2p",
+		"late sender", "phases", "phase time", "regions");
 	for (i = 0; i < mpi__nranks(m); i++) {
 		const struct mpi_rank_stats *r = mpi__rank(m, i);
 		char rk[16];
 
 		rank_name(r, rk, sizeof(rk));
 		fprintf(f,
-			"%6s %-16s %9u %8" PRIu64 " %11.3f %11.3f %11.3f %6" PRIu64
+			"%6s %-16s %9u %8" PRIu64 " %11.3f %11.3f %11.3f %11.3f %6" PRIu64
 			" %11.3f %11.3f %7" PRIu64 " %11.3f %8" PRIu64 "\n",
 			rk, r->host[0] ? r->host : "-", r->pid, (uint64_t)r->calls, ms(r->mpi_ns),
-			ms(r->coll_ns), ms(r->coll_wait_ns), (uint64_t)r->late, ms(r->p2p_ns),
-			ms(r->late_sender_ns), (uint64_t)r->phases, ms(r->phase_ns),
-			(uint64_t)r->phase_regions);
+			ms(r->coll_ns), ms(r->coll_wait_ns), ms(r->coll_wait_a_ns),
+			(uint64_t)r->late, ms(r->p2p_ns), ms(r->late_sender_ns),
+			(uint64_t)r->phases, ms(r->phase_ns), (uint64_t)r->phase_regions);
 	}
 }
 
@@ -107,6 +107,26 @@ static void episodes_text(const struct mpi *m, FILE *f, size_t max)
 	free(by);
 }
 
+/* The run from the first collective's release to the last's, measured and
+ * approximated across ranks. */
+static void run_text(const struct mpi *m, FILE *f)
+{
+	const struct mpi_run *r = mpi__run(m);
+	__u64 t = r->last_release_ns - r->first_release_ns;
+
+	if (mpi__nepisodes(m) < 2)
+		return;
+	fprintf(f, "From the first collective's release to the last: %.3f ms measured", ms(t));
+	if (r->approximated)
+		fprintf(f,
+			", %.3f ms approximated (each rank's probe cost removed, the collectives "
+			"and receives rebuilt across ranks; %" PRIu64 " episode%s with another "
+			"late rank)",
+			ms(r->last_release_a_ns - r->first_release_a_ns),
+			(uint64_t)r->episodes_changed, r->episodes_changed == 1 ? "" : "s");
+	fputs("\n", f);
+}
+
 void mpi_report__text(const struct mpi *m, FILE *f, size_t max_episodes)
 {
 	__u64 p2p = 0;
@@ -119,6 +139,7 @@ void mpi_report__text(const struct mpi *m, FILE *f, size_t max_episodes)
 		" point-to-point calls ===\n",
 		mpi__nranks(m), mpi__nepisodes(m), mpi__ncomms(m), mpi__ncomms(m) == 1 ? "" : "s",
 		(uint64_t)p2p);
+	run_text(m, f);
 	ranks_text(m, f);
 	if (mpi__ncomms(m))
 		comms_text(m, f);
@@ -142,6 +163,7 @@ static void rank_json(struct json *j, const struct mpi_rank_stats *r)
 	json_ku64(j, "collectives", r->colls);
 	json_ku64(j, "collective_ns", r->coll_ns);
 	json_ku64(j, "collective_wait_ns", r->coll_wait_ns);
+	json_ku64(j, "collective_wait_a_ns", r->coll_wait_a_ns);
 	json_ku64(j, "late", r->late);
 	json_ku64(j, "p2p", r->p2p);
 	json_ku64(j, "p2p_ns", r->p2p_ns);
@@ -188,6 +210,12 @@ static void episode_json(struct json *j, const struct mpi *m, size_t i)
 	json_ku64(j, "last_arrival_ns", e->last_arrival_ns);
 	json_ku64(j, "last_departure_ns", e->last_departure_ns);
 	json_ku64(j, "wait_ns", e->wait_ns);
+	if (mpi__run(m)->approximated) {
+		json_ku64(j, "last_arrival_a_ns", e->last_arrival_a_ns);
+		json_key(j, "late_rank_a");
+		json_i64(j, mpi__rank(m, e->late_rank_a_ix)->rank);
+		json_ku64(j, "wait_a_ns", e->wait_a_ns);
+	}
 	json_kbool(j, "mixed", e->mixed);
 	json_key(j, "arrivals");
 	json_arr_begin(j);
@@ -207,6 +235,21 @@ static void episode_json(struct json *j, const struct mpi *m, size_t i)
 	json_obj_end(j);
 }
 
+static void run_json(struct json *j, const struct mpi_run *r)
+{
+	json_key(j, "run");
+	json_obj_begin(j);
+	json_ku64(j, "first_release_ns", r->first_release_ns);
+	json_ku64(j, "last_release_ns", r->last_release_ns);
+	json_kbool(j, "approximated", r->approximated);
+	if (r->approximated) {
+		json_ku64(j, "first_release_a_ns", r->first_release_a_ns);
+		json_ku64(j, "last_release_a_ns", r->last_release_a_ns);
+		json_ku64(j, "episodes_changed", r->episodes_changed);
+	}
+	json_obj_end(j);
+}
+
 void mpi_report__json(const struct mpi *m, struct json *j)
 {
 	size_t i;
@@ -223,6 +266,7 @@ void mpi_report__json(const struct mpi *m, struct json *j)
 		comm_json(j, mpi__comm(m, i));
 	json_arr_end(j);
 	json_ku64(j, "unmatched_receives", mpi__unmatched_recvs(m));
+	run_json(j, mpi__run(m));
 	json_key(j, "episodes");
 	json_arr_begin(j);
 	for (i = 0; i < mpi__nepisodes(m); i++)

@@ -412,6 +412,10 @@ const struct ph_timed *phases__timed(const struct phases *p);
 /* The approximated time of thread tid's latest event (after phases__feed()
  * of that event); 0 when unknown or not approximating. */
 __u64 phases__thread_approx(const struct phases *p, __u32 tid);
+/* The cost of record e's probe hit (a call's entry or return, a futex
+ * tracepoint, a counter read) as the approximation charges it at its time
+ * (the calibrated cost in force); 0 when not approximating. */
+__u64 phases__record_cost(struct phases *p, const struct sbt_event *e);
 /* Phases affected by lost records: count and the first few indices. */
 __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);
 /* Phases whose records were all lost, estimated: the barrier arrivals seen

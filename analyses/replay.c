@@ -245,6 +245,19 @@ struct phases_config replay__phases_config(const struct replay *r)
 				      .error_band = r->approx.band};
 }
 
+/* The threads of job j's process: its MPI rank and host. */
+static void name_rank(struct export_thread *t, int n, const struct tf_job *j)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		if (t[k].pid == j->pid && j->rank_id) {
+			t[k].rank_id = j->rank_id;
+			if (j->host[0])
+				t[k].host = j->host;
+		}
+}
+
 struct export_thread *replay__export_threads(const struct replay *rp, int *n)
 {
 	const struct tf_meta *m = rp->m;
@@ -254,7 +267,9 @@ struct export_thread *replay__export_threads(const struct replay *rp, int *n)
 	for (i = 0, *n = 0; t && i < m->nthreads; i++)
 		if (!rp->pid || m->threads[i].pid == rp->pid)
 			t[(*n)++] = (struct export_thread){m->threads[i].pid, m->threads[i].tid,
-							   m->threads[i].comm};
+							   m->threads[i].comm, 0, m->host};
+	for (i = 0; t && m->jobs && i < m->njobs; i++)
+		name_rank(t, *n, &m->jobs[i]);
 	return t;
 }
 

@@ -21,14 +21,14 @@
 #endif
 
 static unsigned long nsteps = 5, work_ms = 20, extra_ms = 30, late = ULONG_MAX, nthreads = 1;
-static int spin, ring;
+static int spin, ring, wait_start;
 
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"Usage: mpirun -np N %s [-n STEPS] [-d WORK_MS] [-x EXTRA_MS] [-l LATE] [-t "
 		"THREADS] "
-		"[-m spin|sleep] [-p] [-h]\n"
+		"[-m spin|sleep] [-p] [-W] [-h]\n"
 		"Each rank works WORK_MS ms (rank LATE, default the last: WORK_MS + EXTRA_MS), "
 		"then\n"
 		"calls MPI_Barrier and MPI_Allreduce, STEPS times. -p: a token also goes around "
@@ -36,7 +36,9 @@ static void usage(FILE *f, const char *prog)
 		"ring with MPI_Send/MPI_Recv each step. -t: the work is an OpenMP loop of THREADS\n"
 		"threads (built with -fopenmp). -m: spin or sleep while working (default sleep: "
 		"the\n"
-		"ranks may outnumber the CPUs).\n",
+		"ranks may outnumber the CPUs). -W: each rank says \"ready PID\" after MPI_Init "
+		"and\n"
+		"waits for SIGUSR1 (tracers attach meanwhile).\n",
 		prog);
 }
 
@@ -91,12 +93,15 @@ int main(int argc, char **argv)
 		OPT_NUM('t', nthreads, 1, 256, 1),
 		OPT_MODE('m', spin),
 		OPT_FLAG('p', ring),
+		OPT_FLAG('W', wait_start),
 		{0},
 	};
 	int rank, size, token = 0;
 	double local, sum;
 	unsigned long s, k = 0;
 
+	/* before MPI_Init: the threads it starts inherit the blocked signal */
+	block_start_signal();
 	MPI_Init(&argc, &argv);
 	parse_options(argc, argv, opts, usage);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -104,6 +109,8 @@ int main(int argc, char **argv)
 	if (late == ULONG_MAX)
 		late = (unsigned long)size - 1;
 	emit("rank %d pid %d size %d\n", rank, (int)getpid(), size);
+	if (wait_start)
+		wait_for_start_signal();
 	for (s = 0; s < nsteps; s++) {
 		compute((work_ms + ((unsigned long)rank == late ? extra_ms : 0)) * NSEC_PER_MSEC);
 		TIMED_COLL(rank, k++, "MPI_Barrier", MPI_Barrier(MPI_COMM_WORLD));

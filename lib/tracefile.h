@@ -74,7 +74,9 @@
  *                   sbt_version, command_end, costs (how the probe costs
  *                   were obtained: session, cache, measured, fixed, none;
  *                   absent from older traces), inject_delay_ns (--inject-delay:
- *                   the ns each uprobe hit spun, included in every cost);
+ *                   the ns each uprobe hit spun, included in every cost),
+ *                   job_id (record --job-id: the job whose part on this
+ *                   node the trace holds, for `merge`);
  *                   unknown keys are ignored.
  *   TF_SEC_PROBES   __u32 count, count x (__u16 id, __u16 kind, __u64 offset,
  *                   string symbol, string object). id < SBT_MAX_PROBES and
@@ -227,6 +229,7 @@ struct tf_meta {
 	char *kernel, *host, *command, *clock, *sbt_version;
 	char *command_end;     /* how a launched command ended ("killed by SIGSEGV"); "": unknown */
 	char *inject_delay_ns; /* --inject-delay, ns in decimal, in the ALPHA costs; "": none */
+	char *job_id;	       /* record --job-id: the job the nodes' traces are of; "": none */
 	__u64 start_ns, end_ns;
 	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct sbt_probe_info *probes;

@@ -110,6 +110,7 @@ void tf_meta_free(struct tf_meta *m)
 	free(m->sbt_version);
 	free(m->command_end);
 	free(m->inject_delay_ns);
+	free(m->job_id);
 	free(m->probes);
 	for (i = 0; m->symbols && i < m->nsymbols; i++)
 		free(m->symbols[i].name);

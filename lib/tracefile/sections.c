@@ -174,6 +174,8 @@ static char **info_slot(struct tf_meta *m, const struct str *key)
 		return &m->inject_delay_ns;
 	if (str_is(key, "costs"))
 		return &m->costs_source;
+	if (str_is(key, "job_id"))
+		return &m->job_id;
 	return NULL;
 }
 
@@ -588,7 +590,8 @@ int tf_sections__end(struct tf_sections *s, const struct rctx *rc)
 {
 	struct tf_meta *m = s->m;
 	char **str[] = {&m->kernel,	 &m->host,	  &m->command,	   &m->clock,
-			&m->sbt_version, &m->command_end, &m->costs_source, &m->inject_delay_ns};
+			&m->sbt_version, &m->command_end, &m->costs_source, &m->inject_delay_ns,
+			&m->job_id};
 	size_t i;
 
 	for (i = 0; i < sizeof(str) / sizeof(str[0]); i++) {

@@ -109,13 +109,13 @@ static void encode_info(struct mbuf *b, const struct tf_meta *m)
 {
 	const char *clock = m->clock ? m->clock : "CLOCK_MONOTONIC";
 	int end = m->command_end && *m->command_end, costs = m->costs_source && *m->costs_source;
-	int inject = m->inject_delay_ns && *m->inject_delay_ns;
+	int inject = m->inject_delay_ns && *m->inject_delay_ns, job = m->job_id && *m->job_id;
 	size_t at = mb_begin(b, TF_SEC_INFO);
 
 	mb_u64(b, m->start_ns);
 	mb_u64(b, m->end_ns);
 	mb_u64(b, (__u64)m->realtime_offset_ns);
-	mb_u32(b, 5 + end + costs + inject);
+	mb_u32(b, 5 + end + costs + inject + job);
 	mb_str(b, "kernel");
 	mb_str(b, m->kernel);
 	mb_str(b, "host");
@@ -137,6 +137,10 @@ static void encode_info(struct mbuf *b, const struct tf_meta *m)
 	if (inject) {
 		mb_str(b, "inject_delay_ns");
 		mb_str(b, m->inject_delay_ns);
+	}
+	if (job) {
+		mb_str(b, "job_id");
+		mb_str(b, m->job_id);
 	}
 	mb_end(b, at);
 }

@@ -5,7 +5,7 @@ load helpers
 
 @test "man page: every option of every subcommand is documented" {
 	local cmd opt help missing=""
-	for cmd in "" record report export calibrate top; do
+	for cmd in "" record report export calibrate top merge; do
 		# an assignment fails the test when --help fails; a loop over an
 		# empty list would not
 		help=$("$SBT" $cmd --help)
@@ -18,7 +18,7 @@ load helpers
 	done
 	echo "missing:$missing"
 	[ -z "$missing" ]
-	for cmd in record report export calibrate top; do grep -q "^\.B $cmd" "$ROOT/doc/sbt-bpf.8"; done
+	for cmd in record report export calibrate top merge; do grep -q "^\.B $cmd" "$ROOT/doc/sbt-bpf.8"; done
 }
 
 @test "make install: binary, man page and probe shim under DESTDIR/PREFIX" {

@@ -34,6 +34,24 @@ check_mpi() {
 	[[ "$output" == *"(MPI rank 3): "*"mpi_ranks_ompi"* ]]
 	[[ "$output" == *"=== MPI: 4 ranks, 12 collective episodes on 1 communicator, 48 point-to-point calls ==="* ]]
 	[[ "$output" == *"ompi_mpi_comm_world"*" 4 "*" 12 "*" 0 "* ]]
+	# the run rebuilt across ranks with the probes' cost removed: shorter, not
+	# by more than the probe hits it holds could cost (here ~100 records, a
+	# few us each: 1 ms is far above)
+	python3 - "$T/o.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["mpi"]["run"]
+m = run["last_release_ns"] - run["first_release_ns"]
+a = run["last_release_a_ns"] - run["first_release_a_ns"]
+print(f"measured {m / 1e6:.3f} ms, approximated {a / 1e6:.3f} ms")
+assert run["approximated"] and 0 <= m - a < 1e6, run
+PY
+	# OTF2: every rank, a location group each under the host's system tree node
+	"$SBT" export --format otf2 -o "$T/otf2" "$T/o.sbt"
+	otf2-print -G "$T/otf2/traces.otf2" >"$T/defs"
+	for r in 0 1 2 3; do
+		grep -qE "LOCATION_GROUP .*\"measured: rank $r on [^ ]+: mpi_ranks_ompi \(pid [0-9]+\)\".*Parent: \"node::" "$T/defs"
+	done
+	[ "$(grep -c 'LOCATION_GROUP .*"measured: rank' "$T/defs")" -eq 4 ]
 }
 
 @test "mpi: MPICH (Hydra's PMI_RANK, int handles), a late rank other than the last" {
@@ -83,4 +101,75 @@ PY
 	"$SBT" report --format json "$T/p.sbt" >"$T/p.json"
 	wait "${BG_PIDS[0]}"
 	check_mpi "$T/p.json" "$T/wl" 60 2 ompi_mpi_comm_world attached
+}
+
+# Two nodes simulated on this machine: agent A records ranks 0 and 1, agent B
+# ranks 2 and 3 with its clock 3 ms off and drifting 50 ppm (--clock-skew,
+# its CLOCK_REALTIME unaware of it), agent C all four on the true clock (one
+# agent). The ranks wait (-W) until the three are attached: every agent sees
+# every collective. Merged, A and B must give C's episodes, each rank's
+# arrival within the merge's stated uncertainty (plus the few us between two
+# agents' programs stamping the same hit); the realtime estimate alone is 3 ms
+# off, which the same comparison catches.
+@test "mpi: merge of two nodes' traces, one clock skewed: the offset recovered, the one-agent report" {
+	need_mpi
+	"${OMPIRUN[@]}" -np 4 "$EX/mpi_ranks_ompi" -W -n 15 -d 10 -x 20 >"$T/wl" 2>&1 &
+	BG_PIDS+=($!)
+	for _ in $(seq 100); do
+		[ "$(grep -c '^ready ' "$T/wl")" -eq 4 ] && break
+		sleep 0.1
+	done
+	pid() { awk -v r="$1" '$1 == "rank" && $2 == r { print $4 }' "$T/wl"; }
+	"$SBT" record -q --job-id J7 -o "$T/a.sbt" -p "$(pid 0),$(pid 1)" >"$T/a.log" 2>&1 &
+	BG_PIDS+=($!)
+	"$SBT" record -q --job-id J7 --clock-skew 3000000,50 -o "$T/b.sbt" -p "$(pid 2),$(pid 3)" \
+		>"$T/b.log" 2>&1 &
+	BG_PIDS+=($!)
+	"$SBT" record -q -o "$T/c.sbt" -p "$(pid 0),$(pid 1),$(pid 2),$(pid 3)" >"$T/c.log" 2>&1 &
+	BG_PIDS+=($!)
+	for _ in $(seq 200); do
+		[ "$(grep -l '^sbt-bpf: tracing' "$T/a.log" "$T/b.log" "$T/c.log" | wc -l)" -eq 3 ] && break
+		sleep 0.1
+	done
+	kill -USR1 "$(pid 0)" "$(pid 1)" "$(pid 2)" "$(pid 3)"
+	for p in "${BG_PIDS[@]}"; do wait "$p"; done
+	run "$SBT" merge "$T/a.sbt" "$T/b.sbt" -o "$T/m.sbt"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	unc=$(sed -nE 's/.*uncertainty \+-([0-9.]+) us$/\1/p' <<<"$output")
+	[ -n "$unc" ]
+	[[ "$output" == *"b.sbt: host "*", 2 ranks"*" of 30 episodes shared"* ]]
+	"$SBT" merge --no-align "$T/a.sbt" "$T/b.sbt" -o "$T/m0.sbt"
+	for f in m m0 c; do "$SBT" report --format json "$T/$f.sbt" >"$T/$f.json"; done
+	python3 - "$T/m.json" "$T/c.json" "$T/m0.json" "$unc" <<'PY'
+import json, sys
+m, c, m0 = (json.load(open(p))["mpi"] for p in sys.argv[1:4])
+unc_ns = float(sys.argv[4]) * 1e3
+
+def worst(x):
+    assert len(x["episodes"]) == len(c["episodes"]) == 30, (len(x["episodes"]), len(c["episodes"]))
+    w = 0
+    for ex, ec in zip(x["episodes"], c["episodes"]):
+        assert ex["call"] == ec["call"] and ex["ranks"] == ec["ranks"] == 4, (ex, ec)
+        ax = {a["rank"]: a["arrival_ns"] for a in ex["arrivals"]}
+        for a in ec["arrivals"]:
+            w = max(w, abs(ax[a["rank"]] - a["arrival_ns"]))
+    return w
+
+aligned, raw = worst(m), worst(m0)
+print(f"worst arrival difference: merged {aligned / 1e3:.1f} us (uncertainty {unc_ns / 1e3:.1f} us), "
+      f"realtime estimate alone {raw / 1e3:.1f} us")
+assert aligned <= unc_ns + 50e3, aligned
+assert raw > 2.5e6, raw          # the skew is there to be found
+assert unc_ns < 1.5e6, unc_ns    # and the stated uncertainty is below it
+# the same late rank at every barrier, the same waits within the uncertainty per episode
+for ex, ec in zip(m["episodes"], c["episodes"]):
+    if ex["call"] == "MPI_Barrier":
+        assert ex["late_rank"] == ec["late_rank"] == 3, (ex, ec)
+rm = {r["rank"]: r for r in m["ranks"]}
+for r in c["ranks"]:
+    d = abs(rm[r["rank"]]["collective_wait_ns"] - r["collective_wait_ns"])
+    assert d <= 30 * 2 * (unc_ns + 50e3), (r, rm[r["rank"]])
+assert [r["host"] for r in m["ranks"]] == [r["host"] for r in c["ranks"]]
+PY
 }

@@ -32,7 +32,8 @@ static const struct sbt_probe_info probes[NP] = {
 /* Open MPI's MPI_COMM_WORLD in each process (ASLR: another address each). */
 #define WORLD(pid) (0x7f0000001000ULL + ((__u64)(pid) << 20))
 
-static void rec(struct mpi *m, __u32 pid, __u16 type, __u16 probe, __u64 ts, __u64 obj, __u64 site)
+static void rec_cost(struct mpi *m, __u32 pid, __u16 type, __u16 probe, __u64 ts, const __u64 *cost,
+		     __u64 obj, __u64 site)
 {
 	struct sbt_event e = {.ts = ts,
 			      .obj = obj,
@@ -42,7 +43,28 @@ static void rec(struct mpi *m, __u32 pid, __u16 type, __u16 probe, __u64 ts, __u
 			      .type = type,
 			      .probe = probe};
 
-	CHECK_EQ(mpi__feed(m, &e), 0);
+	CHECK_EQ(mpi__feed(m, &e, cost), 0);
+}
+
+static void rec(struct mpi *m, __u32 pid, __u16 type, __u16 probe, __u64 ts, __u64 obj, __u64 site)
+{
+	rec_cost(m, pid, type, probe, ts, NULL, obj, site);
+}
+
+/* A call whose hits cost nothing, approximating. */
+static void call_a(struct mpi *m, __u32 pid, __u16 probe, __u64 enter, __u64 exit, __u64 obj,
+		   __u64 site)
+{
+	static const __u64 zero;
+
+	rec_cost(m, pid, SBT_EV_ENTER, probe, enter, &zero, obj, site);
+	rec_cost(m, pid, SBT_EV_EXIT, probe, exit, &zero, 0, 0x401000);
+}
+
+/* A probe hit of pid at ts costing cost (a futex tracepoint's). */
+static void hit(struct mpi *m, __u32 pid, __u64 ts, __u64 cost)
+{
+	rec_cost(m, pid, SBT_EV_FUTEX_ENTER, 0, ts, &cost, 0, 0);
 }
 
 /* A call of pid from enter to exit. */
@@ -286,7 +308,7 @@ TEST(nested_calls_lost_records_and_processes_without_mpi)
 	rec(m, 100, SBT_EV_EXIT, P_ALLREDUCE, 30, 0, 0);
 	/* a return lost: the next call starts afresh after the loss */
 	rec(m, 100, SBT_EV_ENTER, P_BARRIER, 50, 0x44000000, 0);
-	CHECK_EQ(mpi__feed(m, &lost), 0);
+	CHECK_EQ(mpi__feed(m, &lost, 0), 0);
 	call(m, 100, P_BARRIER, 70, 75, 0x44000000, 0);
 	/* a rank named that never called MPI is not listed */
 	mpi__set_rank(m, 200, 5, NULL);
@@ -297,4 +319,74 @@ TEST(nested_calls_lost_records_and_processes_without_mpi)
 	CHECK_EQ(mpi__nepisodes(m), 2);
 	CHECK_EQ(mpi__episode(m, 0)->probe, P_ALLREDUCE);
 	mpi__free(m);
+}
+
+TEST(the_run_rebuilt_across_ranks_from_each_ranks_approximation)
+{
+	struct names *n = world_names(2);
+	struct mpi *m = mpi__new(probes, NP, n);
+	const struct mpi_run *run;
+	const struct mpi_episode *e;
+
+	mpi__set_rank(m, 100, 0, NULL);
+	mpi__set_rank(m, 101, 1, NULL);
+	call_a(m, 100, P_INIT, 0, 10, 0, 0);
+	call_a(m, 101, P_INIT, 0, 10, 0, 0);
+	/* a barrier: rank 1 arrives last measured (140), but 50 of its 130
+	 * before it were probe cost: approximated it arrives at 90, rank 0 at
+	 * 100; each leaves its measured release latency after the last (10, 8) */
+	hit(m, 101, 50, 50);
+	call_a(m, 100, P_BARRIER, 100, 150, WORLD(100), 0);
+	call_a(m, 101, P_BARRIER, 140, 148, WORLD(101), 0);
+	/* an allreduce: 110 + 50 = 160 and 108 + 72 = 180; leaving 190, 189 */
+	call_a(m, 100, P_ALLREDUCE, 200, 230, WORLD(100), 0);
+	call_a(m, 101, P_ALLREDUCE, 220, 229, WORLD(101), 0);
+	/* rank 0 sends to rank 1: the send arrives at 190 + 70 - 40 = 220, the
+	 * receive at 189 + 21 = 210; it ends 20 (measured, from the send's
+	 * start) after the send: 240 (a receive on its own would end at 280) */
+	hit(m, 100, 260, 40);
+	call_a(m, 100, P_SEND, 300, 305, 1, 7);
+	call_a(m, 101, P_RECV, 250, 320, 0, 7);
+	/* a last barrier: rank 0 at 225 + 95 = 320, rank 1 at 240 + 90 = 330 */
+	call_a(m, 100, P_BARRIER, 400, 420, WORLD(100), 0);
+	call_a(m, 101, P_BARRIER, 410, 419, WORLD(101), 0);
+	CHECK_EQ(mpi__finish(m), 0);
+	run = mpi__run(m);
+	CHECK(run->approximated);
+	e = mpi__episode(m, 0);
+	CHECK_EQ(mpi__rank(m, e->late_rank_ix)->rank, 1);
+	CHECK_EQ(e->last_arrival_a_ns, 100);
+	CHECK_EQ(mpi__rank(m, e->late_rank_a_ix)->rank, 0);
+	CHECK_EQ(e->wait_a_ns, 10);
+	e = mpi__episode(m, 1);
+	CHECK_EQ(e->last_arrival_a_ns, 180);
+	CHECK_EQ(mpi__rank(m, e->late_rank_a_ix)->rank, 1);
+	CHECK_EQ(e->wait_a_ns, 20);
+	e = mpi__episode(m, 2);
+	CHECK_EQ(e->last_arrival_a_ns, 330);
+	CHECK_EQ(mpi__rank(m, e->late_rank_a_ix)->rank, 1);
+	CHECK_EQ(run->episodes_changed, 1);
+	CHECK_EQ(mpi__rank(m, 0)->coll_wait_a_ns, 20 + 10);
+	CHECK_EQ(mpi__rank(m, 1)->coll_wait_a_ns, 10);
+	CHECK_EQ(run->first_release_ns, 150);
+	CHECK_EQ(run->last_release_ns, 420);
+	CHECK_EQ(run->first_release_a_ns, 110);
+	CHECK_EQ(run->last_release_a_ns, 340);
+	mpi__free(m);
+	names__free(n);
+}
+
+TEST(no_run_rebuilt_when_a_record_came_without_its_cost)
+{
+	struct names *n = world_names(2);
+	struct mpi *m = mpi__new(probes, NP, n);
+
+	call_a(m, 100, P_BARRIER, 100, 150, WORLD(100), 0);
+	call(m, 101, P_BARRIER, 140, 148, WORLD(101), 0);
+	CHECK_EQ(mpi__finish(m), 0);
+	CHECK(!mpi__run(m)->approximated);
+	CHECK_EQ(mpi__run(m)->first_release_ns, 150);
+	CHECK_EQ(mpi__episode(m, 0)->wait_a_ns, 0);
+	mpi__free(m);
+	names__free(n);
 }

@@ -129,6 +129,51 @@ static void to_exporter(void *ctx, const struct sbt_event *e, const struct phase
 	exporter__record(ctx, e, phases__thread_approx(ph, e->tid));
 }
 
+/* Process pid of the trace through its own analysis into x (a trace read
+ * anew: records are read once per pass). */
+static int export_process(struct exporter *x, const struct export_env *env, __u32 pid)
+{
+	struct trace_file_args one = env->file;
+	struct phases_config pc;
+	struct phases *ph;
+	struct replay rp;
+	int rc;
+
+	one.pid = pid;
+	if (trace_file_args__open(&one, &rp, 1))
+		return -EINVAL;
+	pc = replay__phases_config(&rp);
+	ph = phases__new(&pc, &exporter_phases_ops, x);
+	rc = ph ? 0 : -ENOMEM;
+	if (ph) {
+		rp.on_record = to_exporter;
+		rp.record_ctx = x;
+		rc = replay__run(&rp, ph, 0, NULL, NULL);
+	}
+	phases__free(ph);
+	replay__close(&rp);
+	return rc;
+}
+
+/* OTF2 of a trace of several processes (an MPI job's ranks): each through
+ * its own analysis, into one archive, a location group each. */
+static int export_each(struct exporter *x, struct replay *rp, const struct export_env *env,
+		       const struct export_drops *d)
+{
+	__u32 i, j;
+	int rc = 0;
+
+	exporter__begin(x);
+	for (i = 0; i < rp->m->njobs && !rc; i++) {
+		for (j = 0; j < i && rp->m->jobs[j].pid != rp->m->jobs[i].pid; j++)
+			;
+		if (j == i) /* a pid reused: its processes are one pass */
+			rc = export_process(x, env, rp->m->jobs[i].pid);
+	}
+	exporter__end(x, NULL, d);
+	return rc;
+}
+
 static int run_exporter(struct replay *rp, const struct export_env *env, FILE *out)
 {
 	struct report_src src = replay__report_src(rp);
@@ -152,6 +197,14 @@ static int run_exporter(struct replay *rp, const struct export_env *env, FILE *o
 	int rc = -ENOMEM;
 
 	x = threads ? exporter__new(&o, &src, err, sizeof(err)) : NULL;
+	if (x && !rp->pid && rp->m->njobs > 1) {
+		rc = export_each(x, rp, env, &d);
+		if (!rc && x->failed)
+			rc = -EIO;
+		exporter__free(x);
+		free(threads);
+		return rc;
+	}
 	if (x)
 		ph = phases__new(&pc, &exporter_phases_ops, x);
 	if (x && ph) {
@@ -187,8 +240,9 @@ int cmd_export(int argc, char **argv)
 	FILE *out;
 
 	rc = trace_file_args__parse(&argp, argc, argv, &env, &env.file);
+	/* OTF2 takes every process of the trace (an MPI job's ranks) */
 	if (!rc)
-		rc = trace_file_args__open(&env.file, &rp, 1);
+		rc = trace_file_args__open(&env.file, &rp, env.format != EXPORT_OTF2);
 	if (rc)
 		return rc;
 	/* OTF2 writes a directory of its own files */

@@ -10,5 +10,6 @@ int cmd_trace(int argc, char **argv, enum env_cmd cmd);
 int cmd_report(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -26,6 +26,8 @@ enum {
 	OPT_LIST_EVENTS,
 	OPT_ALPHA,
 	OPT_INJECT,
+	OPT_JOB_ID,
+	OPT_CLOCK_SKEW,
 	OPT_FILTER,
 	OPT_INTERVAL,
 	OPT_NO_CALIBRATE,
@@ -184,6 +186,14 @@ static const struct argp_option options[] = {
 	{"inject-delay", OPT_INJECT, "NS", 0,
 	 "Every probe hit spins NS ns more (at most 10 ms), charged in the probe costs: the "
 	 "approximation of a run with it should equal one without (sbt-bpf validate)",
+	 3},
+	{"job-id", OPT_JOB_ID, "ID", 0,
+	 "The job this node's part of is (an MPI job on several nodes: each node's agent records "
+	 "its ranks with the same ID; `sbt-bpf merge` joins their traces)",
+	 3},
+	{"clock-skew", OPT_CLOCK_SKEW, "NS[,PPM]", 0,
+	 "For tests of `merge`: stamp the records as if this node's clock were NS ns off (and "
+	 "drifting PPM parts per million from the start), its CLOCK_REALTIME unaware of it",
 	 3},
 	{"no-calibrate", OPT_NO_CALIBRATE, NULL, 0,
 	 "Charge the costs cached by `sbt-bpf calibrate` (measured and cached if there are none) "
@@ -376,6 +386,27 @@ int env_filter__parse(struct env_filter *f, const char *arg, char *err, size_t e
 	return 0;
 }
 
+/* "NS[,PPM]": a signed offset and drift. */
+static int parse_clock_skew(const char *arg, int64_t *ns, double *ppm)
+{
+	char buf[64], *comma;
+	uint64_t mag;
+	int neg;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	comma = strchr(buf, ',');
+	if (comma)
+		*comma++ = 0;
+	neg = buf[0] == '-';
+	if (parse_u64(buf + neg, 0, 999999999999ULL, &mag))
+		return -EINVAL;
+	*ns = neg ? -(int64_t)mag : (int64_t)mag;
+	*ppm = 0;
+	return comma ? parse_double(comma, -1000, 1000, ppm) : 0;
+}
+
 static int parse_value(struct env *env, int key, const char *arg, struct argp_state *st)
 {
 	uint64_t v;
@@ -401,6 +432,16 @@ static int parse_value(struct env *env, int key, const char *arg, struct argp_st
 	case OPT_INJECT:
 		e = parse_u64(arg, 0, ENV_INJECT_MAX_NS, &env->inject_ns);
 		return e ? bad_value(st, "--inject-delay (ns, at most 10 ms)", arg, e) : 0;
+	case OPT_JOB_ID:
+		if (!*arg || strlen(arg) > ENV_JOB_ID_MAX)
+			return bad_value(st, "--job-id (1 to 64 characters)", arg, -EINVAL);
+		env->job_id = arg;
+		return 0;
+	case OPT_CLOCK_SKEW:
+		e = parse_clock_skew(arg, &env->skew_ns, &env->skew_ppm);
+		return e ? bad_value(st, "--clock-skew (NS[,PPM], |NS| < 1000 s, |PPM| <= 1000)",
+				     arg, e)
+			 : 0;
 	case OPT_SHARED_RING:
 		env->shared_ring = 1;
 		return 0;

@@ -38,6 +38,7 @@ static const struct cmd cmds[] = {
 	{"report", cmd_report, "analyse a .sbt trace file (text or JSON)"},
 	{"calibrate", cmd_calibrate, "measure the cost of a probe hit on this machine"},
 	{"export", cmd_export, "export a .sbt trace: Chrome/Perfetto JSON, CSV, JSON, SVG"},
+	{"merge", cmd_merge, "merge the traces of one job's nodes into one (clocks aligned)"},
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

@@ -16,6 +16,8 @@
 #define ENV_MAX_PIDS	   256
 /* --inject-delay's bound: a spin in a BPF program holds the CPU (10 ms). */
 #define ENV_INJECT_MAX_NS 10000000ULL
+/* --job-id's length bound. */
+#define ENV_JOB_ID_MAX 64
 #define ENV_MAX_FILTER	  16
 
 /* --filter: a process is traced when every key given matches (a key given
@@ -60,6 +62,9 @@ struct env {
 	int list_events;		 /* --list-events */
 	int64_t alpha_enter, alpha_exit; /* --alpha override, ns; -1: calibrated */
 	uint64_t inject_ns;		 /* --inject-delay: spun per probe hit, charged */
+	const char *job_id;		 /* --job-id; NULL: none */
+	int64_t skew_ns;		 /* --clock-skew: added to every record's time */
+	double skew_ppm;		 /* and this drift from the session's start */
 	int no_calibrate;		 /* --no-calibrate: the cached costs */
 	uint64_t recalibrate_ns;	 /* --recalibrate: while tracing; 0: start and end only */
 	int recalibrate_given;

@@ -92,6 +92,7 @@ static void fill_info(struct tf_meta *m, const struct target *tg, __u64 end_ns)
 		snprintf(inject, sizeof(inject), "%" PRIu64, (uint64_t)c->env->inject_ns);
 	m->inject_delay_ns = strdup(inject);
 	m->costs_source = strdup(c->costs.source ? c->costs.source : "");
+	m->job_id = strdup(c->env->job_id ? c->env->job_id : "");
 }
 
 /* The names of the calibrated entries so far (a table each put carries). */

@@ -434,10 +434,26 @@ static void see_region(struct tracer *t, const struct sbt_event *e)
 		feed(t, &armed);
 }
 
-static int on_event(void *ctx, const struct sbt_event *e)
+/* --clock-skew: the record as a node whose clock is off would stamp it. */
+static const struct sbt_event *skewed(const struct tracer *t, const struct sbt_event *e,
+				      struct sbt_event *copy)
+{
+	double since;
+
+	if (!t->env->skew_ns && !t->env->skew_ppm)
+		return e;
+	*copy = *e;
+	since = e->ts > t->ctx.start_ns ? (double)(e->ts - t->ctx.start_ns) : 0;
+	copy->ts = e->ts + (__u64)(t->env->skew_ns + (int64_t)(since * t->env->skew_ppm / 1e6));
+	return copy;
+}
+
+static int on_event(void *ctx, const struct sbt_event *rec)
 {
 	struct tracer *t = ctx;
 	struct target *tg = t->tg;
+	struct sbt_event copy;
+	const struct sbt_event *e = skewed(t, rec, &copy);
 	struct job *job;
 
 	if (tg->ops->record && tg->ops->record(tg, e))
