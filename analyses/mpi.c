@@ -178,6 +178,8 @@ static int mpi_record(struct mpi *m, const struct sbt_event *e, int kind, const 
 		return mpi__is_kind(kind) && e->type == SBT_EV_ENTER ? -ENOMEM : 0;
 	if (mpi__is_kind(kind))
 		err = e->type == SBT_EV_ENTER ? call_entered(m, t, e) : call_returned(m, t, e);
+	if (mpi__is_kind(kind) && e->type == SBT_EV_ENTER && t->depth == 1 && cost)
+		t->c.entry_cost = *cost;
 	/* the hit's cost comes after its time: charged to what follows */
 	if (cost)
 		t->charged += *cost;

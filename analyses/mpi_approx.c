@@ -149,12 +149,13 @@ static __u64 arrival(struct mpi *m, size_t r, size_t k)
 
 /* Episode i, a synchronizing collective: every member leaves after the last
  * approximated arrival, as long after it as it left after the measured last
- * arrival (its release latency, Sarukkai & Malony's exit in their order). */
+ * arrival (its release latency, Sarukkai & Malony's exit in their order),
+ * less the last arriver's entry hit, which came after its arrival's time. */
 static void release(struct mpi *m, size_t i)
 {
 	struct mpi_episode *e = &m->eps[i];
 	size_t p, late = m->ep_first[i];
-	__u64 last = 0;
+	__u64 last = 0, hit;
 
 	for (p = m->ep_first[i]; p < m->ep_first[i + 1]; p++) {
 		__u64 a = arrival(m, m->parts[p].rank_ix, m->parts[p].call_ix);
@@ -166,11 +167,12 @@ static void release(struct mpi *m, size_t i)
 	}
 	e->last_arrival_a_ns = last;
 	e->late_rank_a_ix = m->parts[late].rank_ix;
+	hit = m->ranks[m->parts[late].rank_ix]->calls[m->parts[late].call_ix].entry_cost;
 	for (p = m->ep_first[i]; p < m->ep_first[i + 1]; p++) {
 		struct rank *r = m->ranks[m->parts[p].rank_ix];
 		struct call *c = &r->calls[m->parts[p].call_ix];
 
-		c->d = last + sub0(c->exit, e->last_arrival_ns);
+		c->d = last + sub0(sub0(c->exit, e->last_arrival_ns), hit);
 		c->departed = 1;
 		e->wait_a_ns += last - c->a;
 		r->s.coll_wait_a_ns += last - c->a;
@@ -180,13 +182,14 @@ static void release(struct mpi *m, size_t i)
 
 /* A receive paired with its send: done when both arrived, then as long as
  * the measured message took from the later of the two (Malony & Reed's
- * await after an advance). */
+ * await after an advance), less that one's entry hit. */
 static __u64 received(struct mpi *m, const struct call *c, __u64 a)
 {
 	const struct call *s = &m->ranks[c->send_rank]->calls[c->send_call];
+	const struct call *later = s->enter > c->enter ? s : c;
 	__u64 sent = arrival(m, c->send_rank, c->send_call);
 
-	return (sent > a ? sent : a) + sub0(c->exit, s->enter > c->enter ? s->enter : c->enter);
+	return (sent > a ? sent : a) + sub0(sub0(c->exit, later->enter), later->entry_cost);
 }
 
 static void depart(struct mpi *m, size_t r, size_t k)

@@ -19,6 +19,7 @@ struct call {
 	/* entry and return less the probe cost charged to the thread before
 	 * them (mpi__feed()) */
 	__u64 ta_enter, ta_exit;
+	__u64 entry_cost; /* its entry hit's, after its entry time: inside the call */
 	/* a receive paired with a send: that call (rank index, call index) */
 	__u32 send_rank, send_call;
 	__u8 paired;

@@ -123,8 +123,13 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < (nsymbols ? nsymbols : 1); k++) {
+			/* open_path: through /proc/PID/root where the process has
+			 * its own; "" where the path opens as it is */
 			e = files[i].executable
-				    ? attach_file(skel, pid, files[i].open_path, symbols[k])
+				    ? attach_file(skel, pid,
+						  files[i].open_path[0] ? files[i].open_path
+									: files[i].path,
+						  symbols[k])
 				    : 0;
 			if (e < 0) {
 				fprintf(stderr, "floor: attach failed: %s\n", strerror(-e));

@@ -12,3 +12,5 @@ echo "# sbt-bpf benchmarks — $(date -u +%Y-%m-%d) — $(uname -r), $(nproc) CP
 ./export_cost.sh
 ./system_cost.sh
 ./calibration_cost.sh
+./mpi_cost.sh
+./merge_clock.sh -r 3

@@ -12,6 +12,7 @@
  * cross-rank report can be checked against this run:
  *   rank R pid P size N
  *   coll R K NAME arrive_ns A depart_ns D     (K counts the rank's collectives)
+ *   total_ns T                                (rank 0: its loop, start to end)
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -99,6 +100,7 @@ int main(int argc, char **argv)
 	int rank, size, token = 0;
 	double local, sum;
 	unsigned long s, k = 0;
+	uint64_t start;
 
 	/* before MPI_Init: the threads it starts inherit the blocked signal */
 	block_start_signal();
@@ -109,8 +111,7 @@ int main(int argc, char **argv)
 	if (late == ULONG_MAX)
 		late = (unsigned long)size - 1;
 	emit("rank %d pid %d size %d\n", rank, (int)getpid(), size);
-	if (wait_start)
-		wait_for_start_signal();
+	start = begin_run(wait_start);
 	for (s = 0; s < nsteps; s++) {
 		compute((work_ms + ((unsigned long)rank == late ? extra_ms : 0)) * NSEC_PER_MSEC);
 		TIMED_COLL(rank, k++, "MPI_Barrier", MPI_Barrier(MPI_COMM_WORLD));
@@ -120,6 +121,9 @@ int main(int argc, char **argv)
 		if (ring)
 			pass_token(rank, size, &token);
 	}
+	/* rank 0's loop, from its start to its last collective's return */
+	if (!rank)
+		end_run(start);
 	MPI_Finalize();
 	return 0;
 }

@@ -390,3 +390,24 @@ TEST(no_run_rebuilt_when_a_record_came_without_its_cost)
 	mpi__free(m);
 	names__free(n);
 }
+
+TEST(the_last_arrivers_entry_hit_is_not_release_latency)
+{
+	struct names *n = world_names(2);
+	struct mpi *m = mpi__new(probes, NP, n);
+	static const __u64 zero, four = 4;
+
+	/* rank 1 arrives last at 140; its entry hit (4 ns) runs after that
+	 * time, inside the barrier: the ranks leave 10 - 4 and 8 - 4 after it */
+	rec_cost(m, 100, SBT_EV_ENTER, P_BARRIER, 100, &zero, WORLD(100), 0);
+	rec_cost(m, 101, SBT_EV_ENTER, P_BARRIER, 140, &four, WORLD(101), 0);
+	rec_cost(m, 101, SBT_EV_EXIT, P_BARRIER, 148, &zero, 0, 0);
+	rec_cost(m, 100, SBT_EV_EXIT, P_BARRIER, 150, &zero, 0, 0);
+	CHECK_EQ(mpi__finish(m), 0);
+	CHECK(mpi__run(m)->approximated);
+	CHECK_EQ(mpi__episode(m, 0)->last_arrival_a_ns, 140);
+	CHECK_EQ(mpi__run(m)->first_release_ns, 150);
+	CHECK_EQ(mpi__run(m)->first_release_a_ns, 146);
+	mpi__free(m);
+	names__free(n);
+}
