@@ -148,6 +148,17 @@ SBT_GLOBAL struct {
 	__type(value, __u8);
 } paused SEC(".maps");
 
+/* Processes of the tree not stopped at their library loads: MPI launchers
+ * (mpirun loads dozens of plugins, forwards each SIGCONT to its job and
+ * says so), which call no probed function in what they load. Userspace
+ * lists them; their exec still stops them (doc/design.md §4). */
+SBT_GLOBAL struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} unpaused SEC(".maps");
+
 #define SBT_SIGSTOP 19
 
 /* A job of a job-control shell (an interactive one), in the foreground or

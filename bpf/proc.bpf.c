@@ -83,8 +83,10 @@ int thread_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	/* signal->live drops to zero when the last thread of the group exits */
 	live = BPF_CORE_READ(task, signal, live.counter);
-	if (follow && live == 0)
+	if (follow && live == 0) {
 		sbt_tree_set(pid, 0); /* its pid may come back as another process */
+		bpf_map_delete_elem(&unpaused, &pid);
+	}
 	return emit_with_comm(SBT_EV_THREAD_EXIT, live == 0, pid, BPF_CORE_READ(task, pid), task);
 }
 
@@ -125,6 +127,7 @@ int maps_changed(struct pt_regs *ctx)
 		return sbt_emit(SBT_EV_MAPS, 0, pid, (__u32)id, 0, 0);
 	if (!sbt_in_tree(pid))
 		return 0;
-	sbt_pause((struct task_struct *)bpf_get_current_task(), pid);
+	if (!bpf_map_lookup_elem(&unpaused, &pid))
+		sbt_pause((struct task_struct *)bpf_get_current_task(), pid);
 	return sbt_emit_x(SBT_EV_MAPS, 0, pid, (__u32)id, 0, 0, 1);
 }

@@ -27,6 +27,9 @@ check_mpi() {
 	run "$SBT" record -o "$T/o.sbt" -- "${OMPIRUN[@]}" -np 4 "$EX/mpi_ranks_ompi" -n 6 -d 10 -x 25 -p
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl"
+	# mpirun is stopped at its exec, not at each plugin it loads: each SIGCONT
+	# would be forwarded to the job, with a line on stderr
+	[[ "$output" != *"Forwarding signal"* ]]
 	"$SBT" report --format json "$T/o.sbt" >"$T/o.json"
 	check_mpi "$T/o.json" "$T/wl" 6 3 ompi_mpi_comm_world
 	run "$SBT" report "$T/o.sbt"
@@ -172,4 +175,21 @@ for r in c["ranks"]:
     assert d <= 30 * 2 * (unc_ns + 50e3), (r, rm[r["rank"]])
 assert [r["host"] for r in m["ranks"]] == [r["host"] for r in c["ranks"]]
 PY
+}
+
+# -a: every process; a rank becomes a job at its first MPI call (MPI_Init,
+# probed in the installed libmpi before the rank runs), --filter keeps the
+# ranks and leaves mpirun out
+@test "mpi: -a --filter comm=: the ranks of a job started after the attach, every episode" {
+	need_mpi
+	start_sbt "^sbt-bpf: tracing every process" "$T/a.out" record -a --filter comm=mpi_ranks_ompi \
+		-d 30 -o "$T/all.sbt"
+	"${OMPIRUN[@]}" -np 4 "$EX/mpi_ranks_ompi" -n 4 -d 10 -x 25 -p >"$T/wl" 2>&1
+	kill -INT "$TR"
+	wait "$TR"
+	"$SBT" report --format json "$T/all.sbt" >"$T/all.json"
+	check_mpi "$T/all.json" "$T/wl" 4 3 ompi_mpi_comm_world
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert all("mpi_ranks_ompi" in j["command"] for j in d["jobs"]), [j["command"] for j in d["jobs"]]' "$T/all.json"
 }

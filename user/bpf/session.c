@@ -386,6 +386,15 @@ void session__resumed(struct session *s, const pid_t *pids, int n)
 	}
 }
 
+int session__never_pause(struct session *s, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(s->skel->maps.unpaused, &key, sizeof(key), &one, sizeof(one),
+				    BPF_ANY);
+}
+
 int session__stopped_lists(struct session *s, int fds[2])
 {
 	if (s->resuming_fd < 0) {

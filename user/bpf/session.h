@@ -51,6 +51,9 @@ int session__tree_alive(const struct session *s);
  * between. Returns how many. */
 int session__take_paused(struct session *s, pid_t *pids, int max);
 void session__resumed(struct session *s, const pid_t *pids, int n);
+/* Process pid of the tree is not stopped where it loads libraries (an MPI
+ * launcher), only at its execs. 0, or a negative errno. */
+int session__never_pause(struct session *s, pid_t pid);
 /* The two lists (BPF maps keyed by pid: stopped, resuming), for the guard.
  * 0, or a negative errno. */
 int session__stopped_lists(struct session *s, int fds[2]);

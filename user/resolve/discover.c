@@ -11,12 +11,16 @@
 
 #define LOADER_SYMBOL "_dl_debug_state"
 
-/* Where Debian and most distributions keep the runtimes' shared objects. */
+/* Where Debian and most distributions keep the runtimes' shared objects:
+ * the C library, OpenMP's, MPI's (Open MPI, MPICH; a rank's MPI_Init is its
+ * first call, often microseconds after its exec). */
 static const char *const installed_globs[] = {
 	"/lib*/ld-linux*.so.*",		  "/lib/*-linux-gnu*/libc.so.6",
 	"/lib/*-linux-gnu*/libgomp.so.1", "/lib/*-linux-gnu*/libomp.so*",
 	"/lib/*-linux-gnu*/libiomp5.so",  "/lib/llvm-*/lib/libomp.so*",
 	"/usr/local/lib/libgomp.so*",	  "/usr/local/lib/libomp.so*",
+	"/lib/*-linux-gnu*/libmpi.so.40", "/lib/*-linux-gnu*/libmpich.so.12",
+	"/usr/local/lib/libmpi.so.40",	  "/usr/local/lib/libmpich.so.12",
 };
 
 int discover__init(struct discover *d, unsigned int classes, const struct user_probe *up, int nup,

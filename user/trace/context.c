@@ -58,11 +58,12 @@ static void add_pending(struct add_threads *a)
 
 /* The variables MPI launchers give each rank its number in: Open MPI's
  * mpirun, MPICH's and Intel MPI's Hydra, PMIx launchers (Open MPI 5, Slurm
- * with PMIx), Slurm's srun, MVAPICH. The process's own MPI_Comm_rank would
- * need its output read from its memory after the call; the launcher's
- * variable is there from the exec (doc/design.md §5.8). */
+ * with PMIx), Slurm's srun, MVAPICH, HPE's PALS and Cray's ALPS. The process's own MPI_Comm_rank
+ * would need its output read from its memory after the call; the launcher's variable is there from
+ * the exec (doc/design.md §5.8). */
 static const char *const rank_vars[] = {
-	"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "MV2_COMM_WORLD_RANK",
+	"OMPI_COMM_WORLD_RANK", "PMI_RANK",    "PMIX_RANK",   "SLURM_PROCID",
+	"MV2_COMM_WORLD_RANK",	"PALS_RANKID", "ALPS_APP_PE",
 };
 
 /* A process started by an MPI launcher: its rank, and the host it runs on. */

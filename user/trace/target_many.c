@@ -14,7 +14,7 @@
  * from their first instruction; files that appear later (a new program,
  * a dlopen, a copy inside a container) are found when the process execs
  * or the dynamic loader reports new mappings. A process becomes a job at
- * its first barrier (or parallel region), when --filter accepts it; only
+ * its first barrier (or parallel region, or MPI call), when --filter accepts it; only
  * then do its futex calls and counters get recorded.
  *
  * -- CMD: as -a, for the command's process tree only (doc/design.md §4,
@@ -357,8 +357,9 @@ static int many_attach(struct target *tg)
 
 /* ---- records ------------------------------------------------------------------- */
 
-/* -a: a process's first barrier or parallel region; following a tree: a
- * process of the tree calling any probed function. */
+/* -a: a process's first barrier, parallel region or MPI call (an MPI rank:
+ * MPI_Init comes first); following a tree: a process of the tree calling any
+ * probed function. */
 static int starts_job(const struct target_many *m, const struct sbt_event *e)
 {
 	int kind;
@@ -368,7 +369,8 @@ static int starts_job(const struct target_many *m, const struct sbt_event *e)
 	if (m->tree)
 		return 1;
 	kind = m->base.ctx->costs.infos[e->probe].kind;
-	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER || kind == SBT_PK_REGION;
+	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER || kind == SBT_PK_REGION ||
+	       (kind >= SBT_PK_MPI_COLL && kind <= SBT_PK_MPI_LIFE);
 }
 
 /* A job, if --filter accepts it. Its threads start when it started (exec or

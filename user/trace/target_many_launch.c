@@ -201,6 +201,33 @@ static void prepay_sites(struct target_many *m)
 	free(fns);
 }
 
+/* The programs that start MPI jobs: Open MPI's (mpirun, orterun, its
+ * daemon orted; PRRTE's for Open MPI 5), MPICH's Hydra (mpiexec.hydra and
+ * its proxy), Slurm's srun. They load plugins by the dozen and call no probed
+ * function there; Open MPI's forwards every SIGCONT to its job and prints a
+ * line for it. So they are stopped at their execs, not at their loads. */
+static const char *const launchers[] = {
+	"mpirun",	   "mpiexec",	      "orterun",       "orted",	       "prterun",
+	"prted",	   "mpiexec.hydra",   "mpiexec.mpich", "mpirun.mpich", "mpirun.openmpi",
+	"mpiexec.openmpi", "hydra_pmi_proxy", "srun",
+};
+
+/* A launcher of the tree (by the name its program gave the process) is not
+ * stopped at its library loads from now on. */
+static void unpause_launcher(struct target_many *m, pid_t pid)
+{
+	char comm[32];
+	size_t i;
+
+	if (proc__comm(pid, 0, comm, sizeof(comm)))
+		return;
+	for (i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++)
+		if (!strncmp(comm, launchers[i], 15)) { /* a comm holds 15 characters */
+			session__never_pause(m->base.ctx->session, pid);
+			return;
+		}
+}
+
 /* Probes in every file the command maps, for every process; the BPF side
  * keeps the command's tree. Files the tree maps later are probed while the
  * process mapping them waits (many__resume_paused()). The command is a job from
@@ -220,6 +247,7 @@ int many__attach_tree(struct target_many *m)
 	check_shim_loaded(m, m->cmd, n);
 	many__attach_new_files(m);
 	prepay_sites(m);
+	unpause_launcher(m, m->cmd);
 	if (session__follow(c->session, m->cmd)) {
 		log_err("pid %d: cannot follow it", (int)m->cmd);
 		return EXIT_RUNTIME;
@@ -250,6 +278,7 @@ void many__resume_paused(struct target_many *m, int probe)
 			found = many__scan_pid(m, pids[i]);
 			many__note_names(m, pids[i], 0);
 			check_shim_loaded(m, pids[i], found);
+			unpause_launcher(m, pids[i]);
 		}
 		if (probe)
 			many__attach_new_files(m);
