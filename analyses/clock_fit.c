@@ -21,6 +21,8 @@ static int cmp_double(const void *a, const void *b)
 
 static double median(double *v, size_t n)
 {
+	if (!n)
+		return 0;
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

@@ -239,7 +239,8 @@ static void rank_totals(struct rank *r)
 	const struct call *prev = NULL;
 	size_t k, at = 0;
 
-	qsort(r->regions, r->nreg, sizeof(*r->regions), array_cmp_u64);
+	if (r->nreg) /* qsort() takes no NULL, even for none */
+		qsort(r->regions, r->nreg, sizeof(*r->regions), array_cmp_u64);
 	for (k = 0; k < r->n; k++) {
 		const struct call *c = &r->calls[k];
 		__u64 ns = c->exit - c->enter;
@@ -300,7 +301,8 @@ static int order_ranks(struct mpi *m)
 {
 	size_t i;
 
-	qsort(m->ranks, m->nranks, sizeof(*m->ranks), cmp_rank);
+	if (m->nranks)
+		qsort(m->ranks, m->nranks, sizeof(*m->ranks), cmp_rank);
 	hmap_free(&m->rank_of);
 	hmap_init(&m->rank_of);
 	for (i = 0; i < m->nranks; i++)

@@ -288,7 +288,8 @@ static int order_episodes(struct mpi *m)
 	size_t i, p, *from;
 	int err;
 
-	qsort(m->parts, m->nparts, sizeof(*m->parts), cmp_part);
+	if (m->nparts) /* qsort() takes no NULL, even for none */
+		qsort(m->parts, m->nparts, sizeof(*m->parts), cmp_part);
 	m->ep_first = calloc(m->neps + 1, sizeof(*m->ep_first));
 	from = calloc(m->neps + 1, sizeof(*from));
 	if (!m->ep_first || !from) {
@@ -303,7 +304,8 @@ static int order_episodes(struct mpi *m)
 		episode_figures(m, i, first, p);
 		m->eps[i].index = (__u32)first; /* carried through the sort */
 	}
-	qsort(m->eps, m->neps, sizeof(*m->eps), cmp_episode_time);
+	if (m->neps)
+		qsort(m->eps, m->neps, sizeof(*m->eps), cmp_episode_time);
 	for (i = 0; i < m->neps; i++)
 		from[i] = m->eps[i].index;
 	err = regroup_parts(m, from);

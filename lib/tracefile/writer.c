@@ -256,7 +256,7 @@ static void encode_jobs(struct mbuf *b, const struct tf_meta *m)
 	/* added after the entries: older readers stop before them */
 	for (i = 0; i < m->njobs; i++) {
 		mb_u32(b, m->jobs[i].rank_id);
-		mb_str(b, m->jobs[i].host);
+		mb_strn(b, m->jobs[i].host, sizeof(m->jobs[i].host));
 	}
 	mb_end(b, at);
 }
