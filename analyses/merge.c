@@ -18,9 +18,9 @@
 struct input {
 	struct tf_reader *r;
 	const struct tf_meta *m;
-	__u32 probe_base;
-	struct hmap remap; /* colliding pid or tid -> its new id */
-	__s64 rt;	   /* realtime estimate: onto the first input's clock */
+	__u16 idmap[SBT_MAX_PROBES]; /* its probe id -> the merged one (0: none) */
+	struct hmap remap;	     /* colliding pid or tid -> its new id */
+	__s64 rt;		     /* realtime estimate: onto the first input's clock */
 	struct clock_fit fit;
 };
 
@@ -28,7 +28,8 @@ struct merger {
 	const struct merge_opts *o;
 	struct input *in;
 	int n;
-	__u32 nprobes; /* merged ids: 1 + the highest */
+	struct sbt_probe_info *probes; /* the merged table, by id (symbol "": free) */
+	__u32 nprobes;		       /* merged ids: 1 + the highest */
 	char *err;
 	size_t errlen;
 };
@@ -55,13 +56,50 @@ static __u64 map_time(const struct input *in, __u64 ts)
 	return ts ? t + (__u64)clock_fit__at(&in->fit, t) : 0;
 }
 
-static __u32 highest_probe(const struct tf_meta *m)
+static int same_probe(const struct sbt_probe_info *a, const struct sbt_probe_info *b)
 {
-	__u32 i, hi = m->nalpha ? m->nalpha - 1 : 0;
+	return a->kind == b->kind && a->offset == b->offset && !strcmp(a->symbol, b->symbol) &&
+	       !strcmp(a->object, b->object);
+}
 
-	for (i = 0; i < m->nprobes; i++)
-		hi = m->probes[i].id > hi ? m->probes[i].id : hi;
-	return hi;
+/* The merged id of probe p of input i: the first input's own, else the id
+ * of the same probe an earlier input had (every node probes the same
+ * functions of the same libraries), else a free one. 0 when none is left. */
+static __u16 merged_id(struct merger *mg, int i, const struct sbt_probe_info *p)
+{
+	__u32 id;
+
+	if (!i)
+		return p->id;
+	for (id = 1; id < mg->nprobes; id++)
+		if (mg->probes[id].symbol[0] && same_probe(&mg->probes[id], p))
+			return (__u16)id;
+	for (id = 1; id < SBT_MAX_PROBES; id++)
+		if (!mg->probes[id].symbol[0])
+			return (__u16)id;
+	return 0;
+}
+
+static int assign_probes(struct merger *mg, int i)
+{
+	struct input *in = &mg->in[i];
+	__u32 k;
+
+	for (k = 0; k < in->m->nprobes; k++) {
+		const struct sbt_probe_info *p = &in->m->probes[k];
+		__u16 id = p->id && p->id < SBT_MAX_PROBES ? merged_id(mg, i, p) : 0;
+
+		if (!id)
+			return -E2BIG;
+		in->idmap[p->id] = id;
+		if (!mg->probes[id].symbol[0]) {
+			mg->probes[id] = *p;
+			mg->probes[id].id = id;
+		}
+		if (id >= mg->nprobes)
+			mg->nprobes = id + 1u;
+	}
+	return 0;
 }
 
 /* The ids (pids, tids) of input i that an earlier input has: renamed. */
@@ -101,7 +139,7 @@ static void map_record(const struct input *in, struct sbt_event *e)
 	e->ts = map_time(in, e->ts);
 	if ((e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT || e->type == SBT_EV_PROBE_ARMED) &&
 	    e->probe)
-		e->probe = (__u16)(e->probe + in->probe_base);
+		e->probe = e->probe < SBT_MAX_PROBES ? in->idmap[e->probe] : 0;
 	/* a fork's record names the parent */
 	if (e->type == SBT_EV_THREAD_START && !(e->flags & SBT_RF_COST) && e->cost)
 		e->cost = map_id(in, e->cost);
@@ -125,10 +163,8 @@ static int open_inputs(struct merger *mg, struct merge_node *nodes)
 			break;
 		}
 		in->m = tracefile__meta(in->r);
-		in->probe_base = i ? mg->nprobes : 0;
-		mg->nprobes = in->probe_base + highest_probe(in->m) + 1;
-		if (mg->nprobes > SBT_MAX_PROBES)
-			err = fail(mg, -E2BIG, "%s: too many probes across the inputs",
+		if (assign_probes(mg, i))
+			err = fail(mg, -E2BIG, "%s: too many distinct probes across the inputs",
 				   mg->o->inputs[i]);
 		if (!err && i && in->m->realtime_offset_ns && mg->in[0].m->realtime_offset_ns)
 			in->rt = in->m->realtime_offset_ns - mg->in[0].m->realtime_offset_ns;
@@ -150,15 +186,10 @@ static int merged_probes(struct merger *mg, struct sbt_probe_info *probes, struc
 	int i;
 	__u32 k;
 
+	memcpy(probes, mg->probes, mg->nprobes * sizeof(*probes));
 	for (i = 0; i < mg->n; i++) {
 		const struct input *in = &mg->in[i];
 
-		for (k = 0; k < in->m->nprobes; k++) {
-			struct sbt_probe_info p = in->m->probes[k];
-
-			p.id = (__u16)(p.id + in->probe_base);
-			probes[p.id] = p;
-		}
 		for (k = 0; k < in->m->nsymbols; k++)
 			if (names__set(names, map_id(in, in->m->symbols[k].pid),
 				       in->m->symbols[k].addr, in->m->symbols[k].name))
@@ -205,16 +236,17 @@ static int node_departure(const struct mpi *mpi, const struct hmap *node_of, siz
 			  double *mean)
 {
 	double sum = 0;
-	size_t r, n = 0, node;
+	size_t j, r, n = 0, node;
 	__u64 a, d;
 
-	for (r = 0; r < mpi__nranks(mpi); r++)
-		if (mpi__episode_rank(mpi, k, r, &a, &d) &&
-		    hmap_get_index(node_of, mpi__rank(mpi, r)->pid, 0, &node) &&
+	for (j = 0; j < mpi__episode(mpi, k)->nranks; j++) {
+		mpi__episode_part(mpi, k, j, &r, &a, &d);
+		if (hmap_get_index(node_of, mpi__rank(mpi, r)->pid, 0, &node) &&
 		    node == (size_t)i) {
 			sum += (double)d;
 			n++;
 		}
+	}
 	if (n)
 		*mean = sum / n;
 	return n > 0;
@@ -337,16 +369,15 @@ static int meta_head(const struct merger *mg, struct tf_meta *out)
 
 static int meta_tables(const struct merger *mg, struct tf_meta *out)
 {
-	__u32 total_p = 0, total_s = 0, total_t = 0, total_j = 0, k;
+	__u32 total_s = 0, total_t = 0, total_j = 0, k, id;
 	int i;
 
 	for (i = 0; i < mg->n; i++) {
-		total_p += mg->in[i].m->nprobes;
 		total_s += mg->in[i].m->nsymbols;
 		total_t += mg->in[i].m->nthreads;
 		total_j += mg->in[i].m->njobs;
 	}
-	out->probes = calloc(total_p + 1, sizeof(*out->probes));
+	out->probes = calloc(mg->nprobes + 1, sizeof(*out->probes));
 	out->symbols = calloc(total_s + 1, sizeof(*out->symbols));
 	out->threads = calloc(total_t + 1, sizeof(*out->threads));
 	out->jobs = calloc(total_j + 1, sizeof(*out->jobs));
@@ -356,20 +387,27 @@ static int meta_tables(const struct merger *mg, struct tf_meta *out)
 	    !out->alpha_exit)
 		return -ENOMEM;
 	out->nalpha = mg->nprobes;
+	for (id = 1; id < mg->nprobes; id++)
+		if (mg->probes[id].symbol[0])
+			out->probes[out->nprobes++] = mg->probes[id];
+	/* a probe's cost: the first input's that has it (backwards: the first
+	 * written last) */
+	for (i = mg->n; i-- > 0;) {
+		const struct input *in = &mg->in[i];
+		const struct tf_meta *m = in->m;
+
+		for (k = 0; m->alpha_enter && k < m->nalpha && k < SBT_MAX_PROBES; k++) {
+			id = i ? in->idmap[k] : k;
+			if (id && id < mg->nprobes) {
+				out->alpha_enter[id] = m->alpha_enter[k];
+				out->alpha_exit[id] = m->alpha_exit[k];
+			}
+		}
+	}
 	for (i = 0; i < mg->n; i++) {
 		const struct input *in = &mg->in[i];
 		const struct tf_meta *m = in->m;
 
-		for (k = 0; k < m->nprobes; k++) {
-			struct sbt_probe_info *p = &out->probes[out->nprobes++];
-
-			*p = m->probes[k];
-			p->id = (__u16)(p->id + in->probe_base);
-		}
-		for (k = 0; m->alpha_enter && k < m->nalpha; k++) {
-			out->alpha_enter[in->probe_base + k] = m->alpha_enter[k];
-			out->alpha_exit[in->probe_base + k] = m->alpha_exit[k];
-		}
 		for (k = 0; k < m->nsymbols; k++) {
 			struct tf_symbol *s = &out->symbols[out->nsymbols];
 
@@ -505,8 +543,13 @@ int merge__run(const struct merge_opts *o, struct merge_node *nodes, char *err, 
 		return -EINVAL;
 	}
 	mg.in = calloc(o->ninputs, sizeof(*mg.in));
-	if (!mg.in)
+	mg.probes = calloc(SBT_MAX_PROBES, sizeof(*mg.probes));
+	mg.nprobes = 1;
+	if (!mg.in || !mg.probes) {
+		free(mg.in);
+		free(mg.probes);
 		return fail(&mg, -ENOMEM, "%s", "out of memory");
+	}
 	e = open_inputs(&mg, nodes);
 	if (!e && o->align && mg.n > 1)
 		e = align(&mg, nodes);
@@ -520,5 +563,6 @@ int merge__run(const struct merge_opts *o, struct merge_node *nodes, char *err, 
 		hmap_free(&mg.in[i].remap);
 	}
 	free(mg.in);
+	free(mg.probes);
 	return e;
 }

@@ -123,6 +123,7 @@ static int call_entered(struct mpi *m, struct thread *t, const struct sbt_event 
 		return 0; /* MPI calling itself: the outermost call counts */
 	t->c = (struct call){.enter = e->ts, .obj = e->obj, .site = e->site, .probe = e->probe};
 	t->c.kind = (__u8)kind_of(m, e->probe);
+	t->c.tid = e->tid;
 	t->c.ta_enter = e->ts - t->charged;
 	return 0;
 }
@@ -390,6 +391,16 @@ size_t mpi__nepisodes(const struct mpi *m)
 const struct mpi_episode *mpi__episode(const struct mpi *m, size_t i)
 {
 	return &m->eps[i];
+}
+
+void mpi__episode_part(const struct mpi *m, size_t i, size_t j, size_t *rank_ix, __u64 *arrival,
+		       __u64 *departure)
+{
+	const struct part *p = &m->parts[m->ep_first[i] + j];
+
+	*rank_ix = p->rank_ix;
+	*arrival = p->arrival;
+	*departure = p->departure;
 }
 
 int mpi__episode_rank(const struct mpi *m, size_t i, size_t rank_ix, __u64 *arrival,

@@ -56,8 +56,10 @@ struct mpi_episode {
 	__u32 nranks;	    /* ranks present */
 	__u32 late_rank_ix; /* index into the ranks of the last to arrive */
 	__u64 first_arrival_ns, last_arrival_ns, last_departure_ns;
-	__u64 wait_ns; /* the ranks' waits for the last arrival, summed */
-	int mixed;     /* ranks called different functions: a mismatch of the matching */
+	__u64 wait_ns;	  /* the ranks' waits for the last arrival, summed */
+	int mixed;	  /* ranks called different functions: a mismatch of the matching */
+	int inconsistent; /* a synchronizing collective some rank left before the last
+			   * arrived: its ranks are not one communicator's */
 	/* approximated (mpi__run()->approximated): the last arrival, its rank,
 	 * the waits */
 	__u64 last_arrival_a_ns;
@@ -81,7 +83,8 @@ struct mpi_comm_stats {
 	__u32 size;		   /* ranks that called on it */
 	__u64 episodes;
 	__u64 partial; /* episodes some rank of it did not reach (records lost, a late attach) */
-	__u64 wait_ns; /* summed over episodes and ranks */
+	__u64 inconsistent; /* episodes that cannot be one (mpi_episode.inconsistent) */
+	__u64 wait_ns;	    /* summed over episodes and ranks */
 	__u64 imbalance_ns; /* summed last - first arrival */
 	__u64 max_imbalance_ns;
 };
@@ -95,6 +98,14 @@ void mpi__free(struct mpi *m);
 /* Whether MPI function call (MPI_Barrier) is a collective no rank leaves
  * before every member arrived. */
 int mpi__synchronizing(const char *call);
+/* Whether probe's communicators are int handles (MPICH and its derivatives)
+ * rather than pointers (Open MPI). */
+int mpi__int_handles(const struct mpi *m, __u16 probe);
+/* MPICH's MPI_COMM_WORLD (and its derivatives': Intel MPI, MVAPICH). */
+#define MPI_INT_COMM_WORLD 0x44000000u
+/* Whether communicator comm, as process pid passed it to probe, is
+ * MPI_COMM_WORLD. */
+int mpi__world(const struct mpi *m, __u32 pid, __u16 probe, __u64 comm);
 /* Whether probe kind k is one of MPI's. */
 int mpi__is_kind(int kind);
 /* Process pid is rank `rank` (-1 unknown) on host (NULL unknown). 0 or
@@ -121,6 +132,10 @@ size_t mpi__ncomms(const struct mpi *m);
 const struct mpi_comm_stats *mpi__comm(const struct mpi *m, size_t i);
 size_t mpi__nepisodes(const struct mpi *m);
 const struct mpi_episode *mpi__episode(const struct mpi *m, size_t i);
+/* Part j of episode i (j < its nranks, in rank order): the rank's index,
+ * arrival and departure. */
+void mpi__episode_part(const struct mpi *m, size_t i, size_t j, size_t *rank_ix, __u64 *arrival,
+		       __u64 *departure);
 /* Rank ix's arrival and departure in episode i: 1, or 0 when it did not take part. */
 int mpi__episode_rank(const struct mpi *m, size_t i, size_t rank_ix, __u64 *arrival,
 		      __u64 *departure);

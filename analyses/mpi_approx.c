@@ -13,10 +13,18 @@
 
 /* ---- point to point ----------------------------------------------------------- */
 
-/* The peer a call sends to (dest) and receives from (src); -1 none. */
-static void peers(const struct call *c, long *dest, long *src)
+/* The world rank a call sends to (dest) and receives from (src); -1 none:
+ * a peer is a rank of the call's communicator, a world rank only on
+ * MPI_COMM_WORLD (MPI_Sendrecv's communicator is not recorded: taken as the
+ * world). */
+static void peers(const struct mpi *m, const struct rank *r, const struct call *c, long *dest,
+		  long *src)
 {
+	int world = c->kind == SBT_PK_MPI_SENDRECV || mpi__world(m, r->s.pid, c->probe, c->site);
+
 	*dest = *src = -1;
+	if (!world)
+		return;
 	if (c->kind == SBT_PK_MPI_SEND || c->kind == SBT_PK_MPI_SENDRECV)
 		*dest = (int)c->obj;
 	if (c->kind == SBT_PK_MPI_RECV)
@@ -42,7 +50,7 @@ static int queue_sends(struct mpi *m, struct hmap *q)
 		for (k = 0; k < r->n; k++) {
 			struct sends *s;
 
-			peers(&r->calls[k], &dest, &src);
+			peers(m, r, &r->calls[k], &dest, &src);
 			if (dest < 0 || r->s.rank < 0)
 				continue;
 			s = hmap_get(q, (__u64)r->s.rank, (__u64)dest);
@@ -73,7 +81,7 @@ static void pair_receives(struct mpi *m, struct hmap *q)
 			struct sends *s;
 			__u64 sent, late;
 
-			peers(c, &dest, &src);
+			peers(m, r, c, &dest, &src);
 			if (c->kind != SBT_PK_MPI_RECV && c->kind != SBT_PK_MPI_SENDRECV)
 				continue;
 			s = src >= 0 && r->s.rank >= 0 ? hmap_get(q, (__u64)src, (__u64)r->s.rank)
@@ -140,8 +148,12 @@ static __u64 arrival(struct mpi *m, size_t r, size_t k)
 	struct call *c = &m->ranks[r]->calls[k], *prev = k ? c - 1 : NULL;
 
 	if (!c->arrived) {
-		c->a = prev && prev->departed ? prev->d + sub0(c->ta_enter, prev->ta_exit)
-					      : c->ta_enter;
+		/* another thread's charges are not this one's: the measured gap */
+		__u64 gap = prev && prev->tid == c->tid ? sub0(c->ta_enter, prev->ta_exit)
+			    : prev			? sub0(c->enter, prev->exit)
+							: 0;
+
+		c->a = prev && prev->departed ? prev->d + gap : c->ta_enter;
 		c->arrived = 1;
 	}
 	return c->a;
@@ -160,7 +172,8 @@ static void release(struct mpi *m, size_t i)
 	for (p = m->ep_first[i]; p < m->ep_first[i + 1]; p++) {
 		__u64 a = arrival(m, m->parts[p].rank_ix, m->parts[p].call_ix);
 
-		if (a >= last) {
+		/* the first of equals, as the measured late rank (episode_figures) */
+		if (p == m->ep_first[i] || a > last) {
 			last = a;
 			late = p;
 		}
@@ -249,17 +262,31 @@ static void releases(const struct mpi *m, size_t i, __u64 *d, __u64 *d_a)
 	}
 }
 
+/* The first and last releases over every episode (episodes are in order of
+ * their first arrival, not of their releases), measured or approximated. */
+static void release_span(const struct mpi *m, int approx, __u64 *first, __u64 *last)
+{
+	__u64 d, d_a, v;
+	size_t i;
+
+	*first = UINT64_MAX;
+	*last = 0;
+	for (i = 0; i < m->neps; i++) {
+		releases(m, i, &d, &d_a);
+		v = approx ? d_a : d;
+		*first = v < *first ? v : *first;
+		*last = v > *last ? v : *last;
+	}
+	if (*first > *last)
+		*first = *last;
+}
+
 int mpi_approx__run(struct mpi *m)
 {
 	struct by_exit *order;
 	size_t i, k, n;
 
-	if (m->neps) {
-		__u64 ignored;
-
-		releases(m, 0, &m->run.first_release_ns, &ignored);
-		releases(m, m->neps - 1, &m->run.last_release_ns, &ignored);
-	}
+	release_span(m, 0, &m->run.first_release_ns, &m->run.last_release_ns);
 	n = ncalls(m);
 	if (m->unapproximated || !n)
 		return 0;
@@ -275,11 +302,6 @@ int mpi_approx__run(struct mpi *m)
 		depart(m, order[i].r, order[i].k);
 	free(order);
 	m->run.approximated = 1;
-	if (m->neps) {
-		__u64 ignored;
-
-		releases(m, 0, &ignored, &m->run.first_release_a_ns);
-		releases(m, m->neps - 1, &ignored, &m->run.last_release_a_ns);
-	}
+	release_span(m, 1, &m->run.first_release_a_ns, &m->run.last_release_a_ns);
 	return 0;
 }

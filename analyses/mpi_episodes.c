@@ -30,11 +30,27 @@ static int comm_index(struct mpi *m, const char *name, __u32 *ix)
 	return 0;
 }
 
-/* MPICH's handles are ints (MPI_COMM_WORLD is 0x44000000 in every rank),
- * whose register's upper half is unspecified. */
-static int int_handles(const struct mpi *m, __u16 probe)
+int mpi__int_handles(const struct mpi *m, __u16 probe)
 {
-	return probe < m->nprobes && strstr(m->probes[probe].object, "mpich");
+	const char *base;
+
+	if (probe >= m->nprobes)
+		return 0;
+	base = strrchr(m->probes[probe].object, '/');
+	base = base ? base + 1 : m->probes[probe].object;
+	/* Open MPI's sonames (2.x; 3.x to 5.x): pointers; MPICH and its
+	 * derivatives (Intel MPI, MVAPICH: libmpi.so.12, libmpich.so.12): ints */
+	return strncmp(base, "libmpi.so.40", 12) && strncmp(base, "libmpi.so.20", 12);
+}
+
+int mpi__world(const struct mpi *m, __u32 pid, __u16 probe, __u64 comm)
+{
+	const char *name;
+
+	if (mpi__int_handles(m, probe))
+		return (__u32)comm == MPI_INT_COMM_WORLD;
+	name = m->names ? names__get(m->names, pid, comm) : NULL;
+	return name && !strcmp(name, "ompi_mpi_comm_world");
 }
 
 /* The communicator of a rank's collective call, as every rank names it: its
@@ -44,7 +60,7 @@ static int int_handles(const struct mpi *m, __u16 probe)
  * in every member). */
 static int comm_of(struct mpi *m, struct rank *r, const struct call *c, __u32 *ix)
 {
-	__u64 obj = int_handles(m, c->probe) ? (__u32)c->obj : c->obj;
+	__u64 obj = mpi__int_handles(m, c->probe) ? (__u32)c->obj : c->obj;
 	const char *name = m->names ? names__get(m->names, r->s.pid, obj) : NULL;
 	char key[SBT_SYMBOL_MAX];
 	size_t have;
@@ -234,6 +250,13 @@ static void episode_figures(struct mpi *m, size_t i, size_t from, size_t to)
 	e->nranks = (__u32)(to - from);
 	e->late_rank_ix = m->parts[late].rank_ix;
 	e->last_arrival_ns = m->parts[late].arrival;
+	/* every member of a synchronizing collective is inside it at its
+	 * release: ranks that never were at once are not one episode */
+	for (p = from; p < to; p++)
+		if (m->parts[p].departure < e->last_arrival_ns &&
+		    mpi__synchronizing(mpi__symbol(m, m->parts[p].probe)))
+			e->inconsistent = 1;
+	c->inconsistent += e->inconsistent;
 	e->probe = m->parts[late].probe;
 	for (p = from; p < to; p++) {
 		__u64 w = e->last_arrival_ns - m->parts[p].arrival;
@@ -272,7 +295,10 @@ static int regroup_parts(struct mpi *m, const size_t *from)
 		m->ep_first[i] = n;
 		for (k = 0; k < m->eps[i].nranks; k++) {
 			sorted[n] = m->parts[from[i] + k];
-			sorted[n++].ep = (__u32)i;
+			sorted[n].ep = (__u32)i;
+			/* the call's episode by its new index too */
+			m->ranks[sorted[n].rank_ix]->calls[sorted[n].call_ix].ep = (__u32)i;
+			n++;
 		}
 	}
 	m->ep_first[m->neps] = n;
@@ -315,19 +341,23 @@ static int order_episodes(struct mpi *m)
 
 /* Each communicator's episodes numbered from 0 in time order; partial ones
  * counted against the communicator's size. */
-static void number_episodes(struct mpi *m)
+static int number_episodes(struct mpi *m)
 {
 	__u64 *next = calloc(m->ncomms + 1, sizeof(*next));
 	size_t i;
 
+	if (!next)
+		return -ENOMEM;
+
 	for (i = 0; i < m->neps; i++) {
 		struct mpi_episode *e = &m->eps[i];
 
-		e->index = next ? (__u32)next[e->comm]++ : 0;
+		e->index = (__u32)next[e->comm]++;
 		if (e->nranks < m->comms[e->comm].size)
 			m->comms[e->comm].partial++;
 	}
 	free(next);
+	return 0;
 }
 
 int mpi_episodes__form(struct mpi *m)
@@ -362,6 +392,6 @@ int mpi_episodes__form(struct mpi *m)
 	if (!err)
 		err = order_episodes(m);
 	if (!err)
-		number_episodes(m);
+		err = number_episodes(m);
 	return err;
 }

@@ -14,6 +14,7 @@ struct call {
 	__u64 obj, site;
 	__u16 probe;
 	__u8 kind;
+	__u32 tid;
 	__u32 comm; /* collectives: the communicator's index (mpi__finish) */
 	__u32 ep;   /* collectives: the episode's index (mpi__finish) */
 	/* entry and return less the probe cost charged to the thread before

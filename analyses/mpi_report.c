@@ -127,6 +127,29 @@ static void run_text(const struct mpi *m, FILE *f)
 	fputs("\n", f);
 }
 
+/* Episodes no communicator's members would make (doc/design.md §5.8). */
+static void inconsistent_text(const struct mpi *m, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < mpi__ncomms(m); i++) {
+		const struct mpi_comm_stats *c = mpi__comm(m, i);
+
+		if (c->inconsistent)
+			fprintf(f,
+				"warning: %" PRIu64 " of the %" PRIu64
+				" episodes of %s had a rank leave "
+				"before the last arrived: its ranks are likely not one "
+				"communicator "
+				"(communicators made at run time are matched by the order each "
+				"rank "
+				"first used one: the disjoint groups of an MPI_Comm_split are not "
+				"told "
+				"apart)\n",
+				(uint64_t)c->inconsistent, (uint64_t)c->episodes, c->name);
+	}
+}
+
 void mpi_report__text(const struct mpi *m, FILE *f, size_t max_episodes)
 {
 	__u64 p2p = 0;
@@ -144,6 +167,7 @@ void mpi_report__text(const struct mpi *m, FILE *f, size_t max_episodes)
 	if (mpi__ncomms(m))
 		comms_text(m, f);
 	episodes_text(m, f, max_episodes);
+	inconsistent_text(m, f);
 	if (mpi__unmatched_recvs(m))
 		fprintf(f,
 			"%" PRIu64 " receives not paired with a send (a wildcard source, a rank "
@@ -185,6 +209,7 @@ static void comm_json(struct json *j, const struct mpi_comm_stats *c)
 	json_ku64(j, "ranks", c->size);
 	json_ku64(j, "episodes", c->episodes);
 	json_ku64(j, "partial", c->partial);
+	json_ku64(j, "inconsistent", c->inconsistent);
 	json_ku64(j, "wait_ns", c->wait_ns);
 	json_ku64(j, "imbalance_ns", c->imbalance_ns);
 	json_ku64(j, "max_imbalance_ns", c->max_imbalance_ns);
@@ -196,7 +221,7 @@ static void episode_json(struct json *j, const struct mpi *m, size_t i)
 	const struct mpi_episode *e = mpi__episode(m, i);
 	const struct mpi_rank_stats *late = mpi__rank(m, e->late_rank_ix);
 	__u64 a, d;
-	size_t r;
+	size_t r, k;
 
 	json_obj_begin(j);
 	json_kstr(j, "communicator", mpi__comm(m, e->comm)->name);
@@ -217,11 +242,11 @@ static void episode_json(struct json *j, const struct mpi *m, size_t i)
 		json_ku64(j, "wait_a_ns", e->wait_a_ns);
 	}
 	json_kbool(j, "mixed", e->mixed);
+	json_kbool(j, "inconsistent", e->inconsistent);
 	json_key(j, "arrivals");
 	json_arr_begin(j);
-	for (r = 0; r < mpi__nranks(m); r++) {
-		if (!mpi__episode_rank(m, i, r, &a, &d))
-			continue;
+	for (k = 0; k < e->nranks; k++) {
+		mpi__episode_part(m, i, k, &r, &a, &d);
 		json_obj_begin(j);
 		json_key(j, "rank");
 		json_i64(j, mpi__rank(m, r)->rank);

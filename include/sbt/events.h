@@ -73,8 +73,8 @@
 #define SBT_PK_TASK_WAIT 14 /* taskwait / taskgroup end: waits for tasks, running some */
 /* MPI (doc/design.md §5.8): calls of one process (rank) that other processes
  * take part in. A collective: obj = its communicator. A blocking send or
- * receive: obj = the peer's rank in the communicator, site = the tag
- * (MPI_Sendrecv: site = the rank it receives from). */
+ * receive: obj = the peer's rank in the communicator, site = the
+ * communicator (MPI_Sendrecv: site = the rank it receives from). */
 #define SBT_PK_MPI_COLL	    15 /* MPI_Barrier and the collectives */
 #define SBT_PK_MPI_SEND	    16 /* MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Bsend */
 #define SBT_PK_MPI_RECV	    17 /* MPI_Recv */

@@ -323,7 +323,8 @@ static void parse_job_ranks(struct tf_meta *m, struct cur *c, const long *slots,
 	for (i = 0; i < n; i++) {
 		if (!get_u32(c, &rank_id) || !get_str(c, &host))
 			return;
-		m->jobs[slots[i]].rank_id = rank_id;
+		/* a rank is an int: more is no rank */
+		m->jobs[slots[i]].rank_id = rank_id <= INT32_MAX ? rank_id : 0;
 		str_copy(m->jobs[slots[i]].host, sizeof(m->jobs[0].host), &host);
 	}
 }

@@ -193,3 +193,30 @@ PY
 d = json.load(open(sys.argv[1]))
 assert all("mpi_ranks_ompi" in j["command"] for j in d["jobs"]), [j["command"] for j in d["jobs"]]' "$T/all.json"
 }
+
+@test "merge: what is wrong with its command line or inputs is said, nothing written over an input" {
+	run "$SBT" record -o "$T/x.sbt" -- "$EX/barrier_imbalance" -t 2 -n 2 -d 1
+	[ "$status" -eq 0 ]
+	cp "$T/x.sbt" "$T/y.sbt"
+	run "$SBT" merge "$T/x.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"two traces at least"* ]]
+	run "$SBT" merge "$T/x.sbt" "$T/y.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"(-o FILE)"* ]]
+	cmp "$T/x.sbt" "$T/y.sbt"
+	run "$SBT" merge "$T/x.sbt" "$T/y.sbt" -o "$T/../$(basename "$T")/x.sbt"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"is both an input and the output"* ]]
+	cmp "$T/x.sbt" "$T/y.sbt"
+	run "$SBT" merge "$T/x.sbt" "$T/nothere.sbt" -o "$T/m.sbt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"nothere.sbt"* ]]
+	# traces without MPI: merged on the realtime estimate alone, said so
+	run "$SBT" merge "$T/x.sbt" "$T/y.sbt" -o "$T/m.sbt"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no MPI collective shared"* ]]
+	run "$SBT" report "$T/m.sbt"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^=== pid' <<<"$output")" -eq 2 ]
+}

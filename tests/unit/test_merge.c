@@ -67,29 +67,34 @@ TEST(one_sample_or_a_short_span_gives_an_offset)
 
 static struct sbt_event ev(__u64 ts, __u32 pid, __u16 type, __u16 probe, __u64 obj)
 {
-	return (struct sbt_event){.ts = ts, .obj = obj, .pid = pid, .tid = pid, .type = type,
-				  .probe = probe};
+	return (struct sbt_event){
+		.ts = ts, .obj = obj, .pid = pid, .tid = pid, .type = type, .probe = probe};
 }
 
 /* A node's trace: pid 100 is MPI rank `rank`, calling MPI_Barrier (probe
  * 1) n times, leaving each at k STEP + 500 on the true clock, stamped by a
  * clock `skew` ns ahead; its realtime offset is the true one (NTP does not
  * know of the skew). */
-static void node_trace(const char *path, const char *host, int rank, __s64 skew, int n)
+static void node_trace(const char *path, const char *host, int rank, __s64 skew, int n,
+		       const char *init_object)
 {
 	struct tf_writer *w = tracefile__create(path);
 	struct tf_meta m = {0};
 	struct sbt_probe_info probes[2] = {
-		{.id = 1, .kind = SBT_PK_MPI_COLL, .symbol = "PMPI_Barrier", .object = "libmpi.so.40"},
-		{.id = 2, .kind = SBT_PK_MPI_LIFE, .symbol = "PMPI_Init", .object = "libmpi.so.40"},
+		{.id = 1,
+		 .kind = SBT_PK_MPI_COLL,
+		 .symbol = "PMPI_Barrier",
+		 .object = "libmpi.so.40"},
+		{.id = 2, .kind = SBT_PK_MPI_LIFE, .symbol = "PMPI_Init"},
 	};
 	struct tf_symbol sym = {.pid = 100, .addr = WORLD, .name = "ompi_mpi_comm_world"};
 	struct tf_thread th = {.pid = 100, .tid = 100, .start_ns = 1000 + skew, .comm = "app"};
-	struct tf_job job = {.pid = 100, .start_ns = 1000 + skew, .command = "app",
-			     .rank_id = (__u32)rank + 1};
+	struct tf_job job = {
+		.pid = 100, .start_ns = 1000 + skew, .command = "app", .rank_id = (__u32)rank + 1};
 	int k;
 
 	CHECK(w != NULL);
+	snprintf(probes[1].object, sizeof(probes[1].object), "%s", init_object);
 	m.host = (char *)host;
 	m.job_id = "J1";
 	m.start_ns = 1000 + skew;
@@ -134,8 +139,9 @@ TEST(two_nodes_merged_on_the_first_clock)
 	close(fd);
 	fd = mkstemp(out);
 	close(fd);
-	node_trace(a, "node1", 0, 0, 5);
-	node_trace(b, "node2", 1, 3000000, 5);
+	node_trace(a, "node1", 0, 0, 5, "libmpi.so.40");
+	/* the same MPI_Barrier probe; an MPI_Init of another library */
+	node_trace(b, "node2", 1, 3000000, 5, "/opt/libmpi.so.40");
 	CHECK_EQ(merge__run(&o, nodes, err, sizeof(err)), 0);
 	CHECK_STR(err, "");
 	CHECK_STR(nodes[1].host, "node2");
@@ -151,8 +157,9 @@ TEST(two_nodes_merged_on_the_first_clock)
 	if (!r)
 		return;
 	m = tracefile__meta(r);
-	CHECK_EQ(m->nprobes, 4);
-	CHECK_EQ(m->probes[2].id, 4); /* node 2's ids after node 1's 0..2 */
+	CHECK_EQ(m->nprobes, 3);
+	CHECK_EQ(m->probes[2].id, 3); /* node 2's own probe after node 1's */
+	CHECK_STR(m->probes[2].object, "/opt/libmpi.so.40");
 	CHECK_EQ(m->njobs, 2);
 	CHECK_EQ(m->jobs[1].pid, 100 | 1u << 22);
 	CHECK_EQ(m->jobs[1].rank_id, 2);
@@ -163,7 +170,7 @@ TEST(two_nodes_merged_on_the_first_clock)
 	while (tracefile__next(r, &e) == 1) {
 		n++;
 		if (e.pid == (100 | 1u << 22)) {
-			CHECK(e.probe == 4);
+			CHECK(e.probe == 1); /* the probe both nodes have */
 			skewed_exits += e.type == SBT_EV_EXIT && e.ts % STEP == 500;
 		}
 	}

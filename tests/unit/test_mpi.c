@@ -259,17 +259,20 @@ TEST(receives_pair_with_sends_in_order_and_wait_for_late_senders)
 	mpi__set_rank(m, 101, 1, NULL);
 	/* rank 1 receives from 0 twice; the first send begins 25 after the
 	 * receive, the second before it; a wildcard receive (-1) is not paired */
-	call(m, 101, P_RECV, 100, 140, 0, 7);
-	call(m, 100, P_SEND, 125, 130, 1, 7);
-	call(m, 100, P_SEND, 200, 205, 1 | 0xffffffff00000000ULL, 7);
-	call(m, 101, P_RECV, 210, 212, 0, 7);
-	call(m, 101, P_RECV, 300, 310, 0xffffffffULL, 7);
+	call(m, 101, P_RECV, 100, 140, 0, MPI_INT_COMM_WORLD);
+	call(m, 100, P_SEND, 125, 130, 1, MPI_INT_COMM_WORLD);
+	call(m, 100, P_SEND, 200, 205, 1 | 0xffffffff00000000ULL, MPI_INT_COMM_WORLD);
+	call(m, 101, P_RECV, 210, 212, 0, 0xdead000000000000ULL | MPI_INT_COMM_WORLD);
+	call(m, 101, P_RECV, 300, 310, 0xffffffffULL, MPI_INT_COMM_WORLD);
+	/* on another communicator the peer is that one's rank: not paired */
+	call(m, 100, P_SEND, 400, 405, 1, 0x84000001);
+	call(m, 101, P_RECV, 390, 420, 0, 0x84000001);
 	CHECK_EQ(mpi__finish(m), 0);
 	CHECK_EQ(mpi__rank(m, 1)->late_sender_ns, 25);
-	CHECK_EQ(mpi__rank(m, 1)->p2p, 3);
-	CHECK_EQ(mpi__rank(m, 1)->p2p_ns, 40 + 2 + 10);
+	CHECK_EQ(mpi__rank(m, 1)->p2p, 4);
+	CHECK_EQ(mpi__rank(m, 1)->p2p_ns, 40 + 2 + 10 + 30);
 	CHECK_EQ(mpi__rank(m, 0)->late_sender_ns, 0);
-	CHECK_EQ(mpi__unmatched_recvs(m), 1);
+	CHECK_EQ(mpi__unmatched_recvs(m), 2);
 	CHECK_EQ(mpi__nepisodes(m), 0);
 	mpi__free(m);
 }
@@ -345,8 +348,8 @@ TEST(the_run_rebuilt_across_ranks_from_each_ranks_approximation)
 	 * receive at 189 + 21 = 210; it ends 20 (measured, from the send's
 	 * start) after the send: 240 (a receive on its own would end at 280) */
 	hit(m, 100, 260, 40);
-	call_a(m, 100, P_SEND, 300, 305, 1, 7);
-	call_a(m, 101, P_RECV, 250, 320, 0, 7);
+	call_a(m, 100, P_SEND, 300, 305, 1, MPI_INT_COMM_WORLD);
+	call_a(m, 101, P_RECV, 250, 320, 0, MPI_INT_COMM_WORLD);
 	/* a last barrier: rank 0 at 225 + 95 = 320, rank 1 at 240 + 90 = 330 */
 	call_a(m, 100, P_BARRIER, 400, 420, WORLD(100), 0);
 	call_a(m, 101, P_BARRIER, 410, 419, WORLD(101), 0);
@@ -410,4 +413,28 @@ TEST(the_last_arrivers_entry_hit_is_not_release_latency)
 	CHECK_EQ(mpi__run(m)->first_release_a_ns, 146);
 	mpi__free(m);
 	names__free(n);
+}
+
+TEST(the_disjoint_groups_of_a_split_are_said_to_be_one_episode_that_cannot_be)
+{
+	struct mpi *m = mpi__new(probes, NP, NULL);
+	const struct mpi_comm_stats *c;
+
+	/* ranks 0-1 and 2-3 on the two halves of a split: each pair's first
+	 * heap communicator, matched by order of use into one "episode" whose
+	 * first pair left before the second arrived */
+	call(m, 100, P_BARRIER, 100, 150, 0x5500000010ULL, 0);
+	call(m, 101, P_BARRIER, 140, 150, 0x5600000010ULL, 0);
+	call(m, 102, P_BARRIER, 300, 350, 0x5700000010ULL, 0);
+	call(m, 103, P_BARRIER, 340, 350, 0x5800000010ULL, 0);
+	CHECK_EQ(mpi__finish(m), 0);
+	CHECK_EQ(mpi__ncomms(m), 1);
+	c = mpi__comm(m, 0);
+	CHECK_STR(c->name, "communicator #1");
+	CHECK_EQ(c->episodes, 1);
+	CHECK_EQ(c->inconsistent, 1);
+	CHECK(mpi__episode(m, 0)->inconsistent);
+	/* the run's releases: the episode's last departure */
+	CHECK_EQ(mpi__run(m)->first_release_ns, 350);
+	mpi__free(m);
 }

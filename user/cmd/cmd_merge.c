@@ -4,6 +4,7 @@
 #include <argp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "analyses/merge.h"
 #include "lib/log.h"
 #include "user/cmd/argp_check.h"
@@ -67,6 +68,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	return ARGP_ERR_UNKNOWN;
 }
 
+/* Whether paths a and b name one file (the output would truncate an input). */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (!strcmp(a, b))
+		return 1;
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* Each input's clock, as merged: its estimate, the correction, the uncertainty. */
 static void say_nodes(const struct merge_env *env, const struct merge_node *nodes)
 {
@@ -109,7 +120,7 @@ int cmd_merge(int argc, char **argv)
 	if (argp_check_options(&argp, argc, argv) || argp_parse(&argp, argc, argv, 0, NULL, &env))
 		return EXIT_USAGE;
 	for (i = 0; i < env.ninputs; i++)
-		if (!strcmp(env.inputs[i], env.output)) {
+		if (same_file(env.inputs[i], env.output)) {
 			log_err("%s is both an input and the output", env.output);
 			return EXIT_USAGE;
 		}

@@ -404,7 +404,14 @@ static int parse_clock_skew(const char *arg, int64_t *ns, double *ppm)
 		return -EINVAL;
 	*ns = neg ? -(int64_t)mag : (int64_t)mag;
 	*ppm = 0;
-	return comma ? parse_double(comma, -1000, 1000, ppm) : 0;
+	if (!comma)
+		return 0;
+	/* parse_double takes no sign */
+	neg = comma[0] == '-';
+	if (parse_double(comma + neg, 0, 1000, ppm))
+		return -EINVAL;
+	*ppm = neg ? -*ppm : *ppm;
+	return 0;
 }
 
 static int parse_value(struct env *env, int key, const char *arg, struct argp_state *st)

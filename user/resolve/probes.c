@@ -135,8 +135,8 @@ static const struct known_func known[] = {
 
 /* Known functions whose entry records carry other than their first two
  * arguments (SBT_ARG_*). An MPI collective's object is its communicator, a
- * send's or receive's the peer's rank, with the tag as site (MPI_Sendrecv:
- * the rank it receives from). */
+ * send's or receive's the peer's rank, with the communicator as site
+ * (MPI_Sendrecv: the rank it receives from). */
 static const struct {
 	const char *symbol;
 	int obj_arg, site_arg;
@@ -165,11 +165,11 @@ static const struct {
 	{"PMPI_Scan", SBT_ARG_N(6), SBT_ARG_CONST(0)},
 	{"PMPI_Exscan", SBT_ARG_N(6), SBT_ARG_CONST(0)},
 	{"PMPI_Barrier", SBT_ARG_DEFAULT, SBT_ARG_CONST(0)},
-	{"PMPI_Send", 4, 5},
-	{"PMPI_Ssend", 4, 5},
-	{"PMPI_Rsend", 4, 5},
-	{"PMPI_Bsend", 4, 5},
-	{"PMPI_Recv", 4, 5},
+	{"PMPI_Send", 4, SBT_ARG_N(6)},
+	{"PMPI_Ssend", 4, SBT_ARG_N(6)},
+	{"PMPI_Rsend", 4, SBT_ARG_N(6)},
+	{"PMPI_Bsend", 4, SBT_ARG_N(6)},
+	{"PMPI_Recv", 4, SBT_ARG_N(6)},
 	{"PMPI_Sendrecv", 4, SBT_ARG_N(9)},
 	{"PMPI_Sendrecv_replace", 4, SBT_ARG_N(6)},
 };

@@ -438,13 +438,16 @@ static void see_region(struct tracer *t, const struct sbt_event *e)
 static const struct sbt_event *skewed(const struct tracer *t, const struct sbt_event *e,
 				      struct sbt_event *copy)
 {
+	int64_t shift;
 	double since;
 
 	if (!t->env->skew_ns && !t->env->skew_ppm)
 		return e;
 	*copy = *e;
 	since = e->ts > t->ctx.start_ns ? (double)(e->ts - t->ctx.start_ns) : 0;
-	copy->ts = e->ts + (__u64)(t->env->skew_ns + (int64_t)(since * t->env->skew_ppm / 1e6));
+	shift = t->env->skew_ns + (int64_t)(since * t->env->skew_ppm / 1e6);
+	/* a clock behind by more than the time since boot stops at 1 ns */
+	copy->ts = shift >= 0 || e->ts > (__u64)-shift ? e->ts + (__u64)shift : 1;
 	return copy;
 }
 
