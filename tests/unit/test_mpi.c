@@ -438,3 +438,35 @@ TEST(the_disjoint_groups_of_a_split_are_said_to_be_one_episode_that_cannot_be)
 	CHECK_EQ(mpi__run(m)->first_release_ns, 350);
 	mpi__free(m);
 }
+
+TEST(two_communicators_interleaved_each_episode_released_once)
+{
+	struct mpi *m = mpi__new(probes, NP, NULL);
+	const struct mpi_run *run;
+	int k;
+
+	mpi__set_rank(m, 100, 0, NULL);
+	mpi__set_rank(m, 101, 1, NULL);
+	/* the world (MPICH's handle) and a duplicate, alternating: the
+	 * episodes' time order differs from the order they were formed in */
+	for (k = 0; k < 3; k++) {
+		__u64 t = 100 + 200 * (__u64)k;
+		__u64 comm = k % 2 ? 0x84000001 : MPI_INT_COMM_WORLD;
+
+		call_a(m, 100, P_BARRIER_MPICH, t, t + 50, comm, 0);
+		call_a(m, 101, P_BARRIER_MPICH, t + 40, t + 50, comm, 0);
+	}
+	CHECK_EQ(mpi__finish(m), 0);
+	run = mpi__run(m);
+	CHECK(run->approximated);
+	CHECK_EQ(mpi__nepisodes(m), 3);
+	for (k = 0; k < 3; k++) {
+		CHECK_EQ(mpi__episode(m, k)->wait_a_ns, 40); /* once each, not twice */
+		CHECK_EQ(mpi__episode(m, k)->last_arrival_a_ns, 140 + 200 * (__u64)k);
+	}
+	CHECK_EQ(run->first_release_ns, 150);
+	CHECK_EQ(run->last_release_ns, 550);
+	CHECK_EQ(run->first_release_a_ns, 150);
+	CHECK_EQ(run->last_release_a_ns, 550);
+	mpi__free(m);
+}
