@@ -27,9 +27,11 @@ static void ranks_text(const struct mpi *m, FILE *f)
 	size_t i;
 
 	fprintf(f,
-		"Ranks (ms; wait: in collectives, for the last rank to arrive; late: episodes it "
-		"arrived at last;\n    late sender: receives waiting for their send to begin; "
-		"phases: between its collectives):\n");
+		"Ranks (ms; wait: in collectives, for the last rank to arrive, ~ approximated; "
+		"late: episodes it\n    arrived at last; late sender: receives waiting for their "
+		"send to begin; phases: between its\n    collectives, regions: OpenMP regions "
+		"begun "
+		"in them):\n");
 	fprintf(f, "%6s %-16s %9s %8s %11s %11s %11s %11s %6s %11s %11s %7s %11s %8s\n", "rank",
 		"host", "pid", "calls", "in MPI", "collective", "wait", "~wait", "late", "p2p",
 		"late sender", "phases", "phase time", "regions");
@@ -170,8 +172,8 @@ void mpi_report__text(const struct mpi *m, FILE *f, size_t max_episodes)
 	inconsistent_text(m, f);
 	if (mpi__unmatched_recvs(m))
 		fprintf(f,
-			"%" PRIu64 " receives not paired with a send (a wildcard source, a rank "
-			"not traced)\n",
+			"%" PRIu64 " receives not paired with a send (a wildcard source, another "
+			"communicator than MPI_COMM_WORLD, a rank not traced)\n",
 			(uint64_t)mpi__unmatched_recvs(m));
 }
 
