@@ -55,6 +55,14 @@ for rt in gomp llvm; do
 	record "omp_tailcall_$rt" -- "$EX/omp_tailcall_$rt" -s 2
 	record "omp_tasks_$rt" --trace all -- "$EX/omp_tasks_$rt" -n 2
 done
+# MPI: two ranks of Open MPI (ranks, collectives, a ring), MPICH's, and two
+# such traces merged (ranks and hosts in JOBS, pids renamed)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+record mpi_ompi --trace mpi,barrier -- mpirun.openmpi --oversubscribe -np 2 \
+	"$EX/mpi_ranks_ompi" -n 2 -d 1 -x 1 -p
+record mpi_mpich --trace mpi,barrier -- mpirun.mpich -np 2 "$EX/mpi_ranks_mpich" -n 2 -d 1 -x 1 -p
+"$SBT" merge "$S/trace/mpi_ompi.sbt" "$S/trace/mpi_mpich.sbt" -o "$S/trace/mpi_merged.sbt" \
+	>/dev/null 2>&1 || echo "seeds.sh: mpi_merged: merge failed" >&2
 # a hang: workers wait forever at a barrier the last one never reaches
 record hang_barrier -d 1 -- "$EX/hang_barrier" -t 3 -g 2 -d 1
 # an exec in launch mode; a stripped OpenMP program (region bodies probed
