@@ -3,6 +3,7 @@
  * into one trace on the first node's clock (analyses/merge.h). */
 #include <argp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "analyses/merge.h"
@@ -94,8 +95,9 @@ static void say_nodes(const struct merge_env *env, const struct merge_node *node
 			printf(": the reference clock\n");
 			continue;
 		}
+		/* below a microsecond: the same clock (not "-0.000000") */
 		printf("\n    clock: %+.6f s from CLOCK_REALTIME at the start",
-		       n->realtime_ns / 1e9);
+		       llabs(n->realtime_ns) < 1000 ? 0.0 : n->realtime_ns / 1e9);
 		if (n->fit.used)
 			printf(", then %+.3f us and %+.3f ppm from %zu of %zu episodes shared; "
 			       "uncertainty +-%.3f us\n",
