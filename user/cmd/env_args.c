@@ -72,7 +72,7 @@ static const char trace_doc[] =
 	"process alone; several get a report each, under a heading. -p PID --follow does "
 	"the same for a running process (a job script, a shell): the processes it "
 	"started and starts from now on.\n"
-	"\nSubcommands: record, report, export, top, calibrate (sbt-bpf COMMAND --help)."
+	"\nSubcommands: record, report, export, top, calibrate, merge (sbt-bpf COMMAND --help)."
 	"\v" PROBE_KINDS;
 
 static const char record_doc[] =
