@@ -13,7 +13,7 @@
 
 int mpi__is_kind(int kind)
 {
-	return kind >= SBT_PK_MPI_COLL && kind <= SBT_PK_MPI_LIFE;
+	return (kind >= SBT_PK_MPI_COLL && kind <= SBT_PK_MPI_LIFE) || kind == SBT_PK_MPI_COMM;
 }
 
 struct mpi *mpi__new(const struct sbt_probe_info *probes, __u32 nprobes, const struct names *names)
@@ -138,6 +138,7 @@ static int call_returned(struct mpi *m, struct thread *t, const struct sbt_event
 	if (!r || array_reserve((void **)&r->calls, &r->cap, r->n + 1, sizeof(*r->calls)))
 		return -ENOMEM;
 	t->c.exit = e->ts;
+	t->c.out = e->obj; /* a communicator made: the new one */
 	t->c.ta_exit = e->ts - t->charged;
 	r->calls[r->n++] = t->c;
 	return 0;

@@ -80,6 +80,35 @@ static int comm_of(struct mpi *m, struct rank *r, const struct call *c, __u32 *i
 	return err ? err : hmap_put_index(&r->comm_of, obj, 0, *ix);
 }
 
+/* A communicator rank r made by call c (MPI_Comm_split, _split_type, _dup,
+ * _create; its parent c's object, the new one c's output) named alike in every
+ * member: made collectively over the parent, so the k-th made from it is the
+ * same call in every member of the parent, and a split's groups differ by
+ * their color. made[parent]: how many the rank made from it so far. */
+static int name_made(struct mpi *m, struct rank *r, const struct call *c, struct hmap *made)
+{
+	__u64 obj = mpi__int_handles(m, c->probe) ? (__u32)c->out : c->out;
+	char key[2 * SBT_SYMBOL_MAX]; /* cut to a name's length by comm_index() */
+	size_t k = 0;
+	__u32 parent, ix;
+	int err = comm_of(m, r, c, &parent);
+
+	if (err || !obj)
+		return err;
+	hmap_get_index(made, parent, 0, &k);
+	if (hmap_put_index(made, parent, 0, ++k))
+		return -ENOMEM;
+	if (strstr(mpi__symbol(m, c->probe), "split"))
+		snprintf(key, sizeof(key), "%s #%zu of %s, color %d", mpi__symbol(m, c->probe), k,
+			 m->comms[parent].name, (int)c->site);
+	else
+		snprintf(key, sizeof(key), "%s #%zu of %s", mpi__symbol(m, c->probe), k,
+			 m->comms[parent].name);
+	err = comm_index(m, key, &ix);
+	/* a handle freed and given again names the newer communicator */
+	return err ? err : hmap_put_index(&r->comm_of, obj, 0, ix);
+}
+
 /* ---- episodes --------------------------------------------------------------- */
 
 /* The collectives of rank r on communicator comm, in order (indices into its calls). */
@@ -369,11 +398,17 @@ int mpi_episodes__form(struct mpi *m)
 
 	for (i = 0; i < m->nranks && !err; i++) {
 		struct rank *r = m->ranks[i];
+		struct hmap made;
 		size_t k;
 
+		/* in time order: a communicator is made before it is used */
+		hmap_init(&made);
 		for (k = 0; k < r->n && !err; k++)
 			if (r->calls[k].kind == SBT_PK_MPI_COLL)
 				err = comm_of(m, r, &r->calls[k], &r->calls[k].comm);
+			else if (r->calls[k].kind == SBT_PK_MPI_COMM)
+				err = name_made(m, r, &r->calls[k], &made);
+		hmap_free(&made);
 		if (r->n > most)
 			most = r->n;
 	}

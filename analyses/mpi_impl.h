@@ -12,6 +12,7 @@
 struct call {
 	__u64 enter, exit;
 	__u64 obj, site;
+	__u64 out; /* its return's obj: the communicator it made (SBT_PK_MPI_COMM) */
 	__u16 probe;
 	__u8 kind;
 	__u32 tid;

@@ -56,12 +56,12 @@ static void comms_text(const struct mpi *m, FILE *f)
 
 	fprintf(f, "Collectives by communicator (an episode: the k-th collective of each rank on "
 		   "it):\n");
-	fprintf(f, "%-28s %6s %9s %8s %11s %14s %13s\n", "communicator", "ranks", "episodes",
+	fprintf(f, "%-48s %6s %9s %8s %11s %14s %13s\n", "communicator", "ranks", "episodes",
 		"partial", "wait ms", "imbalance ms", "max imb. ms");
 	for (i = 0; i < mpi__ncomms(m); i++) {
 		const struct mpi_comm_stats *c = mpi__comm(m, i);
 
-		fprintf(f, "%-28s %6u %9" PRIu64 " %8" PRIu64 " %11.3f %14.3f %13.3f\n", c->name,
+		fprintf(f, "%-48s %6u %9" PRIu64 " %8" PRIu64 " %11.3f %14.3f %13.3f\n", c->name,
 			c->size, (uint64_t)c->episodes, (uint64_t)c->partial, ms(c->wait_ns),
 			c->episodes ? ms(c->imbalance_ns) / c->episodes : 0,
 			ms(c->max_imbalance_ns));
@@ -94,14 +94,14 @@ static void episodes_text(const struct mpi *m, FILE *f, size_t max)
 		by[i] = mpi__episode(m, i);
 	qsort(by, n, sizeof(*by), cmp_imbalance);
 	fprintf(f, "Most imbalanced episodes (ms from the first arrival to the last):\n");
-	fprintf(f, "%-28s %7s %-20s %6s %10s %12s %11s\n", "communicator", "episode", "call",
+	fprintf(f, "%-48s %7s %-20s %6s %10s %12s %11s\n", "communicator", "episode", "call",
 		"ranks", "late rank", "imbalance", "wait");
 	for (i = 0; i < n && i < max; i++) {
 		const struct mpi_episode *e = by[i];
 		char rk[16];
 
 		rank_name(mpi__rank(m, e->late_rank_ix), rk, sizeof(rk));
-		fprintf(f, "%-28s %7u %-20s %6u %10s %12.3f %11.3f%s\n",
+		fprintf(f, "%-48s %7u %-20s %6u %10s %12.3f %11.3f%s\n",
 			mpi__comm(m, e->comm)->name, e->index, mpi__symbol(m, e->probe), e->nranks,
 			rk, ms(imbalance(e)), ms(e->wait_ns),
 			e->mixed ? "  (ranks called different collectives)" : "");
@@ -143,11 +143,8 @@ static void inconsistent_text(const struct mpi *m, FILE *f)
 				" episodes of %s had a rank leave "
 				"before the last arrived: its ranks are likely not one "
 				"communicator "
-				"(communicators made at run time are matched by the order each "
-				"rank "
-				"first used one: the disjoint groups of an MPI_Comm_split are not "
-				"told "
-				"apart)\n",
+				"(one made before the tracing, or by MPI_Comm_create from disjoint "
+				"groups, is matched by the order each rank first used one)\n",
 				(uint64_t)c->inconsistent, (uint64_t)c->episodes, c->name);
 	}
 }

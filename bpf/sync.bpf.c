@@ -115,13 +115,13 @@ static __always_inline __u32 arrival_flag(__u16 type, __u64 cookie)
  * half is unspecified, in a register or a stack slot: userspace truncates
  * what it knows to be an int. */
 #if defined(__TARGET_ARCH_arm64)
-#define REG_ARGS      8
-#define STACK_ARG0    0
-#define ARG6(ctx)     ((ctx)->regs[5])
+#define REG_ARGS   8
+#define STACK_ARG0 0
+#define ARG6(ctx)  ((ctx)->regs[5])
 #else
-#define REG_ARGS      6
-#define STACK_ARG0    8
-#define ARG6(ctx)     ((ctx)->r9)
+#define REG_ARGS   6
+#define STACK_ARG0 8
+#define ARG6(ctx)  ((ctx)->r9)
 #endif
 
 static __always_inline __u64 stack_arg(struct pt_regs *ctx, __u64 n)
@@ -129,8 +129,9 @@ static __always_inline __u64 stack_arg(struct pt_regs *ctx, __u64 n)
 	__u64 v = 0;
 
 	if (n > REG_ARGS && n <= SBT_ARG_N_MAX)
-		bpf_probe_read_user(&v, sizeof(v),
-				    (void *)(PT_REGS_SP(ctx) + STACK_ARG0 + 8 * (n - REG_ARGS - 1)));
+		bpf_probe_read_user(
+			&v, sizeof(v),
+			(void *)(PT_REGS_SP(ctx) + STACK_ARG0 + 8 * (n - REG_ARGS - 1)));
 	return v;
 }
 
@@ -201,6 +202,35 @@ static __always_inline void inject_delay(void)
 	bpf_loop(1 << 23, spin_until, &deadline, 0);
 }
 
+/* Output arguments of calls in progress (SBT_COOKIE_OUT), by thread: the
+ * pointer at the entry, read at the return. Rare calls (communicators made). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} out_args SEC(".maps");
+
+/* The entry of a call with an output argument: its pointer kept. */
+static __always_inline void keep_out_arg(struct pt_regs *ctx, __u64 cookie, __u32 tid)
+{
+	__u64 ptr = entry_arg(ctx, SBT_COOKIE_OUT_ARG(cookie), 0);
+
+	bpf_map_update_elem(&out_args, &tid, &ptr, BPF_ANY);
+}
+
+/* Its return: what the function wrote there (0 when unknown). */
+static __always_inline __u64 read_out_arg(__u32 tid)
+{
+	__u64 *ptr = bpf_map_lookup_elem(&out_args, &tid), v = 0;
+
+	if (ptr) {
+		bpf_probe_read_user(&v, sizeof(v), (void *)*ptr);
+		bpf_map_delete_elem(&out_args, &tid);
+	}
+	return v;
+}
+
 static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, __u64 site)
 {
 	__u64 id = bpf_get_current_pid_tgid(), cookie, timing;
@@ -216,6 +246,10 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 	if (type == SBT_EV_ENTER) {
 		obj = entry_arg(ctx, SBT_COOKIE_OBJ_ARG(cookie), obj);
 		site = entry_arg(ctx, SBT_COOKIE_SITE_ARG(cookie), site);
+		if (SBT_COOKIE_OUT_ARG(cookie))
+			keep_out_arg(ctx, cookie, (__u32)id);
+	} else if (SBT_COOKIE_OUT_ARG(cookie)) {
+		obj = read_out_arg((__u32)id);
 	}
 	rec[0] = (struct sbt_event){.obj = obj,
 				    .site = site,

@@ -22,14 +22,14 @@
 #endif
 
 static unsigned long nsteps = 5, work_ms = 20, extra_ms = 30, late = ULONG_MAX, nthreads = 1;
-static int spin, ring, wait_start;
+static int spin, ring, wait_start, halves;
 
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"Usage: mpirun -np N %s [-n STEPS] [-d WORK_MS] [-x EXTRA_MS] [-l LATE] [-t "
 		"THREADS] "
-		"[-m spin|sleep] [-p] [-W] [-h]\n"
+		"[-m spin|sleep] [-p] [-s] [-W] [-h]\n"
 		"Each rank works WORK_MS ms (rank LATE, default the last: WORK_MS + EXTRA_MS), "
 		"then\n"
 		"calls MPI_Barrier and MPI_Allreduce, STEPS times. -p: a token also goes around "
@@ -95,9 +95,11 @@ int main(int argc, char **argv)
 		OPT_MODE('m', spin),
 		OPT_FLAG('p', ring),
 		OPT_FLAG('W', wait_start),
+		OPT_FLAG('s', halves),
 		{0},
 	};
 	int rank, size, token = 0;
+	MPI_Comm half = MPI_COMM_NULL;
 	double local, sum;
 	unsigned long s, k = 0;
 	uint64_t start;
@@ -110,6 +112,8 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (late == ULONG_MAX)
 		late = (unsigned long)size - 1;
+	if (halves)
+		MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &half);
 	emit("rank %d pid %d size %d\n", rank, (int)getpid(), size);
 	start = begin_run(wait_start);
 	for (s = 0; s < nsteps; s++) {
@@ -120,10 +124,14 @@ int main(int argc, char **argv)
 			   MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
 		if (ring)
 			pass_token(rank, size, &token);
+		if (halves)
+			MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, half);
 	}
 	/* rank 0's loop, from its start to its last collective's return */
 	if (!rank)
 		end_run(start);
+	if (halves)
+		MPI_Comm_free(&half);
 	MPI_Finalize();
 	return 0;
 }

@@ -81,7 +81,11 @@
 #define SBT_PK_MPI_SENDRECV 18 /* MPI_Sendrecv(_replace) */
 #define SBT_PK_MPI_WAIT	    19 /* MPI_Wait*, MPI_Test*, MPI_Probe: completion */
 #define SBT_PK_MPI_LIFE	    20 /* MPI_Init*, MPI_Finalize */
-#define SBT_PK_MAX	    20
+/* A communicator made (MPI_Comm_split, _split_type, _dup, _create): obj = the
+ * parent, site = the color (split); its return's obj = the new one, read
+ * through its output argument (SBT_COOKIE_OUT). */
+#define SBT_PK_MPI_COMM 21
+#define SBT_PK_MAX	21
 
 /* Upper bound on probe ids, carried in the attach cookie and in the record. */
 #define SBT_MAX_PROBES 1024
@@ -96,6 +100,11 @@
 /* A self-timed probe shim site (shim/shim.h): its sixth argument is the
  * measured cost of the thread's previous site hit. */
 #define SBT_COOKIE_TIMED (1ULL << 40)
+/* Bits 41-43: argument n (1-6) of the entry is a pointer the function writes
+ * its result through; the return record's obj is the 8 bytes there then
+ * (instead of the return value). */
+#define SBT_COOKIE_OUT(n)     ((__u64)(n) << 41)
+#define SBT_COOKIE_OUT_ARG(c) (((c) >> 41) & 0x7)
 /* That argument: the cost in ns in the low 32 bits, this bit when there is
  * one (the thread's first hit has none). */
 #define SBT_SITE_COST_KNOWN (1ULL << 32)

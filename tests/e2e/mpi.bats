@@ -220,3 +220,36 @@ assert all("mpi_ranks_ompi" in j["command"] for j in d["jobs"]), [j["command"] f
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^=== pid' <<<"$output")" -eq 2 ]
 }
+
+# MPI_Comm_split: the two halves are two communicators (each named after the
+# split, its parent and its color, alike in their ranks), each with its own
+# episodes; the world's episodes stay the workload's own
+@test "mpi: the halves of an MPI_Comm_split, Open MPI and MPICH: two communicators, every episode" {
+	need_mpi
+	local run
+	for run in "${OMPIRUN[*]} -np 4 $EX/mpi_ranks_ompi ompi_mpi_comm_world" \
+		"mpirun.mpich -np 4 $EX/mpi_ranks_mpich handle_0x44000000"; do
+		set -- $run
+		local world=${*: -1}
+		world=${world//_0x/ 0x}
+		"$SBT" record -q -o "$T/s.sbt" -- "${@:1:$#-1}" -n 4 -d 5 -x 10 -s >"$T/wl" 2>&1
+		"$SBT" report --format json "$T/s.sbt" >"$T/s.json"
+		python3 - "$T/s.json" "$world" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["mpi"]
+world = sys.argv[2]
+comms = {c["name"]: c for c in m["communicators"]}
+halves = {f"MPI_Comm_split #1 of {world}, color {c}" for c in (0, 1)}
+assert set(comms) == halves | {world}, sorted(comms)
+assert comms[world]["episodes"] == 8 and comms[world]["ranks"] == 4, comms[world]
+for h in halves:
+    c = comms[h]
+    assert c["ranks"] == 2 and c["episodes"] == 4 and not c["partial"] and not c["inconsistent"], c
+# each half's episodes hold its own ranks: 0-1 (color 1: rank < 2) and 2-3
+for e in m["episodes"]:
+    if e["communicator"] in halves:
+        ranks = sorted(a["rank"] for a in e["arrivals"])
+        assert ranks == ([0, 1] if e["communicator"].endswith("color 1") else [2, 3]), e
+PY
+	done
+}

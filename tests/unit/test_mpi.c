@@ -470,3 +470,45 @@ TEST(two_communicators_interleaved_each_episode_released_once)
 	CHECK_EQ(run->last_release_a_ns, 550);
 	mpi__free(m);
 }
+
+enum { P_SPLIT = NP, NP2 };
+
+TEST(the_halves_of_a_split_are_two_communicators)
+{
+	struct sbt_probe_info p2[NP2];
+	struct mpi *m;
+	__u32 r;
+	size_t i;
+	int k;
+
+	memcpy(p2, probes, sizeof(probes));
+	p2[P_SPLIT] = (struct sbt_probe_info){.id = P_SPLIT,
+					      .kind = SBT_PK_MPI_COMM,
+					      .symbol = "PMPI_Comm_split",
+					      .object = "/usr/lib/libmpich.so.12"};
+	m = mpi__new(p2, NP2, NULL);
+	/* MPICH: 4 ranks split the world by rank < 2; each half's new handle
+	 * is the same int in every rank (0x84000000), its upper half garbage */
+	for (r = 0; r < 4; r++) {
+		mpi__set_rank(m, 100 + r, (int)r, NULL);
+		rec(m, 100 + r, SBT_EV_ENTER, P_SPLIT, 10, MPI_INT_COMM_WORLD, r < 2);
+		rec(m, 100 + r, SBT_EV_EXIT, P_SPLIT, 20, 0xbeef000084000000ULL, 0);
+		for (k = 0; k < 2; k++) /* each half's barriers, at other times */
+			call(m, 100 + r, P_BARRIER_MPICH, 100 + 100 * k + (r < 2 ? 0 : 50) + r,
+			     140 + 100 * k + (r < 2 ? 0 : 50), 0x84000000, 0);
+	}
+	CHECK_EQ(mpi__finish(m), 0);
+	CHECK_EQ(mpi__ncomms(m), 3); /* the world (the split's parent) and the halves */
+	for (i = 0; i < mpi__ncomms(m); i++) {
+		const struct mpi_comm_stats *c = mpi__comm(m, i);
+
+		if (!strcmp(c->name, "handle 0x44000000"))
+			continue;
+		CHECK(!strcmp(c->name, "MPI_Comm_split #1 of handle 0x44000000, color 1") ||
+		      !strcmp(c->name, "MPI_Comm_split #1 of handle 0x44000000, color 0"));
+		CHECK_EQ(c->size, 2);
+		CHECK_EQ(c->episodes, 2);
+		CHECK_EQ(c->inconsistent, 0);
+	}
+	mpi__free(m);
+}

@@ -129,6 +129,10 @@ static const struct known_func known[] = {
 	{"PMPI_Init", SBT_PK_MPI_LIFE, "MPI"},
 	{"PMPI_Init_thread", SBT_PK_MPI_LIFE, "MPI"},
 	{"PMPI_Finalize", SBT_PK_MPI_LIFE, "MPI"},
+	{"PMPI_Comm_split", SBT_PK_MPI_COMM, "MPI"},
+	{"PMPI_Comm_split_type", SBT_PK_MPI_COMM, "MPI"},
+	{"PMPI_Comm_dup", SBT_PK_MPI_COMM, "MPI"},
+	{"PMPI_Comm_create", SBT_PK_MPI_COMM, "MPI"},
 };
 
 #define NKNOWN (sizeof(known) / sizeof(known[0]))
@@ -140,50 +144,59 @@ static const struct known_func known[] = {
 static const struct {
 	const char *symbol;
 	int obj_arg, site_arg;
+	int out_arg; /* the output argument its return record reads (SBT_COOKIE_OUT) */
 } entry_args[] = {
-	{"__kmpc_fork_call", 3, SBT_ARG_DEFAULT},
-	{"__kmpc_critical", 3, SBT_ARG_DEFAULT},
-	{"__kmpc_critical_with_hint", 3, SBT_ARG_DEFAULT},
-	{"__kmpc_end_critical", 3, SBT_ARG_DEFAULT},
-	{"GOMP_critical_start", SBT_ARG_CONST(SBT_OBJ_CRITICAL), SBT_ARG_DEFAULT},
-	{"GOMP_critical_end", SBT_ARG_CONST(SBT_OBJ_CRITICAL), SBT_ARG_DEFAULT},
-	{"GOMP_atomic_start", SBT_ARG_CONST(SBT_OBJ_ATOMIC), SBT_ARG_DEFAULT},
-	{"GOMP_atomic_end", SBT_ARG_CONST(SBT_OBJ_ATOMIC), SBT_ARG_DEFAULT},
-	{"PMPI_Bcast", 5, SBT_ARG_CONST(0)},
-	{"PMPI_Reduce", SBT_ARG_N(7), SBT_ARG_CONST(0)},
-	{"PMPI_Allreduce", SBT_ARG_N(6), SBT_ARG_CONST(0)},
-	{"PMPI_Gather", SBT_ARG_N(8), SBT_ARG_CONST(0)},
-	{"PMPI_Gatherv", SBT_ARG_N(9), SBT_ARG_CONST(0)},
-	{"PMPI_Scatter", SBT_ARG_N(8), SBT_ARG_CONST(0)},
-	{"PMPI_Scatterv", SBT_ARG_N(9), SBT_ARG_CONST(0)},
-	{"PMPI_Allgather", SBT_ARG_N(7), SBT_ARG_CONST(0)},
-	{"PMPI_Allgatherv", SBT_ARG_N(8), SBT_ARG_CONST(0)},
-	{"PMPI_Alltoall", SBT_ARG_N(7), SBT_ARG_CONST(0)},
-	{"PMPI_Alltoallv", SBT_ARG_N(9), SBT_ARG_CONST(0)},
-	{"PMPI_Reduce_scatter", SBT_ARG_N(6), SBT_ARG_CONST(0)},
-	{"PMPI_Reduce_scatter_block", SBT_ARG_N(6), SBT_ARG_CONST(0)},
-	{"PMPI_Scan", SBT_ARG_N(6), SBT_ARG_CONST(0)},
-	{"PMPI_Exscan", SBT_ARG_N(6), SBT_ARG_CONST(0)},
-	{"PMPI_Barrier", SBT_ARG_DEFAULT, SBT_ARG_CONST(0)},
-	{"PMPI_Send", 4, SBT_ARG_N(6)},
-	{"PMPI_Ssend", 4, SBT_ARG_N(6)},
-	{"PMPI_Rsend", 4, SBT_ARG_N(6)},
-	{"PMPI_Bsend", 4, SBT_ARG_N(6)},
-	{"PMPI_Recv", 4, SBT_ARG_N(6)},
-	{"PMPI_Sendrecv", 4, SBT_ARG_N(9)},
-	{"PMPI_Sendrecv_replace", 4, SBT_ARG_N(6)},
+	{"__kmpc_fork_call", 3, SBT_ARG_DEFAULT, 0},
+	{"__kmpc_critical", 3, SBT_ARG_DEFAULT, 0},
+	{"__kmpc_critical_with_hint", 3, SBT_ARG_DEFAULT, 0},
+	{"__kmpc_end_critical", 3, SBT_ARG_DEFAULT, 0},
+	{"GOMP_critical_start", SBT_ARG_CONST(SBT_OBJ_CRITICAL), SBT_ARG_DEFAULT, 0},
+	{"GOMP_critical_end", SBT_ARG_CONST(SBT_OBJ_CRITICAL), SBT_ARG_DEFAULT, 0},
+	{"GOMP_atomic_start", SBT_ARG_CONST(SBT_OBJ_ATOMIC), SBT_ARG_DEFAULT, 0},
+	{"GOMP_atomic_end", SBT_ARG_CONST(SBT_OBJ_ATOMIC), SBT_ARG_DEFAULT, 0},
+	{"PMPI_Bcast", 5, SBT_ARG_CONST(0), 0},
+	{"PMPI_Reduce", SBT_ARG_N(7), SBT_ARG_CONST(0), 0},
+	{"PMPI_Allreduce", SBT_ARG_N(6), SBT_ARG_CONST(0), 0},
+	{"PMPI_Gather", SBT_ARG_N(8), SBT_ARG_CONST(0), 0},
+	{"PMPI_Gatherv", SBT_ARG_N(9), SBT_ARG_CONST(0), 0},
+	{"PMPI_Scatter", SBT_ARG_N(8), SBT_ARG_CONST(0), 0},
+	{"PMPI_Scatterv", SBT_ARG_N(9), SBT_ARG_CONST(0), 0},
+	{"PMPI_Allgather", SBT_ARG_N(7), SBT_ARG_CONST(0), 0},
+	{"PMPI_Allgatherv", SBT_ARG_N(8), SBT_ARG_CONST(0), 0},
+	{"PMPI_Alltoall", SBT_ARG_N(7), SBT_ARG_CONST(0), 0},
+	{"PMPI_Alltoallv", SBT_ARG_N(9), SBT_ARG_CONST(0), 0},
+	{"PMPI_Reduce_scatter", SBT_ARG_N(6), SBT_ARG_CONST(0), 0},
+	{"PMPI_Reduce_scatter_block", SBT_ARG_N(6), SBT_ARG_CONST(0), 0},
+	{"PMPI_Scan", SBT_ARG_N(6), SBT_ARG_CONST(0), 0},
+	{"PMPI_Exscan", SBT_ARG_N(6), SBT_ARG_CONST(0), 0},
+	{"PMPI_Barrier", SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0},
+	{"PMPI_Send", 4, SBT_ARG_N(6), 0},
+	{"PMPI_Ssend", 4, SBT_ARG_N(6), 0},
+	{"PMPI_Rsend", 4, SBT_ARG_N(6), 0},
+	{"PMPI_Bsend", 4, SBT_ARG_N(6), 0},
+	{"PMPI_Recv", 4, SBT_ARG_N(6), 0},
+	{"PMPI_Sendrecv", 4, SBT_ARG_N(9), 0},
+	{"PMPI_Sendrecv_replace", 4, SBT_ARG_N(6), 0},
+	/* a communicator made: the parent, the color, and the new one at the return */
+	{"PMPI_Comm_split", SBT_ARG_DEFAULT, SBT_ARG_DEFAULT, 4},
+	{"PMPI_Comm_split_type", SBT_ARG_DEFAULT, SBT_ARG_DEFAULT, 5},
+	{"PMPI_Comm_dup", SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 2},
+	{"PMPI_Comm_create", SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 3},
 };
 
-/* What known function symbol's entry records carry: obj_arg and site_arg. */
-static void entry_args_of(const char *symbol, int *obj_arg, int *site_arg)
+/* What known function symbol's records carry: obj_arg and site_arg at the
+ * entry, out_arg's target at the return (0: the return value). */
+static void entry_args_of(const char *symbol, int *obj_arg, int *site_arg, int *out_arg)
 {
 	size_t i;
 
 	*obj_arg = *site_arg = SBT_ARG_DEFAULT;
+	*out_arg = 0;
 	for (i = 0; i < sizeof(entry_args) / sizeof(entry_args[0]); i++)
 		if (!strcmp(entry_args[i].symbol, symbol)) {
 			*obj_arg = entry_args[i].obj_arg;
 			*site_arg = entry_args[i].site_arg;
+			*out_arg = entry_args[i].out_arg;
 		}
 }
 #define MAX_VERSIONS 4
@@ -237,6 +250,7 @@ unsigned int probe_kind__class(int kind)
 	case SBT_PK_MPI_SENDRECV:
 	case SBT_PK_MPI_WAIT:
 	case SBT_PK_MPI_LIFE:
+	case SBT_PK_MPI_COMM:
 		return SBT_TRACE_MPI;
 	}
 	return 0;
@@ -423,10 +437,12 @@ static void set_args(struct probe_table *t, int first, int obj_arg, int site_arg
 /* Probes first.. of t are known function i's. */
 static void set_known_args(struct probe_table *t, int first, size_t i)
 {
-	int obj_arg, site_arg;
+	int obj_arg, site_arg, out_arg;
 
-	entry_args_of(known[i].symbol, &obj_arg, &site_arg);
+	entry_args_of(known[i].symbol, &obj_arg, &site_arg, &out_arg);
 	set_args(t, first, obj_arg, site_arg);
+	for (; first < t->n; first++)
+		t->probes[first].out_arg = out_arg;
 }
 
 /* Whether a function is the outlined body of an OpenMP construct, as the

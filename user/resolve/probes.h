@@ -30,6 +30,7 @@ struct probe {
 	 * the exit is a plain uprobe at this offset, not a return probe */
 	uint64_t exit_offset;
 	int obj_arg, site_arg; /* what its entry records carry (SBT_ARG_*) */
+	int out_arg;	       /* its return records carry what this argument points to */
 	uint64_t dev, ino;     /* the file (0: unknown) */
 };
 
@@ -37,7 +38,7 @@ struct probe {
 static inline __u64 probe__cookie(const struct probe *p)
 {
 	return SBT_COOKIE(p->info.id, p->info.kind) | SBT_COOKIE_ARGS(p->obj_arg, p->site_arg) |
-	       (p->exit_offset ? SBT_COOKIE_TIMED : 0);
+	       (p->exit_offset ? SBT_COOKIE_TIMED : 0) | SBT_COOKIE_OUT(p->out_arg);
 }
 
 struct probe_table {
