@@ -24,4 +24,5 @@ $SBT -q --trace all -- $EX/mutex_contention -t 4 -k 200 -c 20 | grep -v '^thread
 echo
 echo "### sbt-bpf record -o /tmp/sbt-demo.sbt -- barrier_imbalance; sbt-bpf report /tmp/sbt-demo.sbt"
 $SBT record -o /tmp/sbt-demo.sbt -- $EX/barrier_imbalance -t 4 -n 5 -d 20 -m sleep | grep -v '^phase '
-$SBT report /tmp/sbt-demo.sbt | head -20
+# the first 20 lines; sed reads the rest (head would leave report a broken pipe)
+$SBT report /tmp/sbt-demo.sbt | sed -n 1,20p
