@@ -31,7 +31,7 @@ static double median(double *v, size_t n)
 static void fit_line(const __u64 *t, const __s64 *d, const char *keep, size_t n,
 		     struct clock_fit *f, double *scratch)
 {
-	double st = 0, sd = 0, stt = 0, std = 0, m = 0, lo = INFINITY, hi = -INFINITY;
+	double st = 0, sd = 0, stt = 0, std = 0, m, lo = INFINITY, hi = -INFINITY;
 	size_t i, k = 0;
 
 	for (i = 0; i < n; i++) {
@@ -46,9 +46,9 @@ static void fit_line(const __u64 *t, const __s64 *d, const char *keep, size_t n,
 		lo = x < lo ? x : lo;
 		hi = x > hi ? x : hi;
 		scratch[k++] = y;
-		m++;
 	}
 	f->used = k;
+	m = (double)k;
 	if (hi - lo < SPAN_MIN_NS || m * stt - st * st == 0) {
 		f->offset_ns = median(scratch, k);
 		f->drift = 0;

@@ -6,11 +6,7 @@
  */
 #include <string.h>
 #include "analyses/efficiency.h"
-
-static __u64 sub0(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
-}
+#include "lib/num.h"
 
 static double ratio(double a, double b)
 {

@@ -33,6 +33,7 @@ struct jobs {
 	size_t nasides, cap_asides;
 	struct job_aside *free_asides; /* those no job holds */
 	struct mpi *mpi;	       /* across the jobs */
+	int approximating;	       /* the MPI view's run is approximated too */
 };
 
 /* Episodes the text of the MPI view lists. */
@@ -61,6 +62,7 @@ struct jobs *jobs__new(const struct jobs_config *c)
 	hmap_init(&j->running);
 	hmap_init(&j->left);
 	j->mpi = mpi__new(c->src.phases.probes, (__u32)c->src.phases.nprobes, c->src.names);
+	j->approximating = c->src.phases.alpha_enter && c->src.phases.alpha_exit;
 	if (!j->mpi) {
 		free(j);
 		return NULL;
@@ -277,11 +279,15 @@ static void synchronizes(struct jobs *j, struct job *job, const struct sbt_event
 		go_live(j, job);
 }
 
+static __u64 record_cost(void *ph, const struct sbt_event *e)
+{
+	return phases__record_cost(ph, e);
+}
+
 struct job *jobs__feed(struct jobs *j, const struct sbt_event *e)
 {
 	struct job *job = jobs__find(j, e->pid);
-	int approximating = j->c.src.phases.alpha_enter && j->c.src.phases.alpha_exit;
-	__u64 cost;
+	struct mpi_cost cost;
 
 	if (!job)
 		return NULL;
@@ -289,8 +295,8 @@ struct job *jobs__feed(struct jobs *j, const struct sbt_event *e)
 		synchronizes(j, job, e);
 	phases__feed(job->ph, e);
 	/* each hit's cost: the MPI view's run rebuilt across ranks removes it */
-	cost = approximating ? phases__record_cost(job->ph, e) : 0;
-	mpi__feed(j->mpi, e, approximating ? &cost : NULL);
+	cost = (struct mpi_cost){record_cost, job->ph};
+	mpi__feed(j->mpi, e, j->approximating ? &cost : NULL);
 	if (e->type == SBT_EV_THREAD_EXIT && e->probe)
 		job->end_ns = e->ts;
 	return job;

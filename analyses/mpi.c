@@ -13,7 +13,8 @@
 
 int mpi__is_kind(int kind)
 {
-	return (kind >= SBT_PK_MPI_COLL && kind <= SBT_PK_MPI_LIFE) || kind == SBT_PK_MPI_COMM;
+	/* MPI's kinds follow one another (include/sbt/events.h) */
+	return kind >= SBT_PK_MPI_COLL && kind <= SBT_PK_MPI_COMM;
 }
 
 struct mpi *mpi__new(const struct sbt_probe_info *probes, __u32 nprobes, const struct names *names)
@@ -30,18 +31,22 @@ struct mpi *mpi__new(const struct sbt_probe_info *probes, __u32 nprobes, const s
 	return m;
 }
 
+static void rank_free(struct rank *r)
+{
+	free(r->calls);
+	free(r->regions);
+	hmap_free(&r->comm_of);
+	free(r);
+}
+
 void mpi__free(struct mpi *m)
 {
 	size_t i;
 
 	if (!m)
 		return;
-	for (i = 0; i < m->nranks; i++) {
-		free(m->ranks[i]->calls);
-		free(m->ranks[i]->regions);
-		hmap_free(&m->ranks[i]->comm_of);
-		free(m->ranks[i]);
-	}
+	for (i = 0; i < m->nranks; i++)
+		rank_free(m->ranks[i]);
 	free(m->ranks);
 	hmap_free(&m->rank_of);
 	hmap_free_values(&m->threads);
@@ -117,7 +122,8 @@ static struct thread *thread_of(struct mpi *m, const struct sbt_event *e, int ma
 	return t || !make ? t : hmap_put_new(&m->threads, e->pid, e->tid, sizeof(*t));
 }
 
-static int call_entered(struct mpi *m, struct thread *t, const struct sbt_event *e)
+/* hit: the entry's own cost (after its time: inside the call) */
+static int call_entered(struct mpi *m, struct thread *t, const struct sbt_event *e, __u64 hit)
 {
 	if (t->depth++)
 		return 0; /* MPI calling itself: the outermost call counts */
@@ -125,6 +131,7 @@ static int call_entered(struct mpi *m, struct thread *t, const struct sbt_event 
 	t->c.kind = (__u8)kind_of(m, e->probe);
 	t->c.tid = e->tid;
 	t->c.ta_enter = e->ts - t->charged;
+	t->c.entry_cost = hit;
 	return 0;
 }
 
@@ -171,26 +178,26 @@ static void lost(struct mpi *m, __u32 pid)
 
 /* An MPI call's entry or return, with the probe cost charged to its thread
  * so far (a thread that made an MPI call: its compute between calls). */
-static int mpi_record(struct mpi *m, const struct sbt_event *e, int kind, const __u64 *cost)
+static int mpi_record(struct mpi *m, const struct sbt_event *e, int kind,
+		      const struct mpi_cost *cost)
 {
-	struct thread *t = thread_of(m, e, mpi__is_kind(kind) && e->type == SBT_EV_ENTER);
-	int err = 0;
+	int call = mpi__is_kind(kind), entry = call && e->type == SBT_EV_ENTER, err = 0;
+	struct thread *t = thread_of(m, e, entry);
+	__u64 hit;
 
 	if (!t)
-		return mpi__is_kind(kind) && e->type == SBT_EV_ENTER ? -ENOMEM : 0;
-	if (mpi__is_kind(kind))
-		err = e->type == SBT_EV_ENTER ? call_entered(m, t, e) : call_returned(m, t, e);
-	if (mpi__is_kind(kind) && e->type == SBT_EV_ENTER && t->depth == 1 && cost)
-		t->c.entry_cost = *cost;
-	/* the hit's cost comes after its time: charged to what follows */
-	if (cost)
-		t->charged += *cost;
-	else
+		return entry ? -ENOMEM : 0;
+	hit = cost ? cost->of(cost->ctx, e) : 0;
+	if (!cost)
 		m->unapproximated = 1;
+	if (call)
+		err = entry ? call_entered(m, t, e, hit) : call_returned(m, t, e);
+	/* the hit's cost comes after its time: charged to what follows */
+	t->charged += hit;
 	return err;
 }
 
-int mpi__feed(struct mpi *m, const struct sbt_event *e, const __u64 *cost)
+int mpi__feed(struct mpi *m, const struct sbt_event *e, const struct mpi_cost *cost)
 {
 	int kind = 0, err = 0;
 
@@ -327,9 +334,7 @@ int mpi__finish(struct mpi *m)
 			i++;
 			continue;
 		}
-		free(m->ranks[i]->regions);
-		hmap_free(&m->ranks[i]->comm_of);
-		free(m->ranks[i]);
+		rank_free(m->ranks[i]);
 		m->ranks[i] = m->ranks[--m->nranks];
 	}
 	err = order_ranks(m);
@@ -402,20 +407,6 @@ void mpi__episode_part(const struct mpi *m, size_t i, size_t j, size_t *rank_ix,
 	*rank_ix = p->rank_ix;
 	*arrival = p->arrival;
 	*departure = p->departure;
-}
-
-int mpi__episode_rank(const struct mpi *m, size_t i, size_t rank_ix, __u64 *arrival,
-		      __u64 *departure)
-{
-	size_t p;
-
-	for (p = m->ep_first[i]; p < m->ep_first[i + 1]; p++)
-		if (m->parts[p].rank_ix == rank_ix) {
-			*arrival = m->parts[p].arrival;
-			*departure = m->parts[p].departure;
-			return 1;
-		}
-	return 0;
 }
 
 const struct mpi_run *mpi__run(const struct mpi *m)

@@ -111,13 +111,19 @@ int mpi__is_kind(int kind);
 /* Process pid is rank `rank` (-1 unknown) on host (NULL unknown). 0 or
  * -ENOMEM (mpi__failed() then). */
 int mpi__set_rank(struct mpi *m, __u32 pid, int rank, const char *host);
+/* What a record's probe hit costs its thread, as its process's
+ * approximation charges it (phases__record_cost()): asked only for the
+ * threads that made an MPI call. */
+struct mpi_cost {
+	__u64 (*of)(void *ctx, const struct sbt_event *e);
+	void *ctx;
+};
+
 /* A record of a traced process: MPI calls, the OpenMP region entries of
  * processes that call MPI, and the cost of each probe hit of a thread that
- * made an MPI call (*cost: what its process's approximation charges for the
- * record, phases__record_cost(); NULL: not approximating, then no
- * approximated run). 0 or -ENOMEM (the analysis is then incomplete:
- * mpi__failed()). */
-int mpi__feed(struct mpi *m, const struct sbt_event *e, const __u64 *cost);
+ * made an MPI call (cost NULL: not approximating, then no approximated run).
+ * 0 or -ENOMEM (the analysis is then incomplete: mpi__failed()). */
+int mpi__feed(struct mpi *m, const struct sbt_event *e, const struct mpi_cost *cost);
 /* Form the episodes from the calls seen. 0 or -ENOMEM. */
 int mpi__finish(struct mpi *m);
 /* Whether any process made an MPI call. */
@@ -136,9 +142,6 @@ const struct mpi_episode *mpi__episode(const struct mpi *m, size_t i);
  * arrival and departure. */
 void mpi__episode_part(const struct mpi *m, size_t i, size_t j, size_t *rank_ix, __u64 *arrival,
 		       __u64 *departure);
-/* Rank ix's arrival and departure in episode i: 1, or 0 when it did not take part. */
-int mpi__episode_rank(const struct mpi *m, size_t i, size_t rank_ix, __u64 *arrival,
-		      __u64 *departure);
 /* The function of probe id as programs call it (MPI_Barrier for the
  * PMPI_Barrier probed), "?" when unknown. */
 const char *mpi__symbol(const struct mpi *m, __u16 probe);

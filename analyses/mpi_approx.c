@@ -10,6 +10,7 @@
 #include <string.h>
 #include "analyses/mpi_impl.h"
 #include "lib/array.h"
+#include "lib/num.h"
 
 /* ---- point to point ----------------------------------------------------------- */
 
@@ -20,10 +21,11 @@
 static void peers(const struct mpi *m, const struct rank *r, const struct call *c, long *dest,
 		  long *src)
 {
-	int world = c->kind == SBT_PK_MPI_SENDRECV || mpi__world(m, r->s.pid, c->probe, c->site);
-
 	*dest = *src = -1;
-	if (!world)
+	if (c->kind != SBT_PK_MPI_SEND && c->kind != SBT_PK_MPI_RECV &&
+	    c->kind != SBT_PK_MPI_SENDRECV)
+		return;
+	if (c->kind != SBT_PK_MPI_SENDRECV && !mpi__world(m, r->s.pid, c->probe, c->site))
 		return;
 	if (c->kind == SBT_PK_MPI_SEND || c->kind == SBT_PK_MPI_SENDRECV)
 		*dest = (int)c->obj;
@@ -132,11 +134,6 @@ int mpi__synchronizing(const char *call)
 		if (!strcmp(call, calls[i]))
 			return 1;
 	return 0;
-}
-
-static __u64 sub0(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
 }
 
 /* Call k of rank r's approximated arrival: its previous call's approximated

@@ -43,24 +43,31 @@ int mpi__int_handles(const struct mpi *m, __u16 probe)
 	return strncmp(base, "libmpi.so.40", 12) && strncmp(base, "libmpi.so.20", 12);
 }
 
+/* A communicator as probe's MPI passes it: an int's upper half is
+ * unspecified in its register or stack slot. */
+static __u64 handle(const struct mpi *m, __u16 probe, __u64 comm)
+{
+	return mpi__int_handles(m, probe) ? (__u32)comm : comm;
+}
+
 int mpi__world(const struct mpi *m, __u32 pid, __u16 probe, __u64 comm)
 {
 	const char *name;
 
 	if (mpi__int_handles(m, probe))
-		return (__u32)comm == MPI_INT_COMM_WORLD;
+		return handle(m, probe, comm) == MPI_INT_COMM_WORLD;
 	name = m->names ? names__get(m->names, pid, comm) : NULL;
 	return name && !strcmp(name, "ompi_mpi_comm_world");
 }
 
 /* The communicator of a rank's collective call, as every rank names it: its
  * symbol (Open MPI's predefined communicators are variables of libmpi), its
- * handle (MPICH), else the order in which the rank first used it (a
- * communicator made at run time: made collectively, so in the same order
- * in every member). */
+ * handle (MPICH), how it was made (name_made(), while traced), else the
+ * order in which the rank first used it (one made before the tracing: made
+ * collectively, so in the same order in every member). */
 static int comm_of(struct mpi *m, struct rank *r, const struct call *c, __u32 *ix)
 {
-	__u64 obj = mpi__int_handles(m, c->probe) ? (__u32)c->obj : c->obj;
+	__u64 obj = handle(m, c->probe, c->obj);
 	const char *name = m->names ? names__get(m->names, r->s.pid, obj) : NULL;
 	char key[SBT_SYMBOL_MAX];
 	size_t have;
@@ -87,7 +94,7 @@ static int comm_of(struct mpi *m, struct rank *r, const struct call *c, __u32 *i
  * their color. made[parent]: how many the rank made from it so far. */
 static int name_made(struct mpi *m, struct rank *r, const struct call *c, struct hmap *made)
 {
-	__u64 obj = mpi__int_handles(m, c->probe) ? (__u32)c->out : c->out;
+	__u64 obj = handle(m, c->probe, c->out);
 	char key[2 * SBT_SYMBOL_MAX]; /* cut to a name's length by comm_index() */
 	size_t k = 0;
 	__u32 parent, ix;
@@ -242,7 +249,6 @@ static int comm_episodes(struct mpi *m, __u32 comm, struct hmap *eps, size_t *sc
 					       &r->calls[scratch[k]]);
 			if (err)
 				return err;
-			r->calls[scratch[k]].ep = ep;
 		}
 	}
 	return 0;

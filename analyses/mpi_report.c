@@ -177,8 +177,7 @@ void mpi_report__text(const struct mpi *m, FILE *f, size_t max_episodes)
 static void rank_json(struct json *j, const struct mpi_rank_stats *r)
 {
 	json_obj_begin(j);
-	json_key(j, "rank");
-	json_i64(j, r->rank);
+	json_ki64(j, "rank", r->rank);
 	json_kstr(j, "host", r->host);
 	json_ku64(j, "pid", r->pid);
 	json_ku64(j, "calls", r->calls);
@@ -227,8 +226,7 @@ static void episode_json(struct json *j, const struct mpi *m, size_t i)
 	json_ku64(j, "index", e->index);
 	json_kstr(j, "call", mpi__symbol(m, e->probe));
 	json_ku64(j, "ranks", e->nranks);
-	json_key(j, "late_rank");
-	json_i64(j, late->rank);
+	json_ki64(j, "late_rank", late->rank);
 	json_ku64(j, "late_pid", late->pid);
 	json_ku64(j, "first_arrival_ns", e->first_arrival_ns);
 	json_ku64(j, "last_arrival_ns", e->last_arrival_ns);
@@ -236,8 +234,7 @@ static void episode_json(struct json *j, const struct mpi *m, size_t i)
 	json_ku64(j, "wait_ns", e->wait_ns);
 	if (mpi__run(m)->approximated) {
 		json_ku64(j, "last_arrival_a_ns", e->last_arrival_a_ns);
-		json_key(j, "late_rank_a");
-		json_i64(j, mpi__rank(m, e->late_rank_a_ix)->rank);
+		json_ki64(j, "late_rank_a", mpi__rank(m, e->late_rank_a_ix)->rank);
 		json_ku64(j, "wait_a_ns", e->wait_a_ns);
 	}
 	json_kbool(j, "mixed", e->mixed);
@@ -247,8 +244,7 @@ static void episode_json(struct json *j, const struct mpi *m, size_t i)
 	for (k = 0; k < e->nranks; k++) {
 		mpi__episode_part(m, i, k, &r, &a, &d);
 		json_obj_begin(j);
-		json_key(j, "rank");
-		json_i64(j, mpi__rank(m, r)->rank);
+		json_ki64(j, "rank", mpi__rank(m, r)->rank);
 		json_ku64(j, "pid", mpi__rank(m, r)->pid);
 		json_ku64(j, "arrival_ns", a);
 		json_ku64(j, "departure_ns", d);

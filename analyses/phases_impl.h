@@ -29,6 +29,7 @@
 
 #include "lib/array.h"
 #include "lib/hmap.h"
+#include "lib/num.h"
 #include "analyses/alpha_series.h"
 #include "analyses/phases.h"
 
@@ -150,11 +151,6 @@ struct obj_state {
 	 * approximated time of the latest P that took one */
 	__u64 outstanding, ta_last_p;
 };
-
-static inline __u64 sub0(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
-}
 
 static inline __u64 max_u64(__u64 a, __u64 b)
 {

@@ -7,15 +7,11 @@
  */
 #include "analyses/efficiency.h"
 #include "analyses/report_impl.h"
+#include "lib/num.h"
 
 static const char *const wait_keys[PH_WAIT_NKINDS] = {"lock_wait_ns", "sem_wait_ns", "cond_wait_ns",
 						      "task_wait_ns"};
 static const char *const caused_keys[SYNC_FUTEX] = {"lock_ns", "sem_ns", "cond_ns"};
-
-static __u64 sub0(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
-}
 
 void report_json__arrival_waits(struct json *j, const struct ph_arrival *a, int view,
 				const struct ph_episode_times *m)

@@ -181,6 +181,12 @@ void json_kbool(struct json *j, const char *key, int v)
 	json_bool(j, v);
 }
 
+void json_ki64(struct json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	json_i64(j, v);
+}
+
 void json_kfixed3(struct json *j, const char *key, int64_t v)
 {
 	uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v;

@@ -35,6 +35,7 @@ void json_kstr(struct json *j, const char *key, const char *s);
 void json_ku64(struct json *j, const char *key, uint64_t v);
 void json_kdouble(struct json *j, const char *key, double v);
 void json_kbool(struct json *j, const char *key, int v);
+void json_ki64(struct json *j, const char *key, int64_t v);
 /* key + an exact decimal with three digits after the point, from an
  * integer count of thousandths (ns written as us without rounding) */
 void json_kfixed3(struct json *j, const char *key, int64_t thousandths);

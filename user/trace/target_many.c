@@ -53,6 +53,7 @@
 #include "user/resolve/symbolize.h"
 #include "user/trace/filter.h"
 #include "user/trace/launch.h"
+#include "analyses/mpi.h"
 #include "user/trace/target_many_impl.h"
 
 static struct target_many *many_of(struct target *tg)
@@ -370,7 +371,7 @@ static int starts_job(const struct target_many *m, const struct sbt_event *e)
 		return 1;
 	kind = m->base.ctx->costs.infos[e->probe].kind;
 	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER || kind == SBT_PK_REGION ||
-	       (kind >= SBT_PK_MPI_COLL && kind <= SBT_PK_MPI_LIFE);
+	       mpi__is_kind(kind);
 }
 
 /* A job, if --filter accepts it. Its threads start when it started (exec or
