@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Probe costs over a session's time (doc/design.md §5.4): calibrations by
  * entry, each entry's in time order, probe ids bound to entries. */
+#include <stdint.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,9 +255,13 @@ void alpha_series__all_cpus(const struct alpha_series *s, double *least, double 
 	}
 }
 
+/* ns times by, rounded; past what a __u64 holds (a hostile trace's ratio),
+ * the largest (converting it would be undefined) */
 static __u64 scaled(__u64 ns, double by)
 {
-	return (__u64)((double)ns * by + 0.5);
+	double v = (double)ns * by + 0.5;
+
+	return v >= 18446744073709551616.0 ? UINT64_MAX : v > 0 ? (__u64)v : 0;
 }
 
 int alpha_series__range(const struct alpha_series *s, unsigned int id, struct alpha_cost *lo,

@@ -204,6 +204,26 @@ TEST(range_widened_by_the_all_cpus_ratio)
 	alpha_series__free(s);
 }
 
+/* A hostile trace's all-CPUs ratio (entry over return) past what scaling a
+ * cost by it can hold in a __u64 (the trace harness found the conversion,
+ * undefined behaviour, under clang's UBSan: corpus trace/all-cpus-ratio-huge.sbt):
+ * the greatest cost saturates. */
+TEST(range_by_a_ratio_past_u64_saturates)
+{
+	static const char *const names[] = {"a", ALPHA_SYM_ALL_CPUS};
+	const struct alpha_cost m[] = {{1000000, 50}, {UINT64_MAX, 1}};
+	struct alpha_series *s = alpha_series__new();
+	struct alpha_cost lo, hi;
+
+	CHECK_EQ(alpha_series__add(s, 10, names, m, NULL, 2), 0);
+	CHECK_EQ(alpha_series__bind(s, 1, "a", ALPHA_BY_NAME), 0);
+	CHECK_EQ(alpha_series__range(s, 1, &lo, &hi), 1);
+	CHECK_EQ(lo.entry_ns, 1000000);
+	CHECK_EQ(hi.entry_ns, UINT64_MAX);
+	CHECK_EQ(hi.exit_ns, UINT64_MAX);
+	alpha_series__free(s);
+}
+
 /* Records in time order: each lookup lands on the hint or the next one. */
 TEST(lookups_in_time_order_follow_the_hint)
 {

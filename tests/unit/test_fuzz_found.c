@@ -78,7 +78,7 @@ static char *svg_of(const char *name)
 		return NULL;
 	for (i = 0; i < rp.m->nthreads && i < 8; i++)
 		threads[o.nthreads++] = (struct export_thread){
-			rp.m->threads[i].pid, rp.m->threads[i].tid, rp.m->threads[i].comm};
+			rp.m->threads[i].pid, rp.m->threads[i].tid, rp.m->threads[i].comm, 0, ""};
 	o.end_ns = rp.m->end_ns;
 	o.out = open_memstream(&buf, &len);
 	src = replay__report_src(&rp);
