@@ -40,6 +40,21 @@ struct obj_state *approx__obj(struct phases *p, __u64 pid, __u64 obj)
 	return o ? o : hmap_put_new(&p->objects, pid, obj, sizeof(*o));
 }
 
+/* A hand-off as the models take it: as measured, or, on the error band's
+ * least side (doc/design.md §5.4), the least measured at the object so far.
+ * A measurement cannot tell a hand-off the probes slowed (a futex sleep and
+ * wake-up where the waiter would have spun or barged, a thread preempted
+ * while its hit ran) from one that was slow anyway; the band shows how much
+ * hinges on it. least1 is the object's least + 1 (0: none yet). */
+__u64 approx__handoff(const struct phases *p, __u64 *least1, __u64 measured)
+{
+	if (!p->cfg.least_handoffs)
+		return measured;
+	if (!*least1 || measured < *least1 - 1)
+		*least1 = measured + 1;
+	return *least1 - 1;
+}
+
 /* The run ends at its last measured event: its approximation is the
  * approximated end (not the largest approximation seen, which may belong to
  * a thread not yet re-based). */

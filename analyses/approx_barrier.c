@@ -26,14 +26,21 @@ static __u64 max_arrival_a(const struct ph_episode *ep)
  * arrival; the barrier code then takes what it took in the measurement
  * after the measured last arrival, less the exit probe's cost; later exits
  * keep their measured spacing from the first exit, less that cost too. */
-static __u64 exit_malony_reed(struct ph_episode *ep, __u64 tm, __u64 alpha, __u64 max_a)
+static __u64 exit_malony_reed(struct phases *p, struct ph_episode *ep, __u64 tm, __u64 alpha,
+			      __u64 max_a)
 {
+	struct obj_state *o = p->cfg.least_handoffs ? approx__obj(p, ep->pid, ep->object) : NULL;
+	__u64 none = 0;
+
 	if (!ep->tm_exit_f) {
 		ep->tm_exit_f = tm;
-		ep->ta_exit_f = max_a + sub0(sub0(tm, ep->last_arrive), alpha);
+		ep->ta_exit_f = max_a + sub0(approx__handoff(p, o ? &o->handoff1 : &none,
+							     sub0(tm, ep->last_arrive)),
+					     alpha);
 		return ep->ta_exit_f;
 	}
-	return ep->ta_exit_f + sub0(sub0(tm, ep->tm_exit_f), alpha);
+	return ep->ta_exit_f +
+	       sub0(approx__handoff(p, o ? &o->spacing1 : &none, sub0(tm, ep->tm_exit_f)), alpha);
 }
 
 /* 1-based rank of arrival a in the approximated arrival order. */
@@ -70,7 +77,7 @@ static __u64 exit_sarukkai_malony(struct phases *p, struct ph_episode *ep, struc
 				  __u64 tm, __u64 alpha, __u64 max_a)
 {
 	struct obj_state *o = hmap_get(&p->objects, ep->pid, ep->object);
-	__u64 mr = exit_malony_reed(ep, tm, alpha, max_a), k, ta;
+	__u64 mr = exit_malony_reed(p, ep, tm, alpha, max_a), k, ta;
 
 	if (!o || !o->beta1)
 		return mr;
@@ -119,7 +126,7 @@ __u64 approx_barrier__exit(struct phases *p, struct ph_thread *t, struct ph_epis
 	if (p->cfg.model == PH_MODEL_SM)
 		ta = exit_sarukkai_malony(p, ep, a, tm, alpha, max_a);
 	else
-		ta = exit_malony_reed(ep, tm, alpha, max_a);
+		ta = exit_malony_reed(p, ep, tm, alpha, max_a);
 	if (ta < max_a) /* cannot happen by construction; checked all the same */
 		approx__violation(p, PH_VIOL_BARRIER, t->pid, t->tid, ep->object, tm, max_a - ta);
 	approx__rebase(p, t, tm, ta);

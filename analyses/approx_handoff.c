@@ -45,15 +45,15 @@ static __u64 handoff_alpha(struct phases *p, __u16 wait_probe, __u64 wait_ts, __
  * of ns, so no hand-off). If it did not wait but the release is now later
  * than its call entry, it waits for it (case A). */
 static void acquired(struct phases *p, struct ph_thread *t, __u64 tm_s, __u64 ta_s,
-		     const struct sbt_event *e, __u16 wait_probe, const struct obj_state *r)
+		     const struct sbt_event *e, __u16 wait_probe, struct obj_state *r)
 {
 	__u64 ta_e = max_u64(approx__time_based(t, e->ts), ta_s), ta;
 
 	if (r->tm > e->ts)
 		return;
 	if (r->tm >= tm_s) {
-		ta = r->ta +
-		     sub0(e->ts - r->tm, handoff_alpha(p, wait_probe, e->ts, r->probe, r->tm));
+		ta = r->ta + sub0(approx__handoff(p, &r->handoff1, e->ts - r->tm),
+				  handoff_alpha(p, wait_probe, e->ts, r->probe, r->tm));
 		ta = ta > ta_s ? ta : ta_s;
 	} else {
 		ta = r->ta > ta_s ? r->ta + (ta_e - ta_s) : ta_e;
@@ -66,7 +66,7 @@ static void acquired(struct phases *p, struct ph_thread *t, __u64 tm_s, __u64 ta
  * the release; probe id 0 holds the syscall tracepoints' cost. */
 void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
-	const struct obj_state *r = hmap_get(&p->objects, FUTEX_KEY(e->pid), t->futex.uaddr);
+	struct obj_state *r = hmap_get(&p->objects, FUTEX_KEY(e->pid), t->futex.uaddr);
 
 	if (r && r->tm)
 		acquired(p, t, t->futex.ts, t->futex.ta, e, 0, r);
@@ -140,17 +140,18 @@ static void sem_acquired(struct phases *p, struct ph_thread *t, int d, const str
 			 const struct sync_post *v)
 {
 	__u64 ta_s = t->stack[d].ta, ta_e = max_u64(approx__time_based(t, e->ts), ta_s), ta;
-	struct obj_state *o;
+	struct obj_state *o = approx__obj(p, e->pid, t->stack[d].obj);
+	__u64 none = 0;
 
 	if (v->ts > e->ts)
 		return;
 	if (v->ts >= t->stack[d].ts)
 		ta = (v->ta > ta_s ? v->ta : ta_s) +
-		     sub0(e->ts - v->ts, handoff_alpha(p, e->probe, e->ts, v->probe, v->ts));
+		     sub0(approx__handoff(p, o ? &o->handoff1 : &none, e->ts - v->ts),
+			  handoff_alpha(p, e->probe, e->ts, v->probe, v->ts));
 	else
 		ta = v->ta > ta_s ? v->ta + (ta_e - ta_s) : ta_e;
 	approx__rebase(p, t, e->ts, ta);
-	o = approx__obj(p, e->pid, t->stack[d].obj);
 	if (o) {
 		o->outstanding -= !!o->outstanding;
 		o->ta_last_p = ta;
@@ -196,7 +197,7 @@ void approx_handoff__returned(struct phases *p, struct ph_thread *t, int d,
 			      const struct sbt_event *e, int kind, int paired,
 			      const struct sync_post *v)
 {
-	const struct obj_state *r;
+	struct obj_state *r;
 
 	if (!approx__event_based(p) || d >= STACK_MAX)
 		return;

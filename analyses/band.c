@@ -3,8 +3,10 @@
  * The error band of the approximation (doc/design.md §5.4): two more phase
  * analyses fed the same records, one charging every probe the least cost
  * the session's calibrations allow it, the other the greatest
- * (alpha_series__range()). What they approximate bounds what this analysis
- * does, figure by figure: the run, each phase (matched by completion
+ * (alpha_series__range()) and every hand-off at the least measured at its
+ * object (cfg.least_handoffs): the probes' cost, and what they may have
+ * done to a hand-off, both removed at their most. What they approximate
+ * bounds what this analysis does, figure by figure: the run, each phase (matched by completion
  * index: the three complete the same episodes in the same order, which
  * measured times alone decide), each thread.
  */
@@ -85,6 +87,7 @@ static int open_side(struct phases *p, struct band_side *s, int which)
 	cfg.alpha_series = NULL; /* the tables hold the bound throughout */
 	cfg.sync = NULL;	 /* the lock tables are this analysis's */
 	cfg.error_band = 0;
+	cfg.least_handoffs = which == BAND_GREATEST;
 	s->p = phases__new(&cfg, &ops, s);
 	return s->p ? 0 : -1;
 }

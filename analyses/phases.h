@@ -322,6 +322,10 @@ struct phases_config {
 	 * one's (ph_episode.band_*, phases__band(), phases__thread_band()).
 	 * Needs alpha_series; triples the analysis's work */
 	int error_band;
+	/* the error band's least side: every hand-off (a barrier's release and
+	 * exit spacing, a lock, condvar, semaphore or futex hand-off) taken at
+	 * the least measured at its object so far (approx__handoff()) */
+	int least_handoffs;
 	/* condvars and semaphores are never barriers: no record is held back
 	 * while one is classified (condbar.h, sembar.h) */
 	int no_sync_barriers;
@@ -424,8 +428,9 @@ __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);
 __u64 phases__missing_phases(const struct phases *p);
 
 /* The error band of an approximated figure: its least and greatest value
- * over the analyses charging the least and the greatest costs, and this
- * analysis's own (which they contain). */
+ * over the analyses charging the least costs and the greatest (with the
+ * least hand-offs, cfg.least_handoffs), and this analysis's own (which
+ * they contain). */
 struct ph_band {
 	__u64 lo, hi;
 };

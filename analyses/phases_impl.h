@@ -147,6 +147,9 @@ struct obj_state {
 	/* barriers: measured exit spacing of the last complete episode + 1
 	 * (0: none yet) */
 	__u64 beta1;
+	/* least_handoffs: the least hand-off and barrier exit spacing measured
+	 * at the object so far, + 1 (0: none yet) */
+	__u64 handoff1, spacing1;
 	/* semaphores: V's not yet taken by a P (measured), and the
 	 * approximated time of the latest P that took one */
 	__u64 outstanding, ta_last_p;
@@ -285,6 +288,7 @@ void approx__violation(struct phases *p, int kind, __u32 pid, __u32 tid, __u64 o
 		       __u64 shift);
 /* The state of object (pid, obj), created on first use; NULL: no memory. */
 struct obj_state *approx__obj(struct phases *p, __u64 pid, __u64 obj);
+__u64 approx__handoff(const struct phases *p, __u64 *least1, __u64 measured);
 /* Thread t was created at tm (fork), or exited at tm (join). */
 void approx__fork(struct phases *p, struct ph_thread *t, __u64 tm);
 void approx__join(struct phases *p, struct ph_thread *t, __u64 tm);

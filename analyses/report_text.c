@@ -586,8 +586,8 @@ static void text_approximation(struct report *r)
 		traced ? 100.0 * ((double)traced - (double)traced_a) / (double)traced : 0.0);
 	if (pm[0])
 		fprintf(r->o.out,
-			"    between %.*f and %.*f s at the least and the greatest probe costs "
-			"measured\n",
+			"    between %.*f and %.*f s: the greatest probe costs measured with every "
+			"hand-off as fast as its object's fastest, and the least costs\n",
 			prec, sec(band.lo), prec, sec(band.hi));
 	if (r->src.phases.inject_ns)
 		fprintf(r->o.out,

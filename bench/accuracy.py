@@ -15,8 +15,11 @@ injected delay (bench/validate.py): ROUNDS more recordings with twice the
 calibrated cost of a hit spun in every hit (--inject-delay), and the share
 of T_m's growth left in T_a (model mr; 0 % is perfect). "T in band": the
 recordings whose error band (the run approximated at the least and the
-greatest probe costs the session measured) holds T, and the band's median
-half-width. T_r: the approximated run replayed through its synchronization
+greatest probe costs the session measured, the greatest with every hand-off
+at its object's fastest) holds T, and the band's median half-width; "T spread":
+the plain runs' least and greatest time against their median T, and the
+recordings whose band meets that range. Plain runs and recordings alternate,
+round by round. T_r: the approximated run replayed through its synchronization
 (`--what-if as-is`: locks granted as glibc grants them, doc/design.md §5.7),
 model mr, and its error. Prints one markdown table.
 
@@ -169,26 +172,34 @@ def injected_slope(cmd, env, opts, rounds, res):
     return validate.share(tm1 - tm0, ta1 - ta0)
 
 
+def kind_opts(opts, kind):
+    return opts + (["--shim"] if kind == "shim" else ["--no-shim"])
+
+
 def row(label, cmd, env_extra, opts, rounds, tmp, probes, inject):
+    """Each round runs the workload plainly, then records it with each kind
+    of probes: a machine that drifts over the minutes drifts for both."""
     env = dict(os.environ, **env_extra)
-    plain = [run_plain(cmd, env) for _ in range(rounds)]
-    t = statistics.median(p[0] for p in plain)
+    plain, res = [], {k: {m: [] for m in MODELS} for k in probes}
+    for i in range(rounds):
+        plain.append(run_plain(cmd, env))
+        for kind in probes:
+            path = os.path.join(tmp, f"r{i}.sbt")
+            record(cmd, env, kind_opts(opts, kind), path)
+            for m in MODELS:
+                res[kind][m].append(analyse(path, m))
+    ts = [p[0] for p in plain]
     nph = len(plain[0][1])
     truth = [statistics.median(p[1][i] for p in plain) for i in range(nph)] if all(
         len(p[1]) == nph for p in plain) else []
     for kind in probes:
-        res = {m: [] for m in MODELS}
-        kopts = opts + (["--shim"] if kind == "shim" else ["--no-shim"])
-        for i in range(rounds):
-            path = os.path.join(tmp, f"r{i}.sbt")
-            record(cmd, env, kopts, path)
-            for m in MODELS:
-                res[m].append(analyse(path, m))
-        slope = injected_slope(cmd, env, kopts, rounds, res["mr"]) if inject else None
-        print_row(label, kind, t, truth, res, slope)
+        k = res[kind]
+        slope = injected_slope(cmd, env, kind_opts(opts, kind), rounds, k["mr"]) if inject else None
+        print_row(label, kind, ts, truth, k, slope)
 
 
-def print_row(label, kind, t, truth, res, slope):
+def print_row(label, kind, ts, truth, res, slope):
+    t = statistics.median(ts)
     tm = statistics.median(x[0] for x in res["mr"])
     dm = rel(tm, t)
     ph_m = per_phase(truth, [x[2] for x in res["mr"]])
@@ -202,7 +213,8 @@ def print_row(label, kind, t, truth, res, slope):
     cells += [f"{pct(ph_m[0])} / {pct(ph_m[1])}" if ph_m else "n/a",
               f"{pct(pa[0])} / {pct(pa[1])}" if pa else "n/a",
               str(statistics.median(x[4] for x in res["mr"])),
-              "n/a" if slope is None else f"{slope:.1f} %", band_cell(t, res["mr"])]
+              "n/a" if slope is None else f"{slope:.1f} %", band_cell(t, res["mr"]),
+              spread_cell(ts, res["mr"])]
     tr = statistics.median(x[8] for x in res["mr"])
     cells += [f"{tr / 1e6:.2f}", pct(rel(tr, t))]
     print("| " + " | ".join(cells) + " |", flush=True)
@@ -215,6 +227,15 @@ def band_cell(t, runs):
     half = statistics.median(max(x[1] - x[7][0], x[7][1] - x[1]) / x[1] if x[1] else 0
                              for x in runs)
     return f"{inside}/{len(runs)} (±{100 * half:.2f} %)"
+
+
+def spread_cell(ts, runs):
+    """The plain runs' spread (min..max relative to their median), and the
+    recordings whose band meets that range: T is a distribution on a shared
+    machine, the band one recording's."""
+    t, lo, hi = statistics.median(ts), min(ts), max(ts)
+    meet = sum(1 for x in runs if x[7][0] <= hi and lo <= x[7][1])
+    return f"{100 * (lo - t) / t:+.1f}..{100 * (hi - t) / t:+.1f} %, {meet}/{len(runs)}"
 
 
 def main():
@@ -231,8 +252,9 @@ def main():
     print(f"== accuracy: {a.rounds} rounds, medians; times in ms; per phase: median / worst "
           "over phases (model mr) ==")
     print("| workload | probes | T | T_m | δ_m | T_a mr | δ_a mr | T_a sm | δ_a sm | T_a time "
-          "| δ_a time | per-phase δ_m | per-phase δ_a | repairs | inject | T in band | T_r | δ_r |")
-    print("|" + "---|" * 18)
+          "| δ_a time | per-phase δ_m | per-phase δ_a | repairs | inject | T in band "
+          "| T spread, band meets it | T_r | δ_r |")
+    print("|" + "---|" * 19)
     probes = ["uprobes", "shim"] if a.probes == "both" else [a.probes]
     with tempfile.TemporaryDirectory() as tmp:
         for label, cmd, env, opts in workloads():

@@ -118,8 +118,8 @@ static inline void setup(void)
  * calibrated during the session (series: may be NULL). The hand-off
  * models alone, checked record by record: no condvar or semaphore is
  * classified as a barrier (records would be held back meanwhile). */
-static inline void setup_approx_series(const __u64 *a_in, const __u64 *a_out, int model,
-				       const struct alpha_series *series)
+static inline void setup_approx_with(const __u64 *a_in, const __u64 *a_out, int model,
+				     const struct alpha_series *series, int least_handoffs)
 {
 	struct phases_ops ops = {.episode = on_episode};
 	struct phases_config cfg = {.probes = probes,
@@ -129,6 +129,7 @@ static inline void setup_approx_series(const __u64 *a_in, const __u64 *a_out, in
 				    .alpha_exit = a_out,
 				    .alpha_series = series,
 				    .model = model,
+				    .least_handoffs = least_handoffs,
 				    .no_sync_barriers = 1};
 
 	memset(&fx, 0, sizeof(fx));
@@ -136,6 +137,12 @@ static inline void setup_approx_series(const __u64 *a_in, const __u64 *a_out, in
 	sync__on_pair(fx.sync, on_pair, &fx);
 	cfg.sync = fx.sync;
 	fx.ph = phases__new(&cfg, &ops, &fx);
+}
+
+static inline void setup_approx_series(const __u64 *a_in, const __u64 *a_out, int model,
+				       const struct alpha_series *series)
+{
+	setup_approx_with(a_in, a_out, model, series, 0);
 }
 
 static inline void setup_approx(const __u64 *a_in, const __u64 *a_out, int model)

@@ -636,6 +636,54 @@ TEST(costs_calibrated_during_the_session)
 }
 
 /*
+ * The band's low side also takes each hand-off at the least measured at
+ * its object so far (doc/design.md §5.4). One calibration: the three
+ * analyses charge the same costs (100 / 50). The barrier's releases take
+ * 300, 100 and 400 after the last arrival, its second exits 50, 10 and 50
+ * after the first: at the third episode the low side releases 100 after
+ * the last arrival (300 earlier) and spaces the exits by 10 (both 0 once
+ * the exit cost is taken off), so the run ends 300 earlier there.
+ */
+TEST(error_band_low_side_takes_the_least_handoffs)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 1};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 1};
+	static const char *const names[] = {"pthread_barrier_wait"};
+	const struct alpha_cost m1[] = {{100, 50}};
+	const __u64 at[3][4] = {
+		{1000, 1200, 1500, 1550}, {2000, 2100, 2200, 2210}, {3000, 3100, 3500, 3550}};
+	const __u32 first[3] = {2, 1, 2};
+	struct alpha_series *s = alpha_series__new();
+	struct phases_config cfg = {.alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .alpha_series = s,
+				    .model = PH_MODEL_MR,
+				    .error_band = 1};
+	struct ph_band run;
+	struct collected c;
+	struct phases *p;
+	int i;
+
+	CHECK_EQ(alpha_series__add(s, 0, names, m1, NULL, 1), 0);
+	CHECK_EQ(alpha_series__bind(s, P_PBW, "pthread_barrier_wait", ALPHA_BY_NAME), 0);
+	p = new_phases_with(&c, cfg);
+	for (i = 0; i < 3; i++) {
+		/* the last to arrive leaves first */
+		enter(p, P_PBW, first[i], at[i][0], OBJ_X, SITE_A);
+		enter(p, P_PBW, 3 - first[i], at[i][1], OBJ_X, SITE_A);
+		leave(p, P_PBW, 3 - first[i], at[i][2], 0);
+		leave(p, P_PBW, first[i], at[i][3], 0);
+	}
+	phases__finish(p);
+	CHECK_EQ(c.n, 3);
+	CHECK_EQ(phases__band(p, &run), 1);
+	CHECK_EQ(run.hi, phases__approx_duration(p));
+	CHECK_EQ(run.hi - run.lo, 300);
+	phases__free(p);
+	alpha_series__free(s);
+}
+
+/*
  * The error band: beside the analysis charging the cost in force (100 / 50
  * before 3500, 400 / 150 from then), one charges the least (100 / 50)
  * throughout and one the greatest (400 / 150). Two phases of two threads;

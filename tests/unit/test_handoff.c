@@ -70,6 +70,41 @@ TEST(mutex_handoff_with_costs_calibrated_between)
 	alpha_series__free(s);
 }
 
+/* The error band's least side (doc/design.md §5.4) takes each hand-off at
+ * the least measured at its lock so far. The first hand-off as above
+ * (800 measured: 2100 either way); then thread 2 releases at 4200 (t_a
+ * 2100 + 400 - 100 = 2400) to thread 1, which asked at 4000 (t_a 1920 +
+ * 480 - 50 = 2350) and returned at 5600: 1400 measured, so 2400 + 1400 -
+ * 600 = 3200 as measured, 2400 + 800 - 600 = 2600 at the least. */
+TEST(mutex_handoff_at_the_least_measured)
+{
+	static const __u64 a_in[NPROBES] = {[P_LOCK] = 1000, [P_UNLOCK] = 500};
+	static const __u64 a_out[NPROBES] = {[P_LOCK] = 100, [P_UNLOCK] = 50};
+	const __u64 want[2] = {3200, 2600};
+	int least;
+
+	for (least = 0; least < 2; least++) {
+		setup_approx_with(a_in, a_out, PH_MODEL_MR, NULL, least);
+		call(P_LOCK, 1, 1000, 2100, MTX, 0);
+		ev(SBT_EV_ENTER, P_LOCK, 2, 1500, MTX, 0);
+		futex_wait(2, 1600, 3700, MTX, 0);
+		ev(SBT_EV_ENTER, P_UNLOCK, 1, 3000, MTX, 0);
+		ev(SBT_EV_EXIT, P_UNLOCK, 1, 3520, 0, SITE);
+		ev(SBT_EV_EXIT, P_LOCK, 2, 3800, 0, SITE);
+		CHECK_EQ(ta_of(2), 2100);
+		ev(SBT_EV_ENTER, P_LOCK, 1, 4000, MTX, 0);
+		CHECK_EQ(ta_of(1), 2350);
+		futex_wait(1, 4100, 5500, MTX, 0);
+		ev(SBT_EV_ENTER, P_UNLOCK, 2, 4200, MTX, 0);
+		CHECK_EQ(ta_of(2), 2400);
+		ev(SBT_EV_EXIT, P_UNLOCK, 2, 4700, 0, SITE);
+		ev(SBT_EV_EXIT, P_LOCK, 1, 5600, 0, SITE);
+		CHECK_EQ(ta_of(1), want[least]);
+		CHECK_EQ(phases__violations(fx.ph, -1), 0);
+		teardown();
+	}
+}
+
 /* The same measurement, time-based only: the acquisition keeps its
  * measured time less thread 2's own probe cost (its lock entry, 1000). */
 TEST(mutex_time_based_model)
