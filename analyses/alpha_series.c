@@ -255,6 +255,41 @@ void alpha_series__all_cpus(const struct alpha_series *s, double *least, double 
 	}
 }
 
+double alpha_concurrency_factor(double ratio, unsigned int threads, double others)
+{
+	if (threads < 2 || !(others > 0))
+		return 1;
+	if (others > threads - 1)
+		others = threads - 1;
+	return 1 + (ratio - 1) * others / (threads - 1);
+}
+
+/* The threads of all-CPUs entry e, 0 when unknown (an older trace's, or a
+ * single CPU's) */
+static unsigned int all_cpus_threads(const struct alpha_series *s, int e)
+{
+	int cls = e >= 0 && (size_t)e < s->nentries ? s->entries[e].cls : 0;
+
+	return cls >= ALPHA_ALL_CPUS_CLS + 2 ? (unsigned int)(cls - ALPHA_ALL_CPUS_CLS) : 0;
+}
+
+unsigned int alpha_series__all_cpus_threads(const struct alpha_series *s)
+{
+	return s ? all_cpus_threads(s, alpha_series__find(s, ALPHA_SYM_ALL_CPUS)) : 0;
+}
+
+int alpha_series__all_cpus_at(const struct alpha_series *s, int e, __u64 ts, __u32 *hint,
+			      double *ratio, unsigned int *threads)
+{
+	struct alpha_cost c;
+
+	*threads = all_cpus_threads(s, e);
+	if (!*threads || !alpha_series__cost(s, e, ts, hint, &c) || !c.exit_ns)
+		return 0;
+	*ratio = (double)c.entry_ns / (double)c.exit_ns;
+	return 1;
+}
+
 /* ns times by, rounded; past what a __u64 holds (a hostile trace's ratio),
  * the largest (converting it would be undefined) */
 static __u64 scaled(__u64 ns, double by)

@@ -26,8 +26,13 @@
 #define ALPHA_SYM_SHIM_SITE "[shim-site]"
 /* Not a cost: a barrier call's entry and return hits with every CPU hitting
  * probes at once (entry_ns) and alone (exit_ns), measured together. Their
- * ratio widens the error band (alpha_series__range()). */
+ * ratio scales what a hit is charged by how many threads hit beside it
+ * (doc/design.md §5.4) and widens the error band (alpha_series__range()).
+ * Its class is ALPHA_ALL_CPUS_CLS + the threads that hit at once (the
+ * class the pseudo-entries share, which is all an older trace has: the
+ * count unknown, nothing scaled). */
 #define ALPHA_SYM_ALL_CPUS "[all-cpus]"
+#define ALPHA_ALL_CPUS_CLS 3
 
 /* Distinct entries a series holds; more are ignored (a calibration has a
  * few dozen). It bounds the lookup hints a phase analysis keeps. */
@@ -109,6 +114,17 @@ int alpha_series__range(const struct alpha_series *s, unsigned int id, struct al
 			struct alpha_cost *hi);
 /* The least and greatest all-CPUs ratio measured (1 and 1 when none was). */
 void alpha_series__all_cpus(const struct alpha_series *s, double *least, double *greatest);
+/* The all-CPUs ratio in force at ts (hint as alpha_series__cost()'s, for
+ * entry e = alpha_series__find(s, ALPHA_SYM_ALL_CPUS)) and the threads it
+ * was measured with: 1, or 0 when either is unknown. */
+int alpha_series__all_cpus_at(const struct alpha_series *s, int e, __u64 ts, __u32 *hint,
+			      double *ratio, unsigned int *threads);
+/* The threads the all-CPUs ratio was measured with; 0 when unknown. */
+unsigned int alpha_series__all_cpus_threads(const struct alpha_series *s);
+/* The factor on a hit's cost with others (the sum of the other threads'
+ * duties) hitting beside it: linear from 1 alone to ratio with threads - 1
+ * others hitting all the time, capped there. */
+double alpha_concurrency_factor(double ratio, unsigned int threads, double others);
 
 /* The name of a way to come by a cost ("name", "shim", "class",
  * "fallback"; "none"). */

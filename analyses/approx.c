@@ -128,8 +128,9 @@ static int series_cost(struct phases *p, int e, __u64 ts, struct alpha_cost *c)
 }
 
 /* A probe bound to a calibrated entry pays the calibration of it in force
- * at the hit (the latest at or before ts, before the first the first); any
- * other, the fixed table's cost. */
+ * at the hit (the latest at or before ts, before the first the first),
+ * scaled by the hits beside it (approx_conc.c); any other, the fixed
+ * table's cost. */
 __u64 approx__alpha(struct phases *p, __u16 probe, int exit, __u64 ts)
 {
 	struct alpha_cost c;
@@ -139,7 +140,8 @@ __u64 approx__alpha(struct phases *p, __u16 probe, int exit, __u64 ts)
 	/* a calibration holds no --inject-delay; uprobe hits (ids from 1) spun it */
 	if (p->cfg.alpha_series &&
 	    series_cost(p, alpha_series__entry_of(p->cfg.alpha_series, probe, NULL), ts, &c))
-		return (exit ? c.exit_ns : c.entry_ns) + (probe ? p->cfg.inject_ns : 0);
+		return approx_conc__scaled(p, exit ? c.exit_ns : c.entry_ns) +
+		       (probe ? p->cfg.inject_ns : 0);
 	return exit ? p->cfg.alpha_exit[probe] : p->cfg.alpha_enter[probe];
 }
 
@@ -157,6 +159,7 @@ void approx__pay(struct phases *p, struct ph_thread *t, const struct sbt_event *
 	if (!approx__enabled(p) || e->probe >= p->cfg.nprobes)
 		return;
 	a = approx__alpha(p, e->probe, !entry, e->ts);
+	approx_conc__hit(p, t, e->ts, a);
 	t->ovh += a;
 	t->overhead_total += a;
 	if (e->flags & SBT_RF_TIMED) {

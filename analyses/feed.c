@@ -533,6 +533,8 @@ static int feed_one(struct phases *p, const struct sbt_event *e)
 	 * this record's time includes */
 	if (e->flags & SBT_RF_COST)
 		approx__measured(p, t, e);
+	if (approx__enabled(p))
+		approx_conc__at(p, t, e->ts);
 	if (approx__enabled(p) && e->type != SBT_EV_EXIT && e->type != SBT_EV_FUTEX_EXIT &&
 	    !(e->type == SBT_EV_FUTEX_ENTER && t->depth > 0))
 		approx__time(p, t, e->ts);

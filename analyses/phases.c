@@ -33,6 +33,7 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	if (!p)
 		return NULL;
 	p->cfg = *cfg;
+	p->conc_k = 1; /* no hit beside another yet */
 	if (ops)
 		p->ops = *ops;
 	p->ctx = ctx;

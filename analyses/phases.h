@@ -190,6 +190,9 @@ struct ph_thread {
 	 * records) */
 	__u64 pending;
 	int pending_set, pending_in_ovh, pending_open;
+	/* its share of time in probe hits lately, at duty_ts (approx_conc.c) */
+	double duty;
+	__u64 duty_ts;
 	struct ph_episode *waiting;
 	__u32 waiting_idx;
 	/* the last arrival at a semaphore barrier leaves when its burst of

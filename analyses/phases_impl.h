@@ -119,6 +119,12 @@ struct phases {
 	size_t nviolation_list;
 	/* where the last lookup of each entry of cfg.alpha_series landed */
 	__u32 alpha_hint[ALPHA_SERIES_MAX_ENTRIES];
+	/* hits beside each other (approx_conc.c): the threads' duties summed at
+	 * duty_ts; the factor on the record being fed's costs; the all-CPUs
+	 * entry as of the series' generation conc_gen - 1 (-1: none) */
+	double duty_sum, conc_k;
+	__u64 duty_ts, conc_gen;
+	int conc_entry;
 	struct band *band; /* the error band's analyses (band.c); NULL: none */
 };
 
@@ -289,6 +295,11 @@ void approx__violation(struct phases *p, int kind, __u32 pid, __u32 tid, __u64 o
 /* The state of object (pid, obj), created on first use; NULL: no memory. */
 struct obj_state *approx__obj(struct phases *p, __u64 pid, __u64 obj);
 __u64 approx__handoff(const struct phases *p, __u64 *least1, __u64 measured);
+/* approx_conc.c: the factor on the costs of the hits around ts of thread t
+ * (p->conc_k), and a hit of t that cost ns */
+void approx_conc__at(struct phases *p, struct ph_thread *t, __u64 ts);
+void approx_conc__hit(struct phases *p, struct ph_thread *t, __u64 ts, __u64 ns);
+__u64 approx_conc__scaled(const struct phases *p, __u64 ns);
 /* Thread t was created at tm (fork), or exited at tm (join). */
 void approx__fork(struct phases *p, struct ph_thread *t, __u64 tm);
 void approx__join(struct phases *p, struct ph_thread *t, __u64 tm);

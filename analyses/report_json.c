@@ -321,6 +321,9 @@ static void json_costs(struct report *r)
 	 * measured) */
 	json_kdouble(j, "all_cpus_ratio_min", least);
 	json_kdouble(j, "all_cpus_ratio_max", greatest);
+	/* the threads hitting at once in that measurement; 0: unknown, hits
+	 * not charged by the hits beside them (doc/design.md §5.4) */
+	json_ku64(j, "all_cpus_threads", alpha_series__all_cpus_threads(s));
 	json_key(j, "borrowed");
 	json_arr_begin(j);
 	for (id = 1; id < r->src.phases.nprobes; id++) {

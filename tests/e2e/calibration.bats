@@ -263,10 +263,13 @@ assert len(cals) >= 2, len(cals)
 if len(os.sched_getaffinity(0)) > 1:
     ratios = []
     for _, c in (cals[0], cals[-1]):
-        e, x, _ = c["[all-cpus]"]
+        e, x, cls = c["[all-cpus]"]
         assert e > 0 and x > 0, c["[all-cpus]"]
         ratios.append(e / x)
+        # its class: 3 + the threads that hit at once, one per CPU we may use
+        assert cls == 3 + min(len(os.sched_getaffinity(0)), 64), c["[all-cpus]"]
     co = a["costs"]
+    assert co["all_cpus_threads"] == min(len(os.sched_getaffinity(0)), 64), co
     assert abs(co["all_cpus_ratio_min"] - min(1, *ratios)) < 1e-4, (co, ratios)
     assert abs(co["all_cpus_ratio_max"] - max(1, *ratios)) < 1e-4, (co, ratios)
 # --no-band: the same approximation, no band

@@ -635,6 +635,65 @@ TEST(costs_calibrated_during_the_session)
 	alpha_series__free(s);
 }
 
+/* Hits beside hits (doc/design.md §5.4): linear from the cost alone to the
+ * cost with threads - 1 others hitting, capped there. */
+TEST(concurrency_factor_between_alone_and_every_cpu)
+{
+	CHECK(alpha_concurrency_factor(2.0, 2, 0) == 1);
+	CHECK(alpha_concurrency_factor(2.0, 2, 0.5) == 1.5);
+	CHECK(alpha_concurrency_factor(2.0, 4, 1.5) == 1.5);
+	CHECK(alpha_concurrency_factor(2.0, 4, 7) == 2.0);
+	CHECK(alpha_concurrency_factor(0.5, 3, 1) == 0.75);
+	CHECK(alpha_concurrency_factor(2.0, 1, 5) == 1);  /* one CPU: nothing beside */
+	CHECK(alpha_concurrency_factor(2.0, 2, -1) == 1); /* rounding below 0 */
+}
+
+/*
+ * Two threads hit pthread_barrier_wait (400 / 100 us) at the same instant,
+ * so nothing decays; the all-CPUs measurement (2 threads) found a hit
+ * twice as dear beside another. A hit is charged its cost times 1 + the
+ * other thread's duty (its hits' cost over 1 ms):
+ *   t1 enters: t2 has no duty          400000        duties t1 0.4
+ *   t2 enters: 1 + 0.4                 560000        t2 0.56
+ *   t1 leaves: 1 + 0.56                156000        t1 0.556
+ *   t2 leaves: 1 + 0.556               155600
+ * An older trace's all-CPUs entry (its class without the thread count)
+ * scales nothing.
+ */
+TEST(hits_beside_hits_are_charged_by_the_others_duty)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 1};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 1};
+	static const char *const names[] = {"pthread_barrier_wait", ALPHA_SYM_ALL_CPUS};
+	const struct alpha_cost m[] = {{400000, 100000}, {3000, 1500}};
+	const __u64 want[2][2] = {{556000, 715600}, {500000, 500000}};
+	int old;
+
+	for (old = 0; old < 2; old++) {
+		const int cls[] = {0, ALPHA_ALL_CPUS_CLS + (old ? 0 : 2)};
+		struct alpha_series *s = alpha_series__new();
+		struct phases_config cfg = {.alpha_enter = a_enter,
+					    .alpha_exit = a_exit,
+					    .alpha_series = s,
+					    .model = PH_MODEL_MR};
+		struct collected c;
+		struct phases *p;
+
+		CHECK_EQ(alpha_series__add(s, 0, names, m, cls, 2), 0);
+		CHECK_EQ(alpha_series__bind(s, P_PBW, "pthread_barrier_wait", ALPHA_BY_NAME), 0);
+		p = new_phases_with(&c, cfg);
+		enter(p, P_PBW, 1, 5000, OBJ_X, SITE_A);
+		enter(p, P_PBW, 2, 5000, OBJ_X, SITE_A);
+		leave(p, P_PBW, 1, 5000, 0);
+		leave(p, P_PBW, 2, 5000, 0);
+		phases__finish(p);
+		CHECK_EQ(thread_of(p, 1)->overhead_total, want[old][0]);
+		CHECK_EQ(thread_of(p, 2)->overhead_total, want[old][1]);
+		phases__free(p);
+		alpha_series__free(s);
+	}
+}
+
 /*
  * The band's low side also takes each hand-off at the least measured at
  * its object so far (doc/design.md §5.4). One calibration: the three

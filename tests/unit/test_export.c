@@ -107,7 +107,8 @@ static char *export_to_string(int format, int views, size_t *len)
 
 static char *export_run(const struct run *r, size_t *len)
 {
-	static const struct export_thread threads[] = {{PID, 8, "worker"}, {PID, 9, "worker"}};
+	static const struct export_thread threads[] = {{PID, 8, "worker", 0, ""},
+						       {PID, 9, "worker", 0, ""}};
 	struct names *n = names__new();
 	struct sync *s = sync__new(probes, NPROBES);
 	struct report_src src = {.phases = {.probes = probes,

@@ -260,7 +260,8 @@ TEST(costs_said_where_they_came_from)
 		     "[-500000,20000000],\"entries\":[{\"symbol\":\"pthread_barrier_wait\","
 		     "\"class\":\"emulated\",\"calibrations\":2,\"entry_ns\":{\"min\":700,"
 		     "\"max\":900},\"exit_ns\":{\"min\":600,\"max\":650}}],"
-		     "\"all_cpus_ratio_min\":1,\"all_cpus_ratio_max\":1.5,\"borrowed\":"
+		     "\"all_cpus_ratio_min\":1,\"all_cpus_ratio_max\":1.5,\"all_cpus_threads\":0,"
+		     "\"borrowed\":"
 		     "[{\"probe\":2,\"symbol\":\"step\",\"object\":\"/opt/app\",\"from\":"
 		     "\"pthread_barrier_wait\",\"how\":\"class\"}],\"borrowed_count\":1}") != NULL);
 	CHECK(strstr(out, "\"entry_ns\":700,\"exit_ns\":600,\"cost_of\":\"pthread_barrier_wait\","

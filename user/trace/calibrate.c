@@ -152,6 +152,7 @@ struct cal_run {
 	/* the barrier group with a thread per other CPU calling it too
 	 * (hitters.h): without probes and with both; 0: not timed */
 	double all_plain, all_both;
+	int all_threads; /* the threads that called it at once, the timing one's included */
 };
 
 static double now_ns(void)
@@ -201,15 +202,16 @@ static double time_group(const struct group *g, int reps, double rep_ns, struct 
 	return stat && !strcmp(stat, "median") ? t[r / 2] : t[0];
 }
 
-/* The barrier group timed with every other CPU hitting it too; 0 when
- * there is no other CPU. */
-static double time_all_cpus(int reps, struct session *s)
+/* The barrier group timed with every other CPU hitting it too (the
+ * threads calling it at once into *threads); 0 when there is no other CPU. */
+static double time_all_cpus(int reps, struct session *s, int *threads)
 {
 	struct hitters h;
 	double t;
 
 	if (!hitters__start(&h))
 		return 0;
+	*threads = h.n + 1;
 	t = time_group(&groups[G_BARRIER], reps, REP_NS, s);
 	hitters__stop(&h);
 	return t;
@@ -480,7 +482,9 @@ static void add_alpha(struct calibration *c, const char *symbol, double entry, d
 	snprintf(a->symbol, sizeof(a->symbol), "%s", symbol);
 	a->entry_ns = entry > 0 ? (__u64)(entry + 0.5) : 0;
 	a->exit_ns = exit > 0 ? (__u64)(exit + 0.5) : 0;
-	a->cls = cls >= 0 && cls <= INSN_NCLASSES ? cls : INSN_XOL;
+	/* the all-CPUs entry's class carries its thread count (alpha_series.h) */
+	a->cls = cls >= 0 && (cls <= INSN_NCLASSES || !strcmp(symbol, CAL_ALL_CPUS)) ? cls
+										     : INSN_XOL;
 }
 
 /* x86 uprobes emulate push, call, jmp and jcc, and (6.16+) turn a 5-byte
@@ -641,10 +645,12 @@ static void fill_table(struct calibration *c, const struct cal_run *r, unsigned 
 		add_alpha(c, CAL_SHIM_SITE, r->t[G_SHIM].entry - r->t[G_SHIM].plain,
 			  r->t[G_SHIM].both - r->t[G_SHIM].entry, INSN_NOP5);
 	/* a barrier call's entry and return hits, with every CPU hitting and
-	 * alone (alpha_series.h, ALPHA_SYM_ALL_CPUS) */
+	 * alone, and how many threads hit at once (alpha_series.h,
+	 * ALPHA_SYM_ALL_CPUS) */
 	if (r->all_both && r->all_plain && r->t[G_BARRIER].both > r->t[G_BARRIER].plain)
 		add_alpha(c, CAL_ALL_CPUS, r->all_both - r->all_plain,
-			  r->t[G_BARRIER].both - r->t[G_BARRIER].plain, INSN_NCLASSES);
+			  r->t[G_BARRIER].both - r->t[G_BARRIER].plain,
+			  ALPHA_ALL_CPUS_CLS + r->all_threads);
 }
 
 #define PSEUDO_COUNTERS (1u << NTIMED)
@@ -850,7 +856,7 @@ int calibrator__measure(struct calibrator *cal, struct calibration *c, __u64 *ts
 	*ts = clock_ns(CLOCK_MONOTONIC);
 	time_groups(&r, cal->mask, 0, SESSION_REPS, REP_NS, NULL);
 	if (cal->mask & 1u << G_BARRIER)
-		r.all_plain = time_all_cpus(SESSION_REPS, NULL);
+		r.all_plain = time_all_cpus(SESSION_REPS, NULL, &r.all_threads);
 	if (cal->pseudo & 1u << G_FUTEX)
 		time_one(&r, G_FUTEX, 0, SESSION_REPS, REP_NS, NULL);
 	/* the shim's sites first: its wrapper calls the real
@@ -875,7 +881,7 @@ int calibrator__measure(struct calibrator *cal, struct calibration *c, __u64 *ts
 	if (!e)
 		time_groups(&r, cal->mask, 2, SESSION_REPS, REP_NS, cal->s);
 	if (!e && r.all_plain)
-		r.all_both = time_all_cpus(SESSION_REPS, cal->s);
+		r.all_both = time_all_cpus(SESSION_REPS, cal->s, &r.all_threads);
 	if (!e && (cal->pseudo & 1u << G_FUTEX))
 		e = session__attach_futex(cal->s, err, errlen);
 	if (!e && (cal->pseudo & 1u << G_FUTEX))

@@ -39,6 +39,8 @@
 /* How the kernel handles the probed first instruction (x86): the cost of an
  * entry hit depends on it far more than on the function. */
 enum insn_class { INSN_XOL, INSN_EMULATED, INSN_NOP5, INSN_NCLASSES };
+_Static_assert(INSN_NCLASSES == ALPHA_ALL_CPUS_CLS,
+	       "the all-CPUs entry's threads follow the classes");
 
 struct alpha {
 	char symbol[SBT_SYMBOL_MAX];
