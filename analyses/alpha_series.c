@@ -264,30 +264,28 @@ double alpha_concurrency_factor(double ratio, unsigned int threads, double other
 	return 1 + (ratio - 1) * others / (threads - 1);
 }
 
-/* The threads of all-CPUs entry e, 0 when unknown (an older trace's, or a
- * single CPU's) */
-static unsigned int all_cpus_threads(const struct alpha_series *s, int e)
+double alpha_series__all_cpus_charged(const struct alpha_series *s)
 {
-	int cls = e >= 0 && (size_t)e < s->nentries ? s->entries[e].cls : 0;
+	int e = s ? alpha_series__find(s, ALPHA_SYM_ALL_CPUS) : -1;
+	double least = 0;
+	size_t k;
 
-	return cls >= ALPHA_ALL_CPUS_CLS + 2 ? (unsigned int)(cls - ALPHA_ALL_CPUS_CLS) : 0;
+	for (k = 0; e >= 0 && k < s->entries[e].n; k++) {
+		const struct alpha_cost *c = &s->entries[e].cost[k];
+		double r = c->exit_ns ? (double)c->entry_ns / (double)c->exit_ns : 1;
+
+		least = !k || r < least ? r : least;
+	}
+	return least > 1 ? least : 1;
 }
 
 unsigned int alpha_series__all_cpus_threads(const struct alpha_series *s)
 {
-	return s ? all_cpus_threads(s, alpha_series__find(s, ALPHA_SYM_ALL_CPUS)) : 0;
-}
+	int e = s ? alpha_series__find(s, ALPHA_SYM_ALL_CPUS) : -1;
+	int cls = e >= 0 ? s->entries[e].cls : 0;
 
-int alpha_series__all_cpus_at(const struct alpha_series *s, int e, __u64 ts, __u32 *hint,
-			      double *ratio, unsigned int *threads)
-{
-	struct alpha_cost c;
-
-	*threads = all_cpus_threads(s, e);
-	if (!*threads || !alpha_series__cost(s, e, ts, hint, &c) || !c.exit_ns)
-		return 0;
-	*ratio = (double)c.entry_ns / (double)c.exit_ns;
-	return 1;
+	/* an older trace's class, or a single CPU's: unknown */
+	return cls >= ALPHA_ALL_CPUS_CLS + 2 ? (unsigned int)(cls - ALPHA_ALL_CPUS_CLS) : 0;
 }
 
 /* ns times by, rounded; past what a __u64 holds (a hostile trace's ratio),

@@ -114,11 +114,9 @@ int alpha_series__range(const struct alpha_series *s, unsigned int id, struct al
 			struct alpha_cost *hi);
 /* The least and greatest all-CPUs ratio measured (1 and 1 when none was). */
 void alpha_series__all_cpus(const struct alpha_series *s, double *least, double *greatest);
-/* The all-CPUs ratio in force at ts (hint as alpha_series__cost()'s, for
- * entry e = alpha_series__find(s, ALPHA_SYM_ALL_CPUS)) and the threads it
- * was measured with: 1, or 0 when either is unknown. */
-int alpha_series__all_cpus_at(const struct alpha_series *s, int e, __u64 ts, __u32 *hint,
-			      double *ratio, unsigned int *threads);
+/* The all-CPUs ratio a hit is charged by (approx_conc.c): the least
+ * measured, and none below 1 (1 when none was). */
+double alpha_series__all_cpus_charged(const struct alpha_series *s);
 /* The threads the all-CPUs ratio was measured with; 0 when unknown. */
 unsigned int alpha_series__all_cpus_threads(const struct alpha_series *s);
 /* The factor on a hit's cost with others (the sum of the other threads'

@@ -121,10 +121,11 @@ struct phases {
 	__u32 alpha_hint[ALPHA_SERIES_MAX_ENTRIES];
 	/* hits beside each other (approx_conc.c): the threads' duties summed at
 	 * duty_ts; the factor on the record being fed's costs; the all-CPUs
-	 * entry as of the series' generation conc_gen - 1 (-1: none) */
-	double duty_sum, conc_k;
+	 * ratio charged and its threads, as of the series' generation
+	 * conc_gen - 1 */
+	double duty_sum, conc_k, conc_ratio;
 	__u64 duty_ts, conc_gen;
-	int conc_entry;
+	unsigned int conc_threads;
 	struct band *band; /* the error band's analyses (band.c); NULL: none */
 };
 

@@ -441,7 +441,8 @@ static struct job *start_job(struct replay *rp, struct jobs *js, struct job_inde
 	job->drops = tj->drops;
 	/* a failure is the MPI view's, said at the end (jobs__failed()) */
 	if (tj->rank_id)
-		jobs__set_rank(js, job, (int)(tj->rank_id - 1), tj->host[0] ? tj->host : rp->m->host);
+		jobs__set_rank(js, job, (int)(tj->rank_id - 1),
+			       tj->host[0] ? tj->host : rp->m->host);
 	for (; p->thread < p->end_thread; p->thread++) {
 		const struct tf_thread *th = &m->threads[x->by_start[p->thread].ix];
 

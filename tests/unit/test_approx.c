@@ -658,19 +658,19 @@ TEST(concurrency_factor_between_alone_and_every_cpu)
  *   t1 leaves: 1 + 0.56                156000        t1 0.556
  *   t2 leaves: 1 + 0.556               155600
  * An older trace's all-CPUs entry (its class without the thread count)
- * scales nothing.
+ * scales nothing, nor does a ratio below 1 (noise: none is charged).
  */
 TEST(hits_beside_hits_are_charged_by_the_others_duty)
 {
 	static const __u64 a_enter[NPROBES] = {[P_PBW] = 1};
 	static const __u64 a_exit[NPROBES] = {[P_PBW] = 1};
 	static const char *const names[] = {"pthread_barrier_wait", ALPHA_SYM_ALL_CPUS};
-	const struct alpha_cost m[] = {{400000, 100000}, {3000, 1500}};
-	const __u64 want[2][2] = {{556000, 715600}, {500000, 500000}};
+	const __u64 want[3][2] = {{556000, 715600}, {500000, 500000}, {500000, 500000}};
 	int old;
 
-	for (old = 0; old < 2; old++) {
-		const int cls[] = {0, ALPHA_ALL_CPUS_CLS + (old ? 0 : 2)};
+	for (old = 0; old < 3; old++) {
+		const int cls[] = {0, ALPHA_ALL_CPUS_CLS + (old == 1 ? 0 : 2)};
+		const struct alpha_cost m[] = {{400000, 100000}, {old == 2 ? 750 : 3000, 1500}};
 		struct alpha_series *s = alpha_series__new();
 		struct phases_config cfg = {.alpha_enter = a_enter,
 					    .alpha_exit = a_exit,
