@@ -145,6 +145,14 @@ __u64 approx__alpha(struct phases *p, __u16 probe, int exit, __u64 ts)
 	return exit ? p->cfg.alpha_exit[probe] : p->cfg.alpha_enter[probe];
 }
 
+/* What --inject-delay spun in a hit of probe: after its record's timestamp
+ * (the record is written first), so never inside an interval that ends at
+ * that record, while the hit's own cost is split around it. */
+__u64 approx__injected(const struct phases *p, __u16 probe)
+{
+	return probe && probe < p->cfg.nprobes && approx__enabled(p) ? p->cfg.inject_ns : 0;
+}
+
 /* The record's own probe hit costs its thread's later events: the
  * calibrated cost of its probe at its time (futex records, probe id 0: the
  * syscall tracepoints' hits). A self-timed hit's charge is provisional: the

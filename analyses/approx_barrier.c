@@ -25,9 +25,12 @@ static __u64 max_arrival_a(const struct ph_episode *ep)
 /* Malony-Reed §4.2: every thread is present at the approximated last
  * arrival; the barrier code then takes what it took in the measurement
  * after the measured last arrival, less the exit probe's cost; later exits
- * keep their measured spacing from the first exit, less that cost too. */
+ * keep their measured spacing from the first exit, less that cost too but
+ * for an injected delay (spun after the exit's timestamp, it is not in the
+ * spacing; the last arriver's, spun in its entry hit, delays the release as
+ * the exit's cost stands for). */
 static __u64 exit_malony_reed(struct phases *p, struct ph_episode *ep, __u64 tm, __u64 alpha,
-			      __u64 max_a)
+			      __u64 inject, __u64 max_a)
 {
 	struct obj_state *o = p->cfg.least_handoffs ? approx__obj(p, ep->pid, ep->object) : NULL;
 	__u64 none = 0;
@@ -40,7 +43,8 @@ static __u64 exit_malony_reed(struct phases *p, struct ph_episode *ep, __u64 tm,
 		return ep->ta_exit_f;
 	}
 	return ep->ta_exit_f +
-	       sub0(approx__handoff(p, o ? &o->spacing1 : &none, sub0(tm, ep->tm_exit_f)), alpha);
+	       sub0(approx__handoff(p, o ? &o->spacing1 : &none, sub0(tm, ep->tm_exit_f)),
+		    sub0(alpha, inject));
 }
 
 /* 1-based rank of arrival a in the approximated arrival order. */
@@ -74,10 +78,10 @@ static __u32 arrival_rank(const struct ph_episode *ep, const struct ph_arrival *
  * episodes at the same barrier (approx_barrier__note_beta), and the first
  * episode of a barrier is Malony-Reed's. Never later than measured. */
 static __u64 exit_sarukkai_malony(struct phases *p, struct ph_episode *ep, struct ph_arrival *a,
-				  __u64 tm, __u64 alpha, __u64 max_a)
+				  __u64 tm, __u64 alpha, __u64 inject, __u64 max_a)
 {
 	struct obj_state *o = hmap_get(&p->objects, ep->pid, ep->object);
-	__u64 mr = exit_malony_reed(p, ep, tm, alpha, max_a), k, ta;
+	__u64 mr = exit_malony_reed(p, ep, tm, alpha, inject, max_a), k, ta;
 
 	if (!o || !o->beta1)
 		return mr;
@@ -118,15 +122,16 @@ void approx_barrier__note_beta(struct phases *p, const struct ph_episode *ep)
 __u64 approx_barrier__exit(struct phases *p, struct ph_thread *t, struct ph_episode *ep,
 			   struct ph_arrival *a, __u64 tm, __u16 probe)
 {
-	__u64 alpha = approx__alpha(p, probe, 1, tm), max_a, ta;
+	__u64 alpha = approx__alpha(p, probe, 1, tm), inject = approx__injected(p, probe), max_a,
+	      ta;
 
 	if (!approx__event_based(p))
 		return approx__time(p, t, tm);
 	max_a = max_arrival_a(ep);
 	if (p->cfg.model == PH_MODEL_SM)
-		ta = exit_sarukkai_malony(p, ep, a, tm, alpha, max_a);
+		ta = exit_sarukkai_malony(p, ep, a, tm, alpha, inject, max_a);
 	else
-		ta = exit_malony_reed(p, ep, tm, alpha, max_a);
+		ta = exit_malony_reed(p, ep, tm, alpha, inject, max_a);
 	if (ta < max_a) /* cannot happen by construction; checked all the same */
 		approx__violation(p, PH_VIOL_BARRIER, t->pid, t->tid, ep->object, tm, max_a - ta);
 	approx__rebase(p, t, tm, ta);

@@ -26,12 +26,13 @@ static void note_release(struct phases *p, const struct sbt_event *e, __u64 ta)
 
 /* Probe cost between a release's timestamp and the waiter's return
  * timestamp: the rest of the release's entry hit (a single-stepped
- * instruction costs most after the handler ran) and the start of the
- * waiter's return hit, each at the cost in force at its time. */
+ * instruction costs most after the handler ran; an injected delay all
+ * after it) and the start of the waiter's return hit (not its injected
+ * delay, spun after its timestamp), each at the cost in force at its time. */
 static __u64 handoff_alpha(struct phases *p, __u16 wait_probe, __u64 wait_ts, __u16 release_probe,
 			   __u64 release_ts)
 {
-	return approx__alpha(p, wait_probe, 1, wait_ts) +
+	return sub0(approx__alpha(p, wait_probe, 1, wait_ts), approx__injected(p, wait_probe)) +
 	       approx__alpha(p, release_probe, 0, release_ts);
 }
 

@@ -291,6 +291,7 @@ void approx__pay_counters(struct phases *p, struct ph_thread *t, const struct sb
 /* α of probe's entry (exit = 0) or return hit at measured time ts: the cost
  * in force then (doc/design.md §5.4). */
 __u64 approx__alpha(struct phases *p, __u16 probe, int exit, __u64 ts);
+__u64 approx__injected(const struct phases *p, __u16 probe);
 void approx__violation(struct phases *p, int kind, __u32 pid, __u32 tid, __u64 object, __u64 ts,
 		       __u64 shift);
 /* The state of object (pid, obj), created on first use; NULL: no memory. */

@@ -119,7 +119,8 @@ static inline void setup(void)
  * models alone, checked record by record: no condvar or semaphore is
  * classified as a barrier (records would be held back meanwhile). */
 static inline void setup_approx_with(const __u64 *a_in, const __u64 *a_out, int model,
-				     const struct alpha_series *series, int least_handoffs)
+				     const struct alpha_series *series, int least_handoffs,
+				     __u64 inject_ns)
 {
 	struct phases_ops ops = {.episode = on_episode};
 	struct phases_config cfg = {.probes = probes,
@@ -130,6 +131,7 @@ static inline void setup_approx_with(const __u64 *a_in, const __u64 *a_out, int 
 				    .alpha_series = series,
 				    .model = model,
 				    .least_handoffs = least_handoffs,
+				    .inject_ns = inject_ns,
 				    .no_sync_barriers = 1};
 
 	memset(&fx, 0, sizeof(fx));
@@ -142,7 +144,7 @@ static inline void setup_approx_with(const __u64 *a_in, const __u64 *a_out, int 
 static inline void setup_approx_series(const __u64 *a_in, const __u64 *a_out, int model,
 				       const struct alpha_series *series)
 {
-	setup_approx_with(a_in, a_out, model, series, 0);
+	setup_approx_with(a_in, a_out, model, series, 0, 0);
 }
 
 static inline void setup_approx(const __u64 *a_in, const __u64 *a_out, int model)

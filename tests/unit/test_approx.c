@@ -635,6 +635,33 @@ TEST(costs_calibrated_during_the_session)
 	alpha_series__free(s);
 }
 
+/* --inject-delay 200 (pthread_barrier_wait 300 / 250 with it): the last
+ * arriver (thread 1, 3000) leaves first at 3300: 3000 + 300 - 250 = 3050,
+ * its entry's spin in the release; thread 2 leaves 700 later, which holds
+ * the start of its return hit but not its spin, spun after its record:
+ * 3050 + 700 - (250 - 200) = 3700. */
+TEST(barrier_exit_spacing_without_the_injected_delay)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 300};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 250};
+	struct phases_config cfg = {.alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .inject_ns = 200,
+				    .model = PH_MODEL_MR};
+	struct collected c;
+	struct phases *p = new_phases_with(&c, cfg);
+
+	enter(p, P_PBW, 2, 1000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 3300, 0);
+	leave(p, P_PBW, 2, 4000, 0);
+	phases__finish(p);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 3050);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 3700);
+	phases__free(p);
+}
+
 /* Hits beside hits (doc/design.md §5.4): linear from the cost alone to the
  * cost with threads - 1 others hitting, capped there. */
 TEST(concurrency_factor_between_alone_and_every_cpu)

@@ -84,7 +84,7 @@ TEST(mutex_handoff_at_the_least_measured)
 	int least;
 
 	for (least = 0; least < 2; least++) {
-		setup_approx_with(a_in, a_out, PH_MODEL_MR, NULL, least);
+		setup_approx_with(a_in, a_out, PH_MODEL_MR, NULL, least, 0);
 		call(P_LOCK, 1, 1000, 2100, MTX, 0);
 		ev(SBT_EV_ENTER, P_LOCK, 2, 1500, MTX, 0);
 		futex_wait(2, 1600, 3700, MTX, 0);
@@ -103,6 +103,33 @@ TEST(mutex_handoff_at_the_least_measured)
 		CHECK_EQ(phases__violations(fx.ph, -1), 0);
 		teardown();
 	}
+}
+
+/* --inject-delay 300: every hit spun 300 ns more after writing its record,
+ * and the costs hold it (lock 1300 / 400, unlock 800 / 350). Thread 1
+ * holds the lock from 1000 to 8000 (its return at 5000: t_a 1000 + 4000 -
+ * 1300 = 3700; the unlock's entry 3700 + 3000 - 400 = 6300); thread 2 asks
+ * at 6000 and returns at 10000. The hand-off (2000 measured) holds the rest
+ * of the unlock's entry hit with its spin, before the unlock took effect,
+ * and the start of thread 2's return hit, not its spin, spun after the
+ * record: 6300 + 2000 - (800 + 400 - 300) = 7400. */
+TEST(mutex_handoff_with_injected_delay)
+{
+	static const __u64 a_in[NPROBES] = {[P_LOCK] = 1300, [P_UNLOCK] = 800};
+	static const __u64 a_out[NPROBES] = {[P_LOCK] = 400, [P_UNLOCK] = 350};
+
+	setup_approx_with(a_in, a_out, PH_MODEL_MR, NULL, 0, 300);
+	call(P_LOCK, 1, 1000, 5000, MTX, 0);
+	CHECK_EQ(ta_of(1), 3700);
+	ev(SBT_EV_ENTER, P_LOCK, 2, 6000, MTX, 0);
+	futex_wait(2, 6100, 9900, MTX, 0);
+	ev(SBT_EV_ENTER, P_UNLOCK, 1, 8000, MTX, 0);
+	CHECK_EQ(ta_of(1), 6300);
+	ev(SBT_EV_EXIT, P_UNLOCK, 1, 8600, 0, SITE);
+	ev(SBT_EV_EXIT, P_LOCK, 2, 10000, 0, SITE);
+	CHECK_EQ(ta_of(2), 7400);
+	CHECK_EQ(phases__violations(fx.ph, -1), 0);
+	teardown();
 }
 
 /* The same measurement, time-based only: the acquisition keeps its
