@@ -43,8 +43,9 @@ static __u64 handoff_alpha(struct phases *p, __u16 wait_probe, __u64 wait_ts, __
  * release came after its call began), it leaves at the approximated release
  * plus the measured hand-off less probe cost, or at its approximated call
  * entry if the lock was already free then (the uncontended path takes tens
- * of ns, so no hand-off). If it did not wait but the release is now later
- * than its call entry, it waits for it (case A). */
+ * of ns, so no hand-off: a release approximated before the request hands
+ * nothing off, however long the measured hand-off). If it did not wait but
+ * the release is now later than its call entry, it waits for it (case A). */
 static void acquired(struct phases *p, struct ph_thread *t, __u64 tm_s, __u64 ta_s,
 		     const struct sbt_event *e, __u16 wait_probe, struct obj_state *r)
 {
@@ -55,7 +56,7 @@ static void acquired(struct phases *p, struct ph_thread *t, __u64 tm_s, __u64 ta
 	if (r->tm >= tm_s) {
 		ta = r->ta + sub0(approx__handoff(p, &r->handoff1, e->ts - r->tm),
 				  handoff_alpha(p, wait_probe, e->ts, r->probe, r->tm));
-		ta = ta > ta_s ? ta : ta_s;
+		ta = r->ta > ta_s ? ta : ta_s;
 	} else {
 		ta = r->ta > ta_s ? r->ta + (ta_e - ta_s) : ta_e;
 	}
@@ -111,10 +112,13 @@ int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct s
 		tm_r = w->exit_ns;
 		ta_r = w->ta_prev;
 	}
-	ta = ta_r + sub0(sub0(e->ts, tm_r), handoff_alpha(p, 0, e->ts, 0, tm_r));
+	/* an exit approximated before the wait began hands nothing off */
+	ta = ta_r > t->futex.ta
+		     ? ta_r + sub0(sub0(e->ts, tm_r), handoff_alpha(p, 0, e->ts, 0, tm_r))
+		     : t->futex.ta;
 	/* never before its own latest event (the join rule may have re-based
 	 * it at the last exit) */
-	ta = max_u64(ta, max_u64(t->futex.ta, t->ta_prev));
+	ta = max_u64(ta, t->ta_prev);
 	approx__rebase(p, t, e->ts, ta);
 	return 1;
 }

@@ -170,28 +170,33 @@ TEST(mutex_free_in_approximation)
 
 /* A futex wait outside any probed call (a hand-made barrier), woken by a
  * wake (model 7). Costs: lock 1000 / 100, futex tracepoints 100 / 100
- * (probe id 0). Thread 2 waits on W from 2000 (t_a 2000); thread 1 pays a
+ * (probe id 0). Thread 2 waits on W from 1500 (t_a 1500); thread 1 pays a
  * lock call, wakes W at 3000 (t_a 1000 + 2000 - 1100 = 1900); thread 2
  * returns at 3500: the wake's approximated time plus the measured 500 less
  * the two tracepoint hits between them, 1900 + 300 = 2200 (time-based:
- * 3500 - 100). */
+ * 3500 - 100). Had thread 2 begun its wait at 2000, after the wake's
+ * approximated 1900, the word would have changed before it: no sleep, no
+ * hand-off, it returns at its approximated entry, 2000. */
 TEST(futex_wait_woken_by_wake)
 {
 	static const __u64 a_in[NPROBES] = {[P_NONE] = 100, [P_LOCK] = 1000};
 	static const __u64 a_out[NPROBES] = {[P_NONE] = 100, [P_LOCK] = 100};
-	const __u64 word = 0x9000;
+	const __u64 word = 0x9000, begins[2] = {1500, 2000}, want[2] = {2200, 2000};
+	int i;
 
-	setup_approx(a_in, a_out, PH_MODEL_MR);
-	ev(SBT_EV_FUTEX_ENTER, 0, 2, 2000, word, FUTEX_WAIT_PRIVATE);
-	CHECK_EQ(ta_of(2), 2000);
-	call(P_LOCK, 1, 1000, 2100, MTX, 0);
-	ev(SBT_EV_FUTEX_ENTER, 0, 1, 3000, word, FUTEX_WAKE_PRIVATE);
-	CHECK_EQ(ta_of(1), 1900);
-	ev(SBT_EV_FUTEX_EXIT, 0, 1, 3100, 1, 0);
-	ev(SBT_EV_FUTEX_EXIT, 0, 2, 3500, 0, 0);
-	CHECK_EQ(ta_of(2), 2200);
-	CHECK_EQ(phases__violations(fx.ph, -1), 0);
-	teardown();
+	for (i = 0; i < 2; i++) {
+		setup_approx(a_in, a_out, PH_MODEL_MR);
+		ev(SBT_EV_FUTEX_ENTER, 0, 2, begins[i], word, FUTEX_WAIT_PRIVATE);
+		CHECK_EQ(ta_of(2), begins[i]);
+		call(P_LOCK, 1, 1000, 2100, MTX, 0);
+		ev(SBT_EV_FUTEX_ENTER, 0, 1, 3000, word, FUTEX_WAKE_PRIVATE);
+		CHECK_EQ(ta_of(1), 1900);
+		ev(SBT_EV_FUTEX_EXIT, 0, 1, 3100, 1, 0);
+		ev(SBT_EV_FUTEX_EXIT, 0, 2, 3500, 0, 0);
+		CHECK_EQ(ta_of(2), want[i]);
+		CHECK_EQ(phases__violations(fx.ph, -1), 0);
+		teardown();
+	}
 	/* time-based only: no re-timing */
 	setup_approx(a_in, a_out, PH_MODEL_TIME);
 	ev(SBT_EV_FUTEX_ENTER, 0, 2, 2000, word, FUTEX_WAIT_PRIVATE);
