@@ -264,21 +264,6 @@ double alpha_concurrency_factor(double ratio, unsigned int threads, double other
 	return 1 + (ratio - 1) * others / (threads - 1);
 }
 
-double alpha_series__all_cpus_charged(const struct alpha_series *s)
-{
-	int e = s ? alpha_series__find(s, ALPHA_SYM_ALL_CPUS) : -1;
-	double least = 0;
-	size_t k;
-
-	for (k = 0; e >= 0 && k < s->entries[e].n; k++) {
-		const struct alpha_cost *c = &s->entries[e].cost[k];
-		double r = c->exit_ns ? (double)c->entry_ns / (double)c->exit_ns : 1;
-
-		least = !k || r < least ? r : least;
-	}
-	return least > 1 ? least : 1;
-}
-
 unsigned int alpha_series__all_cpus_threads(const struct alpha_series *s)
 {
 	int e = s ? alpha_series__find(s, ALPHA_SYM_ALL_CPUS) : -1;

@@ -114,9 +114,6 @@ int alpha_series__range(const struct alpha_series *s, unsigned int id, struct al
 			struct alpha_cost *hi);
 /* The least and greatest all-CPUs ratio measured (1 and 1 when none was). */
 void alpha_series__all_cpus(const struct alpha_series *s, double *least, double *greatest);
-/* The all-CPUs ratio a hit is charged by (approx_conc.c): the least
- * measured, and none below 1 (1 when none was). */
-double alpha_series__all_cpus_charged(const struct alpha_series *s);
 /* The threads the all-CPUs ratio was measured with; 0 when unknown. */
 unsigned int alpha_series__all_cpus_threads(const struct alpha_series *s);
 /* The factor on a hit's cost with others (the sum of the other threads'

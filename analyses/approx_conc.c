@@ -22,35 +22,45 @@ static double decayed(double v, __u64 from, __u64 to)
 	return to > from ? v * exp(-(double)(to - from) / DUTY_TAU_NS) : v;
 }
 
-/* The ratio charged and the threads it was measured with, derived again
- * when the series changed: 0 threads, nothing to scale. The ratio moves
- * with the host's load as the costs do (0.84 to 1.29 on the development
- * VM, whose hits cost the same alone and beside others): charged is the
- * least measured, and none below 1, a hit made cheaper by others hitting
- * being noise; the band carries the rest (alpha_series__range()). */
-static void conc_ratio(struct phases *p)
+/* The all-CPUs entry and its threads, looked up again when the series
+ * changed (-1 or 0 threads: nothing to scale). */
+static void conc_entry(struct phases *p)
 {
 	__u64 g = alpha_series__generation(p->cfg.alpha_series) + 1;
 
 	if (g == p->conc_gen)
 		return;
 	p->conc_gen = g;
-	p->conc_ratio = alpha_series__all_cpus_charged(p->cfg.alpha_series);
+	p->conc_entry = alpha_series__find(p->cfg.alpha_series, ALPHA_SYM_ALL_CPUS);
 	p->conc_threads = alpha_series__all_cpus_threads(p->cfg.alpha_series);
+}
+
+/* The ratio in force at ts, as every cost is (the live analysis and report
+ * of the file charge the same); none below 1, a hit made cheaper by others
+ * hitting being noise, which the band carries (alpha_series__range()). */
+static double conc_ratio(struct phases *p, __u64 ts)
+{
+	struct alpha_cost c;
+	int e = p->conc_entry;
+
+	if (e < 0 || !alpha_series__cost(p->cfg.alpha_series, e, ts, &p->alpha_hint[e], &c) ||
+	    !c.exit_ns || c.entry_ns <= c.exit_ns)
+		return 1;
+	return (double)c.entry_ns / (double)c.exit_ns;
 }
 
 void approx_conc__at(struct phases *p, struct ph_thread *t, __u64 ts)
 {
-	double others;
+	double ratio, others;
 
 	p->conc_k = 1;
 	if (!p->cfg.alpha_series)
 		return;
-	conc_ratio(p);
-	if (p->conc_threads < 2 || p->conc_ratio == 1)
+	conc_entry(p);
+	if (p->conc_threads < 2 || (ratio = conc_ratio(p, ts)) == 1)
 		return;
 	others = decayed(p->duty_sum, p->duty_ts, ts) - decayed(t->duty, t->duty_ts, ts);
-	p->conc_k = alpha_concurrency_factor(p->conc_ratio, p->conc_threads, others);
+	p->conc_k = alpha_concurrency_factor(ratio, p->conc_threads, others);
 }
 
 void approx_conc__hit(struct phases *p, struct ph_thread *t, __u64 ts, __u64 ns)

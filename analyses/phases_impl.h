@@ -121,10 +121,11 @@ struct phases {
 	__u32 alpha_hint[ALPHA_SERIES_MAX_ENTRIES];
 	/* hits beside each other (approx_conc.c): the threads' duties summed at
 	 * duty_ts; the factor on the record being fed's costs; the all-CPUs
-	 * ratio charged and its threads, as of the series' generation
+	 * entry (-1: none) and its threads, as of the series' generation
 	 * conc_gen - 1 */
-	double duty_sum, conc_k, conc_ratio;
+	double duty_sum, conc_k;
 	__u64 duty_ts, conc_gen;
+	int conc_entry;
 	unsigned int conc_threads;
 	struct band *band; /* the error band's analyses (band.c); NULL: none */
 };
@@ -157,6 +158,10 @@ struct obj_state {
 	/* least_handoffs: the least hand-off and barrier exit spacing measured
 	 * at the object so far, + 1 (0: none yet) */
 	__u64 handoff1, spacing1;
+	/* locks: the earliest approximated request since the latest release,
+	 * + 1 (0: none yet), and who asked (approx_handoff.c) */
+	__u64 ask_ta1;
+	__u32 ask_tid;
 	/* semaphores: V's not yet taken by a P (measured), and the
 	 * approximated time of the latest P that took one */
 	__u64 outstanding, ta_last_p;

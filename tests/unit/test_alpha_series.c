@@ -204,24 +204,19 @@ TEST(range_widened_by_the_all_cpus_ratio)
 	alpha_series__free(s);
 }
 
-/* The ratio a hit is charged by: the least measured, none below 1; the
- * threads from the entry's class (an older trace's class alone: unknown). */
-TEST(all_cpus_ratio_charged_and_its_threads)
+/* The threads the all-CPUs ratio was measured with, from the entry's class
+ * (an older trace's class alone: unknown). */
+TEST(all_cpus_threads_from_the_entry_class)
 {
 	static const char *const names[] = {ALPHA_SYM_ALL_CPUS};
-	const struct alpha_cost m1[] = {{1500, 1000}}, m2[] = {{1200, 1000}}, m3[] = {{900, 1000}};
+	const struct alpha_cost m[] = {{1500, 1000}};
 	const int four[] = {ALPHA_ALL_CPUS_CLS + 4}, old[] = {ALPHA_ALL_CPUS_CLS};
 	struct alpha_series *s = alpha_series__new();
 
-	CHECK(alpha_series__all_cpus_charged(s) == 1);
 	CHECK_EQ(alpha_series__all_cpus_threads(s), 0);
-	CHECK_EQ(alpha_series__add(s, 10, names, m1, four, 1), 0);
-	CHECK(alpha_series__all_cpus_charged(s) == 1.5);
+	CHECK_EQ(alpha_series__add(s, 10, names, m, four, 1), 0);
 	CHECK_EQ(alpha_series__all_cpus_threads(s), 4);
-	CHECK_EQ(alpha_series__add(s, 20, names, m2, four, 1), 0);
-	CHECK(alpha_series__all_cpus_charged(s) == 1.2);
-	CHECK_EQ(alpha_series__add(s, 30, names, m3, old, 1), 0);
-	CHECK(alpha_series__all_cpus_charged(s) == 1);
+	CHECK_EQ(alpha_series__add(s, 30, names, m, old, 1), 0);
 	CHECK_EQ(alpha_series__all_cpus_threads(s), 0);
 	alpha_series__free(s);
 }

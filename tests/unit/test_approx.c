@@ -684,8 +684,10 @@ TEST(concurrency_factor_between_alone_and_every_cpu)
  *   t2 enters: 1 + 0.4                 560000        t2 0.56
  *   t1 leaves: 1 + 0.56                156000        t1 0.556
  *   t2 leaves: 1 + 0.556               155600
- * An older trace's all-CPUs entry (its class without the thread count)
- * scales nothing, nor does a ratio below 1 (noise: none is charged).
+ * The ratio is the one in force at the hit, as costs are (a calibration at
+ * 9000 that measured 1 changes nothing here). An older trace's all-CPUs
+ * entry (its class without the thread count) scales nothing, nor does a
+ * ratio below 1 (noise: none is charged).
  */
 TEST(hits_beside_hits_are_charged_by_the_others_duty)
 {
@@ -697,7 +699,8 @@ TEST(hits_beside_hits_are_charged_by_the_others_duty)
 
 	for (old = 0; old < 3; old++) {
 		const int cls[] = {0, ALPHA_ALL_CPUS_CLS + (old == 1 ? 0 : 2)};
-		const struct alpha_cost m[] = {{400000, 100000}, {old == 2 ? 750 : 3000, 1500}};
+		const struct alpha_cost m[] = {{400000, 100000}, {old == 2 ? 750 : 3000, 1500}},
+					m1[] = {{400000, 100000}, {1500, 1500}};
 		struct alpha_series *s = alpha_series__new();
 		struct phases_config cfg = {.alpha_enter = a_enter,
 					    .alpha_exit = a_exit,
@@ -707,6 +710,8 @@ TEST(hits_beside_hits_are_charged_by_the_others_duty)
 		struct phases *p;
 
 		CHECK_EQ(alpha_series__add(s, 0, names, m, cls, 2), 0);
+		/* a later calibration charges the records after it only */
+		CHECK_EQ(alpha_series__add(s, 9000, names, m1, cls, 2), 0);
 		CHECK_EQ(alpha_series__bind(s, P_PBW, "pthread_barrier_wait", ALPHA_BY_NAME), 0);
 		p = new_phases_with(&c, cfg);
 		enter(p, P_PBW, 1, 5000, OBJ_X, SITE_A);
