@@ -70,6 +70,35 @@ TEST(mutex_handoff_with_costs_calibrated_between)
 	alpha_series__free(s);
 }
 
+/* glibc's mutex is unfair (doc/design.md §5.4 model 6): the hand-off of the
+ * first test (2100) is bounded by the first request another thread makes
+ * after the release. Thread 1 asks again at 3600 (t_a 1920 + 80 - 50 =
+ * 1950, 50 after the release's 1900): without the probes it would have had
+ * the lock then, so the lock is handed on by 1950 (thread 2 takes it then,
+ * the measured order kept). Asking at 3790 (t_a 2140), later than the
+ * hand-off (200), it bounds nothing: 2100. */
+TEST(mutex_handoff_bounded_by_a_barging_request)
+{
+	static const __u64 a_in[NPROBES] = {[P_LOCK] = 1000, [P_UNLOCK] = 500};
+	static const __u64 a_out[NPROBES] = {[P_LOCK] = 100, [P_UNLOCK] = 50};
+	const __u64 asks[2] = {3600, 3790}, want[2] = {1950, 2100};
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		setup_approx(a_in, a_out, PH_MODEL_MR);
+		call(P_LOCK, 1, 1000, 2100, MTX, 0);
+		ev(SBT_EV_ENTER, P_LOCK, 2, 1500, MTX, 0);
+		futex_wait(2, 1600, 3700, MTX, 0);
+		ev(SBT_EV_ENTER, P_UNLOCK, 1, 3000, MTX, 0);
+		ev(SBT_EV_EXIT, P_UNLOCK, 1, 3520, 0, SITE);
+		ev(SBT_EV_ENTER, P_LOCK, 1, asks[i], MTX, 0);
+		ev(SBT_EV_EXIT, P_LOCK, 2, 3800, 0, SITE);
+		CHECK_EQ(ta_of(2), want[i]);
+		CHECK_EQ(phases__violations(fx.ph, -1), 0);
+		teardown();
+	}
+}
+
 /* The error band's least side (doc/design.md §5.4) takes each hand-off at
  * the least measured at its lock so far. The first hand-off as above
  * (800 measured: 2100 either way); then thread 2 releases at 4200 (t_a
