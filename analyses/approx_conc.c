@@ -67,7 +67,8 @@ void approx_conc__hit(struct phases *p, struct ph_thread *t, __u64 ts, __u64 ns)
 {
 	double d = (double)ns / DUTY_TAU_NS;
 
-	if (!p->cfg.alpha_series)
+	/* no thread count (approx_conc__at() looked it up): nothing to scale */
+	if (!p->cfg.alpha_series || p->conc_threads < 2)
 		return;
 	/* records come in time order but for stragglers: an older one adds
 	 * to the sums undecayed */
