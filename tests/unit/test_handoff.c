@@ -5,6 +5,17 @@
 #include "analyses/alpha_series.h"
 #include "sync_fixture.h"
 
+/* The hand-off of mutex_handoff_approximation up to thread 1's unlock
+ * return (3520); thread 2 still waits. */
+static void first_handoff_until_the_unlock(void)
+{
+	call(P_LOCK, 1, 1000, 2100, MTX, 0);
+	ev(SBT_EV_ENTER, P_LOCK, 2, 1500, MTX, 0);
+	futex_wait(2, 1600, 3700, MTX, 0);
+	ev(SBT_EV_ENTER, P_UNLOCK, 1, 3000, MTX, 0); /* t_a 1000 + 2000 - 1100 = 1900 */
+	ev(SBT_EV_EXIT, P_UNLOCK, 1, 3520, 0, SITE);
+}
+
 /* Mutex hand-off (doc/design.md §5.4 model 6), with costs: lock entry 1000, lock
  * return 100, unlock entry 500, unlock return 50. Thread 1 takes the lock
  * at 1100 (t_a 1000: its entry hit is removed), releases it at 3000 (t_a
@@ -18,11 +29,7 @@ TEST(mutex_handoff_approximation)
 	static const __u64 a_out[NPROBES] = {[P_LOCK] = 100, [P_UNLOCK] = 50};
 
 	setup_approx(a_in, a_out, PH_MODEL_MR);
-	call(P_LOCK, 1, 1000, 2100, MTX, 0);
-	ev(SBT_EV_ENTER, P_LOCK, 2, 1500, MTX, 0);
-	futex_wait(2, 1600, 3700, MTX, 0);
-	ev(SBT_EV_ENTER, P_UNLOCK, 1, 3000, MTX, 0); /* t_a 1000 + 2000 - 1100 = 1900 */
-	ev(SBT_EV_EXIT, P_UNLOCK, 1, 3520, 0, SITE);
+	first_handoff_until_the_unlock();
 	ev(SBT_EV_EXIT, P_LOCK, 2, 3800, 0, SITE);
 	CHECK_EQ(ta_of(2), 2100);
 	/* thread 2's next event: based on its acquisition (2100) + 100, less
@@ -86,11 +93,7 @@ TEST(mutex_handoff_bounded_by_a_barging_request)
 
 	for (i = 0; i < 2; i++) {
 		setup_approx(a_in, a_out, PH_MODEL_MR);
-		call(P_LOCK, 1, 1000, 2100, MTX, 0);
-		ev(SBT_EV_ENTER, P_LOCK, 2, 1500, MTX, 0);
-		futex_wait(2, 1600, 3700, MTX, 0);
-		ev(SBT_EV_ENTER, P_UNLOCK, 1, 3000, MTX, 0);
-		ev(SBT_EV_EXIT, P_UNLOCK, 1, 3520, 0, SITE);
+		first_handoff_until_the_unlock();
 		ev(SBT_EV_ENTER, P_LOCK, 1, asks[i], MTX, 0);
 		ev(SBT_EV_EXIT, P_LOCK, 2, 3800, 0, SITE);
 		CHECK_EQ(ta_of(2), want[i]);
@@ -114,11 +117,7 @@ TEST(mutex_handoff_at_the_least_measured)
 
 	for (least = 0; least < 2; least++) {
 		setup_approx_with(a_in, a_out, PH_MODEL_MR, NULL, least, 0);
-		call(P_LOCK, 1, 1000, 2100, MTX, 0);
-		ev(SBT_EV_ENTER, P_LOCK, 2, 1500, MTX, 0);
-		futex_wait(2, 1600, 3700, MTX, 0);
-		ev(SBT_EV_ENTER, P_UNLOCK, 1, 3000, MTX, 0);
-		ev(SBT_EV_EXIT, P_UNLOCK, 1, 3520, 0, SITE);
+		first_handoff_until_the_unlock();
 		ev(SBT_EV_EXIT, P_LOCK, 2, 3800, 0, SITE);
 		CHECK_EQ(ta_of(2), 2100);
 		ev(SBT_EV_ENTER, P_LOCK, 1, 4000, MTX, 0);
