@@ -8,6 +8,7 @@
 #include <string.h>
 #include "analyses/alpha_series.h"
 #include "lib/array.h"
+#include "lib/num.h"
 
 struct entry {
 	char name[SBT_SYMBOL_MAX];
@@ -273,15 +274,6 @@ unsigned int alpha_series__all_cpus_threads(const struct alpha_series *s)
 	return cls >= ALPHA_ALL_CPUS_CLS + 2 ? (unsigned int)(cls - ALPHA_ALL_CPUS_CLS) : 0;
 }
 
-/* ns times by, rounded; past what a __u64 holds (a hostile trace's ratio),
- * the largest (converting it would be undefined) */
-static __u64 scaled(__u64 ns, double by)
-{
-	double v = (double)ns * by + 0.5;
-
-	return v >= 18446744073709551616.0 ? UINT64_MAX : v > 0 ? (__u64)v : 0;
-}
-
 int alpha_series__range(const struct alpha_series *s, unsigned int id, struct alpha_cost *lo,
 			struct alpha_cost *hi)
 {
@@ -300,8 +292,9 @@ int alpha_series__range(const struct alpha_series *s, unsigned int id, struct al
 		    (how == ALPHA_BY_FALLBACK || s->entries[i].cls == own->cls))
 			widen(lo, hi, &s->entries[i]);
 	alpha_series__all_cpus(s, &least, &greatest);
-	*lo = (struct alpha_cost){scaled(lo->entry_ns, least), scaled(lo->exit_ns, least)};
-	*hi = (struct alpha_cost){scaled(hi->entry_ns, greatest), scaled(hi->exit_ns, greatest)};
+	*lo = (struct alpha_cost){scaled_u64(lo->entry_ns, least), scaled_u64(lo->exit_ns, least)};
+	*hi = (struct alpha_cost){scaled_u64(hi->entry_ns, greatest),
+				  scaled_u64(hi->exit_ns, greatest)};
 	return 1;
 }
 

@@ -78,13 +78,8 @@ void approx_conc__hit(struct phases *p, struct ph_thread *t, __u64 ts, __u64 ns)
 	t->duty_ts = ts > t->duty_ts ? ts : t->duty_ts;
 }
 
-/* ns times the factor in force, rounded; saturated past a __u64 */
+/* ns times the factor in force */
 __u64 approx_conc__scaled(const struct phases *p, __u64 ns)
 {
-	double v;
-
-	if (p->conc_k == 1)
-		return ns;
-	v = (double)ns * p->conc_k + 0.5;
-	return v >= 18446744073709551616.0 ? UINT64_MAX : v > 0 ? (__u64)v : 0;
+	return p->conc_k == 1 ? ns : scaled_u64(ns, p->conc_k);
 }
