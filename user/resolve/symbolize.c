@@ -108,6 +108,16 @@ static int report(struct symbolizer *s)
 	return dwfl_report_end(s->dwfl, NULL, NULL) ? -EINVAL : 0;
 }
 
+void symbolizer__warm(void)
+{
+	Dwfl *d = dwfl_begin(&proc_callbacks);
+
+	if (d) {
+		dwfl_get_debuginfod_client(d); /* NULL without debuginfod: nothing to load */
+		dwfl_end(d);
+	}
+}
+
 struct symbolizer *symbolizer__new(pid_t pid)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));

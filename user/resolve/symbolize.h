@@ -11,6 +11,11 @@
 
 struct symbolizer;
 
+/* Load now what libdw loads the first time a file has no debug info of
+ * its own (its debuginfod client, with libcurl and the TLS libraries):
+ * some milliseconds of the tracer's CPU, better spent before the traced
+ * program runs than in the middle of it. */
+void symbolizer__warm(void);
 /* NULL when the process cannot be read (it exited): callers fall back to
  * hexadecimal addresses. */
 struct symbolizer *symbolizer__new(pid_t pid);

@@ -282,6 +282,10 @@ static int open_jobs(struct tracer *t)
 	t->ctx.names = names__new();
 	if (!t->ctx.names)
 		return EXIT_RUNTIME;
+	/* before the target runs: libdw loaded 30 libraries in 26 ms at the
+	 * first call site it named, while the target ran (bench/RESULTS.md,
+	 * issue 17) */
+	symbolizer__warm();
 	c = (struct jobs_config){
 		.ro = report_opts(t),
 		.src = report_src(t),
