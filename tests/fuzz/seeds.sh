@@ -36,6 +36,9 @@ record() {
 # ---- traces: every example, small inputs -------------------------------------
 record barrier_imbalance --trace all -- "$EX/barrier_imbalance" -t 3 -n 3 -d 1
 record barrier_static -- "$EX/barrier_imbalance_static" -t 2 -n 2 -d 1
+# hits close together: the all-CPUs entry names its threads (hits charged by the
+# hits beside them once a ratio above 1 is in force)
+record hits_beside --no-shim -- "$EX/barrier_imbalance" -t 2 -n 20 -d 0 -m spin
 record cond_barrier --trace all -- "$EX/cond_barrier" -t 3 -n 3
 record cond_queue --trace all -- "$EX/cond_queue" -n 5
 record custom_barrier --trace all --probe "$EX/custom_barrier:spin_futex_barrier:team" \
