@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Probe costs over a session's time (doc/design.md §5.4): calibrations by
  * entry, each entry's in time order, probe ids bound to entries. */
-#include <stdint.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -45,10 +45,11 @@ struct obj_state *approx__obj(struct phases *p, __u64 pid, __u64 obj)
  * A measurement cannot tell a hand-off the probes slowed (a futex sleep and
  * wake-up where the waiter would have spun or barged, a thread preempted
  * while its hit ran) from one that was slow anyway; the band shows how much
- * hinges on it. least1 is the object's least + 1 (0: none yet). */
+ * hinges on it. least1 is the object's least + 1 (0: none yet; NULL: no
+ * object state, no memory). */
 __u64 approx__handoff(const struct phases *p, __u64 *least1, __u64 measured)
 {
-	if (!p->cfg.least_handoffs)
+	if (!p->cfg.least_handoffs || !least1)
 		return measured;
 	if (!*least1 || measured < *least1 - 1)
 		*least1 = measured + 1;

@@ -33,17 +33,16 @@ static __u64 exit_malony_reed(struct phases *p, struct ph_episode *ep, __u64 tm,
 			      __u64 inject, __u64 max_a)
 {
 	struct obj_state *o = p->cfg.least_handoffs ? approx__obj(p, ep->pid, ep->object) : NULL;
-	__u64 none = 0;
 
 	if (!ep->tm_exit_f) {
 		ep->tm_exit_f = tm;
-		ep->ta_exit_f = max_a + sub0(approx__handoff(p, o ? &o->handoff1 : &none,
+		ep->ta_exit_f = max_a + sub0(approx__handoff(p, o ? &o->handoff1 : NULL,
 							     sub0(tm, ep->last_arrive)),
 					     alpha);
 		return ep->ta_exit_f;
 	}
 	return ep->ta_exit_f +
-	       sub0(approx__handoff(p, o ? &o->spacing1 : &none, sub0(tm, ep->tm_exit_f)),
+	       sub0(approx__handoff(p, o ? &o->spacing1 : NULL, sub0(tm, ep->tm_exit_f)),
 		    sub0(alpha, inject));
 }
 

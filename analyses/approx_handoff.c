@@ -86,9 +86,10 @@ static void acquired(struct phases *p, struct ph_thread *t, __u64 tm_s, __u64 ta
 	if (r->tm > e->ts)
 		return;
 	if (r->tm >= tm_s) {
-		ta = r->ta + barging_bound(r, t,
-					   sub0(approx__handoff(p, &r->handoff1, e->ts - r->tm),
-						handoff_alpha(p, wait_probe, e->ts, r->probe, r->tm)));
+		ta = r->ta +
+		     barging_bound(r, t,
+				   sub0(approx__handoff(p, &r->handoff1, e->ts - r->tm),
+					handoff_alpha(p, wait_probe, e->ts, r->probe, r->tm)));
 		ta = r->ta > ta_s ? ta : ta_s;
 	} else {
 		ta = r->ta > ta_s ? r->ta + (ta_e - ta_s) : ta_e;
@@ -179,13 +180,12 @@ static void sem_acquired(struct phases *p, struct ph_thread *t, int d, const str
 {
 	__u64 ta_s = t->stack[d].ta, ta_e = max_u64(approx__time_based(t, e->ts), ta_s), ta;
 	struct obj_state *o = approx__obj(p, e->pid, t->stack[d].obj);
-	__u64 none = 0;
 
 	if (v->ts > e->ts)
 		return;
 	if (v->ts >= t->stack[d].ts)
 		ta = (v->ta > ta_s ? v->ta : ta_s) +
-		     sub0(approx__handoff(p, o ? &o->handoff1 : &none, e->ts - v->ts),
+		     sub0(approx__handoff(p, o ? &o->handoff1 : NULL, e->ts - v->ts),
 			  handoff_alpha(p, e->probe, e->ts, v->probe, v->ts));
 	else
 		ta = v->ta > ta_s ? v->ta + (ta_e - ta_s) : ta_e;
