@@ -36,7 +36,7 @@ CFLAGS    += -DHAVE_OTF2
 LIBS      += $(OTF2_LIBS)
 endif
 
-BPF_SRCS  := bpf/sync.bpf.c bpf/proc.bpf.c bpf/futex.bpf.c bpf/counters.bpf.c
+BPF_SRCS  := bpf/sync.bpf.c bpf/proc.bpf.c bpf/futex.bpf.c bpf/counters.bpf.c bpf/self.bpf.c
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKEL      := $(OUTPUT)/sbt.skel.h
 

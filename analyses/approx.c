@@ -236,6 +236,29 @@ void approx__measured(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	t->pending_in_ovh = 0;
 }
 
+/* A PREEMPTED record: thread e->tid lost its CPU to sbt-bpf itself for
+ * e->obj ns up to e->ts, which the run without the tracer would not have
+ * lost. Its later events come that much later, as after a probe hit;
+ * charged to a thread already seen only (one not started yet starts on its
+ * own basis). The window closes when sbt-bpf leaves the CPU, so it holds no
+ * time the thread would have waited anyway for another task there; but the
+ * thread may have gone on on another CPU meanwhile: an event of its own
+ * inside the window bounds what it lost. */
+void approx__preempted(struct phases *p, const struct sbt_event *e)
+{
+	struct ph_thread *t = hmap_get(&p->threads, e->tid, 0);
+	__u64 from = sub0(e->ts, e->obj), lost = e->obj;
+
+	p->preempted.count++;
+	p->preempted.ns += e->obj;
+	if (!t || t->pid != e->pid || !approx__enabled(p))
+		return;
+	if (t->tm_prev > from)
+		lost = t->tm_prev - from < lost ? t->tm_prev - from : lost;
+	t->ovh += lost;
+	t->preempted_total += lost;
+}
+
 /* Fork (Malony-Reed §3.2.2): a new thread takes its time basis from its
  * creator's approximated time. The record does not name the creator: the
  * process's main thread is taken to be it, and a thread of its own process
@@ -326,6 +349,8 @@ __u64 phases__record_cost(struct phases *p, const struct sbt_event *e)
 		return approx__alpha(p, e->probe, 1, e->ts);
 	case SBT_EV_COUNTERS:
 		return counters_cost(p, e);
+	case SBT_EV_PREEMPTED:
+		return approx__enabled(p) ? e->obj : 0;
 	}
 	return 0;
 }
@@ -338,6 +363,11 @@ __u64 phases__clamped(const struct phases *p)
 const struct ph_timed *phases__timed(const struct phases *p)
 {
 	return &p->timed;
+}
+
+const struct ph_preempted *phases__preempted(const struct phases *p)
+{
+	return &p->preempted;
 }
 
 __u64 phases__violations(const struct phases *p, int kind)

@@ -507,6 +507,11 @@ static int feed_one(struct phases *p, const struct sbt_event *e)
 		episodes__lost_window(p, e);
 		return 0;
 	}
+	if (e->type == SBT_EV_PREEMPTED) {
+		/* stamped when sbt-bpf left the CPU: it bounds no time of the run */
+		approx__preempted(p, e);
+		return 0;
+	}
 	if (!p->first_ts || e->ts < p->first_ts)
 		p->first_ts = e->ts;
 	if (e->ts > p->last_ts)

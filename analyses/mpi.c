@@ -217,6 +217,7 @@ int mpi__feed(struct mpi *m, const struct sbt_event *e, const struct mpi_cost *c
 	case SBT_EV_FUTEX_ENTER:
 	case SBT_EV_FUTEX_EXIT:
 	case SBT_EV_COUNTERS:
+	case SBT_EV_PREEMPTED:
 		err = mpi_record(m, e, kind, cost);
 		if (!err && kind == SBT_PK_REGION && e->type == SBT_EV_ENTER)
 			err = region_entered(m, e);

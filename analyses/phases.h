@@ -184,6 +184,7 @@ struct ph_thread {
 	/* main thread: the greatest approximated worker exit, the latest measured one */
 	__u64 join_ta, join_tm;
 	__u64 overhead_total;
+	__u64 preempted_total; /* ns charged for sbt-bpf's own use of its CPU */
 	/* self-timed hits (approx.c): what was charged for its latest one until
 	 * the next brings the measured cost (pending_set); whether that charge
 	 * is still in ovh (no re-basing since) and can still grow (its COUNTERS
@@ -346,6 +347,12 @@ struct ph_timed {
 	__u64 hits, measured_ns, calibrated_ns, refused;
 };
 
+/* Times a traced thread lost its CPU to sbt-bpf itself (PREEMPTED records)
+ * and their total, charged as perturbation when approximating. */
+struct ph_preempted {
+	__u64 count, ns;
+};
+
 /* Feed one record. Returns 0, or -EINVAL for a record that makes no sense
  * (unknown type or probe id); such records are counted and skipped. */
 int phases__feed(struct phases *p, const struct sbt_event *e);
@@ -416,12 +423,14 @@ const char *ph_violation_name(int kind);
  * held there: not a violation, a sign of the calibration's granularity. */
 __u64 phases__clamped(const struct phases *p);
 const struct ph_timed *phases__timed(const struct phases *p);
+const struct ph_preempted *phases__preempted(const struct phases *p);
 /* The approximated time of thread tid's latest event (after phases__feed()
  * of that event); 0 when unknown or not approximating. */
 __u64 phases__thread_approx(const struct phases *p, __u32 tid);
 /* The cost of record e's probe hit (a call's entry or return, a futex
  * tracepoint, a counter read) as the approximation charges it at its time
- * (the calibrated cost in force); 0 when not approximating. */
+ * (the calibrated cost in force), or the CPU time sbt-bpf took from its
+ * thread (a PREEMPTED record); 0 when not approximating. */
 __u64 phases__record_cost(struct phases *p, const struct sbt_event *e);
 /* Phases affected by lost records: count and the first few indices. */
 __u64 phases__lost_phases(const struct phases *p, __u64 *first, int max);

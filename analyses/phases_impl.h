@@ -115,6 +115,7 @@ struct phases {
 	 * view: where the run's runtime begins (efficiency.h) */
 	__u64 eff_phases, eff_start[2];
 	struct ph_timed timed;
+	struct ph_preempted preempted;
 	struct ph_violation violation_list[PH_VIOLATIONS_KEPT];
 	size_t nviolation_list;
 	/* where the last lookup of each entry of cfg.alpha_series landed */
@@ -293,6 +294,7 @@ void approx__restart(struct ph_thread *t, __u64 tm, __u64 ta);
 void approx__pay(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 void approx__measured(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 void approx__pay_counters(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+void approx__preempted(struct phases *p, const struct sbt_event *e);
 /* α of probe's entry (exit = 0) or return hit at measured time ts: the cost
  * in force then (doc/design.md §5.4). */
 __u64 approx__alpha(struct phases *p, __u16 probe, int exit, __u64 ts);

@@ -270,6 +270,19 @@ static void json_measured_costs(struct report *r)
 	json_obj_end(j);
 }
 
+/* sbt-bpf's own use of traced threads' CPUs (PREEMPTED records), charged. */
+static void json_preempted(struct report *r)
+{
+	const struct ph_preempted *p = phases__preempted(r->ph);
+	struct json *j = &r->json;
+
+	json_key(j, "tracer_preempted");
+	json_obj_begin(j);
+	json_ku64(j, "count", p->count);
+	json_ku64(j, "ns", p->ns);
+	json_obj_end(j);
+}
+
 static void json_min_max(struct json *j, const char *key, __u64 min, __u64 max)
 {
 	json_key(j, key);
@@ -367,6 +380,7 @@ static void json_approximation(struct report *r)
 	json_ku64(j, "counter_record_ns", r->src.phases.alpha_counters);
 	json_ku64(j, "injected_delay_ns", r->src.phases.inject_ns);
 	json_measured_costs(r);
+	json_preempted(r);
 	json_costs(r);
 	json_violations(r);
 	json_obj_end(j);
@@ -528,6 +542,8 @@ static void json_thread(struct report *r, const struct ph_thread *t, const struc
 		 * approximation placed it beside where it was measured */
 		json_ku64(j, "end_ns", from_first(r, t->tm_prev));
 		json_ku64(j, "probe_overhead_ns", t->overhead_total);
+		/* sbt-bpf's own use of the thread's CPU, charged too */
+		json_ku64(j, "tracer_preempted_ns", t->preempted_total);
 		json_key(j, "approximated");
 		json_obj_begin(j);
 		json_ku64(j, "compute_ns", t->compute_a_ns);

@@ -477,6 +477,18 @@ static void text_measured_costs(struct report *r)
 	fputc('\n', r->o.out);
 }
 
+/* Where sbt-bpf itself took a traced thread's CPU: charged as perturbation. */
+static void text_preempted(struct report *r)
+{
+	const struct ph_preempted *p = phases__preempted(r->ph);
+
+	if (p->count)
+		fprintf(r->o.out,
+			"    sbt-bpf's own CPU: %" PRIu64 " time%s it took a traced thread's CPU, "
+			"%.3f ms charged\n",
+			(uint64_t)p->count, p->count == 1 ? "" : "s", ms(p->ns));
+}
+
 /* Seconds from the session start, before it too (a calibration at the start
  * was taken before it). */
 static double rel_s(const struct report *r, __u64 ts)
@@ -594,6 +606,7 @@ static void text_approximation(struct report *r)
 			"    each probe hit spun %" PRIu64 " ns more (--inject-delay), charged\n",
 			(uint64_t)r->src.phases.inject_ns);
 	text_measured_costs(r);
+	text_preempted(r);
 	text_costs(r);
 	if (!phases__violations(r->ph, -1))
 		return;

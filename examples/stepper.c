@@ -38,6 +38,10 @@ static void worker_main(unsigned int index)
 		emit("phase %lu thread %u tid %d compute_ns %llu " WINDOW_FMT "\n", k, index,
 		     (int)tid, (unsigned long long)(w.enter_ns - t0), WINDOW_ARGS(w));
 	}
+	/* the thread's whole wait for a CPU so far: a bound on what any other
+	 * task (a tracer) took from it */
+	emit("thread %u tid %d queued_ns %llu at_ns %llu\n", index, (int)tid,
+	     (unsigned long long)runqueue_wait_ns(), (unsigned long long)now_ns());
 }
 
 static void usage(FILE *f, const char *prog)

@@ -48,6 +48,12 @@
  * another (tid = the new process's pid), which is not traced; obj, site =
  * the new process's comm. */
 #define SBT_EV_FORK 12
+/* Thread tid of process pid lost its CPU to sbt-bpf itself (preempted, or
+ * made to yield, while runnable): obj = ns from then until sbt-bpf left
+ * that CPU, ts = when it left. A perturbation no probe cost holds; the
+ * approximation charges it to the thread (doc/design.md §5.4, The tracer's
+ * own CPU). */
+#define SBT_EV_PREEMPTED 13
 
 /* Launch mode and -p --follow: the process tree is a bitmap of pids, which stay
  * below the kernel's PID_MAX_LIMIT (2^22 on 64-bit). */

@@ -288,6 +288,76 @@ TEST(counter_records_charged)
 	phases__free(p);
 }
 
+static const struct ph_thread *thread_of(const struct phases *p, __u32 tid)
+{
+	size_t i;
+
+	for (i = 0; i < phases__nthreads(p); i++)
+		if (phases__thread(p, i)->tid == tid)
+			return phases__thread(p, i);
+	return NULL;
+}
+
+/* A PREEMPTED record: the thread lost its CPU to sbt-bpf for ns. */
+static void preempted(struct phases *p, __u32 tid, __u64 ts, __u64 ns)
+{
+	struct sbt_event e = sbt_event_make(SBT_EV_PREEMPTED, 0, PID, tid, ts, ns, 0);
+
+	CHECK_EQ(phases__feed(p, &e), 0);
+}
+
+/*
+ * sbt-bpf took thread 1's CPU for 400 ns before its arrival (it arrives
+ * last) and thread 2's for 300 ns while it waited; a thread never seen (9)
+ * lost 1000; a last window of thread 2 overlaps its own later event.
+ * Barrier costs entry 100, return 50, region 300 + 200.
+ * Thread 1: region 1100..1400 (pays 500), arrival at 3000 -> 1000 + 2000 -
+ * 500 - 400 = 2100, the last; first exit at 3100 -> 2100 + (100 - 50) =
+ * 2150, thread 2's at 3150 -> 2150 + max(0, 50 - 50). Thread 2's charge is
+ * inside its wait: its departure is re-timed from the release, not moved.
+ * Without the records the exits would be 2550.
+ */
+TEST(tracer_preemption_charged_to_its_thread)
+{
+	static const __u64 a_enter[NPROBES] = {[P_PBW] = 100, [P_REGION] = 300};
+	static const __u64 a_exit[NPROBES] = {[P_PBW] = 50, [P_REGION] = 200};
+	struct collected c;
+	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_MR, PH_EXIT_RANK);
+	const struct ph_preempted *pr;
+
+	enter(p, P_REGION, 1, 1100, 0, SITE_B);
+	leave(p, P_REGION, 1, 1400, 0);
+	enter(p, P_PBW, 2, 2000, OBJ_X, SITE_A);
+	preempted(p, 1, 2500, 400);
+	preempted(p, 2, 2800, 300);
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 3100, 0);
+	leave(p, P_PBW, 2, 3150, 0);
+	preempted(p, 9, 3200, 1000);
+	/* a window from 2900, but thread 2 ran on (elsewhere) at 3150: 250 */
+	preempted(p, 2, 3300, 400);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_arrive, 2100);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_arrive, 2000);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 2150);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 2150);
+	/* a probe's cost, not the tracer's CPU, is the phase's overhead */
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->overhead_ns, 500);
+	CHECK_EQ(thread_of(p, 1)->preempted_total, 400);
+	CHECK_EQ(thread_of(p, 2)->preempted_total, 300 + 250);
+	CHECK(thread_of(p, 9) == NULL);
+	/* the windows as recorded */
+	pr = phases__preempted(p);
+	CHECK_EQ(pr->count, 4);
+	CHECK_EQ(pr->ns, 2100);
+	/* the records bound no time of the run */
+	CHECK_EQ(phases__last_ts(p), 3150);
+	CHECK_EQ(phases__approx_last_ts(p), 2150);
+	phases__free(p);
+}
+
 /* A record of a self-timed site: cost, when not 0, is the measured cost of
  * the thread's previous self-timed hit. */
 static void timed(struct phases *p, __u16 type, __u16 probe, __u32 tid, __u64 ts, __u32 cost)
@@ -297,16 +367,6 @@ static void timed(struct phases *p, __u16 type, __u16 probe, __u32 tid, __u64 ts
 	e.flags = SBT_RF_TIMED | (cost ? SBT_RF_COST : 0);
 	e.cost = cost;
 	CHECK_EQ(phases__feed(p, &e), 0);
-}
-
-static const struct ph_thread *thread_of(const struct phases *p, __u32 tid)
-{
-	size_t i;
-
-	for (i = 0; i < phases__nthreads(p); i++)
-		if (phases__thread(p, i)->tid == tid)
-			return phases__thread(p, i);
-	return NULL;
 }
 
 /*

@@ -95,6 +95,11 @@ static int attach_tracepoints(struct session *s, char *err, size_t errlen)
 	if (!l)
 		goto fail;
 	s->skel->links.proc_exec = l;
+	/* sbt-bpf's own time on a traced thread's CPU (bpf/self.bpf.c) */
+	l = bpf_program__attach_raw_tracepoint(s->skel->progs.self_switch, "sched_switch");
+	if (!l)
+		goto fail;
+	s->skel->links.self_switch = l;
 	return 0;
 fail:
 	snprintf(err, errlen, "cannot attach the process tracepoints: %s", strerror(errno));
@@ -173,6 +178,8 @@ static int load_skeleton(struct session *s, const struct session_opts *o, int mu
 	bpf_program__set_autoload(s->skel->progs.thread_start, !o->calibration);
 	bpf_program__set_autoload(s->skel->progs.thread_exit, !o->calibration);
 	bpf_program__set_autoload(s->skel->progs.proc_exec, !o->calibration);
+	bpf_program__set_autoload(s->skel->progs.self_switch, !o->calibration);
+	s->skel->rodata->tracer_tgid = getpid();
 	s->skel->rodata->ncounters = nctr;
 	s->skel->rodata->ctr_ncpus = nctr ? o->counters->ncpus : 1;
 	for (k = 0; k < nctr; k++)
@@ -693,7 +700,7 @@ static int take_skel_links(struct session *s)
 	struct bpf_link **l[] = {&s->skel->links.futex_enter, &s->skel->links.futex_exit,
 				 &s->skel->links.ctr_switch,  &s->skel->links.ctr_exit,
 				 &s->skel->links.proc_exec,   &s->skel->links.thread_start,
-				 &s->skel->links.thread_exit};
+				 &s->skel->links.thread_exit, &s->skel->links.self_switch};
 	size_t i;
 
 	for (i = 0; i < sizeof(l) / sizeof(l[0]); i++)
