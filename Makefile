@@ -69,7 +69,7 @@ SHIM_CLASSES := barrier lock sem cond
 SHIM_LIBS := $(foreach c,$(SHIM_CLASSES),$(OUTPUT)/libsbt-probes-$(c).so)
 BENCH_BINS := $(OUTPUT)/bench/probe_loop $(OUTPUT)/bench/floor $(OUTPUT)/bench/gen_trace \
 	      $(OUTPUT)/bench/gen_hostile \
-	      $(OUTPUT)/bench/omp_count.so $(OUTPUT)/bench/hammer
+	      $(OUTPUT)/bench/omp_count.so $(OUTPUT)/bench/hammer $(OUTPUT)/bench/pingpong
 
 .PHONY: all deps deps-test demo check check-soak soak test unit e2e bench install clean format \
 	fuzz fuzz-build
@@ -160,6 +160,10 @@ $(OUTPUT)/bench/probe_loop: bench/probe_loop.c
 $(OUTPUT)/bench/hammer: bench/hammer.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -pthread $< -o $@
+
+$(OUTPUT)/bench/pingpong: bench/pingpong.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) $< -o $@
 FLOOR_OBJS := $(call objs,user/resolve/elfsym.c user/bpf/uprobe_multi.c) \
 	      $(LIB_OBJS)
 $(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(FLOOR_OBJS)

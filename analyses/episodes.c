@@ -255,6 +255,8 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		a->ta_start = t->ta_depart ? t->ta_depart : a->start_ns;
 		a->overhead_ns = t->overhead_total - t->ovh_mark;
 		t->ovh_mark = t->overhead_total;
+		a->preempted_ns = t->preempted_total - t->prm_mark;
+		t->prm_mark = t->preempted_total;
 	}
 	p->arrivals++;
 	take_losses(p, t);

@@ -32,6 +32,7 @@ static void begin(struct exporter *x)
 	fputs("phase,pid,tid,comm,site,barrier,critical,partial,start_ns,arrive_ns,depart_ns,"
 	      "compute_ns,"
 	      "wait_ns,late_wait_ns,blocked_ns,sync_wait_ns,useful_ns,probe_overhead_ns,"
+	      "tracer_preempted_ns,"
 	      "a_start_ns,a_arrive_ns,a_depart_ns,a_compute_ns,a_wait_ns,a_late_wait_ns,"
 	      "late_start_ns,lock_wait_ns,sem_wait_ns,cond_wait_ns,task_wait_ns,"
 	      "load_balance,sync_efficiency,parallel_efficiency,"
@@ -137,9 +138,10 @@ static void episode(struct exporter *x, const struct ph_episode *ep)
 		field(f, obj);
 		fprintf(f, ",%d,%d", a->tid == m.critical_tid, !!ep->partial);
 		times(x, a, PH_MEASURED, &m);
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, (uint64_t)a->blocked_ns,
-			(uint64_t)a->sync_wait_ns, (uint64_t)ph_useful_ns(a),
-			(uint64_t)a->overhead_ns);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+			(uint64_t)a->blocked_ns, (uint64_t)a->sync_wait_ns,
+			(uint64_t)ph_useful_ns(a), (uint64_t)a->overhead_ns,
+			(uint64_t)a->preempted_ns);
 		if (x->o.views & EXPORT_APPROXIMATED)
 			times(x, a, PH_APPROXIMATED, &am);
 		else

@@ -53,7 +53,8 @@ struct ph_arrival {
 	__u32 ctr_scaled;		/* multiplexed: the deltas are estimates */
 	/* approximated (probe cost removed, doc/design.md §5.4) times */
 	__u64 ta_start, ta_arrive, ta_depart;
-	__u64 overhead_ns; /* probe cost removed from its compute window */
+	__u64 overhead_ns;  /* probe cost removed from its compute window */
+	__u64 preempted_ns; /* sbt-bpf's own use of its CPU there, removed too */
 	/* its phase began before the session saw it (a thread of a process
 	 * attached to, in its first phase): start_ns is only a bound */
 	int partial;
@@ -181,6 +182,7 @@ struct ph_thread {
 	__u64 tm_prev;	 /* the measured time of that event */
 	__u64 ta_depart; /* approximated start of its next phase */
 	__u64 ovh_mark;	 /* ovh at its last departure */
+	__u64 prm_mark;	 /* preempted_total then */
 	/* main thread: the greatest approximated worker exit, the latest measured one */
 	__u64 join_ta, join_tm;
 	__u64 overhead_total;

@@ -134,6 +134,7 @@ static void json_arrival(struct report *r, const struct ph_arrival *a,
 	report_json__arrival_waits(j, a, PH_MEASURED, m);
 	if (report__approx(r)) {
 		json_ku64(j, "probe_overhead_ns", a->overhead_ns);
+		json_ku64(j, "tracer_preempted_ns", a->preempted_ns);
 		json_key(j, "approximated");
 		json_obj_begin(j);
 		json_arrival_times(j, r, a, PH_APPROXIMATED, am);

@@ -116,6 +116,7 @@ static void recycle(struct phases *p, struct ph_thread *t)
 	t->ctr_target = CTR_NONE;
 	t->ta_depart = 0;
 	t->ovh_mark = t->overhead_total;
+	t->prm_mark = t->preempted_total;
 }
 
 void threads__start(struct phases *p, struct ph_thread *t, __u64 ts)

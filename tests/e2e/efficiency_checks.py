@@ -192,13 +192,14 @@ def imbalance(report, wl_out, sbt, nphases):
         within(f"phase {p['index']}: sync efficiency", e["sync_efficiency"],
                se_bounds(lo, hi, *span))
         # approximated: no more than the probe cost removed from the window
-        # less, and no more (phase 0 began at the thread's creation, before
-        # any probe cost: its arrival moved by what the report says)
+        # (and the time sbt-bpf itself took the thread's CPU there) less, and
+        # no more (phase 0 began at the thread's creation, before any probe
+        # cost: its arrival moved by what the report says)
         removed = {tid: t["compute_ns"] - t["approximated"]["compute_ns"] for tid, t in got.items()}
         for tid, t in got.items():
-            cap = t["probe_overhead_ns"] if p["index"] else removed[tid]
+            cap = t["probe_overhead_ns"] + t["tracer_preempted_ns"] if p["index"] else removed[tid]
             check(0 <= removed[tid] <= cap, f"phase {p['index']} tid {tid}: approximated compute "
-                  f"{removed[tid]} ns less, {cap} ns of probe cost removed")
+                  f"{removed[tid]} ns less, {cap} ns of probe cost and sbt-bpf's CPU removed")
         alo = [c[t][0] - removed[t] for t in c]
         within(f"phase {p['index']}: approximated load balance",
                e["approximated"]["load_balance"], lb_bounds(alo, hi))
