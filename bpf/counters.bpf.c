@@ -8,6 +8,7 @@
  * opening its counters.
  */
 #include "common.bpf.h"
+#include <bpf/bpf_tracing.h>
 
 static __always_inline void switch_out(__u32 tid, __u32 cpu)
 {
@@ -52,18 +53,17 @@ static __always_inline void switch_in(__u32 tid, __u32 cpu)
 	c->seq++;
 }
 
-/* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next, ...) */
-SEC("raw_tracepoint/sched_switch")
-int ctr_switch(struct bpf_raw_tracepoint_args *ctx)
+/* A BTF-typed tracepoint: the task fields are plain loads (it runs at
+ * every context switch of the machine). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ctr_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	struct task_struct *prev = (struct task_struct *)ctx->args[1];
-	struct task_struct *next = (struct task_struct *)ctx->args[2];
 	__u32 cpu = bpf_get_smp_processor_id();
 
-	if (sbt_is_target(BPF_CORE_READ(prev, tgid)))
-		switch_out(BPF_CORE_READ(prev, pid), cpu);
-	if (sbt_is_target(BPF_CORE_READ(next, tgid)))
-		switch_in(BPF_CORE_READ(next, pid), cpu);
+	if (sbt_is_target(prev->tgid))
+		switch_out(prev->pid, cpu);
+	if (sbt_is_target(next->tgid))
+		switch_in(next->pid, cpu);
 	return 0;
 }
 

@@ -18,14 +18,14 @@
 #error "futex syscall number unknown for this architecture"
 #endif
 
-/* sys_enter(struct pt_regs *regs, long id) */
-SEC("raw_tracepoint/sys_enter")
-int futex_enter(struct bpf_raw_tracepoint_args *ctx)
+/* BTF-typed tracepoints: these run at every syscall of the machine, and
+ * the exit's register read is a plain load there, not a helper call. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(futex_enter, struct pt_regs *regs, long nr)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	__u64 id, op, val;
 
-	if (ctx->args[1] != SBT_NR_FUTEX)
+	if (nr != SBT_NR_FUTEX)
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	if (!sbt_is_target(id >> 32))
@@ -36,23 +36,21 @@ int futex_enter(struct bpf_raw_tracepoint_args *ctx)
 			PT_REGS_PARM1_CORE_SYSCALL(regs), (op & 0xffffffff) | val << 32);
 }
 
-/* sys_exit(struct pt_regs *regs, long ret): the syscall number is in the
- * saved registers. */
-SEC("raw_tracepoint/sys_exit")
-int futex_exit(struct bpf_raw_tracepoint_args *ctx)
+/* The syscall number is in the saved registers. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(futex_exit, struct pt_regs *regs, long ret)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	__u64 id;
 
 #if defined(__TARGET_ARCH_x86)
-	if (BPF_CORE_READ(regs, orig_ax) != SBT_NR_FUTEX)
+	if (regs->orig_ax != SBT_NR_FUTEX)
 		return 0;
 #else
-	if (BPF_CORE_READ(regs, syscallno) != SBT_NR_FUTEX)
+	if (regs->syscallno != SBT_NR_FUTEX)
 		return 0;
 #endif
 	id = bpf_get_current_pid_tgid();
 	if (!sbt_is_target(id >> 32))
 		return 0;
-	return sbt_emit(SBT_EV_FUTEX_EXIT, 0, id >> 32, (__u32)id, ctx->args[1], 0);
+	return sbt_emit(SBT_EV_FUTEX_EXIT, 0, id >> 32, (__u32)id, ret, 0);
 }

@@ -9,6 +9,7 @@
  * leaving the CPU closes it with a PREEMPTED record for the thread.
  */
 #include "common.bpf.h"
+#include <bpf/bpf_tracing.h>
 
 /* sbt-bpf's own thread group, set by userspace before load. */
 const volatile __u32 tracer_tgid;
@@ -27,8 +28,8 @@ struct task_struct___pre_5_14 {
 static __always_inline int runnable(struct task_struct *t)
 {
 	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state) == 0;
-	return BPF_CORE_READ((struct task_struct___pre_5_14 *)t, state) == 0;
+		return t->__state == 0;
+	return ((struct task_struct___pre_5_14 *)t)->state == 0;
 }
 
 static __always_inline void close_window(__u32 slot, __u64 now)
@@ -41,14 +42,13 @@ static __always_inline void close_window(__u32 slot, __u64 now)
 	sbt_emit(SBT_EV_PREEMPTED, 0, self_victim_pid[slot], tid, now - self_victim_since[slot], 0);
 }
 
-/* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next, ...) */
-SEC("raw_tracepoint/sched_switch")
-int self_switch(struct bpf_raw_tracepoint_args *ctx)
+/* A BTF-typed tracepoint: the task fields are plain loads, no helper call
+ * each (this runs at every context switch of the machine). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(self_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	struct task_struct *prev = (struct task_struct *)ctx->args[1];
-	struct task_struct *next = (struct task_struct *)ctx->args[2];
 	__u32 slot = sbt_cpu_slot(bpf_get_smp_processor_id());
-	__u32 prev_tgid = BPF_CORE_READ(prev, tgid), next_tgid = BPF_CORE_READ(next, tgid);
+	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid;
 
 	if (prev_tgid == tracer_tgid && next_tgid != tracer_tgid) {
 		close_window(slot, bpf_ktime_get_ns());
@@ -57,7 +57,7 @@ int self_switch(struct bpf_raw_tracepoint_args *ctx)
 	if (next_tgid != tracer_tgid || prev_tgid == tracer_tgid || !sbt_is_target(prev_tgid) ||
 	    !runnable(prev))
 		return 0;
-	self_victim_tid[slot] = BPF_CORE_READ(prev, pid);
+	self_victim_tid[slot] = prev->pid;
 	self_victim_pid[slot] = prev_tgid;
 	self_victim_since[slot] = bpf_ktime_get_ns();
 	return 0;

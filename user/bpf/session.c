@@ -96,7 +96,7 @@ static int attach_tracepoints(struct session *s, char *err, size_t errlen)
 		goto fail;
 	s->skel->links.proc_exec = l;
 	/* sbt-bpf's own time on a traced thread's CPU (bpf/self.bpf.c) */
-	l = bpf_program__attach_raw_tracepoint(s->skel->progs.self_switch, "sched_switch");
+	l = bpf_program__attach_trace(s->skel->progs.self_switch);
 	if (!l)
 		goto fail;
 	s->skel->links.self_switch = l;
@@ -108,11 +108,9 @@ fail:
 
 static int attach_futex(struct session *s, char *err, size_t errlen)
 {
-	s->skel->links.futex_enter =
-		bpf_program__attach_raw_tracepoint(s->skel->progs.futex_enter, "sys_enter");
+	s->skel->links.futex_enter = bpf_program__attach_trace(s->skel->progs.futex_enter);
 	if (s->skel->links.futex_enter)
-		s->skel->links.futex_exit =
-			bpf_program__attach_raw_tracepoint(s->skel->progs.futex_exit, "sys_exit");
+		s->skel->links.futex_exit = bpf_program__attach_trace(s->skel->progs.futex_exit);
 	if (!s->skel->links.futex_exit) {
 		snprintf(err, errlen, "cannot attach the syscall tracepoints for futex: %s",
 			 strerror(errno));
@@ -135,8 +133,7 @@ static int attach_counters(struct session *s, const struct counter_set *cs, char
 				 cs->info[i / cs->ncpus].name, strerror(errno));
 			return -errno;
 		}
-	s->skel->links.ctr_switch =
-		bpf_program__attach_raw_tracepoint(s->skel->progs.ctr_switch, "sched_switch");
+	s->skel->links.ctr_switch = bpf_program__attach_trace(s->skel->progs.ctr_switch);
 	if (s->skel->links.ctr_switch)
 		s->skel->links.ctr_exit = bpf_program__attach_raw_tracepoint(
 			s->skel->progs.ctr_exit, "sched_process_exit");
