@@ -5,8 +5,9 @@
  * job fills it takes a traced thread's CPU to do so. That time is a
  * perturbation of the run (its thread stalls the others at their next
  * barrier) that no probe cost holds. At each context switch: a runnable
- * traced thread giving its CPU to sbt-bpf opens a window on that CPU; sbt-bpf
- * leaving the CPU closes it with a PREEMPTED record for the thread.
+ * traced thread giving its CPU to sbt-bpf opens a window; sbt-bpf leaving
+ * that CPU, or the thread running again elsewhere first (the scheduler
+ * moved it), closes it with a PREEMPTED record for the thread.
  */
 #include "common.bpf.h"
 #include <bpf/bpf_tracing.h>
@@ -14,11 +15,25 @@
 /* sbt-bpf's own thread group, set by userspace before load. */
 const volatile __u32 tracer_tgid;
 
-/* Per CPU: the traced thread that gave it to sbt-bpf (0: none), its process
- * and when. Only this CPU's switches touch its slot. */
+/* An open window: when, whose process, and on which CPU. */
+struct self_window {
+	__u64 since;
+	__u32 pid;
+	__u32 cpu;
+};
+
+/* Open windows by thread id (at most one a CPU). Each close path deletes
+ * the entry first: only the one whose delete succeeds emits the record. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SBT_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct self_window);
+} self_windows SEC(".maps");
+
+/* Per CPU: the thread whose window opened there (0: none). Only this CPU's
+ * switches touch its slot. */
 __u32 self_victim_tid[SBT_MAX_CPUS];
-__u32 self_victim_pid[SBT_MAX_CPUS];
-__u64 self_victim_since[SBT_MAX_CPUS];
 
 struct task_struct___pre_5_14 {
 	long state;
@@ -32,14 +47,31 @@ static __always_inline int runnable(struct task_struct *t)
 	return ((struct task_struct___pre_5_14 *)t)->state == 0;
 }
 
-static __always_inline void close_window(__u32 slot, __u64 now)
+/* Close tid's window now, if it is open (and, cpu < SBT_MAX_CPUS, opened on
+ * that CPU). */
+static __always_inline void close_window(__u32 tid, __u32 cpu)
 {
-	__u32 tid = self_victim_tid[slot];
+	struct self_window *w = bpf_map_lookup_elem(&self_windows, &tid);
+	__u64 since;
+	__u32 pid;
 
-	if (!tid)
+	if (!w || (cpu < SBT_MAX_CPUS && w->cpu != cpu))
 		return;
-	self_victim_tid[slot] = 0;
-	sbt_emit(SBT_EV_PREEMPTED, 0, self_victim_pid[slot], tid, now - self_victim_since[slot], 0);
+	since = w->since;
+	pid = w->pid;
+	if (bpf_map_delete_elem(&self_windows, &tid))
+		return; /* the other path closed it */
+	sbt_emit(SBT_EV_PREEMPTED, 0, pid, tid, bpf_ktime_get_ns() - since, 0);
+}
+
+static __always_inline void open_window(__u32 slot, struct task_struct *prev, __u32 pid)
+{
+	struct self_window w = {.since = bpf_ktime_get_ns(), .pid = pid, .cpu = slot};
+	__u32 tid = prev->pid;
+
+	if (bpf_map_update_elem(&self_windows, &tid, &w, BPF_ANY))
+		return;
+	self_victim_tid[slot] = tid;
 }
 
 /* A BTF-typed tracepoint: the task fields are plain loads, no helper call
@@ -48,17 +80,19 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(self_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u32 slot = sbt_cpu_slot(bpf_get_smp_processor_id());
-	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid;
+	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid, tid;
 
 	if (prev_tgid == tracer_tgid && next_tgid != tracer_tgid) {
-		close_window(slot, bpf_ktime_get_ns());
-		return 0;
+		tid = self_victim_tid[slot];
+		self_victim_tid[slot] = 0;
+		if (tid)
+			close_window(tid, slot);
 	}
-	if (next_tgid != tracer_tgid || prev_tgid == tracer_tgid || !sbt_is_target(prev_tgid) ||
-	    !runnable(prev))
-		return 0;
-	self_victim_tid[slot] = prev->pid;
-	self_victim_pid[slot] = prev_tgid;
-	self_victim_since[slot] = bpf_ktime_get_ns();
+	/* a traced thread running again: its window elsewhere ends */
+	if (next_tgid != tracer_tgid && sbt_is_target(next_tgid))
+		close_window(next->pid, SBT_MAX_CPUS);
+	if (next_tgid == tracer_tgid && prev_tgid != tracer_tgid && sbt_is_target(prev_tgid) &&
+	    runnable(prev))
+		open_window(slot, prev, prev_tgid);
 	return 0;
 }
