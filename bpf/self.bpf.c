@@ -35,6 +35,10 @@ struct {
  * switches touch its slot. */
 __u32 self_victim_tid[SBT_MAX_CPUS];
 
+/* Windows open now: most switches of the machine happen while none is, and
+ * skip the lookups. A stale read only leaves a window to its CPU's close. */
+__s32 self_open;
+
 struct task_struct___pre_5_14 {
 	long state;
 } __attribute__((preserve_access_index));
@@ -61,6 +65,7 @@ static __always_inline void close_window(__u32 tid, __u32 cpu)
 	pid = w->pid;
 	if (bpf_map_delete_elem(&self_windows, &tid))
 		return; /* the other path closed it */
+	__sync_fetch_and_add(&self_open, -1);
 	sbt_emit(SBT_EV_PREEMPTED, 0, pid, tid, bpf_ktime_get_ns() - since, 0);
 }
 
@@ -69,8 +74,9 @@ static __always_inline void open_window(__u32 slot, struct task_struct *prev, __
 	struct self_window w = {.since = bpf_ktime_get_ns(), .pid = pid, .cpu = slot};
 	__u32 tid = prev->pid;
 
-	if (bpf_map_update_elem(&self_windows, &tid, &w, BPF_ANY))
-		return;
+	if (bpf_map_update_elem(&self_windows, &tid, &w, BPF_NOEXIST))
+		return; /* open elsewhere, a stale one: left to its own close */
+	__sync_fetch_and_add(&self_open, 1);
 	self_victim_tid[slot] = tid;
 }
 
@@ -89,7 +95,7 @@ int BPF_PROG(self_switch, bool preempt, struct task_struct *prev, struct task_st
 			close_window(tid, slot);
 	}
 	/* a traced thread running again: its window elsewhere ends */
-	if (next_tgid != tracer_tgid && sbt_is_target(next_tgid))
+	if (self_open > 0 && next_tgid != tracer_tgid && sbt_is_target(next_tgid))
 		close_window(next->pid, SBT_MAX_CPUS);
 	if (next_tgid == tracer_tgid && prev_tgid != tracer_tgid && sbt_is_target(prev_tgid) &&
 	    runnable(prev))

@@ -168,4 +168,15 @@ static inline const struct ph_arrival *arrival_of(const struct ph_episode *ep, _
 	return NULL;
 }
 
+/* Thread tid of the analysis, or NULL. */
+static inline const struct ph_thread *thread_of(const struct phases *p, __u32 tid)
+{
+	size_t i;
+
+	for (i = 0; i < phases__nthreads(p); i++)
+		if (phases__thread(p, i)->tid == tid)
+			return phases__thread(p, i);
+	return NULL;
+}
+
 #endif

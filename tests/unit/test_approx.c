@@ -288,16 +288,6 @@ TEST(counter_records_charged)
 	phases__free(p);
 }
 
-static const struct ph_thread *thread_of(const struct phases *p, __u32 tid)
-{
-	size_t i;
-
-	for (i = 0; i < phases__nthreads(p); i++)
-		if (phases__thread(p, i)->tid == tid)
-			return phases__thread(p, i);
-	return NULL;
-}
-
 /* A PREEMPTED record: the thread lost its CPU to sbt-bpf for ns. */
 static void preempted(struct phases *p, __u32 tid, __u64 ts, __u64 ns)
 {

@@ -68,16 +68,6 @@ static void two_phases(struct phases *p)
 	call(p, P_UNLOCK, 1, 9900, 10100, OBJ_Y);
 }
 
-static const struct ph_thread *thread_of(const struct phases *p, __u32 tid)
-{
-	size_t i;
-
-	for (i = 0; i < phases__nthreads(p); i++)
-		if (phases__thread(p, i)->tid == tid)
-			return phases__thread(p, i);
-	return NULL;
-}
-
 /* Phase 0: useful 1000, 2000 and 3000 (4000 less the lock wait) over a
  * span of 4000: LB 2000/3000, SE 3000/4000, PE 0.5. Phase 1: useful 4000,
  * 1000, 2000 over 9200 - 5100. */
