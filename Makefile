@@ -190,6 +190,9 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 RESOLVE_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/variable.c)
 $(OUTPUT)/tests/test_elfsym: UNIT_EXTRA := $(RESOLVE_OBJS) -lelf
 $(OUTPUT)/tests/test_elfsym: $(RESOLVE_OBJS)
+# the drain's priority rule
+$(OUTPUT)/tests/test_priority: UNIT_EXTRA := $(call objs,user/trace/priority.c)
+$(OUTPUT)/tests/test_priority: $(call objs,user/trace/priority.c)
 # the fuzz harnesses' output checks, tested like the rest
 $(OUTPUT)/tests/test_wellformed: UNIT_EXTRA := tests/fuzz/wellformed.c
 $(OUTPUT)/tests/test_wellformed: tests/fuzz/wellformed.c tests/fuzz/wellformed.h

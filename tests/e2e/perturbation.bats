@@ -305,3 +305,26 @@ PY
 	grep -qE "^    sbt-bpf's own CPU: [0-9]+ times it took a traced thread's CPU, [0-9.]+ ms charged$" \
 		"$T/s.txt"
 }
+
+# --nice: the drain thread runs at nice N while tracing; the command it
+# launched keeps its own priority (forked before), and nothing is lost.
+@test "--nice 19: the drain at nice 19, the launched command at its own priority, nothing lost" {
+	"$SBT" record -q --nice 19 -o "$T/n.sbt" -- "$EX/stepper" -t 2 -n 20 -k 100 -s 500 \
+		>"$T/wl.out" 2>"$T/err" &
+	local tp=$! wp="" i
+	for i in $(seq 100); do
+		wp=$(pgrep -P "$tp" -x stepper || true)
+		[ -n "$wp" ] && break
+		sleep 0.05
+	done
+	[ -n "$wp" ]
+	sleep 0.3
+	# field 19 of stat: nice (the comm in parentheses has no blank here)
+	[ "$(awk '{print $19}' "/proc/$tp/task/$tp/stat")" -eq 19 ]
+	[ "$(awk '{print $19}' "/proc/$wp/stat")" -eq "$(nice)" ]
+	wait "$tp"
+	grep -q "recorded [0-9]* events, 20 phases, 0 lost" "$T/err"
+	run "$SBT" record --nice 20 -o "$T/x.sbt" -- true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid value '20' for --nice: out of range"* ]]
+}

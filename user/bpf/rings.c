@@ -51,6 +51,8 @@ struct rings {
 	/* the BPF side's loss counters (mapped .bss), and how many CPUs */
 	struct sbt__bss *bss;
 	int ncpus;
+	/* the fullest ring's fill at the last drain's start, per mille */
+	int fill;
 };
 
 static size_t ring_size(size_t total, int n)
@@ -289,6 +291,15 @@ static int take_ring_losses(struct rings *rs, const struct ring *r)
 	return err;
 }
 
+/* Bytes written to ring r and not consumed yet. */
+static unsigned long ring_held(const struct ring *r)
+{
+	if (!r->producer_pos)
+		return 0;
+	return __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
+}
+
 /* Take what every ring holds (a budget each). *horizon: the time before
  * which no ring can still produce a record. Returns records taken. */
 static long take_all(struct rings *rs, __u64 *horizon)
@@ -297,9 +308,13 @@ static long take_all(struct rings *rs, __u64 *horizon)
 	long total = 0;
 	int i, rc;
 
+	rs->fill = 0;
 	for (i = 0; i < rs->n; i++) {
 		struct ring *r = &rs->r[i];
+		int fill = (int)(ring_held(r) * 1000 / rs->each);
 
+		if (fill > rs->fill)
+			rs->fill = fill;
 		r->taken = 0;
 		rc = ring_buffer__consume(r->rb);
 		if (rc < 0 && rc != -EAGAIN)
@@ -349,6 +364,11 @@ int rings__flush(struct rings *rs, rings_event_fn fn, void *ctx)
 			return (int)rc;
 	}
 	return 0;
+}
+
+int rings__fill(const struct rings *rs)
+{
+	return rs->fill;
 }
 
 void rings__user_stamped(struct rings *rs)

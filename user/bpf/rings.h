@@ -28,6 +28,8 @@ void rings__free(struct rings *r);
  * hand fn the records no ring can still precede. Returns the records
  * drained, -EINTR when a signal came, or fn's negative return. */
 int rings__drain(struct rings *r, int timeout_ms, rings_event_fn fn, void *ctx);
+/* How full the fullest ring was when the last drain began, per mille. */
+int rings__fill(const struct rings *r);
 /* Drain everything and hand fn every record held (the end). */
 int rings__flush(struct rings *r, rings_event_fn fn, void *ctx);
 /* Records may carry a self-timed site's user-side time (include/sbt/events.h

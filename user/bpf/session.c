@@ -641,6 +641,11 @@ int session__flush(struct session *s, session_event_fn fn, void *ctx)
 	return rings__flush(s->rings, fn, ctx);
 }
 
+int session__fill(const struct session *s)
+{
+	return rings__fill(s->rings);
+}
+
 __u64 session__late(const struct session *s)
 {
 	return rings__late(s->rings);

@@ -80,6 +80,8 @@ int session__drain(struct session *s, int timeout_ms, session_event_fn fn, void 
 int session__flush(struct session *s, session_event_fn fn, void *ctx);
 /* Records that reached us after later ones had been handed on. */
 __u64 session__late(const struct session *s);
+/* How full the fullest ring was when the last drain began, per mille. */
+int session__fill(const struct session *s);
 /* Failed reservations: total, and per CPU into per_cpu[0..max). */
 __u64 session__drops(struct session *s, __u64 *per_cpu, int max);
 int session__ncpus(void);

@@ -17,6 +17,7 @@ enum {
 	OPT_PROBE = 1000,
 	OPT_BUFFER,
 	OPT_DRAIN,
+	OPT_NICE,
 	OPT_SHARED_RING,
 	OPT_SHIM,
 	OPT_NO_SHIM,
@@ -211,6 +212,11 @@ static const struct argp_option options[] = {
 	 "costs more when threads hit probes at once)",
 	 3},
 	{"drain-interval", OPT_DRAIN, "MS", 0, "Drain the ring buffer every MS ms (default 20)", 3},
+	{"nice", OPT_NICE, "N", 0,
+	 "Drain at nice N (0-19) while tracing, back to the normal priority while a ring is "
+	 "a quarter full or a calibration runs: sbt-bpf then takes the job's CPUs less often "
+	 "(default: unchanged)",
+	 3},
 	{"verbose", 'v', NULL, 0, "More messages (twice: libbpf debug output)", 4},
 	{},
 };
@@ -227,6 +233,7 @@ static int top_option(int key)
 	case 'd':
 	case OPT_BUFFER:
 	case OPT_DRAIN:
+	case OPT_NICE:
 	case OPT_SHARED_RING:
 	case OPT_INTERVAL:
 	case 'v':
@@ -461,6 +468,9 @@ static int parse_value(struct env *env, int key, const char *arg, struct argp_st
 	case OPT_DRAIN:
 		e = parse_int(arg, 1, 10000, &env->drain_ms);
 		return e ? bad_value(st, "--drain-interval", arg, e) : 0;
+	case OPT_NICE:
+		e = parse_int(arg, 0, 19, &env->nice);
+		return e ? bad_value(st, "--nice", arg, e) : 0;
 	case OPT_MAX_LINES:
 		e = parse_u64(arg, 0, UINT32_MAX, &env->max_lines);
 		return e ? bad_value(st, "--max-lines", arg, e) : 0;
@@ -647,6 +657,7 @@ int env__parse_flags(struct env *env, int argc, char **argv, enum env_cmd cmd,
 	env->interval_ms = 1000;
 	env->buffer_bytes = 16ULL << 20;
 	env->drain_ms = 20;
+	env->nice = -1;
 	env->max_lines = 50;
 	env->classes = SBT_TRACE_DEFAULT;
 	env->alpha_enter = env->alpha_exit = -1;

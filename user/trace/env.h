@@ -51,6 +51,7 @@ struct env {
 	int shim;			 /* preload the probe shim (-- CMD, unless --no-shim) */
 	int shim_given;			 /* --shim 1, --no-shim -1, neither 0 */
 	int drain_ms;			 /* --drain-interval */
+	int nice;			 /* --nice: the drain's nice while tracing; -1: unchanged */
 	uint64_t max_lines;		 /* --max-lines: episode lines per second */
 	uint64_t iterations;		 /* --iterations: loop length, for the ETA */
 	const char *iterations_var;	 /* --iterations VARIABLE: the program's loop bound */

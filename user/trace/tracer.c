@@ -19,6 +19,7 @@
 #include "user/resolve/symbolize.h"
 #include "user/trace/late_bodies.h"
 #include "user/trace/launch.h"
+#include "user/trace/priority.h"
 #include "user/trace/stops.h"
 #include "user/trace/target.h"
 #include "user/trace/trace_meta.h"
@@ -44,6 +45,7 @@ struct tracer {
 	 * up yet), or why it cannot be read */
 	struct variable loop_var;
 	int loop_var_err;
+	struct priority prio; /* the drain's, --nice */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -503,6 +505,8 @@ static void recalibrate(struct tracer *t, __u64 now)
 	if (!probe_costs__due(&t->ctx.costs, now))
 		return;
 	busy_cpus(t, &busy);
+	/* a calibration timed at low priority would time the job's slices */
+	priority__raise(&t->prio);
 	probe_costs__recalibrate(&t->ctx.costs, now, &busy);
 }
 
@@ -531,8 +535,11 @@ int tracer__run(struct tracer *t, tracer_tick_fn tick, void *ctx)
 		return rc;
 	t->tty = isatty(STDERR_FILENO) && !env->view.json && !env->top;
 	t->status_ns = t->ctx.start_ns;
+	/* after the release: a launched command was forked at normal priority */
+	priority__begin(&t->prio, env->nice);
 	while (!stop_requested && !(env->record && t->write_err)) {
 		session__drain(t->ctx.session, env->drain_ms, on_event, t);
+		priority__adjust(&t->prio, session__fill(t->ctx.session));
 		flush_trace_file(t);
 		fflush(stdout);
 		if (tg->ops->rescan)
@@ -550,6 +557,8 @@ int tracer__run(struct tracer *t, tracer_tick_fn tick, void *ctx)
 			break;
 	}
 	clear_status(t);
+	/* the final flush and report at the normal priority */
+	priority__raise(&t->prio);
 	if (env->record && t->write_err)
 		log_warn("recording stopped; %s left running, untraced",
 			 tg->several ? "the processes are" : "the target is");
