@@ -241,17 +241,30 @@ def spread_cell(ts, runs):
     return f"{100 * (lo - t) / t:+.1f}..{100 * (hi - t) / t:+.1f} %, {meet}/{len(runs)}"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-r", "--rounds", type=int, default=5)
-    ap.add_argument("--only", default="", help="workloads whose label contains this")
-    ap.add_argument("--probes", default="both", choices=["both", "uprobes", "shim"])
-    ap.add_argument("--no-inject", action="store_true",
-                    help="no validation by injected delay (the inject column)")
+def bench_args(ap):
+    """ap's arguments, once the bench is known to run as root, from the
+    repository's root (the scripts of bench/ that reuse these workloads)."""
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench: run as root")
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    return a
+
+
+def rounds_parser(doc):
+    """An argument parser described by doc's first line, with -r ROUNDS."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("-r", "--rounds", type=int, default=5)
+    return ap
+
+
+def main():
+    ap = rounds_parser(__doc__)
+    ap.add_argument("--only", default="", help="workloads whose label contains this")
+    ap.add_argument("--probes", default="both", choices=["both", "uprobes", "shim"])
+    ap.add_argument("--no-inject", action="store_true",
+                    help="no validation by injected delay (the inject column)")
+    a = bench_args(ap)
     print(f"== accuracy: {a.rounds} rounds, medians; times in ms; per phase: median / worst "
           "over phases (model mr) ==")
     print("| workload | probes | T | T_m | δ_m | T_a mr | δ_a mr | T_a sm | δ_a sm | T_a time "

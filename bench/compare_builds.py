@@ -8,7 +8,6 @@ model change measured on identical inputs, free of the run-to-run spread.
 
     sudo bench/compare_builds.py [-r ROUNDS] --before SBT --after SBT 'LABEL|LABEL'
 """
-import argparse
 import json
 import os
 import statistics
@@ -41,15 +40,11 @@ def rounds_of(cmd, env, opts, rounds, tmp, builds):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-r", "--rounds", type=int, default=5)
+    ap = accuracy.rounds_parser(__doc__)
     ap.add_argument("--before", required=True, help="the sbt-bpf binary of the first build")
     ap.add_argument("--after", required=True, help="the sbt-bpf binary of the second build")
     ap.add_argument("only", help="'|'-separated substrings of workload labels")
-    a = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("bench: run as root")
-    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    a = accuracy.bench_args(ap)
     builds = (a.before, a.after)
     print("| workload | probes | T | T_m | T_a before | δ before | T_a after | δ after |")
     print("|---|---|---|---|---|---|---|---|")

@@ -9,7 +9,6 @@ CPUs (the PREEMPTED windows), one markdown table.
 
     sudo bench/nice.py [-r ROUNDS] 'LABEL|LABEL'
 """
-import argparse
 import json
 import os
 import statistics
@@ -33,13 +32,9 @@ def facts(path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-r", "--rounds", type=int, default=5)
+    ap = accuracy.rounds_parser(__doc__)
     ap.add_argument("only", help="'|'-separated substrings of workload labels")
-    a = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("bench: run as root")
-    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    a = accuracy.bench_args(ap)
     print("| workload | probes | T | T_m | δ_m | T_a | δ_a | lost | sbt-bpf ms "
           "| T_m --nice 19 | δ_m | T_a | δ_a | lost | sbt-bpf ms |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
