@@ -236,25 +236,38 @@ void approx__measured(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	t->pending_in_ovh = 0;
 }
 
-/* A PREEMPTED record: thread e->tid lost its CPU to sbt-bpf itself for
- * e->obj ns up to e->ts, which the run without the tracer would not have
- * lost. Its later events come that much later, as after a probe hit;
- * charged to a thread already seen only (one not started yet starts on its
- * own basis). The window closes when sbt-bpf leaves the CPU, so it holds no
- * time the thread would have waited anyway for another task there; but the
- * thread may have gone on on another CPU meanwhile: an event of its own
- * inside the window bounds what it lost. */
+/* What a PREEMPTED record charges its thread t (NULL: not seen): e->tid
+ * lost its CPU to sbt-bpf itself for e->obj ns up to e->ts, which the run
+ * without the tracer would not have lost. The window closes when sbt-bpf
+ * leaves the CPU or the thread runs on another, so it holds no time the
+ * thread would have waited anyway for another task; an event of its own
+ * inside it (clocks of two CPUs) bounds it. 0 for a thread not seen yet
+ * (one not started yet starts on its own basis), or when not
+ * approximating. The analysis and the MPI view (phases__record_cost())
+ * charge the same. */
+static __u64 preempted_lost(const struct phases *p, const struct ph_thread *t,
+			    const struct sbt_event *e)
+{
+	__u64 from = sub0(e->ts, e->obj);
+
+	if (!t || t->pid != e->pid || !approx__enabled(p))
+		return 0;
+	if (t->tm_prev > from && t->tm_prev - from < e->obj)
+		return t->tm_prev - from;
+	return e->obj;
+}
+
+/* A PREEMPTED record: the thread's later events come that much later, as
+ * after a probe hit. */
 void approx__preempted(struct phases *p, const struct sbt_event *e)
 {
 	struct ph_thread *t = hmap_get(&p->threads, e->tid, 0);
-	__u64 from = sub0(e->ts, e->obj), lost = e->obj;
+	__u64 lost = preempted_lost(p, t, e);
 
 	p->preempted.count++;
 	p->preempted.ns += e->obj;
-	if (!t || t->pid != e->pid || !approx__enabled(p))
+	if (!lost)
 		return;
-	if (t->tm_prev > from)
-		lost = t->tm_prev - from < lost ? t->tm_prev - from : lost;
 	t->ovh += lost;
 	t->preempted_total += lost;
 }
@@ -350,7 +363,7 @@ __u64 phases__record_cost(struct phases *p, const struct sbt_event *e)
 	case SBT_EV_COUNTERS:
 		return counters_cost(p, e);
 	case SBT_EV_PREEMPTED:
-		return approx__enabled(p) ? e->obj : 0;
+		return preempted_lost(p, hmap_get(&p->threads, e->tid, 0), e);
 	}
 	return 0;
 }

@@ -314,6 +314,7 @@ TEST(tracer_preemption_charged_to_its_thread)
 	struct collected c;
 	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_MR, PH_EXIT_RANK);
 	const struct ph_preempted *pr;
+	struct sbt_event e;
 
 	enter(p, P_REGION, 1, 1100, 0, SITE_B);
 	leave(p, P_REGION, 1, 1400, 0);
@@ -324,7 +325,12 @@ TEST(tracer_preemption_charged_to_its_thread)
 	leave(p, P_PBW, 1, 3100, 0);
 	leave(p, P_PBW, 2, 3150, 0);
 	preempted(p, 9, 3200, 1000);
-	/* a window from 2900, but thread 2 ran on (elsewhere) at 3150: 250 */
+	/* a window from 2900, but thread 2 ran on (elsewhere) at 3150: 250,
+	 * the cost the MPI view removes too */
+	e = sbt_event_make(SBT_EV_PREEMPTED, 0, PID, 2, 3300, 400, 0);
+	CHECK_EQ(phases__record_cost(p, &e), 250);
+	e.tid = 9;
+	CHECK_EQ(phases__record_cost(p, &e), 0);
 	preempted(p, 2, 3300, 400);
 	phases__finish(p);
 

@@ -238,6 +238,14 @@ void rings__free(struct rings *rs)
 	free(rs);
 }
 
+/* Bytes written to ring r and not consumed yet (its positions are mapped
+ * from rings__start() on). */
+static unsigned long ring_held(const struct ring *r)
+{
+	return __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
+}
+
 /* The time before which ring r can produce no record it has not given us:
  * empty at some time, any record it makes later was reserved after, and
  * stamped after its reservation (or, at a self-timed site, at most
@@ -247,8 +255,7 @@ static __u64 ring_horizon(const struct ring *r)
 {
 	__u64 now = clock_ns(CLOCK_MONOTONIC), early = r->owner->stamped_before;
 
-	if (__atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) ==
-	    __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE))
+	if (!ring_held(r))
 		return now > early ? now - early : 0;
 	early += BEHIND_NS;
 	return r->last_ts > early ? r->last_ts - early : 0;
@@ -289,15 +296,6 @@ static int take_ring_losses(struct rings *rs, const struct ring *r)
 	for (cpu = 0; cpu < rs->ncpus && !err; cpu++)
 		err = take_losses(rs, r->idx, cpu);
 	return err;
-}
-
-/* Bytes written to ring r and not consumed yet. */
-static unsigned long ring_held(const struct ring *r)
-{
-	if (!r->producer_pos)
-		return 0;
-	return __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) -
-	       __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
 }
 
 /* Take what every ring holds (a budget each). *horizon: the time before
