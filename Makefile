@@ -190,6 +190,9 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 RESOLVE_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/variable.c)
 $(OUTPUT)/tests/test_elfsym: UNIT_EXTRA := $(RESOLVE_OBJS) -lelf
 $(OUTPUT)/tests/test_elfsym: $(RESOLVE_OBJS)
+# the symbolizer, on a child of the test (libdw)
+$(OUTPUT)/tests/test_symbolize: UNIT_EXTRA := $(call objs,user/resolve/symbolize.c) -ldw -lelf
+$(OUTPUT)/tests/test_symbolize: $(call objs,user/resolve/symbolize.c)
 # the drain's priority rule
 $(OUTPUT)/tests/test_priority: UNIT_EXTRA := $(call objs,user/trace/priority.c)
 $(OUTPUT)/tests/test_priority: $(call objs,user/trace/priority.c)

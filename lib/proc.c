@@ -478,9 +478,11 @@ int proc__open_mapped(const struct mapped_file *f)
 	 * the process is in a chroot; then the device and inode tell. */
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)f->pid, f->path);
 	fd = open_checked(path, f, O_NOFOLLOW);
-	if (fd >= 0 || fd == -ESTALE || fd == -EINVAL || !proc__gone(f->pid))
+	if (fd >= 0 || fd == -ESTALE || fd == -EINVAL)
 		return fd;
-	/* The process has exited: our own view of the path, checked alike. */
+	/* The process has exited, or is exiting (its root and mappings go
+	 * before it is a zombie): our own view of the path, checked alike (the
+	 * device and inode keep another file of that name out). */
 	return open_checked(f->path, f, O_NOFOLLOW);
 }
 

@@ -98,7 +98,7 @@ int proc__file_base(pid_t pid, uint64_t dev, uint64_t ino, uint64_t *start);
  * open: it is our view of a file that may live in another mount namespace
  * or under a chroot the process's owner controls. So the file is opened
  * through /proc/PID/map_files (the mapping itself), else through
- * /proc/PID/root, else (the process has exited) by the path as we see it,
+ * /proc/PID/root, else (the process is exiting or has exited) by the path as we see it,
  * and must be a regular file with the device and inode maps showed
  * (doc/design.md §7). A file descriptor, or a negative errno (-ESTALE:
  * another file is there now). */

@@ -34,6 +34,7 @@ struct symbolizer {
 	int nfiles;
 	struct module_cus *cus; /* one per module asked about */
 	size_t ncus;
+	int reported; /* libdwfl has read the process's modules once */
 };
 
 /* Separate debug files only from the system's directory: by default
@@ -91,21 +92,56 @@ static const Dwfl_Callbacks proc_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+/* Files of the last read that the new one (files, n of them) lacks, kept
+ * at its end: a process exiting or gone maps nothing, and modules libdwfl
+ * still holds open their files lazily, by these entries. The new count, or
+ * -ENOMEM. */
+static int keep_old_files(const struct symbolizer *s, struct mapped_file **files, int n)
+{
+	struct mapped_file *all = realloc(*files, (n + s->nfiles) * sizeof(*all));
+	int i, j, total = n;
+
+	if (!all)
+		return -ENOMEM;
+	*files = all;
+	for (i = 0; i < s->nfiles; i++) {
+		for (j = 0; j < n && strcmp(all[j].path, s->files[i].path); j++)
+			;
+		if (j == n)
+			all[total++] = s->files[i];
+	}
+	return total;
+}
+
+/* (Re)read the process's modules. A re-read adds to what was read before
+ * (dwfl_report_begin_add), never takes away: one that finds the process
+ * exiting (no maps) or gone must not forget the names it had. */
 static int report(struct symbolizer *s)
 {
 	struct mapped_file *files = NULL;
-	int n = proc__mapped_files(s->pid, &files);
+	int n = proc__mapped_files(s->pid, &files), rc;
 
-	if (n >= 0) {
-		free(s->files);
-		s->files = files;
-		s->nfiles = n;
+	if (n > 0)
+		n = keep_old_files(s, &files, n);
+	if (n <= 0) {
+		free(files);
+		return n < 0 ? n : -ESRCH;
 	}
+	free(s->files);
+	s->files = files;
+	s->nfiles = n;
 	opening = s;
-	dwfl_report_begin(s->dwfl);
-	if (dwfl_linux_proc_report(s->dwfl, s->pid))
-		return -ESRCH;
-	return dwfl_report_end(s->dwfl, NULL, NULL) ? -EINVAL : 0;
+	if (s->reported)
+		dwfl_report_begin_add(s->dwfl);
+	else
+		dwfl_report_begin(s->dwfl);
+	rc = dwfl_linux_proc_report(s->dwfl, s->pid) ? -ESRCH : 0;
+	/* even after a failed read: the lookup table is rebuilt here */
+	if (dwfl_report_end(s->dwfl, NULL, NULL))
+		rc = -EINVAL;
+	if (!rc)
+		s->reported = 1;
+	return rc;
 }
 
 void symbolizer__warm(void)

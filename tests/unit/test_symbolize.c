@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The symbolizer (user/resolve/symbolize.h) on a child of this test: the
+ * names it could give while the child ran stay given once the child is a
+ * zombie or reaped, even after a lookup that made it read the maps again
+ * (no root needed: a child's maps are its parent's to read). */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "lib/proc.h"
+#include "user/resolve/symbolize.h"
+#include "unit.h"
+
+/* A global of this executable: the child, a fork, has it at the same
+ * address. */
+long symbolize_test_global[4];
+
+static pid_t start_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+/* The child's maps are there: the fork returned after its mm was set. */
+static struct symbolizer *symbolizer_of(pid_t pid)
+{
+	struct symbolizer *s = symbolizer__new(pid);
+
+	CHECK(s != NULL);
+	return s;
+}
+
+static int names_global(struct symbolizer *s)
+{
+	char buf[256] = "";
+
+	return symbolizer__data(s, (uintptr_t)&symbolize_test_global[1], buf, sizeof(buf)) == 0 &&
+	       !strcmp(buf, "symbolize_test_global+0x8");
+}
+
+/* Code in no file the symbolizer knows (a library loaded since, it
+ * supposes): the lookup reads the maps again. Heap memory is such code. */
+static void look_up_heap(struct symbolizer *s)
+{
+	char buf[256] = "";
+	void *heap = malloc(64);
+
+	symbolizer__code(s, (uintptr_t)heap, buf, sizeof(buf));
+	CHECK(buf[0] == '0' && buf[1] == 'x');
+	CHECK_EQ(symbolizer__data(s, (uintptr_t)heap, buf, sizeof(buf)), -ENOENT);
+	free(heap);
+}
+
+TEST(names_survive_the_child_becoming_a_zombie)
+{
+	pid_t pid = start_child();
+	struct symbolizer *s;
+	siginfo_t si;
+
+	CHECK(pid > 0);
+	s = symbolizer_of(pid);
+	kill(pid, SIGKILL);
+	/* a zombie (not reaped): its maps read empty */
+	CHECK_EQ(waitid(P_PID, pid, &si, WEXITED | WNOWAIT), 0);
+	CHECK(proc__gone(pid));
+	look_up_heap(s);
+	CHECK(names_global(s));
+	waitpid(pid, NULL, 0);
+	look_up_heap(s);
+	CHECK(names_global(s));
+	symbolizer__free(s);
+}
+
+TEST(names_survive_the_child_being_reaped)
+{
+	pid_t pid = start_child();
+	struct symbolizer *s;
+
+	CHECK(pid > 0);
+	s = symbolizer_of(pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	look_up_heap(s);
+	CHECK(names_global(s));
+	symbolizer__free(s);
+}
+
+TEST(a_process_that_is_gone_has_no_symbolizer)
+{
+	pid_t pid = start_child();
+
+	CHECK(pid > 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK(symbolizer__new(pid) == NULL);
+}
