@@ -15,8 +15,9 @@ struct name {
 };
 
 struct names {
-	struct hmap addrs; /* (pid, addr) -> struct name */
-	struct hmap comms; /* (tid, 0) -> char * */
+	struct hmap addrs;  /* (pid, addr) -> struct name */
+	struct hmap comms;  /* (tid, 0) -> char * */
+	struct hmap labels; /* (pid, hash of a name) -> how many addresses have it */
 	struct name **list;
 	size_t n, cap;
 };
@@ -28,6 +29,7 @@ struct names *names__new(void)
 	if (n) {
 		hmap_init(&n->addrs);
 		hmap_init(&n->comms);
+		hmap_init(&n->labels);
 	}
 	return n;
 }
@@ -45,13 +47,53 @@ void names__free(struct names *n)
 	free(n->list);
 	hmap_free(&n->addrs);
 	hmap_free_values(&n->comms);
+	hmap_free_values(&n->labels);
 	free(n);
 }
 
-int names__set(struct names *n, __u32 pid, __u64 addr, const char *str)
+/* FNV-1a: names are compared by hash (64 bits: two names of one process
+ * that differ and hash alike would only lose a suffix). */
+static __u64 name_hash(const char *s)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* A copy of str for a new address of pid: "NAME #k" when k-1 addresses of
+ * pid were given that name by names__set_numbered() already. "" (looked up,
+ * no name) stays as it is. NULL: no memory. */
+static char *numbered_copy(struct names *n, __u32 pid, const char *str)
+{
+	__u64 h = name_hash(str);
+	unsigned *uses = str[0] ? hmap_get(&n->labels, pid, h) : NULL;
+	size_t len = strlen(str) + 16;
+	char *copy = malloc(len);
+
+	if (!copy)
+		return NULL;
+	if (uses)
+		snprintf(copy, len, "%s #%u", str, ++*uses);
+	else
+		snprintf(copy, len, "%s", str);
+	if (!str[0] || uses)
+		return copy;
+	uses = malloc(sizeof(*uses));
+	if (!uses || hmap_put(&n->labels, pid, h, uses)) {
+		free(uses); /* no suffixes for this name: not worth failing for */
+		return copy;
+	}
+	*uses = 1;
+	return copy;
+}
+
+/* Name addr of pid: copy is the name, already allocated (freed here on
+ * failure). */
+static int set_copy(struct names *n, __u32 pid, __u64 addr, char *copy)
 {
 	struct name *nm = hmap_get(&n->addrs, pid, addr);
-	char *copy = strdup(str);
 
 	if (!copy)
 		return -ENOMEM;
@@ -79,6 +121,18 @@ int names__set(struct names *n, __u32 pid, __u64 addr, const char *str)
 oom:
 	free(copy);
 	return -ENOMEM;
+}
+
+int names__set(struct names *n, __u32 pid, __u64 addr, const char *str)
+{
+	return set_copy(n, pid, addr, strdup(str));
+}
+
+int names__set_numbered(struct names *n, __u32 pid, __u64 addr, const char *str)
+{
+	if (hmap_get(&n->addrs, pid, addr))
+		return names__set(n, pid, addr, str);
+	return set_copy(n, pid, addr, numbered_copy(n, pid, str));
 }
 
 const char *names__get(const struct names *n, __u32 pid, __u64 addr)

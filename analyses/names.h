@@ -14,6 +14,11 @@ struct names *names__new(void);
 void names__free(struct names *n);
 /* Name addr of process pid (copied). 0 or -ENOMEM. */
 int names__set(struct names *n, __u32 pid, __u64 addr, const char *name);
+/* The same for a new address, numbered: a name names__set_numbered() gave
+ * another address of pid already is made "NAME #2", "NAME #3"... in the
+ * order they are set; "" is not. For the call sites the reports list side
+ * by side (barriers: two calls on one source line must not read alike). */
+int names__set_numbered(struct names *n, __u32 pid, __u64 addr, const char *name);
 /* NULL when unknown. */
 const char *names__get(const struct names *n, __u32 pid, __u64 addr);
 size_t names__count(const struct names *n);

@@ -154,6 +154,13 @@ static void name_object(struct trace_ctx *c, struct job *job, __u64 obj)
 	names__set(c->names, job->pid, obj, buf);
 }
 
+/* Probe kinds whose call sites the reports list as barrier sites, side by
+ * side: two on one source line are numbered (names__set_numbered()). */
+static int lists_sites(int kind)
+{
+	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER || kind == SBT_PK_REGION;
+}
+
 static void name_call(struct trace_ctx *c, struct job *job, const struct sbt_event *e)
 {
 	char buf[SBT_SYMBOL_MAX * 2];
@@ -166,7 +173,10 @@ static void name_call(struct trace_ctx *c, struct job *job, const struct sbt_eve
 			symbolizer__function(job->user, e->site, buf, sizeof(buf));
 		else
 			symbolizer__code(job->user, e->site, buf, sizeof(buf));
-		names__set(c->names, e->pid, e->site, buf);
+		if (lists_sites(c->costs.infos[e->probe].kind))
+			names__set_numbered(c->names, e->pid, e->site, buf);
+		else
+			names__set(c->names, e->pid, e->site, buf);
 	}
 	if (e->type == SBT_EV_ENTER && names_object(c->costs.infos[e->probe].kind))
 		name_object(c, job, e->obj);
