@@ -62,8 +62,13 @@ MPICC_OMPI  := $(shell command -v mpicc.openmpi 2>/dev/null)
 MPICC_MPICH := $(shell command -v mpicc.mpich 2>/dev/null)
 MPI_EXAMPLES := $(if $(MPICC_OMPI),$(EX_DIR)/mpi_ranks_ompi $(EX_DIR)/mpi_hybrid_ompi) \
 		$(if $(MPICC_MPICH),$(EX_DIR)/mpi_ranks_mpich)
+# Fortran OpenMP (gfortran, libgomp), the way NPB's codes are written
+# (make deps-test installs gfortran)
+FC_GNU := $(shell command -v gfortran 2>/dev/null)
+FORTRAN_EXAMPLES := $(if $(FC_GNU),$(EX_DIR)/omp_heat_gfortran)
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) $(EX_DIR)/barrier_imbalance_static \
-	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm) $(MPI_EXAMPLES)
+	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm) $(MPI_EXAMPLES) \
+	     $(FORTRAN_EXAMPLES)
 # The probe shim (shim/shim.h): one library per class, preloaded by --shim.
 SHIM_CLASSES := barrier lock sem cond
 SHIM_LIBS := $(foreach c,$(SHIM_CLASSES),$(OUTPUT)/libsbt-probes-$(c).so)
@@ -142,6 +147,12 @@ $(EX_DIR)/%_gomp: examples/%.c examples/workload.h
 $(EX_DIR)/%_llvm: examples/%.c examples/workload.h
 	@mkdir -p $(@D)
 	$(CLANG) -O2 -g $(WARN) -fopenmp=libomp $< -o $@
+
+# -cpp: the example names its barrier's line with __LINE__; -J: its module
+# file out of the examples' directory (which holds programs only)
+$(EX_DIR)/omp_heat_gfortran: examples/omp_heat.F90
+	@mkdir -p $(@D) $(OUTPUT)/fortran
+	$(FC_GNU) -O2 -g -Wall -fopenmp -cpp -J $(OUTPUT)/fortran $< -o $@
 
 $(EX_DIR)/mpi_ranks_ompi: examples/mpi_ranks.c examples/workload.h
 	@mkdir -p $(@D)

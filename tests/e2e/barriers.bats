@@ -121,6 +121,20 @@ load helpers
 	$CHECK omp "$T/l.json" "$T/wl.out" "$T/l.sbt" 3
 }
 
+# Fortran (gfortran, libgomp), NPB's way: one region around the time loop,
+# SINGLE, a DO with a reduction, NOWAIT, an explicit BARRIER; sites named by
+# the .F90 file's lines; with the shim and with plain uprobes.
+@test "gfortran OpenMP: single, reduction and explicit barriers, each a step, named by the .F90 line" {
+	local shim
+	for shim in --shim --no-shim; do
+		run env OMP_NUM_THREADS=2 "$SBT" record "$shim" -o "$T/f.sbt" -- "$EX/omp_heat_gfortran" 20 200 3000
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/wl.out"
+		"$SBT" report --format json "$T/f.sbt" >"$T/f.json"
+		$CHECK fortran "$T/f.json" "$T/wl.out" "$T/f.sbt" 20
+	done
+}
+
 @test "hang: a barrier that never releases names the missing thread" {
 	bg "$T/sbt.out" "$SBT" --hang-timeout 1 -- "$EX/hang_barrier" -t 3 -g 2
 	wait_for "$T/sbt.out" "^SBT HANG" 15

@@ -6,6 +6,7 @@ what the example workloads measured about themselves in the same run.
   checks.py omp REPORT.json WORKLOAD.out ORIGIN PHASES [any]
   checks.py omp_kernels REPORT.json WORKLOAD.out ORIGIN STEPS [stripped]  (implicit barriers)
   checks.py omp_nested REPORT.json WORKLOAD.out ORIGIN STEPS  (team sizes, nested regions)
+  checks.py fortran REPORT.json WORKLOAD.out ORIGIN STEPS  (omp_heat: Fortran OpenMP)
   checks.py barrier REPORT.json WORKLOAD.out ORIGIN PHASES  (any one barrier, no futex calls)
   checks.py condbar REPORT.json WORKLOAD.out ORIGIN PHASES  (cond_barrier: mutex + condvar)
   checks.py sembar REPORT.json WORKLOAD.out ORIGIN PHASES   (sem_barrier: semaphores)
@@ -483,6 +484,58 @@ def omp(report, wl_out, org_spec, phases, region="1"):
     sites = [s for s in r["sites"] if not s["implicit"]]
     check(len(sites) == 2, f"{len(sites)} explicit barrier sites, expected 2")
     check(all(s["episodes"] == phases for s in sites), "episodes per site")
+    check(r["regions"]["count"] == 1, f"{r['regions']['count']} parallel regions, expected 1")
+    common_facts(r)
+
+
+# A step's last arrival, when the one before it came this much earlier by the
+# workload's own clock: late by more than any probe hit could blur.
+LATE_MARGIN_NS = 1_000_000
+
+
+def fortran(report, wl_out, org_spec, steps):
+    """omp_heat (Fortran OpenMP): three loop-barrier sites a step (the
+    SINGLE's end, the reduction DO's end, the explicit BARRIER), each with
+    one episode a step, named by the .F90 file's lines; at the explicit one,
+    every thread's arrival and departure inside its own timed window, and
+    the late thread the one that arrived last where the workload's clock
+    says so by LATE_MARGIN_NS."""
+    r = load(report)
+    text = open(wl_out).read()
+    line = int(re.search(r"^barrier_line (\d+)$", text, re.M).group(1))
+    rx = r"^phase (\d+) thread \d+ tid (\d+) arrive_ns (\d+) depart_ns (\d+)$"
+    wins = {}
+    for k, tid, a, d in re.findall(rx, text, re.M):
+        wins.setdefault(int(k), {})[int(tid)] = (int(a), int(d))
+    check(len(wins) == steps, f"the workload printed {len(wins)} steps, expected {steps}")
+    loops = [s for s in r["sites"] if not s["implicit"]]
+    check(len(loops) == 3, f"loop-barrier sites: {[s['call_site'] for s in loops]}")
+    check(all(".F90:" in s["call_site"] and s["episodes"] == steps for s in loops),
+          f"sites (name, episodes): {[(s['call_site'], s['episodes']) for s in loops]}")
+    mine = [s for s in loops if s["call_site"].endswith(f"omp_heat.F90:{line})")]
+    if not check(len(mine) == 1, f"no site at omp_heat.F90:{line}: "
+                 f"{[s['call_site'] for s in loops]}"):
+        return
+    org = origin(org_spec, r)
+    eps = sorted((p for p in r["phases"] if p["site"] == mine[0]["id"]), key=lambda p: p["index"])
+    check(len(eps) == steps, f"{len(eps)} episodes of the explicit barrier, expected {steps}")
+    judged = 0
+    for k, p in enumerate(eps[:len(wins)]):
+        w = wins[k]
+        got = {t["tid"]: t for t in p["threads"]}
+        if not check(set(got) == set(w), f"step {k}: threads {sorted(got)}, the workload's "
+                     f"{sorted(w)}"):
+            continue
+        for tid, t in got.items():
+            a, d = org + t["arrive_ns"], org + t["depart_ns"]
+            check(w[tid][0] <= a <= d <= w[tid][1],
+                  f"step {k} tid {tid}: trace {a}..{d} outside the thread's own {w[tid]}")
+        order = sorted(w, key=lambda tid: w[tid][0])
+        if len(order) > 1 and w[order[-1]][0] - w[order[-2]][0] > LATE_MARGIN_NS:
+            judged += 1
+            check(p["critical_tid"] == order[-1],
+                  f"step {k}: late thread {p['critical_tid']}, the workload's {order[-1]}")
+    check(judged >= steps // 2, f"only {judged} of {steps} steps had a clearly late thread")
     check(r["regions"]["count"] == 1, f"{r['regions']['count']} parallel regions, expected 1")
     common_facts(r)
 
@@ -1371,6 +1424,7 @@ def main(argv):
         "attach": lambda: attach(a[0], a[1], a[2]),
         "omp": lambda: omp(a[0], a[1], a[2], int(a[3]), *a[4:5]),
         "omp_nested": lambda: omp_nested(a[0], a[1], a[2], int(a[3])),
+        "fortran": lambda: fortran(a[0], a[1], a[2], int(a[3])),
         "omp_kernels": lambda: omp_kernels(a[0], a[1], a[2], int(a[3]),
                                            len(a) > 4 and a[4] == "stripped"),
         "barrier": lambda: barrier(a[0], a[1], a[2], int(a[3])),
