@@ -28,7 +28,7 @@ CFLAGS    ?= -O2 -g
 # Includes name their layer ("lib/hmap.h", "user/bpf/session.h"): see doc/design.md.
 CFLAGS    += $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I. -I$(OUTPUT) -MMD -MP
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT) -Wall
-LIBS      := -lbpf -lelf -ldw -lz -lpthread -lm
+LIBS      := -lbpf -lelf -ldw -lz -lpthread -lm -lstdc++
 # OTF2 export when Debian's libopen-trace-format2-dev is there (scripts/deps.sh installs it)
 OTF2_LIBS := $(shell pkg-config --libs otf2 2>/dev/null)
 ifneq ($(OTF2_LIBS),)
@@ -62,13 +62,16 @@ MPICC_OMPI  := $(shell command -v mpicc.openmpi 2>/dev/null)
 MPICC_MPICH := $(shell command -v mpicc.mpich 2>/dev/null)
 MPI_EXAMPLES := $(if $(MPICC_OMPI),$(EX_DIR)/mpi_ranks_ompi $(EX_DIR)/mpi_hybrid_ompi) \
 		$(if $(MPICC_MPICH),$(EX_DIR)/mpi_ranks_mpich)
-# Fortran OpenMP (gfortran, libgomp), the way NPB's codes are written
-# (make deps-test installs gfortran)
+# Fortran OpenMP (gfortran, libgomp), the way NPB's codes are written, and
+# C++ OpenMP (clang++ with libomp; g++ with libgomp where installed): make
+# deps-test installs gfortran and g++
 FC_GNU := $(shell command -v gfortran 2>/dev/null)
-FORTRAN_EXAMPLES := $(if $(FC_GNU),$(EX_DIR)/omp_heat_gfortran)
+CXX_GNU := $(shell command -v g++ 2>/dev/null)
+OTHER_LANG_EXAMPLES := $(if $(FC_GNU),$(EX_DIR)/omp_heat_gfortran) $(EX_DIR)/omp_domain_llvm \
+		    $(if $(CXX_GNU),$(EX_DIR)/omp_domain_gomp)
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) $(EX_DIR)/barrier_imbalance_static \
 	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm) $(MPI_EXAMPLES) \
-	     $(FORTRAN_EXAMPLES)
+	     $(OTHER_LANG_EXAMPLES)
 # The probe shim (shim/shim.h): one library per class, preloaded by --shim.
 SHIM_CLASSES := barrier lock sem cond
 SHIM_LIBS := $(foreach c,$(SHIM_CLASSES),$(OUTPUT)/libsbt-probes-$(c).so)
@@ -154,6 +157,13 @@ $(EX_DIR)/omp_heat_gfortran: examples/omp_heat.F90
 	@mkdir -p $(@D) $(OUTPUT)/fortran
 	$(FC_GNU) -O2 -g -Wall -fopenmp -cpp -J $(OUTPUT)/fortran $< -o $@
 
+$(EX_DIR)/omp_domain_gomp: examples/omp_domain.cpp
+	@mkdir -p $(@D)
+	$(CXX_GNU) -O2 -g $(WARN) -fopenmp $< -o $@
+$(EX_DIR)/omp_domain_llvm: examples/omp_domain.cpp
+	@mkdir -p $(@D)
+	$(CLANG)++ -O2 -g $(WARN) -fopenmp=libomp $< -o $@
+
 $(EX_DIR)/mpi_ranks_ompi: examples/mpi_ranks.c examples/workload.h
 	@mkdir -p $(@D)
 	$(MPICC_OMPI) -O2 -g $(WARN) $< -o $@
@@ -202,8 +212,9 @@ RESOLVE_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/variable.c)
 $(OUTPUT)/tests/test_elfsym: UNIT_EXTRA := $(RESOLVE_OBJS) -lelf
 $(OUTPUT)/tests/test_elfsym: $(RESOLVE_OBJS)
 # the symbolizer, on a child of the test (libdw)
-$(OUTPUT)/tests/test_symbolize: UNIT_EXTRA := $(call objs,user/resolve/symbolize.c) -ldw -lelf
-$(OUTPUT)/tests/test_symbolize: $(call objs,user/resolve/symbolize.c)
+SYMBOLIZE_OBJS := $(call objs,user/resolve/symbolize.c user/resolve/demangle.c)
+$(OUTPUT)/tests/test_symbolize: UNIT_EXTRA := $(SYMBOLIZE_OBJS) -ldw -lelf -lstdc++
+$(OUTPUT)/tests/test_symbolize: $(SYMBOLIZE_OBJS)
 # the drain's priority rule
 $(OUTPUT)/tests/test_priority: UNIT_EXTRA := $(call objs,user/trace/priority.c)
 $(OUTPUT)/tests/test_priority: $(call objs,user/trace/priority.c)
@@ -306,7 +317,7 @@ install: $(OUTPUT)/sbt-bpf $(SHIM_LIBS)
 
 format:
 	clang-format -i include/sbt/*.h bpf/*.c bpf/*.h lib/*.[ch] analyses/*.[ch] user/*/*.[ch] shim/*.[ch] \
-		tests/unit/*.[ch] tests/fuzz/*.[ch] examples/*.[ch] bench/*.c
+		tests/unit/*.[ch] tests/fuzz/*.[ch] examples/*.[ch] examples/*.cpp bench/*.c
 
 clean:
 	rm -rf $(OUTPUT)

@@ -7,7 +7,7 @@ BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libdw-d
 	libopen-trace-format2-dev"
 RUN_PKGS="libomp-dev"
 TEST_PKGS="bats procps util-linux libcap2-bin python3 time chromium otf2-tools tmux libclang-rt-dev
-	openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran"
+	openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran g++"
 BENCH_PKGS="bpftrace"
 
 want="$BUILD_PKGS $RUN_PKGS"

@@ -131,8 +131,24 @@ load helpers
 		[ "$status" -eq 0 ]
 		echo "$output" >"$T/wl.out"
 		"$SBT" report --format json "$T/f.sbt" >"$T/f.json"
-		$CHECK fortran "$T/f.json" "$T/wl.out" "$T/f.sbt" 20
+		$CHECK timed "$T/f.json" "$T/wl.out" "$T/f.sbt" 20 omp_heat.F90
 	done
+}
+
+# C++ (a class's methods hold the loops, as in LULESH): g++'s outlined
+# functions are named demangled, clang's by their .cpp lines.
+@test "C++ OpenMP: a method's loops and explicit barrier, named demangled (g++) and by line (clang++)" {
+	run env OMP_NUM_THREADS=2 "$SBT" record -o "$T/g.sbt" -- "$EX/omp_domain_gomp" 20 100000 3000
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/g.sbt" >"$T/g.json"
+	$CHECK timed "$T/g.json" "$T/wl.out" "$T/g.sbt" 20 omp_domain.cpp \
+		"Domain::advance(int, int) [clone ._omp_fn.0]"
+	run env OMP_NUM_THREADS=2 "$SBT" record -o "$T/l.sbt" -- "$EX/omp_domain_llvm" 20 100000 3000
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/l.sbt" >"$T/l.json"
+	$CHECK timed "$T/l.json" "$T/wl.out" "$T/l.sbt" 20 omp_domain.cpp
 }
 
 @test "hang: a barrier that never releases names the missing thread" {

@@ -6,7 +6,8 @@ what the example workloads measured about themselves in the same run.
   checks.py omp REPORT.json WORKLOAD.out ORIGIN PHASES [any]
   checks.py omp_kernels REPORT.json WORKLOAD.out ORIGIN STEPS [stripped]  (implicit barriers)
   checks.py omp_nested REPORT.json WORKLOAD.out ORIGIN STEPS  (team sizes, nested regions)
-  checks.py fortran REPORT.json WORKLOAD.out ORIGIN STEPS  (omp_heat: Fortran OpenMP)
+  checks.py timed REPORT.json WORKLOAD.out ORIGIN STEPS SOURCE [FUNCTION]
+                          (omp_heat.F90, omp_domain.cpp: a timed explicit barrier)
   checks.py barrier REPORT.json WORKLOAD.out ORIGIN PHASES  (any one barrier, no futex calls)
   checks.py condbar REPORT.json WORKLOAD.out ORIGIN PHASES  (cond_barrier: mutex + condvar)
   checks.py sembar REPORT.json WORKLOAD.out ORIGIN PHASES   (sem_barrier: semaphores)
@@ -493,13 +494,13 @@ def omp(report, wl_out, org_spec, phases, region="1"):
 LATE_MARGIN_NS = 1_000_000
 
 
-def fortran(report, wl_out, org_spec, steps):
-    """omp_heat (Fortran OpenMP): three loop-barrier sites a step (the
-    SINGLE's end, the reduction DO's end, the explicit BARRIER), each with
-    one episode a step, named by the .F90 file's lines; at the explicit one,
-    every thread's arrival and departure inside its own timed window, and
-    the late thread the one that arrived last where the workload's clock
-    says so by LATE_MARGIN_NS."""
+def timed(report, wl_out, org_spec, steps, source, function=None):
+    """omp_heat (Fortran) and omp_domain (C++): three loop-barrier sites a
+    step (two worksharing ends, the explicit barrier), each with one
+    episode a step, named by SOURCE's lines (and FUNCTION, a demangled C++
+    name, where given); at the explicit one, every thread's arrival and
+    departure inside its own timed window, and the late thread the one that
+    arrived last where the workload's clock says so by LATE_MARGIN_NS."""
     r = load(report)
     text = open(wl_out).read()
     line = int(re.search(r"^barrier_line (\d+)$", text, re.M).group(1))
@@ -510,10 +511,11 @@ def fortran(report, wl_out, org_spec, steps):
     check(len(wins) == steps, f"the workload printed {len(wins)} steps, expected {steps}")
     loops = [s for s in r["sites"] if not s["implicit"]]
     check(len(loops) == 3, f"loop-barrier sites: {[s['call_site'] for s in loops]}")
-    check(all(".F90:" in s["call_site"] and s["episodes"] == steps for s in loops),
+    check(all(f"({source}:" in s["call_site"] and s["episodes"] == steps and
+              (function is None or s["call_site"].startswith(function + " (")) for s in loops),
           f"sites (name, episodes): {[(s['call_site'], s['episodes']) for s in loops]}")
-    mine = [s for s in loops if s["call_site"].endswith(f"omp_heat.F90:{line})")]
-    if not check(len(mine) == 1, f"no site at omp_heat.F90:{line}: "
+    mine = [s for s in loops if s["call_site"].endswith(f"({source}:{line})")]
+    if not check(len(mine) == 1, f"no site at {source}:{line}: "
                  f"{[s['call_site'] for s in loops]}"):
         return
     org = origin(org_spec, r)
@@ -1424,7 +1426,7 @@ def main(argv):
         "attach": lambda: attach(a[0], a[1], a[2]),
         "omp": lambda: omp(a[0], a[1], a[2], int(a[3]), *a[4:5]),
         "omp_nested": lambda: omp_nested(a[0], a[1], a[2], int(a[3])),
-        "fortran": lambda: fortran(a[0], a[1], a[2], int(a[3])),
+        "timed": lambda: timed(a[0], a[1], a[2], int(a[3]), *a[4:6]),
         "omp_kernels": lambda: omp_kernels(a[0], a[1], a[2], int(a[3]),
                                            len(a) > 4 and a[4] == "stripped"),
         "barrier": lambda: barrier(a[0], a[1], a[2], int(a[3])),

@@ -2,7 +2,8 @@
 /* The symbolizer (user/resolve/symbolize.h) on a child of this test: the
  * names it could give while the child ran stay given once the child is a
  * zombie or reaped, even after a lookup that made it read the maps again
- * (no root needed: a child's maps are its parent's to read). */
+ * (no root needed: a child's maps are its parent's to read). And C++ names
+ * demangled (user/resolve/demangle.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "lib/proc.h"
+#include "user/resolve/demangle.h"
 #include "user/resolve/symbolize.h"
 #include "unit.h"
 
@@ -100,4 +102,27 @@ TEST(a_process_that_is_gone_has_no_symbolizer)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	CHECK(symbolizer__new(pid) == NULL);
+}
+
+TEST(cxx_names_demangled_others_kept)
+{
+	char buf[128], small[12], big[3000];
+	const char *c = "GOMP_barrier", *bad = "_Zx1y";
+
+	CHECK_STR(demangle("_Z4stepRK6Domaini._omp_fn.0", buf, sizeof(buf)),
+		  "step(Domain const&, int) [clone ._omp_fn.0]");
+	CHECK_STR(demangle("_ZZNSt8__detail18__waiter_pool_base6_S_forEPKvE3__w", buf, sizeof(buf)),
+		  "std::__detail::__waiter_pool_base::_S_for(void const*)::__w");
+	/* C, Fortran, not a name at all: as they are, the same pointer */
+	CHECK(demangle(c, buf, sizeof(buf)) == c);
+	CHECK(demangle(bad, buf, sizeof(buf)) == bad);
+	CHECK(demangle(NULL, buf, sizeof(buf)) == NULL);
+	CHECK_STR(demangle("main__._omp_fn.0", buf, sizeof(buf)), "main__._omp_fn.0");
+	/* cut to the room given */
+	CHECK_STR(demangle("_Z4stepRK6Domaini", small, sizeof(small)), "step(Domain");
+	/* longer than the demangler is trusted with: kept */
+	memset(big, 'A', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	memcpy(big, "_Z4step", 7);
+	CHECK(demangle(big, buf, sizeof(buf)) == big);
 }

@@ -10,7 +10,11 @@
 #include <unistd.h>
 #include "lib/array.h"
 #include "lib/proc.h"
+#include "user/resolve/demangle.h"
 #include "user/resolve/symbolize.h"
+
+/* Room for a demangled C++ name: the callers' buffers hold less. */
+#define SYMBOL_NAME_MAX 512
 
 /* Address ranges of one module's compilation units, for line lookups
  * libdwfl cannot do itself (see cu_line()). */
@@ -286,6 +290,7 @@ static void name_code(struct symbolizer *s, uint64_t pc, int shift, char *buf, s
 	uint64_t ra = pc + shift;
 	Dwfl_Module *mod = s ? module_of(s, pc) : NULL;
 	const char *fn = NULL, *file = NULL, *modname;
+	char cxx[SYMBOL_NAME_MAX];
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	Dwfl_Line *line;
@@ -297,6 +302,7 @@ static void name_code(struct symbolizer *s, uint64_t pc, int shift, char *buf, s
 		return;
 	}
 	fn = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+	fn = demangle(fn, cxx, sizeof(cxx));
 	line = dwfl_module_getsrc(mod, pc);
 	if (line)
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
@@ -326,6 +332,7 @@ int symbolizer__data(struct symbolizer *s, uint64_t addr, char *buf, size_t n)
 {
 	Dwfl_Module *mod;
 	const char *name;
+	char cxx[SYMBOL_NAME_MAX];
 
 	if (!s)
 		return -ENOENT;
@@ -339,6 +346,7 @@ int symbolizer__data(struct symbolizer *s, uint64_t addr, char *buf, size_t n)
 	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 	if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
 		return -ENOENT;
+	name = demangle(name, cxx, sizeof(cxx));
 	if (off)
 		snprintf(buf, n, "%s+0x%" PRIx64, name, (uint64_t)off);
 	else

@@ -1,0 +1,142 @@
+// A C++ OpenMP code written the way LULESH-like proxy apps are: a Domain
+// class whose methods hold the parallel loops (g++ outlines them as
+// "Domain::advance(int, int) [clone ._omp_fn.0]", clang as .omp_outlined.
+// functions), a loop with a reduction, a loop over the elements, and an
+// explicit barrier each thread times itself around on CLOCK_MONOTONIC (the
+// e2e tests' ground truth, the same lines as examples/omp_heat.F90 prints).
+// Thread 0 works LATE_US more before that barrier: each step has a known
+// late thread.
+//
+// Usage: omp_domain [STEPS [SIZE [LATE_US]]]   (defaults 50 200000 1000)
+// Prints "barrier_line L", per step and thread "phase K thread I tid T
+// arrive_ns A depart_ns D", then "steps N size S threads P energy E" and
+// "total_ns N".
+#include <omp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <vector>
+
+namespace
+{
+
+int64_t now_ns()
+{
+	timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Argument k as a count in [lo, hi], def when absent; exits on anything else.
+long arg_or(int argc, char **argv, int k, long def, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	if (argc <= k)
+		return def;
+	errno = 0;
+	v = strtol(argv[k], &end, 10);
+	if (errno || end == argv[k] || *end || v < lo || v > hi) {
+		fprintf(stderr, "omp_domain: argument %d must be an integer in [%ld, %ld]\n", k, lo,
+			hi);
+		fprintf(stderr, "usage: omp_domain [STEPS [SIZE [LATE_US]]]\n");
+		exit(2);
+	}
+	return v;
+}
+
+} // namespace
+
+class Domain
+{
+      public:
+	Domain(int size, int steps, int threads)
+	    : e_(size, 1.0), p_(size, 0.0), q_(size, 0.0), threads_(threads),
+	      arrive_(size_t(steps) * threads), depart_(size_t(steps) * threads), tids_(threads)
+	{
+	}
+
+	double advance(int steps, int late_us);
+	void print(int steps) const;
+
+      private:
+	void spin(int us) const;
+
+	std::vector<double> e_, p_, q_;
+	int threads_, bar_line_ = 0;
+	std::vector<int64_t> arrive_, depart_;
+	std::vector<long> tids_;
+};
+
+void Domain::spin(int us) const
+{
+	int64_t until = now_ns() + int64_t(us) * 1000;
+
+	while (now_ns() < until)
+		;
+}
+
+double Domain::advance(int steps, int late_us)
+{
+	const long n = long(e_.size());
+	double energy = 0;
+
+#pragma omp parallel
+	{
+		const int me = omp_get_thread_num();
+
+		tids_[me] = syscall(SYS_gettid);
+		for (int s = 0; s < steps; s++) {
+#pragma omp for
+			for (long i = 1; i < n - 1; i++)
+				p_[i] = 0.5 * e_[i] + 0.25 * (e_[i - 1] + e_[i + 1]);
+#pragma omp for reduction(+ : energy)
+			for (long i = 0; i < n; i++) {
+				q_[i] = p_[i] * p_[i];
+				energy += q_[i];
+			}
+			if (me == 0)
+				spin(late_us);
+			arrive_[size_t(s) * threads_ + me] = now_ns();
+			if (me == 0)
+				bar_line_ = __LINE__ + 1;
+#pragma omp barrier
+			depart_[size_t(s) * threads_ + me] = now_ns();
+		}
+	}
+	return energy;
+}
+
+void Domain::print(int steps) const
+{
+	printf("barrier_line %d\n", bar_line_);
+	for (int s = 0; s < steps; s++)
+		for (int t = 0; t < threads_; t++)
+			printf("phase %d thread %d tid %ld arrive_ns %lld depart_ns %lld\n", s, t,
+			       tids_[t], (long long)arrive_[size_t(s) * threads_ + t],
+			       (long long)depart_[size_t(s) * threads_ + t]);
+}
+
+int main(int argc, char **argv)
+{
+	const int steps = int(arg_or(argc, argv, 1, 50, 1, 100000));
+	const int size = int(arg_or(argc, argv, 2, 200000, 16, 100000000));
+	const int late_us = int(arg_or(argc, argv, 3, 1000, 0, 1000000));
+	const int threads = omp_get_max_threads();
+	Domain d(size, steps, threads);
+	int64_t t0 = now_ns();
+	double energy = d.advance(steps, late_us);
+	int64_t total = now_ns() - t0;
+
+	d.print(steps);
+	printf("steps %d size %d threads %d energy %.6g\n", steps, size, threads, energy);
+	printf("total_ns %lld\n", (long long)total);
+	return 0;
+}
