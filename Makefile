@@ -185,7 +185,7 @@ $(OUTPUT)/bench/hammer: bench/hammer.c
 $(OUTPUT)/bench/pingpong: bench/pingpong.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) $< -o $@
-FLOOR_OBJS := $(call objs,user/resolve/elfsym.c user/bpf/uprobe_multi.c) \
+FLOOR_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/demangle.c user/bpf/uprobe_multi.c) \
 	      $(LIB_OBJS)
 $(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(FLOOR_OBJS)
 	$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< $(FLOOR_OBJS) $(LIBS) -o $@
@@ -208,8 +208,9 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(PURE_OBJS)
 	$(CC) $(CFLAGS) -Itests/unit -DGOLDEN_DIR='"$(CURDIR)/tests/unit/golden"' $< $(UNIT_EXTRA) \
 		$(PURE_OBJS) $(OTF2_LIBS) -lm -o $@
 # unit tests of the resolve layer (ELF files; no BPF) link it and libelf
-RESOLVE_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/variable.c)
-$(OUTPUT)/tests/test_elfsym: UNIT_EXTRA := $(RESOLVE_OBJS) -lelf
+RESOLVE_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/variable.c user/resolve/probes.c \
+		user/resolve/demangle.c)
+$(OUTPUT)/tests/test_elfsym: UNIT_EXTRA := $(RESOLVE_OBJS) -lelf -lstdc++
 $(OUTPUT)/tests/test_elfsym: $(RESOLVE_OBJS)
 # the symbolizer, on a child of the test (libdw)
 SYMBOLIZE_OBJS := $(call objs,user/resolve/symbolize.c user/resolve/demangle.c)
@@ -237,7 +238,7 @@ FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) \
 		$(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I. -MMD -MP \
 		$(if $(OTF2_LIBS),-DHAVE_OTF2)
 FUZZ_SRCS    := $(wildcard lib/*.c lib/*/*.c analyses/*.c) user/resolve/elfsym.c \
-		user/resolve/probes.c user/bpf/counters.c \
+		user/resolve/probes.c user/resolve/demangle.c user/bpf/counters.c \
 		$(addprefix user/cmd/,env_args.c argp_check.c approx_args.c view_args.c) \
 		$(addprefix tests/fuzz/,fuzz.c passes.c wellformed.c)
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS))

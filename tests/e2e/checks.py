@@ -7,6 +7,7 @@ what the example workloads measured about themselves in the same run.
   checks.py omp_kernels REPORT.json WORKLOAD.out ORIGIN STEPS [stripped]  (implicit barriers)
   checks.py omp_nested REPORT.json WORKLOAD.out ORIGIN STEPS  (team sizes, nested regions)
   checks.py timed REPORT.json WORKLOAD.out ORIGIN STEPS SOURCE [FUNCTION]
+  checks.py method REPORT.json WORKLOAD.out NAME  (omp_domain: --probe NAME:region, its call)
                           (omp_heat.F90, omp_domain.cpp: a timed explicit barrier)
   checks.py barrier REPORT.json WORKLOAD.out ORIGIN PHASES  (any one barrier, no futex calls)
   checks.py condbar REPORT.json WORKLOAD.out ORIGIN PHASES  (cond_barrier: mutex + condvar)
@@ -539,6 +540,27 @@ def timed(report, wl_out, org_spec, steps, source, function=None):
                   f"step {k}: late thread {p['critical_tid']}, the workload's {order[-1]}")
     check(judged >= steps // 2, f"only {judged} of {steps} steps had a clearly late thread")
     check(r["regions"]["count"] == 1, f"{r['regions']['count']} parallel regions, expected 1")
+    common_facts(r)
+
+
+def method(report, wl_out, name):
+    """omp_domain with --probe BINARY:NAME:region on the method that holds
+    the parallel region, named as C++ writes it: one call, as long as the
+    workload's own clock says (it encloses every timed barrier window and
+    lies within the workload's total_ns)."""
+    r = load(report)
+    text = open(wl_out).read()
+    total = int(re.search(r"^total_ns (\d+)$", text, re.M).group(1))
+    rx = r"^phase \d+ thread \d+ tid \d+ arrive_ns (\d+) depart_ns (\d+)$"
+    wins = [(int(a), int(d)) for a, d in re.findall(rx, text, re.M)]
+    inner = max(d for _, d in wins) - min(a for a, _ in wins) if wins else 0
+    mine = [s for s in r["regions"]["sites"] if s["symbol"] == name]
+    if not check(len(mine) == 1 and mine[0]["count"] == 1,
+                 f"{name}: {[(s['symbol'], s['count']) for s in r['regions']['sites']]}"):
+        return
+    check(inner <= mine[0]["total_ns"] <= total,
+          f"{name}: {mine[0]['total_ns']} ns, the workload's windows span {inner}, "
+          f"its total {total}")
     common_facts(r)
 
 
@@ -1427,6 +1449,7 @@ def main(argv):
         "omp": lambda: omp(a[0], a[1], a[2], int(a[3]), *a[4:5]),
         "omp_nested": lambda: omp_nested(a[0], a[1], a[2], int(a[3])),
         "timed": lambda: timed(a[0], a[1], a[2], int(a[3]), *a[4:6]),
+        "method": lambda: method(a[0], a[1], a[2]),
         "omp_kernels": lambda: omp_kernels(a[0], a[1], a[2], int(a[3]),
                                            len(a) > 4 and a[4] == "stripped"),
         "barrier": lambda: barrier(a[0], a[1], a[2], int(a[3])),

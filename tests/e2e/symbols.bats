@@ -58,6 +58,20 @@ assert any(s.endswith("(omp_barriers.c:%s)" % sys.argv[2]) for s in got), got
 PY
 }
 
+# C++: --probe takes a method as C++ writes it ("Class::method", every
+# overload; a path and a name with "::" parsed apart), and a name that is
+# not there is an error that says so.
+@test "C++ --probe by the demangled name: the method's call, timed within the workload's own clock" {
+	run env OMP_NUM_THREADS=2 "$SBT" -q --report "$T/m.json" --format json \
+		--probe "$EX/omp_domain_gomp:Domain::advance:region" -- "$EX/omp_domain_gomp" 10 20000 500
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	$CHECK method "$T/m.json" "$T/wl.out" Domain::advance
+	run "$SBT" -q --probe "$EX/omp_domain_gomp:Domain::nothing:region" -- "$EX/omp_domain_gomp" 2
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"function 'Domain::nothing' not found"* ]]
+}
+
 # -p of a process that execs the program that synchronizes (a wrapper shell):
 # its call sites and barriers are named from the new program's files, not
 # from the files the tracer read when it attached (the shell's); the job goes

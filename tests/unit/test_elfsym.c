@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "user/resolve/elfsym.h"
+#include "user/resolve/probes.h"
 #include "user/resolve/variable.h"
 #include "unit.h"
 
@@ -163,6 +164,59 @@ TEST(a_name_of_only_a_version_is_no_function)
 	CHECK_STR(s.names[0], "main");
 	CHECK_EQ(elfsym__find(es, "", offs, 4), 0);
 	elfsym__close(es);
+}
+
+/* C++ functions by the names their programmers write: demangled, with
+ * or without the parameter list (without: every overload). */
+TEST(cxx_functions_found_by_their_demangled_names)
+{
+	static const char *const names[] = {"_ZN6Domain7advanceEii", "_ZN6Domain7advanceEd",
+					    "main", "_ZN2ns3Bar4waitEv"};
+	struct elfsym *es = open_with(names, 4);
+	uint64_t offs[4];
+
+	if (!es)
+		return;
+	CHECK_EQ(elfsym__find(es, "Domain::advance", offs, 4), 2);
+	CHECK_EQ(offs[0], TEXT_OFF);
+	CHECK_EQ(offs[1], TEXT_OFF + 16);
+	CHECK_EQ(elfsym__find(es, "Domain::advance(int, int)", offs, 4), 1);
+	CHECK_EQ(offs[0], TEXT_OFF);
+	CHECK_EQ(elfsym__find(es, "Domain::advance(double)", offs, 4), 1);
+	CHECK_EQ(offs[0], TEXT_OFF + 16);
+	CHECK_EQ(elfsym__find(es, "ns::Bar::wait", offs, 4), 1);
+	CHECK_EQ(offs[0], TEXT_OFF + 48);
+	/* a prefix is no name; a C name is not looked for demangled */
+	CHECK_EQ(elfsym__find(es, "Domain::adv", offs, 4), 0);
+	CHECK_EQ(elfsym__find(es, "advance", offs, 4), 0);
+	CHECK_EQ(elfsym__find(es, "_ZN6Domain7advanceEii", offs, 4), 1);
+	elfsym__close(es);
+}
+
+static void parses_to(const char *arg, const char *binary, const char *symbol)
+{
+	struct user_probe up;
+	char err[256];
+
+	CHECK_EQ(user_probe__parse(arg, &up, err, sizeof(err)), 0);
+	CHECK_STR(up.binary, binary);
+	CHECK_STR(up.symbol, symbol);
+}
+
+/* BINARY:SYMBOL:KIND where a path may hold ':' and a C++ name "::". */
+TEST(probe_arguments_with_cxx_names_and_colons_in_paths)
+{
+	struct user_probe up;
+	char err[256];
+
+	parses_to("./app:step:region", "./app", "step");
+	parses_to("/opt/a:b/app:work:barrier", "/opt/a:b/app", "work");
+	parses_to("./app:Domain::advance:barrier", "./app", "Domain::advance");
+	parses_to("./app:ns::Bar::wait(int):team", "./app", "ns::Bar::wait(int)");
+	CHECK_EQ(user_probe__parse("./app:Foo::barrier", &up, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(user_probe__parse("nocolons", &up, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(user_probe__parse("./app::barrier", &up, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(user_probe__parse(":main:barrier", &up, err, sizeof(err)), -EINVAL);
 }
 
 /* Variables of this very test process, read from its memory as

@@ -154,7 +154,8 @@ static const struct argp_option options[] = {
 	 1},
 	{"probe", OPT_PROBE, "BINARY:SYMBOL:KIND", 0,
 	 "Also probe SYMBOL in BINARY as a KIND (see below); SYMBOL may be a code address "
-	 "0xHEX as nm prints it (stripped binaries); repeatable",
+	 "0xHEX as nm prints it (stripped binaries), or a C++ name as written (Class::method: "
+	 "every overload; Class::method(int): one); repeatable",
 	 2},
 	{"trace", OPT_TRACE, "LIST", 0,
 	 "What to trace: barrier, lock, sem, cond, futex, task (OpenMP tasks), mpi (MPI "

@@ -9,6 +9,7 @@
 #include "lib/infile.h"
 #include "lib/parse.h"
 #include "lib/proc.h"
+#include "user/resolve/demangle.h"
 #include "user/resolve/elfsym.h"
 
 struct sym {
@@ -283,9 +284,29 @@ static int find_address(const struct elfsym *es, const char *name, uint64_t *off
 	return !parse_hex_u64(name, &vaddr) && !vaddr_to_offset(es, vaddr, off);
 }
 
+/* A name as a C++ programmer writes it ("ns::Class::method", with or
+ * without its parameter list): no C symbol has ':' or '(' in it. */
+static int cxx_name(const char *name)
+{
+	return strstr(name, "::") || strchr(name, '(');
+}
+
+/* Whether mangled symbol sym is the C++ function name: its demangled name,
+ * or that name without the parameter list (every overload). */
+static int cxx_match(const char *sym, const char *name)
+{
+	char buf[1024];
+	const char *d = demangle(sym, buf, sizeof(buf));
+	size_t len = strlen(name);
+
+	if (d == sym)
+		return 0;
+	return !strcmp(d, name) || (!strncmp(d, name, len) && d[len] == '(');
+}
+
 int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, int max)
 {
-	int n = 0, k, dup;
+	int n = 0, k, dup, cxx = cxx_name(name);
 	size_t i;
 
 	if (max > 0 && find_address(es, name, &offsets[0]))
@@ -294,7 +315,7 @@ int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, i
 	for (i = 0; i < es->n && n < max; i++) {
 		const struct sym *s = &es->syms[i];
 
-		if (!s->defined || strcmp(s->name, name))
+		if (!s->defined || (strcmp(s->name, name) && !(cxx && cxx_match(s->name, name))))
 			continue;
 		for (dup = 0, k = 0; k < n; k++)
 			dup |= offsets[k] == s->offset;

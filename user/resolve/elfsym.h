@@ -29,7 +29,9 @@ void elfsym__close(struct elfsym *es);
 
 /* File offsets of the distinct definitions of function `name` (all its
  * versions), at most max. Returns how many were found. A name "0xADDR" is
- * a code address of the file (nm, objdump): its one offset. */
+ * a code address of the file (nm, objdump): its one offset. A C++ name
+ * ("Domain::advance", "Domain::advance(int, int)") is matched demangled:
+ * without a parameter list, every overload. */
 int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, int max);
 
 /* Call fn(ctx, name, offset) for each defined function (a name with several

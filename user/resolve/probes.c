@@ -297,15 +297,32 @@ int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t 
 	return 0;
 }
 
+/* The ':' that ends BINARY in BINARY:SYMBOL:KIND, k the one before KIND.
+ * A C symbol has no ':', so it is the one before k (a path may hold ':');
+ * a C++ name ("ns::Class::method") holds "::" pairs, and then it is the
+ * first ':' outside one. NULL: none. */
+static const char *binary_end(const char *arg, const char *k)
+{
+	const char *s, *pair = strstr(arg, "::");
+
+	if (pair && pair < k) {
+		for (s = arg; s < k; s++)
+			if (*s == ':' && s[1] != ':' && (s == arg || s[-1] != ':'))
+				return s;
+		return NULL;
+	}
+	for (s = k - 1; s >= arg && *s != ':'; s--)
+		;
+	return s >= arg ? s : NULL;
+}
+
 int user_probe__parse(const char *arg, struct user_probe *up, char *err, size_t errlen)
 {
-	const char *k = strrchr(arg, ':'), *s;
+	const char *k = strrchr(arg, ':'), *s = k ? binary_end(arg, k) : NULL;
 	size_t i;
 
 	memset(up, 0, sizeof(*up));
-	for (s = k ? k - 1 : NULL; s && s >= arg && *s != ':'; s--)
-		;
-	if (!k || !s || s < arg || s == arg || k == s + 1) {
+	if (!k || !s || s == arg || k == s + 1 || k[-1] == ':') {
 		snprintf(err, errlen, "--probe '%s': expected BINARY:SYMBOL:KIND", arg);
 		return -EINVAL;
 	}
