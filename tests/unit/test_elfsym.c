@@ -170,8 +170,8 @@ TEST(a_name_of_only_a_version_is_no_function)
  * or without the parameter list (without: every overload). */
 TEST(cxx_functions_found_by_their_demangled_names)
 {
-	static const char *const names[] = {"_ZN6Domain7advanceEii", "_ZN6Domain7advanceEd",
-					    "main", "_ZN2ns3Bar4waitEv"};
+	static const char *const names[] = {"_ZN6Domain7advanceEii", "_ZN6Domain7advanceEd", "main",
+					    "_ZN2ns3Bar4waitEv"};
 	struct elfsym *es = open_with(names, 4);
 	uint64_t offs[4];
 
