@@ -481,8 +481,12 @@ int proc__open_mapped(const struct mapped_file *f)
 	if (fd >= 0 || fd == -ESTALE || fd == -EINVAL)
 		return fd;
 	/* The process has exited, or is exiting (its root and mappings go
-	 * before it is a zombie): our own view of the path, checked alike (the
-	 * device and inode keep another file of that name out). */
+	 * before it is a zombie: ENOENT): our own view of the path, checked
+	 * alike (the device and inode keep another file of that name out). Not
+	 * when its root was refused: another user's files take the right to
+	 * trace that user's processes. */
+	if (fd != -ENOENT && fd != -ESRCH && !proc__gone(f->pid))
+		return fd;
 	return open_checked(f->path, f, O_NOFOLLOW);
 }
 
