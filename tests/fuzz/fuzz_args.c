@@ -162,6 +162,17 @@ static void numbers(const char *w)
 
 /* ---- the other value parsers: what each promises ---- */
 
+/* A ':' in s with no ':' beside it. */
+static int lone_colon(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (s[i] == ':' && s[i + 1] != ':' && (i == 0 || s[i - 1] != ':'))
+			return 1;
+	return 0;
+}
+
 static void probe_spec(const char *w)
 {
 	struct user_probe up;
@@ -172,9 +183,10 @@ static void probe_spec(const char *w)
 			broken("user_probe__parse: no message", w);
 		return;
 	}
-	/* BINARY:SYMBOL:KIND, none empty, the symbol without ':' */
+	/* BINARY:SYMBOL:KIND, none empty, a ':' of the symbol only in a C++
+	 * name's "::" */
 	snprintf(again, sizeof(again), "%s:%s:", up.binary, up.symbol);
-	if (!up.binary[0] || !up.symbol[0] || strchr(up.symbol, ':') || !up.kind ||
+	if (!up.binary[0] || !up.symbol[0] || lone_colon(up.symbol) || !up.kind ||
 	    strncmp(w, again, strlen(again)))
 		broken("user_probe__parse", w);
 }

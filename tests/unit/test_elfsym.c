@@ -213,6 +213,10 @@ TEST(probe_arguments_with_cxx_names_and_colons_in_paths)
 	parses_to("/opt/a:b/app:work:barrier", "/opt/a:b/app", "work");
 	parses_to("./app:Domain::advance:barrier", "./app", "Domain::advance");
 	parses_to("./app:ns::Bar::wait(int):team", "./app", "ns::Bar::wait(int)");
+	parses_to("/opt/a:b/app:Foo::bar:barrier", "/opt/a:b/app", "Foo::bar");
+	/* fuzz_args (tests/fuzz/corpus/args/probe-cxx-name-and-lone-colon): the
+	 * binary ends at the last lone ':', the symbol holds "::" pairs only */
+	parses_to("./app:0x401:31::::6:barrier", "./app:0x401", "31::::6");
 	CHECK_EQ(user_probe__parse("./app:Foo::barrier", &up, err, sizeof(err)), -EINVAL);
 	CHECK_EQ(user_probe__parse("nocolons", &up, err, sizeof(err)), -EINVAL);
 	CHECK_EQ(user_probe__parse("./app::barrier", &up, err, sizeof(err)), -EINVAL);

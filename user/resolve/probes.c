@@ -297,23 +297,18 @@ int trace_classes__parse(const char *list, unsigned int *out, char *err, size_t 
 	return 0;
 }
 
-/* The ':' that ends BINARY in BINARY:SYMBOL:KIND, k the one before KIND.
- * A C symbol has no ':', so it is the one before k (a path may hold ':');
- * a C++ name ("ns::Class::method") holds "::" pairs, and then it is the
- * first ':' outside one. NULL: none. */
+/* The ':' that ends BINARY in BINARY:SYMBOL:KIND, k the one before KIND:
+ * the last one before k with no ':' beside it. A C symbol has no ':', a
+ * C++ name ("ns::Class::method") only "::" pairs; a path may hold ':'.
+ * NULL: none. */
 static const char *binary_end(const char *arg, const char *k)
 {
-	const char *s, *pair = strstr(arg, "::");
+	const char *s;
 
-	if (pair && pair < k) {
-		for (s = arg; s < k; s++)
-			if (*s == ':' && s[1] != ':' && (s == arg || s[-1] != ':'))
-				return s;
-		return NULL;
-	}
-	for (s = k - 1; s >= arg && *s != ':'; s--)
-		;
-	return s >= arg ? s : NULL;
+	for (s = k - 1; s >= arg; s--)
+		if (*s == ':' && s[1] != ':' && (s == arg || s[-1] != ':'))
+			return s;
+	return NULL;
 }
 
 int user_probe__parse(const char *arg, struct user_probe *up, char *err, size_t errlen)
