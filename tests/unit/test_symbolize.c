@@ -94,6 +94,29 @@ TEST(names_survive_the_child_being_reaped)
 	symbolizer__free(s);
 }
 
+/* Past the pages mapped from the file: a big array's .bss goes on in
+ * anonymous memory, and what follows it is named from the file's
+ * segments. */
+static struct {
+	char pad[8 << 20];
+	long tail;
+} symbolize_test_bss;
+
+TEST(data_past_the_file_backed_pages_is_named)
+{
+	pid_t pid = start_child();
+	struct symbolizer *s;
+	char buf[256] = "";
+
+	CHECK(pid > 0);
+	s = symbolizer_of(pid);
+	CHECK_EQ(symbolizer__data(s, (uintptr_t)&symbolize_test_bss.tail, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "symbolize_test_bss+0x800000");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	symbolizer__free(s);
+}
+
 TEST(a_process_that_is_gone_has_no_symbolizer)
 {
 	pid_t pid = start_child();

@@ -328,6 +328,48 @@ void symbolizer__function(struct symbolizer *s, uint64_t addr, char *buf, size_t
 	name_code(s, addr, 0, buf, n);
 }
 
+struct segment_search {
+	uint64_t addr;
+	Dwfl_Module *found;
+};
+
+/* dwfl_getmodules() callback: whether the module's file loads a segment
+ * (its memory size: .bss included) over the address searched. */
+static int holds_address(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			 void *arg)
+{
+	struct segment_search *q = arg;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Phdr ph;
+	size_t n, i;
+
+	if (!elf || elf_getphdrnum(elf, &n) || q->addr < bias)
+		return DWARF_CB_OK;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    q->addr - bias >= ph.p_vaddr && q->addr - bias - ph.p_vaddr < ph.p_memsz) {
+			q->found = mod;
+			return DWARF_CB_ABORT;
+		}
+	return DWARF_CB_OK;
+}
+
+/* The module of data at addr. libdwfl's module ranges end with the last
+ * page mapped from the file, and a large .bss goes on in anonymous memory
+ * past it (a barrier after a big static array, Fortran's COMMON blocks):
+ * there the files' own segments tell. */
+static Dwfl_Module *module_of_data(struct symbolizer *s, uint64_t addr)
+{
+	struct segment_search q = {addr, NULL};
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+
+	if (mod)
+		return mod;
+	dwfl_getmodules(s->dwfl, holds_address, &q, 0);
+	return q.found;
+}
+
 int symbolizer__data(struct symbolizer *s, uint64_t addr, char *buf, size_t n)
 {
 	Dwfl_Module *mod;
@@ -337,7 +379,7 @@ int symbolizer__data(struct symbolizer *s, uint64_t addr, char *buf, size_t n)
 	if (!s)
 		return -ENOENT;
 	opening = s;
-	mod = dwfl_addrmodule(s->dwfl, addr);
+	mod = module_of_data(s, addr);
 	GElf_Off off = 0;
 	GElf_Sym sym;
 
