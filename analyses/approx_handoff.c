@@ -108,23 +108,8 @@ void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const st
 		acquired(p, t, t->futex.ts, t->futex.ta, e, 0, r);
 }
 
-/* A join (doc/design.md §5.4 model 7; Malony-Reed §3.2.2): pthread_join in
- * glibc and musl waits on the word the kernel clears and wakes when the
- * thread exits, while it holds the thread's id: a futex wait whose value is
- * the id of a thread of the same process that exited during the wait was
- * ended by that exit: that thread, or NULL. */
-static const struct ph_thread *joined_thread(const struct phases *p, const struct ph_thread *t,
-					     const struct sbt_event *e)
-{
-	const struct ph_thread *w = hmap_get(&p->threads, t->futex.val, 0);
-
-	if (!w || w == t || w->pid != t->pid || !w->exit_ns || w->exit_ns < t->futex.ts ||
-	    w->exit_ns > e->ts)
-		return NULL;
-	return w;
-}
-
-/* The joiner resumes at the release's approximated time plus the measured
+/* A join (threads__joined(); doc/design.md §5.4 model 7; Malony-Reed
+ * §3.2.2). The joiner resumes at the release's approximated time plus the measured
  * hand-off less probe cost, or at its own approximated entry into the wait
  * if that is later (the thread had exited before it in the approximation:
  * no wait). The release is the joined thread's exit while other workers
@@ -137,7 +122,7 @@ static const struct ph_thread *joined_thread(const struct phases *p, const struc
  * too late). Returns 1 if the wait was a join. */
 int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
-	const struct ph_thread *w = joined_thread(p, t, e);
+	const struct ph_thread *w = threads__joined(p, t, e->ts);
 	__u64 tm_r, ta_r, ta;
 
 	if (!w)

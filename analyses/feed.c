@@ -395,6 +395,24 @@ static void futex_waited(struct phases *p, struct ph_thread *t, const struct sbt
 	p->ops.futex_wait(p->ctx, &c);
 }
 
+/* The futex wait of t, which returned with e, in the sync tables: a join
+ * names the thread joined, now if its exit record came first, else at that
+ * record (threads__exit()). */
+static void futex_waited_sync(struct phases *p, struct ph_thread *t, const struct sbt_event *e,
+			      int inside)
+{
+	const struct ph_thread *w = inside ? NULL : threads__joined(p, t, e->ts);
+	struct ph_thread *alive = inside || w ? NULL : hmap_get(&p->threads, t->futex.val, 0);
+
+	sync__futex_wait(p->cfg.sync, e->pid, e->tid, t->futex.uaddr, t->futex.ts, e->ts, inside);
+	if (w)
+		sync__futex_joined(p->cfg.sync, e->pid, t->futex.uaddr, w->tid);
+	else if (alive && alive != t && alive->pid == t->pid && !alive->exit_ns) {
+		alive->join_uaddr = t->futex.uaddr;
+		alive->join_return_ns = e->ts;
+	}
+}
+
 /* A futex wait splits the wait of the innermost probed call into spinning
  * and blocked time; outside any probed call it is a wait of its own. An
  * immediate -EAGAIN (the value had changed) did not block. */
@@ -415,8 +433,7 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 			t->stack[top].futex_waits++;
 		}
 		if (p->cfg.sync)
-			sync__futex_wait(p->cfg.sync, e->pid, e->tid, t->futex.uaddr, t->futex.ts,
-					 e->ts, top >= 0);
+			futex_waited_sync(p, t, e, top >= 0);
 		if (top < 0 && !ret && approx__event_based(p) && !approx_handoff__joined(p, t, e))
 			approx_handoff__futex_woken(p, t, e);
 		if (top < 0 && p->ops.futex_wait)

@@ -155,6 +155,10 @@ struct ph_thread {
 		__u64 uaddr, ts;
 		__u64 ta; /* approximated time of the call */
 	} futex;
+	/* a wait for this thread's id to change (a join) returned at
+	 * join_return_ns, on word join_uaddr, before this thread's exit record:
+	 * the kernel wakes the joiner before that record is made */
+	__u64 join_uaddr, join_return_ns;
 	__u64 sync_wait_ns; /* cumulative lock/semaphore/condvar/task wait */
 	struct ph_waits waits_total, waits_total_a; /* the same by kind, and approximated */
 	struct ph_waits waits_mark, waits_mark_a;   /* those at its last barrier departure */

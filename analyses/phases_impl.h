@@ -193,6 +193,12 @@ struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid);
 struct ph_proc *threads__proc(struct phases *p, __u32 pid);
 void threads__start(struct phases *p, struct ph_thread *t, __u64 ts);
 void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts);
+/* The thread whose exit ended t's futex wait, returned at return_ns: a
+ * join (glibc's pthread_join waits on the joined thread's tid word for the
+ * value of its tid, and the kernel wakes it when that thread exits); NULL
+ * for any other wait. */
+const struct ph_thread *threads__joined(const struct phases *p, const struct ph_thread *t,
+					__u64 return_ns);
 
 /* episodes.c: thread t arrives at a barrier (object 0: its team's), in the
  * open episode of key (the object, or a region instance: implicit.c). */

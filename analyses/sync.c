@@ -442,6 +442,16 @@ void sync__futex_wait(struct sync *s, __u32 pid, __u32 tid, __u64 uaddr, __u64 e
 	}
 }
 
+void sync__futex_joined(struct sync *s, __u32 pid, __u64 uaddr, __u32 joined_tid)
+{
+	struct sync_obj *o = sync_obj_get(s, SYNC_FUTEX, pid, uaddr, 0);
+
+	if (!o || o->joined_tid == joined_tid)
+		return;
+	o->joined_tid = joined_tid;
+	o->joined++;
+}
+
 void sync__futex_wake(struct sync *s, __u32 pid, __u64 uaddr, __s64 woken)
 {
 	struct sync_obj *o = sync_obj_get(s, SYNC_FUTEX, pid, uaddr, 0);

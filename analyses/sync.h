@@ -77,6 +77,8 @@ struct sync_obj {
 	__u64 holds;
 	__u64 blocked_ns; /* of wait_ns, the time blocked in the kernel */
 	__u64 outside;	  /* futex: waits outside any probed function */
+	__u32 joined_tid; /* futex: the thread whose exit a wait on it joined (its tid word) */
+	__u32 joined;	  /* futex: threads joined there (a thread stack reused: several) */
 	int barrier;	  /* condvars, semaphores: a barrier, its waits barrier time */
 	__u64 outside_ns;
 	struct sync_share *threads;
@@ -129,6 +131,9 @@ void sync__release(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj,
  * had changed), inside a probed call or not. */
 void sync__futex_wait(struct sync *s, __u32 pid, __u32 tid, __u64 uaddr, __u64 enter_ns,
 		      __u64 exit_ns, int inside);
+/* The futex wait at uaddr ended as thread joined_tid exited: a join on
+ * that thread (its tid word). */
+void sync__futex_joined(struct sync *s, __u32 pid, __u64 uaddr, __u32 joined_tid);
 /* A futex wake; woken = threads woken (its return value). */
 void sync__futex_wake(struct sync *s, __u32 pid, __u64 uaddr, __s64 woken);
 

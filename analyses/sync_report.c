@@ -16,6 +16,10 @@ void sync_report__object_name(const struct sync_report *sr, const struct sync_ob
 
 	if (s && *s)
 		snprintf(buf, n, "%s", s);
+	else if (o->kind == SYNC_FUTEX && o->joined == 1)
+		snprintf(buf, n, "thread %u's exit (join)", o->joined_tid);
+	else if (o->kind == SYNC_FUTEX && o->joined > 1)
+		snprintf(buf, n, "exits of %u threads (join)", o->joined);
 	else
 		snprintf(buf, n, "0x%" PRIx64, (uint64_t)o->addr);
 }

@@ -84,6 +84,10 @@ static void json_kind_counts(struct json *j, const struct sync_obj *o)
 		json_ku64(j, "outside_wait_ns", o->outside_ns);
 		json_ku64(j, "wakes", o->posts);
 		json_ku64(j, "woken", o->broadcasts);
+		/* pthread_join's waits: threads joined there, the last of them */
+		json_ku64(j, "joined_threads", o->joined);
+		if (o->joined)
+			json_ku64(j, "joined_tid", o->joined_tid);
 		break;
 	}
 }

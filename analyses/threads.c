@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include "analyses/phases_impl.h"
+#include "analyses/sync.h"
 
 struct ph_proc *threads__proc(struct phases *p, __u32 pid)
 {
@@ -127,8 +128,16 @@ void threads__start(struct phases *p, struct ph_thread *t, __u64 ts)
 	approx__fork(p, t, ts);
 }
 
+/* The kernel wakes a joiner (exit_mm()) a little before the exit record
+ * (sched_process_exit); a wait for t's id that returned at most this long
+ * before t's exit record was that join. */
+#define JOIN_WAKE_SLACK_NS 1000000
+
 void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts)
 {
+	if (t->join_return_ns && ts - t->join_return_ns <= JOIN_WAKE_SLACK_NS && p->cfg.sync)
+		sync__futex_joined(p->cfg.sync, t->pid, t->join_uaddr, t->tid);
+	t->join_return_ns = 0;
 	t->exit_ns = ts;
 	live_unlink(p, t);
 	t->depth = 0;
@@ -137,4 +146,19 @@ void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts)
 	 * A thread that dies inside an open barrier leaves it hanging. */
 	if (t->waiting && t->waiting->state == PH_RELEASING)
 		episodes__settle(p, t, 0, 0, 0, 0);
+}
+
+/* pthread_join in glibc and musl waits on the word the kernel clears and
+ * wakes when the thread exits, while it holds the thread's id: a futex
+ * wait whose value is the id of a thread of the same process that exited
+ * during the wait was ended by that exit. */
+const struct ph_thread *threads__joined(const struct phases *p, const struct ph_thread *t,
+					__u64 return_ns)
+{
+	const struct ph_thread *w = hmap_get(&p->threads, t->futex.val, 0);
+
+	if (!w || w == t || w->pid != t->pid || !w->exit_ns || w->exit_ns < t->futex.ts ||
+	    w->exit_ns > return_ns)
+		return NULL;
+	return w;
 }

@@ -91,7 +91,8 @@ int main(int argc, char **argv)
 	pthread_mutex_lock(&warm_lock);
 	pthread_mutex_unlock(&warm_lock);
 	start = begin_run(wait_start);
-	run_workers(nthreads, worker_main);
+	/* whether each join slept: the tests name the joins the trace shows */
+	team_join_told(team_start(nthreads, worker_main));
 	/* Joined threads are done, so reading the counter needs no lock. */
 	emit("counter %lu\n", counter);
 	end_run(start);

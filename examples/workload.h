@@ -395,6 +395,23 @@ static inline int usage_slept(const struct usage *u)
 	return u->vol > 0 && !u->majflt;
 }
 
+/* team_join, saying of each join whether it slept: waited in the kernel for
+ * the thread's exit (the tests' ground truth for a join's futex wait). */
+static inline void team_join_told(struct team *t)
+{
+	struct usage before = {0}, after = {0}, d;
+	unsigned long i;
+
+	for (i = 0; i < t->n; i++) {
+		usage_switches(&before);
+		pthread_join(t->member[i].thread, NULL);
+		usage_switches(&after);
+		usage_diff(&d, &after, &before);
+		emit("joined thread %lu slept %d\n", i, usage_slept(&d));
+	}
+	free(t);
+}
+
 /* Of wall_ns with usage *u, how long the thread was off its CPU without
  * having slept: waiting for a CPU, or the hypervisor's. A tracer's view of
  * a call may be that much further from ours than the probes' own cost.

@@ -18,7 +18,8 @@ what the example workloads measured about themselves in the same run.
   checks.py phases REPORT.json N
   checks.py stopped TRACE.sbt SIGNAL_NS  (nothing recorded after a Ctrl-C at SIGNAL_NS)
   checks.py measured REPORT.json TRACE.sbt  (costs measured by the shim's self-timed sites)
-  checks.py mutex REPORT.json WORKLOAD.out THREADS ITERS [futex]  (futex: calls traced)
+  checks.py mutex REPORT.json WORKLOAD.out THREADS ITERS [futex [joins]]  (futex: calls
+                          traced; joins: pthread_join's waits named, SCHED_FIFO runs only)
   checks.py sem REPORT.json WORKLOAD.out ITEMS
   checks.py cond REPORT.json WORKLOAD.out ITEMS
   checks.py pages REPORT.json WORKLOAD.out THREADS PHASES PAGES SLEEPS
@@ -907,7 +908,26 @@ def jobs(jobs_json):
 
 # ---- locks, semaphores, condition variables ------------------------------------
 
-def mutex(report, wl_out, threads, iters, futex_traced):
+def joins(r, own, wl_out):
+    """The futex words named as joins (pthread_join's wait on a thread's id
+    word): each a worker's, waited on by the main thread only; and every
+    join the workload saw sleep (its own switch count) is named."""
+    slept = {int(i) for i, s in re.findall(r"^joined thread (\d+) slept (\d)$",
+                                            open(wl_out).read(), re.M) if s == "1"}
+    tid_of = {o["i"]: tid for tid, o in own.items()}
+    named = {f["joined_tid"]: f for f in r["futex"] if f.get("joined_threads")}
+    main = {f["pid"] for f in r["futex"]}
+    for tid, f in named.items():
+        check(tid in own, f"a join named thread {tid}, not a worker {sorted(own)}")
+        check({t["tid"] for t in f["threads"]} <= main,
+              f"join of {tid}: waiters {[t['tid'] for t in f['threads']]}, not the main thread")
+    for i in sorted(slept):
+        check(tid_of.get(i) in named, f"the join of worker {i} (tid {tid_of.get(i)}) slept, "
+              f"no futex word names it: {sorted(named)}")
+    print(f"{len(slept)} joins slept, {len(named)} named", file=sys.stderr)
+
+
+def mutex(report, wl_out, threads, iters, futex_traced, check_joins=False):
     """T threads x K lock/unlock pairs: exact counts. A hold in the trace runs
     from the lock's return probe to the unlock's entry probe, so it contains
     the workload's own hold and exceeds it by two probe gaps, plus the time
@@ -953,6 +973,8 @@ def mutex(report, wl_out, threads, iters, futex_traced):
           f"contended {lk['contended']}, the workers slept in {slept} lock calls")
     check((lk["blocked_ns"] > 0) >= (slept > 0), "no blocked time split out of the lock wait")
     check(lk["wait_ns"] >= lk["blocked_ns"], "blocked time larger than the wait")
+    if check_joins:
+        joins(r, own, wl_out)
 
 
 def omp_locks(report, wl_out, runtime):
@@ -1460,7 +1482,8 @@ def main(argv):
         "phases": lambda: phases(a[0], int(a[1])),
         "stopped": lambda: stopped(a[0], int(a[1])),
         "measured": lambda: measured(a[0], a[1]),
-        "mutex": lambda: mutex(a[0], a[1], int(a[2]), int(a[3]), a[4:] == ["futex"]),
+        "mutex": lambda: mutex(a[0], a[1], int(a[2]), int(a[3]), a[4:5] == ["futex"],
+                               a[5:] == ["joins"]),
         "omp_locks": lambda: omp_locks(a[0], a[1], a[2]),
         "sem": lambda: sem(a[0], a[1], int(a[2])),
         "cond": lambda: cond(a[0], a[1], int(a[2])),

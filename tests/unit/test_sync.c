@@ -180,6 +180,68 @@ TEST(futex_outside_probed_functions)
 	teardown();
 }
 
+static const struct sync_obj *futex_at(__u64 uaddr)
+{
+	size_t i;
+
+	for (i = 0; i < sync__count(fx.sync, SYNC_FUTEX); i++)
+		if (sync__obj(fx.sync, SYNC_FUTEX, i)->addr == uaddr)
+			return sync__obj(fx.sync, SYNC_FUTEX, i);
+	CHECK(0);
+	return NULL;
+}
+
+static void wait_for_value(__u32 tid, __u64 t0, __u64 t1, __u64 uaddr, __u32 val)
+{
+	ev(SBT_EV_FUTEX_ENTER, 0, tid, t0, uaddr, FUTEX_WAIT_PRIVATE | (__u64)val << 32);
+	ev(SBT_EV_FUTEX_EXIT, 0, tid, t1, 0, 0);
+}
+
+/* pthread_join waits outside any probed call on the joined thread's tid
+ * word, for the value of its tid, until the kernel's wake at its exit: the
+ * word names the thread. A thread stack reused puts the next thread's word
+ * at the same address: it counts the threads joined there. */
+TEST(a_join_names_the_thread_joined)
+{
+	const struct sync_obj *o;
+
+	setup();
+	ev(SBT_EV_THREAD_START, 0, 2, 50, 0, 0);
+	ev(SBT_EV_FUTEX_ENTER, 0, 1, 100, 0x7000, FUTEX_WAIT_PRIVATE | (__u64)2 << 32);
+	ev(SBT_EV_THREAD_EXIT, 0, 2, 300, 0, 0);
+	ev(SBT_EV_FUTEX_EXIT, 0, 1, 310, 0, 0);
+	/* the value of no thread; then of one that did not exit meanwhile */
+	wait_for_value(1, 400, 450, 0x8000, 9);
+	ev(SBT_EV_THREAD_START, 0, 3, 460, 0, 0);
+	wait_for_value(1, 470, 480, 0x9000, 3);
+	o = futex_at(0x7000);
+	CHECK_EQ(o->joined, 1);
+	CHECK_EQ(o->joined_tid, 2);
+	CHECK_EQ(o->outside, 1);
+	CHECK_EQ(futex_at(0x8000)->joined, 0);
+	CHECK_EQ(futex_at(0x9000)->joined, 0);
+	/* thread 3 gets the stack thread 2 had */
+	ev(SBT_EV_FUTEX_ENTER, 0, 1, 500, 0x7000, FUTEX_WAIT_PRIVATE | (__u64)3 << 32);
+	ev(SBT_EV_THREAD_EXIT, 0, 3, 600, 0, 0);
+	ev(SBT_EV_FUTEX_EXIT, 0, 1, 605, 0, 0);
+	o = futex_at(0x7000);
+	CHECK_EQ(o->joined, 2);
+	CHECK_EQ(o->joined_tid, 3);
+	CHECK_EQ(o->count, 2);
+	/* the kernel wakes the joiner before the exit record is made: a wait
+	 * that returned up to 1 ms before it; not one that returned earlier */
+	ev(SBT_EV_THREAD_START, 0, 4, 700, 0, 0);
+	ev(SBT_EV_THREAD_START, 0, 5, 700, 0, 0);
+	wait_for_value(1, 800, 900, 0xa000, 4);
+	ev(SBT_EV_THREAD_EXIT, 0, 4, 905, 0, 0);
+	wait_for_value(1, 1000, 1100, 0xb000, 5);
+	ev(SBT_EV_THREAD_EXIT, 0, 5, 1100 + 1000001, 0, 0);
+	CHECK_EQ(futex_at(0xa000)->joined, 1);
+	CHECK_EQ(futex_at(0xa000)->joined_tid, 4);
+	CHECK_EQ(futex_at(0xb000)->joined, 0);
+	teardown();
+}
+
 /* Lock and semaphore waits inside a barrier phase are attributed to it: the
  * arrival carries them, and the barrier's own futex wait is its blocked
  * time (the rest of the barrier wait was spinning). */
