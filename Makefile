@@ -68,7 +68,7 @@ MPI_EXAMPLES := $(if $(MPICC_OMPI),$(EX_DIR)/mpi_ranks_ompi $(EX_DIR)/mpi_hybrid
 FC_GNU := $(shell command -v gfortran 2>/dev/null)
 CXX_GNU := $(shell command -v g++ 2>/dev/null)
 OTHER_LANG_EXAMPLES := $(if $(FC_GNU),$(EX_DIR)/omp_heat_gfortran) $(EX_DIR)/omp_domain_llvm \
-		    $(if $(CXX_GNU),$(EX_DIR)/omp_domain_gomp)
+		    $(if $(CXX_GNU),$(EX_DIR)/omp_domain_gomp) $(EX_DIR)/cxx_team
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) $(EX_DIR)/barrier_imbalance_static \
 	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm) $(MPI_EXAMPLES) \
 	     $(OTHER_LANG_EXAMPLES)
@@ -160,6 +160,10 @@ $(EX_DIR)/omp_heat_gfortran: examples/omp_heat.F90
 $(EX_DIR)/omp_domain_gomp: examples/omp_domain.cpp
 	@mkdir -p $(@D)
 	$(CXX_GNU) -O2 -g $(WARN) -fopenmp $< -o $@
+# std::thread and a std::mutex + std::condition_variable barrier
+$(EX_DIR)/cxx_team: examples/cxx_team.cpp
+	@mkdir -p $(@D)
+	$(CLANG)++ -O2 -g $(WARN) -pthread $< -o $@
 $(EX_DIR)/omp_domain_llvm: examples/omp_domain.cpp
 	@mkdir -p $(@D)
 	$(CLANG)++ -O2 -g $(WARN) -fopenmp=libomp $< -o $@

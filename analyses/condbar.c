@@ -13,9 +13,13 @@
  * came: the team of one episode, its last arrival the broadcaster. A
  * barrier's last arrival changes from episode to episode; a producer that
  * broadcasts to consumers all idle makes the same groups but is always the
- * broadcaster: a condvar is a barrier once its broadcaster changed, no
- * barrier after SAME_LAST_MAX groups without (a barrier whose last thread
- * never changes is missed).
+ * broadcaster: a condvar is a barrier once its broadcaster changed. After
+ * SAME_LAST_MAX groups without, it is one only where unlocks are probed and
+ * its waiters unlocked the mutex after their waits (a consumer woken to an
+ * empty queue waits again first, and is ruled out then): a barrier whose
+ * last thread never changes, a load imbalance that stays, is found there;
+ * without unlocks it is not, and is said to be ambiguous
+ * (condbar__same_broadcaster()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +38,8 @@ struct cb_cond {
 	int groups;  /* consecutive groups with the same team */
 	int rebased; /* the first group was a subset of the second (attach) */
 	int rotated; /* two of those groups had different broadcasters */
+	int same_last; /* ruled out after SAME_LAST_MAX groups, one broadcaster */
+	__u64 unlocked; /* waits after which the waiter unlocked the mutex */
 	__u32 last;  /* the broadcaster of the first of them */
 	__u64 mutex;
 	__u32 *waiters; /* in cond_wait now */
@@ -239,16 +245,26 @@ static void group(struct condbar *cb, struct cb_cond *c, __u32 tid)
 	c->rotated |= tid != c->last;
 	if (c->groups >= 2 && c->rotated)
 		set_state(cb, c, CB_BARRIER);
-	else if (c->groups >= SAME_LAST_MAX)
+	else if (c->groups >= SAME_LAST_MAX && cb->sees_unlock &&
+		 c->unlocked >= (__u64)c->groups - 1)
+		set_state(cb, c, CB_BARRIER);
+	else if (c->groups >= SAME_LAST_MAX) {
+		c->same_last = 1;
 		rule_out(cb, c);
+	}
 }
 
 static void released(struct condbar *cb, const struct sbt_event *e)
 {
 	struct cb_thread *t = hmap_get(&cb->threads, e->tid, 0);
+	struct cb_cond *c;
 
-	if (t && t->relock_mutex == e->obj)
-		t->relock_cv = t->relock_mutex = 0;
+	if (!t || t->relock_mutex != e->obj)
+		return;
+	c = hmap_get(&cb->conds, e->pid, t->relock_cv);
+	if (c)
+		c->unlocked++;
+	t->relock_cv = t->relock_mutex = 0;
 }
 
 static void signalled(struct condbar *cb, const struct sbt_event *e)
@@ -307,6 +323,13 @@ int condbar__is_barrier(const struct condbar *cb, __u32 pid, __u64 cv)
 	const struct cb_cond *c = hmap_get(&cb->conds, pid, cv);
 
 	return c && c->state == CB_BARRIER;
+}
+
+int condbar__same_broadcaster(const struct condbar *cb, __u32 pid, __u64 cv)
+{
+	const struct cb_cond *c = hmap_get(&cb->conds, pid, cv);
+
+	return c && c->same_last;
 }
 
 int condbar__is_broadcast(const struct condbar *cb, __u16 probe)

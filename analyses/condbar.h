@@ -5,8 +5,9 @@
  * the threads waiting on it are released together by a broadcast from a
  * thread that did not wait (the last to arrive), the same team every time,
  * the last one changing (a producer waking idle consumers is always the
- * same), and, where unlocks are probed, no waiter waits again without
- * first unlocking the mutex (a consumer that woke to an empty queue does).
+ * same) unless unlocks are probed, and, where they are, no waiter waits
+ * again without first unlocking the mutex (a consumer that woke to an
+ * empty queue does).
  * A signal, a broadcast with nobody waiting or a different team rules a
  * condvar out for good. Pure: no I/O.
  */
@@ -29,6 +30,10 @@ int condbar__pending(const struct condbar *cb);
 void condbar__decide_pending(struct condbar *cb);
 /* Whether condvar cv of process pid was recognized as a barrier. */
 int condbar__is_barrier(const struct condbar *cb, __u32 pid, __u64 cv);
+/* Whether condvar cv of process pid was ruled out only for being released
+ * by the same thread every time without unlocks probed to tell (a barrier
+ * whose last thread never changes, or a producer and idle consumers). */
+int condbar__same_broadcaster(const struct condbar *cb, __u32 pid, __u64 cv);
 /* Whether probe id is a broadcast (what releases a condvar barrier). */
 int condbar__is_broadcast(const struct condbar *cb, __u16 probe);
 

@@ -237,6 +237,9 @@ static int call_done(struct phases *p, struct ph_thread *t, int d, const struct 
 		.blocked_ns = t->stack[d].blocked_ns,
 		.futex_waits = t->stack[d].futex_waits,
 		.barrier = at_barrier,
+		.same_broadcaster =
+			p->condbar && p->cfg.probes[e->probe].kind == SBT_PK_COND_WAIT &&
+			condbar__same_broadcaster(p->condbar, e->pid, t->stack[d].obj),
 	};
 	int paired = sync__call(p->cfg.sync, &c, v);
 

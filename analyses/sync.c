@@ -340,6 +340,7 @@ static void cond_call(struct sync *s, const struct sync_call *c)
 		return;
 	account_wait(s, o, sync_share_of(s, o, c->tid), c);
 	o->barrier |= c->barrier;
+	o->same_broadcaster |= c->same_broadcaster;
 	sync_caused__cond_woken(s, o, c);
 	if ((int)c->retval == ETIMEDOUT)
 		o->timeouts++;

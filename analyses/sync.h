@@ -27,6 +27,7 @@ struct sync_call {
 	__u32 futex_waits;
 	int barrier; /* a wait at a condvar or semaphore that is a barrier
 		      * (condbar.h, sembar.h) */
+	int same_broadcaster; /* a condvar wait: condbar__same_broadcaster() */
 };
 
 /* Per-thread share of an object. */
@@ -80,6 +81,8 @@ struct sync_obj {
 	__u32 joined_tid; /* futex: the thread whose exit a wait on it joined (its tid word) */
 	__u32 joined;	  /* futex: threads joined there (a thread stack reused: several) */
 	int barrier;	  /* condvars, semaphores: a barrier, its waits barrier time */
+	int same_broadcaster; /* condvars: released by one thread's broadcast every
+			       * time, unlocks not probed: a barrier or not? */
 	__u64 outside_ns;
 	struct sync_share *threads;
 	__u32 nthreads;

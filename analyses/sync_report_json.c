@@ -105,6 +105,8 @@ static void json_object(struct json *j, const struct sync_report *sr, const stru
 	json_kind_counts(j, o);
 	if (o->kind == SYNC_SEM || o->kind == SYNC_COND)
 		json_kbool(j, "barrier", o->barrier); /* its waits are barrier time */
+	if (o->kind == SYNC_COND) /* a barrier or not, unlocks unseen (condbar.h) */
+		json_kbool(j, "same_broadcaster", o->same_broadcaster);
 	json_ku64(j, "timeouts", o->timeouts);
 	json_ku64(j, "errors", o->interrupted);
 	json_ku64(j, "wait_ns", o->wait_ns);

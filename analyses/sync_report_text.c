@@ -147,6 +147,15 @@ static void print_table(FILE *f, const struct sync_report *sr, int kind)
 		if (shown < n)
 			fprintf(f, "(%zu more)\n", n - shown);
 	}
+	for (i = 0; kind == SYNC_COND && i < n; i++)
+		if (v[i]->same_broadcaster && !v[i]->barrier) {
+			sync_report__object_name(sr, v[i], name, sizeof(name));
+			fprintf(f,
+				"    %s: one thread's broadcast released the same waiters every "
+				"time: a barrier whose last thread never changes, or a producer "
+				"and idle consumers; --trace lock tells them apart\n",
+				name);
+		}
 	free(v);
 }
 

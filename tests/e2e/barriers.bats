@@ -337,6 +337,31 @@ PY
 # counter. Recognized from the records; every episode a phase, the first
 # ones too; with the lock probes on, the rule against a woken waiter that
 # waits again holds for it as well.
+# C++ std::thread with a std::mutex + std::condition_variable barrier whose
+# last thread is always the slowest (a load imbalance that stays): without
+# unlocks traced it looks like a producer releasing idle consumers and is
+# said to be ambiguous; with them it is a barrier, every step an episode.
+@test "C++ condvar barrier whose late thread never changes: ambiguous without unlocks, a barrier with them" {
+	local mode opts
+	for mode in nolocks locks; do
+		opts=()
+		[ "$mode" = locks ] && opts=(--trace lock,cond)
+		run "$SBT" record "${opts[@]}" -o "$T/t.sbt" -- "$EX/cxx_team" 2 20 2000
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/wl.out"
+		"$SBT" report --format json "$T/t.sbt" >"$T/t.json"
+		$CHECK team "$T/t.json" "$T/wl.out" "$T/t.sbt" 20 "$mode"
+	done
+	run "$SBT" report "$T/t.sbt"
+	[ "$status" -eq 0 ]
+	refute_grep -q "one thread's broadcast released the same waiters" <<<"$output"
+	"$SBT" record -o "$T/n.sbt" -- "$EX/cxx_team" 2 20 2000 >"$T/wl.out"
+	run "$SBT" report "$T/n.sbt"
+	if "$SBT" report --format json "$T/n.sbt" | grep -q '"same_broadcaster": true'; then
+		grep -q "one thread's broadcast released the same waiters every time" <<<"$output"
+	fi
+}
+
 @test "a barrier made of a mutex and a condvar (Splash-3's macro): every episode, late thread, times" {
 	local trace
 	for trace in barrier,cond all; do

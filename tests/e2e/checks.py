@@ -8,6 +8,7 @@ what the example workloads measured about themselves in the same run.
   checks.py omp_nested REPORT.json WORKLOAD.out ORIGIN STEPS  (team sizes, nested regions)
   checks.py timed REPORT.json WORKLOAD.out ORIGIN STEPS SOURCE [FUNCTION]
   checks.py method REPORT.json WORKLOAD.out NAME  (omp_domain: --probe NAME:region, its call)
+  checks.py team REPORT.json WORKLOAD.out ORIGIN STEPS locks|nolocks  (cxx_team)
                           (omp_heat.F90, omp_domain.cpp: a timed explicit barrier)
   checks.py barrier REPORT.json WORKLOAD.out ORIGIN PHASES  (any one barrier, no futex calls)
   checks.py condbar REPORT.json WORKLOAD.out ORIGIN PHASES  (cond_barrier: mutex + condvar)
@@ -562,6 +563,55 @@ def method(report, wl_out, name):
     check(inner <= mine[0]["total_ns"] <= total,
           f"{name}: {mine[0]['total_ns']} ns, the workload's windows span {inner}, "
           f"its total {total}")
+    common_facts(r)
+
+
+def team(report, wl_out, org_spec, steps, locks):
+    """cxx_team: a std::mutex + std::condition_variable barrier whose last
+    thread is the slowest every step. Its broadcaster is the last to hold
+    the mutex, the latest of the workload's arrivals (taken under it). If
+    that thread changed within the first 8 steps, or where unlocks are
+    traced ("locks"), a barrier: every step an episode, each thread's
+    arrival and departure inside its own window, the late thread the one
+    that arrived last by LATE_MARGIN_NS. Else, unlocks unseen, no barrier,
+    and the condvar said to be ambiguous (same_broadcaster)."""
+    r = load(report)
+    rx = r"^phase (\d+) thread \d+ tid (\d+) arrive_ns (\d+) depart_ns (\d+)$"
+    wins = {}
+    for k, tid, a, d in re.findall(rx, open(wl_out).read(), re.M):
+        wins.setdefault(int(k), {})[int(tid)] = (int(a), int(d))
+    check(len(wins) == steps, f"the workload printed {len(wins)} steps, expected {steps}")
+    last = [max(w, key=lambda tid: w[tid][0]) for _, w in sorted(wins.items())]
+    conds = r["condvars"]
+    if not check(len(conds) == 1, f"{len(conds)} condvars, expected 1"):
+        return
+    barrier = locks == "locks" or len(set(last[:8])) > 1
+    check(conds[0]["barrier"] == barrier and conds[0]["same_broadcaster"] == (not barrier),
+          f"barrier {conds[0]['barrier']}, same_broadcaster {conds[0]['same_broadcaster']}; "
+          f"the last threads of the first steps {last[:8]}, unlocks traced: {locks}")
+    if not barrier:
+        check(not r["phases"], f"{len(r['phases'])} phases of no barrier")
+        return
+    org = origin(org_spec, r)
+    eps = sorted(r["phases"], key=lambda p: p["index"])
+    check(len(eps) == steps, f"{len(eps)} episodes, expected {steps}")
+    judged = 0
+    for k, p in enumerate(eps[:len(wins)]):
+        w = wins[k]
+        got = {t["tid"]: t for t in p["threads"]}
+        if not check(set(got) == set(w), f"step {k}: threads {sorted(got)}, the workload's "
+                     f"{sorted(w)}"):
+            continue
+        for tid, t in got.items():
+            a, d = org + t["arrive_ns"], org + t["depart_ns"]
+            check(w[tid][0] <= a <= d <= w[tid][1],
+                  f"step {k} tid {tid}: trace {a}..{d} outside the thread's own {w[tid]}")
+        order = sorted(w, key=lambda tid: w[tid][0])
+        if w[order[-1]][0] - w[order[-2]][0] > LATE_MARGIN_NS:
+            judged += 1
+            check(p["critical_tid"] == order[-1],
+                  f"step {k}: late thread {p['critical_tid']}, the workload's {order[-1]}")
+    check(judged >= steps // 2, f"only {judged} of {steps} steps had a clearly late thread")
     common_facts(r)
 
 
@@ -1472,6 +1522,7 @@ def main(argv):
         "omp_nested": lambda: omp_nested(a[0], a[1], a[2], int(a[3])),
         "timed": lambda: timed(a[0], a[1], a[2], int(a[3]), *a[4:6]),
         "method": lambda: method(a[0], a[1], a[2]),
+        "team": lambda: team(a[0], a[1], a[2], int(a[3]), a[4]),
         "omp_kernels": lambda: omp_kernels(a[0], a[1], a[2], int(a[3]),
                                            len(a) > 4 and a[4] == "stripped"),
         "barrier": lambda: barrier(a[0], a[1], a[2], int(a[3])),
