@@ -35,12 +35,12 @@ enum cb_state { CB_UNSEEN, CB_PENDING, CB_BARRIER, CB_NOT };
 
 struct cb_cond {
 	int state;
-	int groups;  /* consecutive groups with the same team */
-	int rebased; /* the first group was a subset of the second (attach) */
-	int rotated; /* two of those groups had different broadcasters */
-	int same_last; /* ruled out after SAME_LAST_MAX groups, one broadcaster */
+	int groups;	/* consecutive groups with the same team */
+	int rebased;	/* the first group was a subset of the second (attach) */
+	int rotated;	/* two of those groups had different broadcasters */
+	int same_last;	/* ruled out after SAME_LAST_MAX groups, one broadcaster */
 	__u64 unlocked; /* waits after which the waiter unlocked the mutex */
-	__u32 last;  /* the broadcaster of the first of them */
+	__u32 last;	/* the broadcaster of the first of them */
 	__u64 mutex;
 	__u32 *waiters; /* in cond_wait now */
 	size_t nwait, cap_wait;

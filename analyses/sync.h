@@ -25,8 +25,8 @@ struct sync_call {
 	__u64 site;	  /* call site */
 	__u64 blocked_ns; /* time in futex waits during the call */
 	__u32 futex_waits;
-	int barrier; /* a wait at a condvar or semaphore that is a barrier
-		      * (condbar.h, sembar.h) */
+	int barrier;	      /* a wait at a condvar or semaphore that is a barrier
+			       * (condbar.h, sembar.h) */
 	int same_broadcaster; /* a condvar wait: condbar__same_broadcaster() */
 };
 
@@ -76,11 +76,11 @@ struct sync_obj {
 	__u64 wait_ns, max_wait_ns;
 	__u64 hold_ns, max_hold_ns; /* locks only */
 	__u64 holds;
-	__u64 blocked_ns; /* of wait_ns, the time blocked in the kernel */
-	__u64 outside;	  /* futex: waits outside any probed function */
-	__u32 joined_tid; /* futex: the thread whose exit a wait on it joined (its tid word) */
-	__u32 joined;	  /* futex: threads joined there (a thread stack reused: several) */
-	int barrier;	  /* condvars, semaphores: a barrier, its waits barrier time */
+	__u64 blocked_ns;     /* of wait_ns, the time blocked in the kernel */
+	__u64 outside;	      /* futex: waits outside any probed function */
+	__u32 joined_tid;     /* futex: the thread whose exit a wait on it joined (its tid word) */
+	__u32 joined;	      /* futex: threads joined there (a thread stack reused: several) */
+	int barrier;	      /* condvars, semaphores: a barrier, its waits barrier time */
 	int same_broadcaster; /* condvars: released by one thread's broadcast every
 			       * time, unlocks not probed: a barrier or not? */
 	__u64 outside_ns;
