@@ -157,14 +157,14 @@ $(EX_DIR)/omp_heat_gfortran: examples/omp_heat.F90
 	@mkdir -p $(@D) $(OUTPUT)/fortran
 	$(FC_GNU) -O2 -g -Wall -fopenmp -cpp -J $(OUTPUT)/fortran $< -o $@
 
-$(EX_DIR)/omp_domain_gomp: examples/omp_domain.cpp
+$(EX_DIR)/omp_domain_gomp: examples/omp_domain.cpp examples/cxx_common.hpp
 	@mkdir -p $(@D)
 	$(CXX_GNU) -O2 -g $(WARN) -fopenmp $< -o $@
 # std::thread and a std::mutex + std::condition_variable barrier
-$(EX_DIR)/cxx_team: examples/cxx_team.cpp
+$(EX_DIR)/cxx_team: examples/cxx_team.cpp examples/cxx_common.hpp
 	@mkdir -p $(@D)
 	$(CLANG)++ -O2 -g $(WARN) -pthread $< -o $@
-$(EX_DIR)/omp_domain_llvm: examples/omp_domain.cpp
+$(EX_DIR)/omp_domain_llvm: examples/omp_domain.cpp examples/cxx_common.hpp
 	@mkdir -p $(@D)
 	$(CLANG)++ -O2 -g $(WARN) -fopenmp=libomp $< -o $@
 
@@ -322,7 +322,7 @@ install: $(OUTPUT)/sbt-bpf $(SHIM_LIBS)
 
 format:
 	clang-format -i include/sbt/*.h bpf/*.c bpf/*.h lib/*.[ch] analyses/*.[ch] user/*/*.[ch] shim/*.[ch] \
-		tests/unit/*.[ch] tests/fuzz/*.[ch] examples/*.[ch] examples/*.cpp bench/*.c
+		tests/unit/*.[ch] tests/fuzz/*.[ch] examples/*.[ch] examples/*.[ch]pp bench/*.c
 
 clean:
 	rm -rf $(OUTPUT)

@@ -13,7 +13,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -23,40 +22,18 @@
 #include <thread>
 #include <vector>
 
+#include "cxx_common.hpp"
+
+static const char USAGE[] = "cxx_team [THREADS [STEPS [UNIT_US]]]";
+
 namespace
 {
 
-int64_t now_ns()
-{
-	timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-long arg_or(int argc, char **argv, int k, long def, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	if (argc <= k)
-		return def;
-	errno = 0;
-	v = strtol(argv[k], &end, 10);
-	if (errno || end == argv[k] || *end || v < lo || v > hi) {
-		fprintf(stderr, "cxx_team: argument %d must be an integer in [%ld, %ld]\n", k, lo,
-			hi);
-		fprintf(stderr, "usage: cxx_team [THREADS [STEPS [UNIT_US]]]\n");
-		exit(2);
-	}
-	return v;
-}
-
 void work(int64_t us)
 {
-	int64_t until = now_ns() + us * 1000;
+	int64_t until = example::now_ns() + us * 1000;
 
-	while (now_ns() < until)
+	while (example::now_ns() < until)
 		;
 }
 
@@ -79,7 +56,7 @@ class Barrier
 		std::unique_lock<std::mutex> lock(m_);
 		const unsigned long gen = gen_;
 
-		*arrive = now_ns();
+		*arrive = example::now_ns();
 		if (++count_ == n_) {
 			count_ = 0;
 			gen_++;
@@ -100,14 +77,14 @@ class Barrier
 
 int main(int argc, char **argv)
 {
-	const int nthreads = int(arg_or(argc, argv, 1, 3, 2, 64));
-	const int steps = int(arg_or(argc, argv, 2, 20, 1, 100000));
-	const int unit_us = int(arg_or(argc, argv, 3, 500, 0, 1000000));
+	const int nthreads = int(example::arg_or(argc, argv, 1, 3, 2, 64, USAGE));
+	const int steps = int(example::arg_or(argc, argv, 2, 20, 1, 100000, USAGE));
+	const int unit_us = int(example::arg_or(argc, argv, 3, 500, 0, 1000000, USAGE));
 	std::vector<int64_t> arrive(size_t(steps) * nthreads), depart(arrive.size());
 	std::vector<long> tids(nthreads);
 	std::vector<std::thread> team;
 	solver::Barrier barrier(nthreads);
-	const int64_t t0 = now_ns();
+	const int64_t t0 = example::now_ns();
 
 	for (int i = 0; i < nthreads; i++)
 		team.emplace_back([&, i] {
@@ -117,12 +94,12 @@ int main(int argc, char **argv)
 
 				work(int64_t(unit_us) * (1 + i));
 				barrier.wait(&arrive[k]);
-				depart[k] = now_ns();
+				depart[k] = example::now_ns();
 			}
 		});
 	for (auto &t : team)
 		t.join();
-	const int64_t total = now_ns() - t0;
+	const int64_t total = example::now_ns() - t0;
 
 	for (int s = 0; s < steps; s++)
 		for (int i = 0; i < nthreads; i++)

@@ -15,44 +15,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <vector>
 
-namespace
-{
+#include "cxx_common.hpp"
 
-int64_t now_ns()
-{
-	timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-// Argument k as a count in [lo, hi], def when absent; exits on anything else.
-long arg_or(int argc, char **argv, int k, long def, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	if (argc <= k)
-		return def;
-	errno = 0;
-	v = strtol(argv[k], &end, 10);
-	if (errno || end == argv[k] || *end || v < lo || v > hi) {
-		fprintf(stderr, "omp_domain: argument %d must be an integer in [%ld, %ld]\n", k, lo,
-			hi);
-		fprintf(stderr, "usage: omp_domain [STEPS [SIZE [LATE_US]]]\n");
-		exit(2);
-	}
-	return v;
-}
-
-} // namespace
+static const char USAGE[] = "omp_domain [STEPS [SIZE [LATE_US]]]";
 
 class Domain
 {
@@ -77,9 +48,9 @@ class Domain
 
 void Domain::spin(int us) const
 {
-	int64_t until = now_ns() + int64_t(us) * 1000;
+	int64_t until = example::now_ns() + int64_t(us) * 1000;
 
-	while (now_ns() < until)
+	while (example::now_ns() < until)
 		;
 }
 
@@ -104,11 +75,11 @@ double Domain::advance(int steps, int late_us)
 			}
 			if (me == 0)
 				spin(late_us);
-			arrive_[size_t(s) * threads_ + me] = now_ns();
+			arrive_[size_t(s) * threads_ + me] = example::now_ns();
 			if (me == 0)
 				bar_line_ = __LINE__ + 1;
 #pragma omp barrier
-			depart_[size_t(s) * threads_ + me] = now_ns();
+			depart_[size_t(s) * threads_ + me] = example::now_ns();
 		}
 	}
 	return energy;
@@ -126,14 +97,14 @@ void Domain::print(int steps) const
 
 int main(int argc, char **argv)
 {
-	const int steps = int(arg_or(argc, argv, 1, 50, 1, 100000));
-	const int size = int(arg_or(argc, argv, 2, 200000, 16, 100000000));
-	const int late_us = int(arg_or(argc, argv, 3, 1000, 0, 1000000));
+	const int steps = int(example::arg_or(argc, argv, 1, 50, 1, 100000, USAGE));
+	const int size = int(example::arg_or(argc, argv, 2, 200000, 16, 100000000, USAGE));
+	const int late_us = int(example::arg_or(argc, argv, 3, 1000, 0, 1000000, USAGE));
 	const int threads = omp_get_max_threads();
 	Domain d(size, steps, threads);
-	int64_t t0 = now_ns();
+	int64_t t0 = example::now_ns();
 	double energy = d.advance(steps, late_us);
-	int64_t total = now_ns() - t0;
+	int64_t total = example::now_ns() - t0;
 
 	d.print(steps);
 	printf("steps %d size %d threads %d energy %.6g\n", steps, size, threads, energy);
