@@ -258,7 +258,7 @@ PY
 	"$SBT" report "$T/i.sbt" >"$T/i.txt"
 	grep -q "^    each probe hit spun $d ns more (--inject-delay), charged$" "$T/i.txt"
 	# the validation script: a row per delay and the slope
-	run "$ROOT/bench/validate.py" -r 1 --delay $d -- "$EX/barrier_imbalance" -t 2 -n 30 -d 0 -m spin
+	run env SBT="$SBT" "$ROOT/bench/validate.py" -r 1 --delay $d -- "$EX/barrier_imbalance" -t 2 -n 30 -d 0 -m spin
 	[ "$status" -eq 0 ]
 	grep -qE "^\| 0 \| [0-9.]+ \| [0-9.]+ \| 0.000 \| 0.000 \|$" <<<"$output"
 	grep -qE "^\| $d \| [0-9.]+ \| [0-9.]+ \| -?[0-9.]+ \| -?[0-9.]+ \|$" <<<"$output"
