@@ -108,21 +108,22 @@ void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const st
 		acquired(p, t, t->futex.ts, t->futex.ta, e, 0, r);
 }
 
-/* A join (threads__joined(); doc/design.md §5.4 model 7; Malony-Reed
- * §3.2.2). The joiner resumes at the release's approximated time plus the measured
- * hand-off less probe cost, or at its own approximated entry into the wait
- * if that is later (the thread had exited before it in the approximation:
- * no wait). The release is the joined thread's exit while other workers
- * run. A main thread whose wait outlasted every worker resumes on the join
- * rule's release instead (the greatest approximated exit, the hand-off
- * measured from the latest measured exit): its return is the first event
- * after the concurrent phase, and the time from the joined exit to it spans
- * the later exits, whose spacing the approximation shortened (a main thread
- * short of a CPU until the last worker's exit freed one resumed that much
- * too late). Returns 1 if the wait was a join. */
-int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+/* A join of thread w (threads__joined(); NULL: the wait was no join;
+ * doc/design.md §5.4 model 7; Malony-Reed §3.2.2). The joiner resumes at
+ * the release's approximated time plus the measured hand-off less probe
+ * cost, or at its own approximated entry into the wait if that is later
+ * (the thread had exited before it in the approximation: no wait). The
+ * release is the joined thread's exit while other workers run. A main
+ * thread whose wait outlasted every worker resumes on the join rule's
+ * release instead (the greatest approximated exit, the hand-off measured
+ * from the latest measured exit): its return is the first event after the
+ * concurrent phase, and the time from the joined exit to it spans the later
+ * exits, whose spacing the approximation shortened (a main thread short of
+ * a CPU until the last worker's exit freed one resumed that much too late).
+ * Returns 1 if the wait was a join. */
+int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct sbt_event *e,
+			   const struct ph_thread *w)
 {
-	const struct ph_thread *w = threads__joined(p, t, e->ts);
 	__u64 tm_r, ta_r, ta;
 
 	if (!w)

@@ -237,9 +237,9 @@ static int call_done(struct phases *p, struct ph_thread *t, int d, const struct 
 		.blocked_ns = t->stack[d].blocked_ns,
 		.futex_waits = t->stack[d].futex_waits,
 		.barrier = at_barrier,
-		.same_broadcaster =
-			p->condbar && p->cfg.probes[e->probe].kind == SBT_PK_COND_WAIT &&
-			condbar__same_broadcaster(p->condbar, e->pid, t->stack[d].obj),
+		.same_broadcaster = p->condbar &&
+				    p->cfg.probes[e->probe].kind == SBT_PK_COND_WAIT &&
+				    condbar__same_broadcaster(p->condbar, e->pid, t->stack[d].obj),
 	};
 	int paired = sync__call(p->cfg.sync, &c, v);
 
@@ -399,12 +399,12 @@ static void futex_waited(struct phases *p, struct ph_thread *t, const struct sbt
 }
 
 /* The futex wait of t, which returned with e, in the sync tables: a join
- * names the thread joined, now if its exit record came first, else at that
+ * (of w, whose exit record came first) names the thread joined; a wait for
+ * a live thread's id that may be its join is named at that thread's exit
  * record (threads__exit()). */
 static void futex_waited_sync(struct phases *p, struct ph_thread *t, const struct sbt_event *e,
-			      int inside)
+			      int inside, const struct ph_thread *w)
 {
-	const struct ph_thread *w = inside ? NULL : threads__joined(p, t, e->ts);
 	struct ph_thread *alive = inside || w ? NULL : hmap_get(&p->threads, t->futex.val, 0);
 
 	sync__futex_wait(p->cfg.sync, e->pid, e->tid, t->futex.uaddr, t->futex.ts, e->ts, inside);
@@ -424,6 +424,7 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 	__s64 ret = (__s64)e->obj;
 	__u64 d = e->ts - t->futex.ts;
 	int top = t->depth - 1;
+	const struct ph_thread *joined;
 
 	if (!t->futex.active)
 		return;
@@ -431,13 +432,16 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 	if (sync__futex_is_wait(t->futex.op)) {
 		if (ret == -EAGAIN)
 			return;
+		/* a join waits outside any probed call */
+		joined = top < 0 ? threads__joined(p, t, e->ts) : NULL;
 		if (top >= 0 && top < STACK_MAX) {
 			t->stack[top].blocked_ns += d;
 			t->stack[top].futex_waits++;
 		}
 		if (p->cfg.sync)
-			futex_waited_sync(p, t, e, top >= 0);
-		if (top < 0 && !ret && approx__event_based(p) && !approx_handoff__joined(p, t, e))
+			futex_waited_sync(p, t, e, top >= 0, joined);
+		if (top < 0 && !ret && approx__event_based(p) &&
+		    !approx_handoff__joined(p, t, e, joined))
 			approx_handoff__futex_woken(p, t, e);
 		if (top < 0 && p->ops.futex_wait)
 			futex_waited(p, t, e);

@@ -345,7 +345,8 @@ void approx_handoff__returned(struct phases *p, struct ph_thread *t, int d,
  * calls. */
 void approx_handoff__futex_wake(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 void approx_handoff__futex_woken(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
-int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+int approx_handoff__joined(struct phases *p, struct ph_thread *t, const struct sbt_event *e,
+			   const struct ph_thread *w);
 
 /* band.c: the error band's two analyses, made when cfg.error_band asks and
  * the costs come from a calibration series (NULL: no band); side i of them

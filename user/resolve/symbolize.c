@@ -119,7 +119,8 @@ static int keep_old_files(const struct symbolizer *s, struct mapped_file **files
 
 /* (Re)read the process's modules. A re-read adds to what was read before
  * (dwfl_report_begin_add), never takes away: one that finds the process
- * exiting (no maps) or gone must not forget the names it had. */
+ * exiting (no maps) or gone must not forget the names it had. -ESRCH when
+ * the process maps no file (exiting, a zombie) or is gone. */
 static int report(struct symbolizer *s)
 {
 	struct mapped_file *files = NULL;
@@ -166,10 +167,10 @@ struct symbolizer *symbolizer__new(pid_t pid)
 		return NULL;
 	s->pid = pid;
 	s->dwfl = dwfl_begin(&proc_callbacks);
-	/* no file mapped: an exiting process or a zombie, whose maps are
-	 * empty; as good as gone (a caller then names it from what it noted
-	 * while the process was there) */
-	if (!s->dwfl || report(s) || !s->nfiles) {
+	/* report() fails for an exiting process or a zombie too (no file
+	 * mapped): as good as gone, a caller then names it from what it noted
+	 * while the process was there */
+	if (!s->dwfl || report(s)) {
 		symbolizer__free(s);
 		return NULL;
 	}
