@@ -5,7 +5,8 @@
 #ifndef SBT_LOG_H
 #define SBT_LOG_H
 
-enum log_level { LOG_QUIET = -1, LOG_WARN = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
+/* -v: info, -vv: debug (ours), -vvv: libbpf's debug output too */
+enum log_level { LOG_QUIET = -1, LOG_WARN = 0, LOG_INFO = 1, LOG_DEBUG = 2, LOG_LIBBPF = 3 };
 
 void log_set_level(int level);
 int log_get_level(void);

@@ -195,7 +195,7 @@ struct tf_job {
 	__u64 start_ns, end_ns;
 	__u64 drops;
 	char *command;
-	__u32 rank_id;		 /* MPI rank + 1; 0: none known */
+	__u32 rank_id;		/* MPI rank + 1; 0: none known */
 	char host[TF_HOST_MAX]; /* "": the recording's host */
 };
 

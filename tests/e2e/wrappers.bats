@@ -40,7 +40,8 @@ load helpers
 @test "a script starting two synchronizing children: a report each, each its own workload's" {
 	# different thread and phase counts: a report paired with the wrong
 	# workload fails its check
-	"$SBT" --format json --report "$T/r.json" -- sh -c "
+	# -vv: where each process's names came from, shown if the test fails
+	"$SBT" -vv --format json --report "$T/r.json" -- sh -c "
 		$EX/barrier_imbalance -t 2 -n 3 -d 10 -m sleep >'$T/a.out' & echo a \$!
 		$EX/barrier_imbalance -t 3 -n 5 -d 10 -m sleep >'$T/b.out' & echo b \$!
 		wait" >"$T/pids" 2>"$T/err"

@@ -343,7 +343,7 @@ TEST(empty_trace)
 		CHECK_STR(rm->command, "");
 		CHECK_STR(rm->command_end, ""); /* not written: unknown */
 		CHECK_STR(rm->inject_delay_ns, "");
-		CHECK_STR(rm->clock, "");	/* no INFO at all */
+		CHECK_STR(rm->clock, ""); /* no INFO at all */
 		CHECK_EQ(tracefile__cut(r), 0);
 		CHECK_EQ(rm->nprobes, 0);
 		CHECK_EQ(rm->nsymbols, 0);

@@ -46,7 +46,7 @@ struct session {
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG && log_get_level() < LOG_DEBUG)
+	if (level == LIBBPF_DEBUG && log_get_level() < LOG_LIBBPF)
 		return 0;
 	if (level != LIBBPF_DEBUG && log_get_level() < LOG_INFO)
 		return 0; /* our own message says what failed */

@@ -218,7 +218,8 @@ static const struct argp_option options[] = {
 	 "a quarter full or a calibration runs: sbt-bpf then takes the job's CPUs less often "
 	 "(default: unchanged)",
 	 3},
-	{"verbose", 'v', NULL, 0, "More messages (twice: libbpf debug output)", 4},
+	{"verbose", 'v', NULL, 0, "More messages (-vv: debugging, -vvv: libbpf's debug output too)",
+	 4},
 	{},
 };
 

@@ -18,7 +18,7 @@
 #define ENV_INJECT_MAX_NS 10000000ULL
 /* --job-id's length bound. */
 #define ENV_JOB_ID_MAX 64
-#define ENV_MAX_FILTER	  16
+#define ENV_MAX_FILTER 16
 
 /* --filter: a process is traced when every key given matches (a key given
  * several times matches any of its values). */

@@ -87,12 +87,33 @@ static void forget_proc(struct target_many *m, __u32 pid)
 	free_note(hmap_del(&m->procs, pid, 0));
 }
 
+/* -vv: where a process's names came from (a short-lived one is named from
+ * what was noted while it was there). */
+static void say_noted(pid_t pid, pid_t from, const char *when, int read)
+{
+	char link[64], exe[256];
+	ssize_t len;
+
+	if (log_get_level() < LOG_DEBUG)
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)from);
+	len = read ? readlink(link, exe, sizeof(exe) - 1) : -1;
+	exe[len > 0 ? len : 0] = 0;
+	if (!read)
+		log_debug("pid %d (%s): its files not read (exiting or gone); names noted before "
+			  "kept",
+			  (int)pid, when);
+	else
+		log_debug("pid %d (%s): names read from %s (%s)", (int)pid, when,
+			  from == pid ? "itself" : "its parent, as it is gone", exe[0] ? exe : "?");
+}
+
 /* Following a tree: what names a process of the tree (its files, its
  * command line), read now that it is there and stands still (forked,
  * exec'd, stopped): a short-lived one is gone by the time its records are
  * read. A child forked from parent (else 0) and gone already ran its
  * parent's program: named from the parent's. */
-void many__note_names(struct target_many *m, pid_t pid, pid_t parent)
+void many__note_names(struct target_many *m, pid_t pid, pid_t parent, const char *when)
 {
 	struct job *job = jobs__find(m->base.ctx->jobs, pid);
 	pid_t from = parent > 0 && proc__gone(pid) ? parent : pid;
@@ -103,7 +124,11 @@ void many__note_names(struct target_many *m, pid_t pid, pid_t parent)
 	 * parent's: a fork record is read after the child ran and exited */
 	if (from != pid && ((job && job->user) || (n && n->sym)))
 		return;
-	if (!m->tree || !(sym = symbolizer__new(from)))
+	if (!m->tree)
+		return;
+	sym = symbolizer__new(from);
+	say_noted(pid, from, when, sym != NULL);
+	if (!sym)
 		return;
 	if (job) { /* a new program, a dlopen */
 		symbolizer__free(job->user);
@@ -398,6 +423,10 @@ static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 			      n->start_ns > session_start, n->cmdline[0] ? n->cmdline : comm);
 	if (!job)
 		return;
+	log_debug("pid %d: a job; names from %s", (int)e->pid,
+		  job->user ? "the running process"
+		  : n->sym  ? "what was noted"
+			    : "nowhere (by address)");
 	if (!job->user) { /* gone already: named as it was */
 		job->user = n->sym;
 		n->sym = NULL;
@@ -417,7 +446,7 @@ static void note_fork(struct target_many *m, const struct sbt_event *e)
 	const struct job *parent = jobs__find(m->base.ctx->jobs, e->cost);
 	struct proc_note *n = note_of(m, e->pid);
 
-	many__note_names(m, e->pid, (pid_t)e->cost);
+	many__note_names(m, e->pid, (pid_t)e->cost, "fork record");
 	if (!n)
 		return;
 	n->start_ns = e->ts;
@@ -479,7 +508,7 @@ static void exec_record(struct target_many *m, struct job *job, const struct sbt
 		job->end_ns = e->ts;
 		many_job_exited(&m->base, job);
 	}
-	many__note_names(m, e->pid, 0);
+	many__note_names(m, e->pid, 0, "exec record");
 	n = note_of(m, e->pid);
 	if (n) {
 		n->start_ns = e->ts;

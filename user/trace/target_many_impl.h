@@ -66,8 +66,9 @@ static inline int pid_set_has(const struct hmap *set, pid_t pid)
 }
 
 /* target_many.c: what names process pid of a followed tree, read now
- * (parent: the process that forked it, else 0). */
-void many__note_names(struct target_many *m, pid_t pid, pid_t parent);
+ * (parent: the process that forked it, else 0; when: what made us read
+ * it, said with -vv). */
+void many__note_names(struct target_many *m, pid_t pid, pid_t parent, const char *when);
 /* The files found since the last call, attached for every process. */
 void many__attach_new_files(struct target_many *m);
 /* The files process pid maps, found: how many have probes, or a negative

@@ -276,7 +276,7 @@ void many__resume_paused(struct target_many *m, int probe)
 		n = session__take_paused(session, pids, 256);
 		for (i = 0; probe && i < n; i++) {
 			found = many__scan_pid(m, pids[i]);
-			many__note_names(m, pids[i], 0);
+			many__note_names(m, pids[i], 0, "stopped");
 			check_shim_loaded(m, pids[i], found);
 			unpause_launcher(m, pids[i]);
 		}
