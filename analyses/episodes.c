@@ -279,6 +279,38 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		release(p, ep);
 }
 
+/* OpenMP runtimes run a team's queued tasks in its barriers: a thread that
+ * arrived ran task bodies while it waited, and that is work. Its arrival
+ * moves to the return of each such body (record e), with what its compute
+ * window held until then (doc/design.md §5.1); the barrier's waiting, and
+ * the barrier's last arrival, begin there. The counters stay those read at
+ * the barrier's entry. */
+void episodes__task_ran(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	struct ph_episode *ep = t->waiting;
+	struct ph_arrival *a;
+	__u32 i;
+
+	if (!ep || t->waiting_idx >= ep->n || e->ts <= ep->arr[t->waiting_idx].arrive_ns)
+		return;
+	a = &ep->arr[t->waiting_idx];
+	a->arrive_ns = e->ts;
+	waits__arrival(t, a); /* the window's marks move at departures only */
+	if (approx__enabled(p)) {
+		a->ta_arrive = approx__time(p, t, e->ts);
+		a->overhead_ns += t->overhead_total - t->ovh_mark;
+		t->ovh_mark = t->overhead_total;
+		a->preempted_ns += t->preempted_total - t->prm_mark;
+		t->prm_mark = t->preempted_total;
+	}
+	ep->first_arrive = a->arrive_ns;
+	for (i = 0; i < ep->n; i++)
+		if (ep->arr[i].arrive_ns < ep->first_arrive)
+			ep->first_arrive = ep->arr[i].arrive_ns;
+	if (e->ts > ep->last_arrive)
+		ep->last_arrive = e->ts;
+}
+
 /* ep expects n arrivals from now on: released if it had waited only for
  * arrivals that n no longer asks for. */
 static void expect_arrivals(struct phases *p, struct ph_episode *ep, __u32 n)

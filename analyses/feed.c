@@ -45,6 +45,25 @@ static int barrier_depth(const struct phases *p, const struct ph_thread *t, int 
 	return n;
 }
 
+/* Call d of thread t, a body of no region instance (a task's), ran in the
+ * wait of the barrier the thread arrived at: the first frame below it that
+ * is a barrier, not a body (a task in a task: the outer one counts) nor a
+ * task wait; or none such, the thread waiting at its region's end (the
+ * implicit barrier, unprobed: the body of the instance returned). */
+static int runs_in_barrier_wait(const struct phases *p, const struct ph_thread *t, int d)
+{
+	int i, kind;
+
+	for (i = d - 1; i >= 0 && i < STACK_MAX; i--) {
+		kind = p->cfg.probes[t->stack[i].probe].kind;
+		if (kind == SBT_PK_REGION_BODY || kind == SBT_PK_TASK_WAIT)
+			return 0;
+		if (is_barrier(kind))
+			return t->waiting && barrier_depth(p, t, i) == 0;
+	}
+	return t->waiting != NULL;
+}
+
 /* A barrier function does not call itself: the same probe still on the
  * stack means its return record was lost. Unwind to it, and the thread's
  * departure from that episode is unknown. */
@@ -334,8 +353,10 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		if (d < STACK_MAX)
 			implicit__release(p, t, d, e);
 	} else if (kind == SBT_PK_REGION_BODY) {
-		if (d < STACK_MAX && barrier_depth(p, t, d) == 0)
+		if (d < STACK_MAX && t->stack[d].inst && barrier_depth(p, t, d) == 0)
 			implicit__arrive(p, t, d, e);
+		else if (d < STACK_MAX && !t->stack[d].inst && runs_in_barrier_wait(p, t, d))
+			episodes__task_ran(p, t, e);
 		if (d < STACK_MAX)
 			tasks__body_done(p, t, d, e);
 	} else if (kind == SBT_PK_TASK_WAIT) {

@@ -204,6 +204,9 @@ const struct ph_thread *threads__joined(const struct phases *p, const struct ph_
  * open episode of key (the object, or a region instance: implicit.c). */
 void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_event *e, __u64 key,
 		      __u64 object);
+/* A task body returned (record e) inside the barrier wait of thread t: the
+ * thread worked until then, and its arrival moves there. */
+void episodes__task_ran(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 /* Thread t's arrival in its episode is settled: departed at depart_ns, or
  * never (depart_ns == 0). Completes the episode when it was the last. */
 void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __s64 retval,

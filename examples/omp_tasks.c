@@ -7,6 +7,9 @@
  * probes use) and the task bodies it ran inside its own waits, the ground
  * truth of the task table:
  *   thread T tid X created C waits W wait_ns N ran_in_waits_ns R
+ * and, per step, the tasks it ran elsewhere (at the single's barrier, where
+ * the runtimes run a team's queued tasks) and when the last of them ended:
+ *   thread T tid X step S barrier_tasks_ns R last_end_ns E
  * Thread count from OMP_NUM_THREADS. */
 #define _GNU_SOURCE
 #include <omp.h>
@@ -14,10 +17,17 @@
 
 static unsigned long steps = 4, blocks = 24, unit_ns = 200 * 1000;
 
+/* Tasks a thread ran outside its own waits in one step. */
+struct step_tasks {
+	uint64_t ran_ns, last_end_ns;
+};
+
 struct task_stats {
 	unsigned long created, waits;
 	uint64_t wait_ns, ran_in_waits_ns;
-	int in_wait; /* inside one of its own task waits now */
+	int in_wait;	    /* inside one of its own task waits now */
+	unsigned long step; /* the step it is in */
+	struct step_tasks *per_step;
 };
 
 static struct task_stats stats[256];
@@ -26,11 +36,16 @@ static struct task_stats stats[256];
 static void block_work(unsigned long b)
 {
 	struct task_stats *me = &stats[omp_get_thread_num()];
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), t1;
 
 	work_for_ns(unit_ns * (1 + (b * 7) % 4), 1);
-	if (me->in_wait)
-		me->ran_in_waits_ns += now_ns() - t0;
+	t1 = now_ns();
+	if (me->in_wait) {
+		me->ran_in_waits_ns += t1 - t0;
+	} else if (me->per_step) {
+		me->per_step[me->step].ran_ns += t1 - t0;
+		me->per_step[me->step].last_end_ns = t1;
+	}
 }
 
 static void spawn(unsigned long first, unsigned long n)
@@ -100,22 +115,31 @@ int main(int argc, char **argv)
 	start = begin_run(0);
 #pragma omp parallel
 	{
+		struct task_stats *me = &stats[omp_get_thread_num()];
 		unsigned long s;
 
+		me->per_step = calloc(steps, sizeof(*me->per_step));
 		for (s = 0; s < steps; s++) {
+			me->step = s;
 #pragma omp single
 			one_step();
 		}
 #pragma omp critical
 		{
-			const struct task_stats *me = &stats[omp_get_thread_num()];
-
 			emit("thread %d tid %d created %lu waits %lu wait_ns %llu ran_in_waits_ns "
 			     "%llu\n",
 			     omp_get_thread_num(), (int)get_tid(), me->created, me->waits,
 			     (unsigned long long)me->wait_ns,
 			     (unsigned long long)me->ran_in_waits_ns);
+			for (s = 0; me->per_step && s < steps; s++)
+				if (me->per_step[s].ran_ns)
+					emit("thread %d tid %d step %lu barrier_tasks_ns %llu "
+					     "last_end_ns %llu\n",
+					     omp_get_thread_num(), (int)get_tid(), s,
+					     (unsigned long long)me->per_step[s].ran_ns,
+					     (unsigned long long)me->per_step[s].last_end_ns);
 		}
+		free(me->per_step);
 	}
 	end_run(start);
 	return 0;

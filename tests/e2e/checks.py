@@ -1057,13 +1057,16 @@ def omp_locks(report, wl_out, runtime):
     common_facts(r)
 
 
-def tasks(report, wl_out):
+def tasks(report, wl_out, org_spec=None):
     """omp_tasks: each thread's tasks created and task waits exactly as it
     counted them; the probes' wait and the task bodies run inside it lie
     within the thread's own timing: the wait calls inside its windows
     (wait + run <= its wait_ns), its bodies' timing inside the body probes
-    (run >= its ran_in_waits_ns)."""
+    (run >= its ran_in_waits_ns). With the trace (org_spec): the tasks run
+    at the barriers, barrier_tasks()."""
     r = load(report)
+    if org_spec:
+        barrier_tasks(r, wl_out, origin(org_spec, r))
     rows = workload_lines(wl_out, r"^thread \d+ tid (?P<tid>\d+) created (?P<c>\d+) waits (?P<w>\d+) "
                                   r"wait_ns (?P<wn>\d+) ran_in_waits_ns (?P<rn>\d+)")
     check(rows and sum(int(x["c"]) for x in rows) > 0, "the workload created tasks")
@@ -1080,6 +1083,29 @@ def tasks(report, wl_out):
               f"tid {tid}: ran {ms(got['run_in_waits_ns'])} of tasks in its waits, "
               f"it timed {ms(int(x['rn']))}")
     check(r["drops"]["total"] == 0, f"{r['drops']['total']} records lost")
+
+
+def barrier_tasks(r, wl_out, org):
+    """omp_tasks: the tasks a thread ran at step S's barrier (the single's)
+    are its work. In that barrier's phase its arrival is at or after the end
+    of the last of them, as it timed it (the body's return comes after),
+    and before its departure; its compute holds at least their time."""
+    rows = workload_lines(wl_out, r"^thread \d+ tid (?P<tid>\d+) step (?P<s>\d+) "
+                                  r"barrier_tasks_ns (?P<ran>\d+) last_end_ns (?P<end>\d+)")
+    check(rows, "no thread ran a task at a barrier")
+    steps = [p for p in r["phases"] if not p["implicit"]]
+    for x in rows:
+        tid, s, ran, end = int(x["tid"]), int(x["s"]), int(x["ran"]), int(x["end"])
+        if not check(s < len(steps), f"step {s}: {len(steps)} barrier phases"):
+            continue
+        t = {t["tid"]: t for t in steps[s]["threads"]}.get(tid)
+        if not check(t is not None, f"step {s}: tid {tid} not in its barrier's phase"):
+            continue
+        a, d = org + t["arrive_ns"], org + t["depart_ns"]
+        check(end <= a <= d, f"step {s} tid {tid}: arrival {a - end} ns after the end of the last "
+              f"task it ran at the barrier, departure {d - a} ns after the arrival (both >= 0)")
+        check(t["compute_ns"] >= ran, f"step {s} tid {tid}: compute {ms(t['compute_ns'])}, "
+              f"less than the {ms(ran)} of tasks it ran at the barrier")
 
 
 def sem(report, wl_out, items):
@@ -1532,7 +1558,7 @@ def main(argv):
         "omp_locks": lambda: omp_locks(a[0], a[1], a[2]),
         "sem": lambda: sem(a[0], a[1], int(a[2])),
         "cond": lambda: cond(a[0], a[1], int(a[2])),
-        "tasks": lambda: tasks(a[0], a[1]),
+        "tasks": lambda: tasks(a[0], a[1], a[2] if len(a) > 2 else None),
         "pages": lambda: pages(a[0], a[1], int(a[2]), int(a[3]), int(a[4]), int(a[5])),
         "taskclock": lambda: taskclock(a[0], a[1], a[2]),
         "live": lambda: live(a[0], int(a[1])),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* OpenMP tasks (analyses/tasks.c): tasks created, task waits, the task
  * bodies run inside a wait counted as work (once when nested), the rest of
- * the wait out of the thread's useful compute. */
+ * the wait out of the thread's useful compute; bodies run in a barrier's
+ * wait move the thread's arrival (analyses/episodes.c). */
 #include "phases_fixture.h"
 
 #define TASK_FN 0x401300
@@ -51,5 +52,60 @@ TEST(task_wait_split_into_work_and_waiting)
 	CHECK_EQ(a->sync_wait_ns, 300);
 	CHECK_EQ(ph_useful_ns(a), (3000 - START) - 300);
 	CHECK_EQ(c.ep[0].n, 2); /* task bodies are no arrivals */
+	phases__free(p);
+}
+
+/*
+ * The runtimes run a team's queued tasks in its barriers. Thread 2 arrives
+ * at the barrier at 1100 and runs two tasks there (1200..1500, 1600..1900,
+ * one with a nested task); thread 1, which created them, arrives at 1700.
+ * Thread 2 worked until 1900: its arrival, and the barrier's last, move
+ * there; its wait is 1950 - 1900; thread 1 waited from 1700. Approximated
+ * (a body's hits cost 10 + 10, the barrier's 20 + 20): thread 2 paid 20 at
+ * the barrier's entry and 20 for each body, 5 hits before its last body's
+ * return, so that return is at 1900 - (20 + 4 * 10 + 10) = 1830; thread
+ * 1 paid nothing before its arrival (task creations cost 0 here, a hit's
+ * cost counts after its record): 1700; the exits
+ * leave at the approximated last arrival 1830 plus the measured hand-off
+ * from the last body's return, 1950 - 1900, less the exit's 20: 1860.
+ */
+TEST(task_bodies_run_in_a_barrier_are_work)
+{
+	static const __u64 a_enter[NPROBES] = {[P_BODY] = 10, [P_PBW] = 20};
+	static const __u64 a_exit[NPROBES] = {[P_BODY] = 10, [P_PBW] = 20};
+	struct collected c;
+	struct phases *p = new_phases_with(&c, (struct phases_config){.alpha_enter = a_enter,
+								      .alpha_exit = a_exit,
+								      .model = PH_MODEL_MR});
+	const struct ph_arrival *a1, *a2;
+
+	phases__add_thread(p, PID, 1, START);
+	phases__add_thread(p, PID, 2, START);
+	enter(p, P_TASK, 1, 1010, 0, SITE_A);
+	leave(p, P_TASK, 1, 1020, 0);
+	enter(p, P_PBW, 2, 1100, OBJ_X, SITE_A);
+	task_body(p, 2, 1200, 1500);
+	body_in(p, 2, 1600, TASK_FN);
+	task_body(p, 2, 1650, 1660);
+	body_out(p, 2, 1900);
+	enter(p, P_PBW, 1, 1700, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 1950, -1);
+	leave(p, P_PBW, 1, 1960, 0);
+	CHECK_EQ(c.n, 1);
+	a1 = arrival_of(&c.ep[0], 1);
+	a2 = arrival_of(&c.ep[0], 2);
+	CHECK_EQ(a2->arrive_ns, 1900);
+	CHECK_EQ(ph_wait_ns(a2), 50);
+	CHECK_EQ(ph_compute_ns(a2), 1900 - START);
+	CHECK_EQ(a1->arrive_ns, 1700);
+	CHECK_EQ(ph_wait_ns(a1), 260);
+	CHECK_EQ(c.ep[0].last_arrive, 1900);
+	CHECK_EQ(c.ep[0].first_arrive, 1700);
+	CHECK_EQ(a2->ta_arrive, 1830);
+	CHECK_EQ(a1->ta_arrive, 1700);
+	CHECK_EQ(a2->ta_depart, 1860);
+	CHECK_EQ(a1->ta_depart, 1860);
+	CHECK_EQ(a2->overhead_ns, 70);
+	CHECK_EQ(phases__violations(p, -1), 0);
 	phases__free(p);
 }
