@@ -471,8 +471,10 @@ static int is_region_body(const char *symbol)
 }
 
 /* clang's task entry (`.omp_task_entry.`, the task's code inlined): a body
- * like the others, probed with the task class (a task body run inside a
- * task wait is work, not waiting: analyses/tasks.c). */
+ * like the others, probed with the barrier class as gcc's are (they share
+ * the region bodies' names), and with the task class: a task body run
+ * inside a barrier or a task wait is work, not waiting (analyses/tasks.c,
+ * analyses/episodes.c). */
 static int is_task_body(const char *symbol)
 {
 	return strstr(symbol, ".omp_task_entry.") != NULL;
@@ -518,7 +520,7 @@ static int add_body(void *ctx, const char *name, uint64_t offset)
 	int n;
 
 	if (!(((b->classes & SBT_TRACE_BARRIER) && is_region_body(name)) ||
-	      ((b->classes & SBT_TRACE_TASK) && is_task_body(name))))
+	      ((b->classes & (SBT_TRACE_BARRIER | SBT_TRACE_TASK)) && is_task_body(name))))
 		return 0;
 	n = probes__add_body(b->t, name, b->f, offset);
 	if (n == -ENOTSUP)
