@@ -7,8 +7,9 @@
  * probes use) and the task bodies it ran inside its own waits, the ground
  * truth of the task table:
  *   thread T tid X created C waits W wait_ns N ran_in_waits_ns R
- * and, per step, the tasks it ran elsewhere (at the single's barrier, where
- * the runtimes run a team's queued tasks) and when the last of them ended:
+ * and, per step, the tasks of that step it ran elsewhere (at the single's
+ * barrier, where the runtimes run a team's queued tasks) and when the last
+ * of them ended:
  *   thread T tid X step S barrier_tasks_ns R last_end_ns E
  * Thread count from OMP_NUM_THREADS. */
 #define _GNU_SOURCE
@@ -33,7 +34,7 @@ struct task_stats {
 static struct task_stats stats[256];
 
 /* Block b's work: irregular (1..4 units). */
-static void block_work(unsigned long b)
+static void block_work(unsigned long b, unsigned long step)
 {
 	struct task_stats *me = &stats[omp_get_thread_num()];
 	uint64_t t0 = now_ns(), t1;
@@ -42,7 +43,10 @@ static void block_work(unsigned long b)
 	t1 = now_ns();
 	if (me->in_wait) {
 		me->ran_in_waits_ns += t1 - t0;
-	} else if (me->per_step) {
+	} else if (me->per_step && step == me->step) {
+		/* a task of its own step, run at that step's barrier (libgomp
+		 * lets a thread still in the previous step's barrier call run
+		 * the next step's tasks: those are not counted) */
 		me->per_step[me->step].ran_ns += t1 - t0;
 		me->per_step[me->step].last_end_ns = t1;
 	}
@@ -51,11 +55,11 @@ static void block_work(unsigned long b)
 static void spawn(unsigned long first, unsigned long n)
 {
 	struct task_stats *me = &stats[omp_get_thread_num()];
-	unsigned long b;
+	unsigned long b, step = me->step;
 
 	for (b = first; b < first + n; b++) {
-#pragma omp task firstprivate(b)
-		block_work(b);
+#pragma omp task firstprivate(b, step)
+		block_work(b, step);
 		me->created++;
 	}
 }

@@ -109,3 +109,25 @@ TEST(task_bodies_run_in_a_barrier_are_work)
 	CHECK_EQ(phases__violations(p, -1), 0);
 	phases__free(p);
 }
+
+/*
+ * libgomp lets a thread still in a barrier call run tasks the next phase
+ * created once another thread has left it: thread 1 leaves at 1300, thread
+ * 2, still in its call, runs a task 1400..1500 and leaves at 1600. That
+ * task is not this barrier's: thread 2's arrival stays at its entry.
+ */
+TEST(task_bodies_after_a_departure_move_no_arrival)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_PBW, 2, 1100, OBJ_X, SITE_A);
+	enter(p, P_PBW, 1, 1200, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 1300, 0);
+	task_body(p, 2, 1400, 1500);
+	leave(p, P_PBW, 2, 1600, -1);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->arrive_ns, 1100);
+	CHECK_EQ(c.ep[0].last_arrive, 1200);
+	phases__free(p);
+}
