@@ -291,13 +291,16 @@ void episodes__task_ran(struct phases *p, struct ph_thread *t, const struct sbt_
 	struct ph_arrival *a;
 	__u32 i;
 
+	if (!ep || t->waiting_idx >= ep->n || e->ts <= ep->arr[t->waiting_idx].arrive_ns)
+		return;
+	a = &ep->arr[t->waiting_idx];
 	/* once a thread has left, the barrier was over: libgomp lets one still
 	 * in its barrier call run tasks the next phase created (that time stays
 	 * the barrier's, as a late departure) */
-	if (!ep || ep->departed || t->waiting_idx >= ep->n ||
-	    e->ts <= ep->arr[t->waiting_idx].arrive_ns)
+	if (ep->departed) {
+		a->ran_late = 1;
 		return;
-	a = &ep->arr[t->waiting_idx];
+	}
 	a->arrive_ns = e->ts;
 	waits__arrival(t, a); /* the window's marks move at departures only */
 	if (approx__enabled(p)) {

@@ -58,6 +58,9 @@ struct ph_arrival {
 	/* its phase began before the session saw it (a thread of a process
 	 * attached to, in its first phase): start_ns is only a bound */
 	int partial;
+	/* it ran task bodies in its barrier call after another thread had left
+	 * (the next phase's tasks): it leaves on its own clock at the earliest */
+	int ran_late;
 };
 
 struct ph_episode {

@@ -113,21 +113,40 @@ TEST(task_bodies_run_in_a_barrier_are_work)
 /*
  * libgomp lets a thread still in a barrier call run tasks the next phase
  * created once another thread has left it: thread 1 leaves at 1300, thread
- * 2, still in its call, runs a task 1400..1500 and leaves at 1600. That
- * task is not this barrier's: thread 2's arrival stays at its entry.
+ * 2, still in its call, runs a task 1400..1590 and leaves at 1600. That
+ * task is not this barrier's: thread 2's arrival stays at its entry. Thread
+ * 1 paid 3 x 50 creating tasks (t_a 1050 at its arrival); the first exit
+ * is at the approximated last arrival, thread 2's 1100, plus 1300 - 1200:
+ * 1200, and thread 2's, spaced as measured, at 1500, would come before its
+ * own task's end (1590): it leaves on its own clock, 1600, no repair.
  */
 TEST(task_bodies_after_a_departure_move_no_arrival)
 {
+	static const __u64 a_enter[NPROBES] = {[P_TASK] = 50}, a_exit[NPROBES];
 	struct collected c;
-	struct phases *p = new_phases(&c);
+	struct phases *p = new_phases_with(&c, (struct phases_config){.alpha_enter = a_enter,
+								      .alpha_exit = a_exit,
+								      .model = PH_MODEL_MR});
 
+	phases__add_thread(p, PID, 1, START);
+	phases__add_thread(p, PID, 2, START);
+	enter(p, P_TASK, 1, 1010, 0, SITE_A);
+	leave(p, P_TASK, 1, 1060, 0);
+	enter(p, P_TASK, 1, 1070, 0, SITE_A);
+	leave(p, P_TASK, 1, 1120, 0);
+	enter(p, P_TASK, 1, 1130, 0, SITE_A);
+	leave(p, P_TASK, 1, 1180, 0);
 	enter(p, P_PBW, 2, 1100, OBJ_X, SITE_A);
 	enter(p, P_PBW, 1, 1200, OBJ_X, SITE_A);
 	leave(p, P_PBW, 1, 1300, 0);
-	task_body(p, 2, 1400, 1500);
+	task_body(p, 2, 1400, 1590);
 	leave(p, P_PBW, 2, 1600, -1);
 	CHECK_EQ(c.n, 1);
 	CHECK_EQ(arrival_of(&c.ep[0], 2)->arrive_ns, 1100);
 	CHECK_EQ(c.ep[0].last_arrive, 1200);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_arrive, 1050);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 1200);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 1600);
+	CHECK_EQ(phases__violations(p, -1), 0);
 	phases__free(p);
 }
