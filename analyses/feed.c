@@ -348,10 +348,12 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	if (kind == SBT_PK_REGION) {
 		regions__done(p, e, e->ts - t->stack[d].ts,
 			      d < STACK_MAX && implicit__unprobed(p, t, d));
-		if (p->ops.region)
-			call_returned(p, t, d, e, NULL, p->ops.region);
+		/* the release first: the master's return is approximated at
+		 * it, not on its own clock across its wait in the barrier */
 		if (d < STACK_MAX)
 			implicit__release(p, t, d, e);
+		if (p->ops.region)
+			call_returned(p, t, d, e, NULL, p->ops.region);
 	} else if (kind == SBT_PK_REGION_BODY) {
 		if (d < STACK_MAX && t->stack[d].inst && barrier_depth(p, t, d) == 0)
 			implicit__arrive(p, t, d, e);

@@ -307,3 +307,58 @@ TEST(armed_record_of_other_probe_is_bad)
 	CHECK_EQ(phases__bad_records(p), 1);
 	phases__free(p);
 }
+
+static __u64 region_exit_a;
+
+static void on_region(void *ctx, const struct ph_call *c)
+{
+	(void)ctx;
+	region_exit_a = c->exit_a;
+}
+
+/*
+ * The master waits at the implicit barrier from its body's return (1300)
+ * to the frame's return (1950), the release. The worker paid 200 on a call
+ * in its body: it arrives at t_a 1900 - 210 = 1690 (the body's entry 10
+ * too), the master at 1300 - 10 = 1290. The release is the approximated
+ * last arrival plus the measured hand-off: 1690 + 50 = 1740, where the
+ * master's return is approximated too (the region's own report). On its
+ * own clock, across its wait, it would be at 1950 - 20 = 1930: the release
+ * comes first (a repair of 190 before).
+ */
+TEST(the_masters_return_is_approximated_at_the_release)
+{
+	static const __u64 a_enter[NPROBES] = {[P_BODY] = 10, [P_TASK] = 200};
+	static const __u64 a_exit[NPROBES] = {[P_BODY] = 10};
+	struct phases_config cfg = {.probes = probes,
+				    .nprobes = NPROBES,
+				    .start_ns = START,
+				    .alpha_enter = a_enter,
+				    .alpha_exit = a_exit,
+				    .model = PH_MODEL_MR};
+	struct phases_ops ops = {.episode = on_episode, .region = on_region};
+	struct collected c;
+	struct phases *p;
+
+	memset(&c, 0, sizeof(c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	p = phases__new(&cfg, &ops, &c);
+	phases__add_thread(p, PID, 1, START);
+	phases__add_thread(p, PID, 2, START);
+	fork_region(p, 1, 1100, BODY_A);
+	body_in(p, 2, 1150, BODY_A);
+	body_in(p, 1, 1160, BODY_A);
+	body_out(p, 1, 1300);
+	enter(p, P_TASK, 2, 1400, 0, SITE_A);
+	leave(p, P_TASK, 2, 1700, 0);
+	body_out(p, 2, 1900);
+	join_region(p, 1, 1950);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_arrive, 1690);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_arrive, 1290);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 1740);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 1740);
+	CHECK_EQ(region_exit_a, 1740);
+	CHECK_EQ(phases__violations(p, -1), 0);
+	phases__free(p);
+}
