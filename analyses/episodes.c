@@ -314,8 +314,11 @@ void episodes__task_ran(struct phases *p, struct ph_thread *t, const struct sbt_
 	for (i = 0; i < ep->n; i++)
 		if (ep->arr[i].arrive_ns < ep->first_arrive)
 			ep->first_arrive = ep->arr[i].arrive_ns;
-	if (e->ts > ep->last_arrive)
+	if (e->ts > ep->last_arrive) {
 		ep->last_arrive = e->ts;
+		if (ep->state == PH_OPEN)
+			hangs__watch(p, ep); /* working there is no hang */
+	}
 }
 
 /* ep expects n arrivals from now on: released if it had waited only for
