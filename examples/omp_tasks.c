@@ -17,6 +17,7 @@
 #include "workload.h"
 
 static unsigned long steps = 4, blocks = 24, unit_ns = 200 * 1000;
+static int at_region_end;
 
 /* Tasks a thread ran outside its own waits in one step. */
 struct step_tasks {
@@ -26,6 +27,7 @@ struct step_tasks {
 struct task_stats {
 	unsigned long created, waits;
 	uint64_t wait_ns, ran_in_waits_ns;
+	int tid;
 	int in_wait;	    /* inside one of its own task waits now */
 	unsigned long step; /* the step it is in */
 	struct step_tasks *per_step;
@@ -43,7 +45,7 @@ static void block_work(unsigned long b, unsigned long step)
 	t1 = now_ns();
 	if (me->in_wait) {
 		me->ran_in_waits_ns += t1 - t0;
-	} else if (me->per_step && step == me->step) {
+	} else if (step == me->step) {
 		/* a task of its own step, run at that step's barrier (libgomp
 		 * lets a thread still in the previous step's barrier call run
 		 * the next step's tasks: those are not counted) */
@@ -87,18 +89,43 @@ static void one_step(void)
 	me->waits++;
 }
 
+/* -e: the single creates its tasks and goes on (nowait); the team runs them
+ * at the region's end, one region per step. */
+static void spawn_only(void)
+{
+	spawn(0, blocks + blocks / 2);
+}
+
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-n STEPS] [-b BLOCKS] [-u UNIT_US] [-h]\n"
+		"Usage: %s [-n STEPS] [-b BLOCKS] [-u UNIT_US] [-e] [-h]\n"
 		"Per step one thread creates BLOCKS tasks (1..4 units of UNIT_US us each)\n"
 		"and waits for them (taskwait), then BLOCKS/2 more in a taskgroup.\n"
 		"  -n STEPS    steps, 1..100000 (default 4)\n"
 		"  -b BLOCKS   tasks per batch, 1..100000 (default 24)\n"
 		"  -u UNIT_US  work unit in us, 0..1000000 (default 200)\n"
+		"  -e          a parallel region per step whose single creates all the tasks\n"
+		"              and waits for none (nowait): they run at the region's end\n"
 		"  -h          show this help\n"
 		"Example: OMP_NUM_THREADS=3 %s -n 4 -b 24\n",
 		prog, prog);
+}
+
+/* What thread i counted, once the regions are over. */
+static void report_thread(int i)
+{
+	const struct task_stats *me = &stats[i];
+	unsigned long s;
+
+	emit("thread %d tid %d created %lu waits %lu wait_ns %llu ran_in_waits_ns %llu\n", i,
+	     me->tid, me->created, me->waits, (unsigned long long)me->wait_ns,
+	     (unsigned long long)me->ran_in_waits_ns);
+	for (s = 0; s < steps; s++)
+		if (me->per_step[s].ran_ns)
+			emit("thread %d tid %d step %lu barrier_tasks_ns %llu last_end_ns %llu\n",
+			     i, me->tid, s, (unsigned long long)me->per_step[s].ran_ns,
+			     (unsigned long long)me->per_step[s].last_end_ns);
 }
 
 int main(int argc, char **argv)
@@ -107,44 +134,51 @@ int main(int argc, char **argv)
 		OPT_NUM('n', steps, 1, 100000, 1),
 		OPT_NUM('b', blocks, 1, 100000, 1),
 		OPT_NUM('u', unit_ns, 0, 1000000, 1000),
+		OPT_FLAG('e', at_region_end),
 		{0},
 	};
+	int i, nthreads = omp_get_max_threads();
+	unsigned long s;
 	uint64_t start;
 
 	parse_options(argc, argv, opts, usage);
-	if (omp_get_max_threads() > 256) {
+	if (nthreads > 256) {
 		fprintf(stderr, "%s: at most 256 threads\n", prog_name(argv[0]));
 		return 2;
 	}
+	for (i = 0; i < nthreads; i++)
+		if (!(stats[i].per_step = calloc(steps, sizeof(*stats[i].per_step)))) {
+			fprintf(stderr, "%s: out of memory\n", prog_name(argv[0]));
+			return 1;
+		}
 	start = begin_run(0);
-#pragma omp parallel
-	{
-		struct task_stats *me = &stats[omp_get_thread_num()];
-		unsigned long s;
-
-		me->per_step = calloc(steps, sizeof(*me->per_step));
+	emit("tasks_at %s\n", at_region_end ? "region_end" : "single_barrier");
+	if (at_region_end) {
 		for (s = 0; s < steps; s++) {
-			me->step = s;
-#pragma omp single
-			one_step();
+#pragma omp parallel
+			{
+				stats[omp_get_thread_num()].step = s;
+				stats[omp_get_thread_num()].tid = (int)get_tid();
+#pragma omp single nowait
+				spawn_only();
+			}
 		}
-#pragma omp critical
+	} else {
+#pragma omp parallel private(s)
 		{
-			emit("thread %d tid %d created %lu waits %lu wait_ns %llu ran_in_waits_ns "
-			     "%llu\n",
-			     omp_get_thread_num(), (int)get_tid(), me->created, me->waits,
-			     (unsigned long long)me->wait_ns,
-			     (unsigned long long)me->ran_in_waits_ns);
-			for (s = 0; me->per_step && s < steps; s++)
-				if (me->per_step[s].ran_ns)
-					emit("thread %d tid %d step %lu barrier_tasks_ns %llu "
-					     "last_end_ns %llu\n",
-					     omp_get_thread_num(), (int)get_tid(), s,
-					     (unsigned long long)me->per_step[s].ran_ns,
-					     (unsigned long long)me->per_step[s].last_end_ns);
+			stats[omp_get_thread_num()].tid = (int)get_tid();
+			for (s = 0; s < steps; s++) {
+				stats[omp_get_thread_num()].step = s;
+#pragma omp single
+				one_step();
+			}
 		}
-		free(me->per_step);
 	}
 	end_run(start);
+	for (i = 0; i < nthreads; i++) {
+		if (stats[i].tid)
+			report_thread(i);
+		free(stats[i].per_step);
+	}
 	return 0;
 }

@@ -1086,14 +1086,16 @@ def tasks(report, wl_out, org_spec=None):
 
 
 def barrier_tasks(r, wl_out, org):
-    """omp_tasks: the tasks a thread ran at step S's barrier (the single's)
-    are its work. In that barrier's phase its arrival is at or after the end
-    of the last of them, as it timed it (the body's return comes after),
-    and before its departure; its compute holds at least their time."""
+    """omp_tasks: the tasks a thread ran at step S's barrier (the single's,
+    or with -e the end of step S's region) are its work. In that barrier's
+    phase its arrival is at or after the end of the last of them, as it
+    timed it (the body's return comes after), and before its departure; its
+    compute holds at least their time."""
     rows = workload_lines(wl_out, r"^thread \d+ tid (?P<tid>\d+) step (?P<s>\d+) "
                                   r"barrier_tasks_ns (?P<ran>\d+) last_end_ns (?P<end>\d+)")
     check(rows, "no thread ran a task at a barrier")
-    steps = [p for p in r["phases"] if not p["implicit"]]
+    at_end = bool(workload_lines(wl_out, r"^tasks_at region_end$"))
+    steps = [p for p in r["phases"] if p["implicit"] == at_end]
     for x in rows:
         tid, s, ran, end = int(x["tid"]), int(x["s"]), int(x["ran"]), int(x["end"])
         if not check(s < len(steps), f"step {s}: {len(steps)} barrier phases"):
@@ -1559,6 +1561,7 @@ def main(argv):
         "sem": lambda: sem(a[0], a[1], int(a[2])),
         "cond": lambda: cond(a[0], a[1], int(a[2])),
         "tasks": lambda: tasks(a[0], a[1], a[2] if len(a) > 2 else None),
+        "barrier_tasks": lambda: barrier_tasks(load(a[0]), a[1], origin(a[2], load(a[0]))),
         "pages": lambda: pages(a[0], a[1], int(a[2]), int(a[3]), int(a[4]), int(a[5])),
         "taskclock": lambda: taskclock(a[0], a[1], a[2]),
         "live": lambda: live(a[0], int(a[1])),

@@ -120,3 +120,17 @@ load helpers
 		"$SBT" report "$T/$b.sbt" | grep -qE '^Tasks:$'
 	done
 }
+
+# single nowait: the team runs the tasks at the region's end (a region per
+# step), where each thread's arrival is the end of its last task. The
+# default trace: the task bodies are probed with the barrier class
+@test "OpenMP tasks run at the regions' ends are work, default trace: arrivals after them (gcc, clang)" {
+	local b
+	for b in omp_tasks_gomp omp_tasks_llvm; do
+		OMP_NUM_THREADS=3 run "$SBT" record -o "$T/$b.sbt" -- "$EX/$b" -n 4 -b 16 -e
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/$b.out"
+		"$SBT" report --format json "$T/$b.sbt" >"$T/$b.json"
+		$CHECK barrier_tasks "$T/$b.json" "$T/$b.out" "$T/$b.sbt"
+	done
+}
