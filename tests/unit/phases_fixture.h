@@ -100,18 +100,23 @@ static inline void on_hang(void *ctx, const struct ph_episode *ep, const struct 
 static __u64 pending_site[64][8];
 static int pending_depth[64];
 
-/* A phase analysis of cfg (probes and start: the fixture's), its episodes
- * and hangs collected into c. */
-static inline struct phases *new_phases_with(struct collected *c, struct phases_config cfg)
+/* A phase analysis of cfg (probes and start: the fixture's) calling ops
+ * with c. */
+static inline struct phases *new_phases_ops(struct collected *c, struct phases_config cfg,
+					    struct phases_ops ops)
 {
-	struct phases_ops ops = {.episode = on_episode, .hang = on_hang};
-
 	cfg.probes = probes;
 	cfg.nprobes = NPROBES;
 	cfg.start_ns = START;
 	memset(c, 0, sizeof(*c));
 	memset(pending_depth, 0, sizeof(pending_depth));
 	return phases__new(&cfg, &ops, c);
+}
+
+/* A phase analysis of cfg, its episodes and hangs collected into c. */
+static inline struct phases *new_phases_with(struct collected *c, struct phases_config cfg)
+{
+	return new_phases_ops(c, cfg, (struct phases_ops){.episode = on_episode, .hang = on_hang});
 }
 
 static inline struct phases *new_phases(struct collected *c)

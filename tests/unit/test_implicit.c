@@ -330,19 +330,13 @@ TEST(the_masters_return_is_approximated_at_the_release)
 {
 	static const __u64 a_enter[NPROBES] = {[P_BODY] = 10, [P_TASK] = 200};
 	static const __u64 a_exit[NPROBES] = {[P_BODY] = 10};
-	struct phases_config cfg = {.probes = probes,
-				    .nprobes = NPROBES,
-				    .start_ns = START,
-				    .alpha_enter = a_enter,
-				    .alpha_exit = a_exit,
-				    .model = PH_MODEL_MR};
-	struct phases_ops ops = {.episode = on_episode, .region = on_region};
 	struct collected c;
-	struct phases *p;
+	struct phases *p = new_phases_ops(
+		&c,
+		(struct phases_config){
+			.alpha_enter = a_enter, .alpha_exit = a_exit, .model = PH_MODEL_MR},
+		(struct phases_ops){.episode = on_episode, .region = on_region});
 
-	memset(&c, 0, sizeof(c));
-	memset(pending_depth, 0, sizeof(pending_depth));
-	p = phases__new(&cfg, &ops, &c);
 	phases__add_thread(p, PID, 1, START);
 	phases__add_thread(p, PID, 2, START);
 	fork_region(p, 1, 1100, BODY_A);
