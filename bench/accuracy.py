@@ -88,6 +88,13 @@ def workloads():
         # the same for 0.3 s: 10 steps (30 ms) are within the VM's run-to-run spread
         ("omp_kernels_gomp -s 100 -n 400 (the same, 100 steps), 2 threads",
          [f"{EX}/omp_kernels_gomp", "-s", "100", "-n", "400"], {"OMP_NUM_THREADS": "2"}, []),
+        # OpenMP tasks (20..80 us each) run in task waits and at barriers
+        ("omp_tasks_gomp -n 10 -b 40 -u 20 (tasks in waits and at barriers), 2 threads",
+         [f"{EX}/omp_tasks_gomp", "-n", "10", "-b", "40", "-u", "20"], {"OMP_NUM_THREADS": "2"},
+         []),
+        ("omp_tasks_llvm -n 10 -b 40 -u 20 (tasks in waits and at barriers), 2 threads",
+         [f"{EX}/omp_tasks_llvm", "-n", "10", "-b", "40", "-u", "20"], {"OMP_NUM_THREADS": "2"},
+         []),
         # dense: a probe hit every few tens of microseconds
         ("barrier_imbalance -t 2 -n 3000 -d 0 -m spin (dense: barriers only)",
          [f"{EX}/barrier_imbalance", "-t", "2", "-n", "3000", "-d", "0", "-m", "spin"], {},
