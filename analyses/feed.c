@@ -61,7 +61,8 @@ static int runs_in_barrier_wait(const struct phases *p, const struct ph_thread *
 		if (is_barrier(kind))
 			return t->waiting && barrier_depth(p, t, i) == 0;
 	}
-	return t->waiting != NULL;
+	/* an implicit barrier's episode began with a body's return */
+	return t->waiting && p->cfg.probes[t->waiting->probe].kind == SBT_PK_REGION_BODY;
 }
 
 /* A barrier function does not call itself: the same probe still on the
