@@ -132,8 +132,8 @@ __u64 approx_barrier__exit(struct phases *p, struct ph_thread *t, struct ph_epis
 	else
 		ta = exit_malony_reed(p, ep, tm, alpha, inject, max_a);
 	/* it worked in the call after the release (episodes__task_ran()) */
-	if (a->ran_late && ta < approx__time_based(t, tm))
-		ta = approx__time_based(t, tm);
+	if (a->ran_late)
+		ta = max_u64(ta, approx__time_based(t, tm));
 	if (ta < max_a) /* cannot happen by construction; checked all the same */
 		approx__violation(p, PH_VIOL_BARRIER, t->pid, t->tid, ep->object, tm, max_a - ta);
 	approx__rebase(p, t, tm, ta);

@@ -219,6 +219,22 @@ static void take_losses(struct phases *p, struct ph_thread *t)
 
 /* Where thread t's phase began: its previous departure, else its start,
  * no earlier than the session's, no later than this arrival at ts. */
+/* What thread t's compute window held until ts, into its arrival a (added
+ * to what a took before: a task run at the barrier moves the arrival): its
+ * waits (their marks move at departures only), the probe cost and
+ * sbt-bpf's own CPU removed from it, and its approximated time at ts. */
+static void take_window(struct phases *p, struct ph_thread *t, struct ph_arrival *a, __u64 ts)
+{
+	waits__arrival(t, a);
+	if (!approx__enabled(p))
+		return;
+	a->ta_arrive = approx__time(p, t, ts);
+	a->overhead_ns += t->overhead_total - t->ovh_mark;
+	t->ovh_mark = t->overhead_total;
+	a->preempted_ns += t->preempted_total - t->prm_mark;
+	t->prm_mark = t->preempted_total;
+}
+
 static __u64 phase_start(const struct phases *p, const struct ph_thread *t, __u64 ts)
 {
 	__u64 start = t->last_depart;
@@ -246,18 +262,12 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	a->tid = t->tid;
 	a->arrive_ns = e->ts;
 	a->site = t->last_site;
-	waits__arrival(t, a);
 	a->start_ns = phase_start(p, t, e->ts);
 	a->partial = !t->last_depart && t->start_unknown;
 	ep->partial += a->partial;
-	if (approx__enabled(p)) {
-		a->ta_arrive = approx__time(p, t, e->ts);
+	take_window(p, t, a, e->ts);
+	if (approx__enabled(p))
 		a->ta_start = t->ta_depart ? t->ta_depart : a->start_ns;
-		a->overhead_ns = t->overhead_total - t->ovh_mark;
-		t->ovh_mark = t->overhead_total;
-		a->preempted_ns = t->preempted_total - t->prm_mark;
-		t->prm_mark = t->preempted_total;
-	}
 	p->arrivals++;
 	take_losses(p, t);
 	if (t->loss_marks && e->ts > t->loss_after) {
@@ -289,6 +299,7 @@ void episodes__task_ran(struct phases *p, struct ph_thread *t, const struct sbt_
 {
 	struct ph_episode *ep = t->waiting;
 	struct ph_arrival *a;
+	int was_first;
 	__u32 i;
 
 	if (!ep || t->waiting_idx >= ep->n || e->ts <= ep->arr[t->waiting_idx].arrive_ns)
@@ -301,18 +312,12 @@ void episodes__task_ran(struct phases *p, struct ph_thread *t, const struct sbt_
 		a->ran_late = 1;
 		return;
 	}
+	was_first = a->arrive_ns == ep->first_arrive;
 	a->arrive_ns = e->ts;
-	waits__arrival(t, a); /* the window's marks move at departures only */
-	if (approx__enabled(p)) {
-		a->ta_arrive = approx__time(p, t, e->ts);
-		a->overhead_ns += t->overhead_total - t->ovh_mark;
-		t->ovh_mark = t->overhead_total;
-		a->preempted_ns += t->preempted_total - t->prm_mark;
-		t->prm_mark = t->preempted_total;
-	}
-	ep->first_arrive = a->arrive_ns;
-	for (i = 0; i < ep->n; i++)
-		if (ep->arr[i].arrive_ns < ep->first_arrive)
+	take_window(p, t, a, e->ts);
+	/* the first arrival moved: the first is another's, or still this */
+	for (i = 0; was_first && i < ep->n; i++)
+		if (i == 0 || ep->arr[i].arrive_ns < ep->first_arrive)
 			ep->first_arrive = ep->arr[i].arrive_ns;
 	if (e->ts > ep->last_arrive) {
 		ep->last_arrive = e->ts;
