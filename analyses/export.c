@@ -133,6 +133,8 @@ static void on_futex_wait(void *ctx, const struct ph_call *c)
 {
 	struct exporter *x = ctx;
 
+	if (x->sim)
+		sim__futex_wait(x->sim, c);
 	if (x->ops->futex_wait)
 		x->ops->futex_wait(x, c);
 }

@@ -411,6 +411,7 @@ static void futex_waited(struct phases *p, struct ph_thread *t, const struct sbt
 		.tid = e->tid,
 		.obj = t->futex.uaddr,
 		.retval = (__s64)e->obj,
+		.arg2 = t->futex.val,
 		.enter_ns = t->futex.ts,
 		.exit_ns = e->ts,
 	};

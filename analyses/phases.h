@@ -243,7 +243,7 @@ struct ph_call {
 	__s64 retval;
 	__u64 enter_ns, exit_ns;
 	__u64 enter_a, exit_a;
-	__u64 arg2; /* a condition wait's mutex */
+	__u64 arg2; /* a condition wait's mutex; a futex wait: the value it waited to change */
 	/* a P that took a V's token: the V (v_tid 0: an initial token) */
 	__u32 v_tid;
 	__u64 v_ns, v_a;

@@ -203,6 +203,14 @@ static void on_region(void *ctx, const struct ph_call *c)
 		sim__region(r->sim, c);
 }
 
+static void on_futex_wait(void *ctx, const struct ph_call *c)
+{
+	struct report *r = ctx;
+
+	if (r->sim)
+		sim__futex_wait(r->sim, c);
+}
+
 /* The note of ep's hang (m: the threads missing). */
 static void note_hang(struct report *r, const struct ph_episode *ep, const struct ph_missing *m,
 		      struct hang_note *h)
@@ -266,6 +274,7 @@ const struct phases_ops report_phases_ops = {
 	.episode = on_episode,
 	.hang = on_hang,
 	.call = on_call,
+	.futex_wait = on_futex_wait,
 	.region = on_region,
 };
 

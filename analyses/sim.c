@@ -222,6 +222,14 @@ void sim__call(struct sim *s, const struct ph_call *c)
 	}
 }
 
+void sim__futex_wait(struct sim *s, const struct ph_call *c)
+{
+	/* a wait for a word to stop holding another thread's id: a join
+	 * (sim__finish() keeps those that ended at that thread's exit) */
+	if (c->arg2 && c->arg2 != c->tid)
+		add(s, IT_JOIN, c->tid, c->enter_ns, c->exit_ns, c->enter_a, c->exit_a, c->arg2, 0);
+}
+
 void sim__region(struct sim *s, const struct ph_call *c)
 {
 	add(s, IT_ENTER, c->tid, c->enter_ns, c->enter_ns, c->enter_a, c->enter_a, c->probe, 0);
@@ -441,7 +449,9 @@ static void note_joins(struct sim *s)
 				last_m =
 					s->threads[k].end_m > last_m ? s->threads[k].end_m : last_m;
 			}
-		if (workers && m->end_a >= last) {
+		/* one whose last item is a join ends after it by its tail */
+		if (workers && m->end_a >= last &&
+		    !(m->n && s->items[m->first + m->n - 1].kind == IT_JOIN)) {
 			m->joins = 1;
 			m->join_gap = m->end_a - last;
 			m->join_gap_m = m->end_m > last_m ? m->end_m - last_m : 0;
@@ -528,8 +538,7 @@ static int handoffs(struct sim *s)
 		return -ENOMEM;
 	}
 	for (i = 0; i < s->nitems; i++)
-		if (s->items[i].kind != IT_BARRIER && s->items[i].kind != IT_OPAQUE &&
-		    s->items[i].kind != IT_ENTER && s->items[i].kind != IT_LEAVE)
+		if (item_on_object(s->items[i].kind))
 			order[n++] = &s->items[i]; /* sorted into each object's, by time */
 	qsort(order, n, sizeof(*order), cmp_obj_then_time);
 	for (i = 0; i < n; i = j) {
@@ -545,11 +554,115 @@ static int handoffs(struct sim *s)
 	return 0;
 }
 
+/* A thread created in the trace is started by its process's main thread
+ * (as the approximation has it: doc/design.md §5.4), an item of the main
+ * thread's program at the creation. */
+static int creations(struct sim *s, const struct phases *p)
+{
+	size_t k, nm = 0, n = phases__nthreads(p);
+	__u64 *mains = malloc((n ? n : 1) * sizeof(*mains));
+
+	if (!mains)
+		return -ENOMEM;
+	for (k = 0; k < n; k++)
+		if (phases__thread(p, k)->tid == phases__thread(p, k)->pid)
+			mains[nm++] = phases__thread(p, k)->pid;
+	qsort(mains, nm, sizeof(*mains), array_cmp_u64);
+	for (k = 0; k < n; k++) {
+		const struct ph_thread *t = phases__thread(p, k);
+		__u64 pid = t->pid;
+
+		if (t->tid != t->pid && !t->start_unknown &&
+		    bsearch(&pid, mains, nm, sizeof(*mains), array_cmp_u64))
+			add(s, IT_CREATE, t->pid, t->start_ns, t->start_ns, t->ta_begin,
+			    t->ta_begin, t->tid, 0);
+	}
+	free(mains);
+	return 0;
+}
+
+static size_t thread_index(const struct sim *s, __u64 tid)
+{
+	size_t lo = 0, hi = s->nthreads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->threads[mid].tid == tid)
+			return mid;
+		if (s->threads[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+/* The kernel wakes a joiner a little before the joined thread's exit
+ * record: a wait that returned at most this long before it was the join. */
+#define JOIN_SLACK_NS 1000000
+
+/* Item it of thread t names a thread it creates or joins: that thread's
+ * index, or SIZE_MAX where it cannot be (another process's, itself, one
+ * created twice, a wait that ended before the thread did). */
+static size_t thread_named(struct sim *s, const struct thread *t, const struct item *it)
+{
+	size_t j = thread_index(s, it->obj);
+	const struct thread *o = j == SIZE_MAX ? NULL : &s->threads[j];
+
+	if (!o || o == t || o->pid != t->pid)
+		return SIZE_MAX;
+	if (it->kind == IT_CREATE)
+		return o->created_at == SIZE_MAX && o->begin_m >= t->begin_m ? j : SIZE_MAX;
+	return o->end_m <= it->tm_end + JOIN_SLACK_NS && o->end_m >= it->tm ? j : SIZE_MAX;
+}
+
+/* Creations and joins point at their threads by index; one that cannot be
+ * is a call that took the time it took. */
+static void link_threads(struct sim *s)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->nthreads; i++)
+		s->threads[i].created_at = SIZE_MAX;
+	for (i = 0; i < s->nthreads; i++)
+		for (k = s->threads[i].first; k < s->threads[i].first + s->threads[i].n; k++) {
+			struct item *it = &s->items[k];
+			size_t j;
+
+			if (it->kind != IT_CREATE && it->kind != IT_JOIN)
+				continue;
+			j = thread_named(s, &s->threads[i], it);
+			if (j == SIZE_MAX) {
+				it->kind = IT_OPAQUE;
+				it->own = it->ta_end - it->ta;
+				it->own_m = it->tm_end - it->tm;
+				continue;
+			}
+			it->obj = j;
+			if (it->kind == IT_CREATE) {
+				s->threads[j].created_at = k;
+				continue;
+			}
+			it->hand = it->ta_end > s->threads[j].end_a
+					   ? it->ta_end - s->threads[j].end_a
+					   : 0;
+			it->hand_m = it->tm_end > s->threads[j].end_m
+					     ? it->tm_end - s->threads[j].end_m
+					     : 0;
+		}
+}
+
 int sim__finish(struct sim *s, const struct phases *p)
 {
 	size_t i;
 	int e;
 
+	if (s->finished)
+		return 0;
+	e = creations(s, p);
+	if (e)
+		return e;
 	if (s->too_many)
 		return -E2BIG;
 	unseen_mutexes(s);
@@ -560,6 +673,7 @@ int sim__finish(struct sim *s, const struct phases *p)
 		e = make_threads(s, p);
 	if (e)
 		return e;
+	link_threads(s);
 	for (i = 0; i < s->nthreads; i++) {
 		locks_across_barriers(s->items + s->threads[i].first, s->threads[i].n);
 		regions_of(s->items + s->threads[i].first, s->threads[i].n);

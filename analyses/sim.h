@@ -90,6 +90,11 @@ void sim__call(struct sim *s, const struct ph_call *c);
 /* A region frame returned: the work inside it, for speedup= and move= of
  * a region. */
 void sim__region(struct sim *s, const struct ph_call *c);
+/* A futex wait outside the probed calls: one for another thread's id to
+ * change (c->arg2) is a join of that thread, replayed as a wait for its
+ * end; a thread created in the trace begins when its process's main
+ * thread gets to the creation. */
+void sim__futex_wait(struct sim *s, const struct ph_call *c);
 /* The analysis is finished: threads' approximated starts and ends, the run's
  * first event. 0, -ENOMEM, or -E2BIG (more items than SIM_MAX_ITEMS were fed). */
 int sim__finish(struct sim *s, const struct phases *p);
@@ -97,8 +102,9 @@ int sim__finish(struct sim *s, const struct phases *p);
 int sim__run(struct sim *s, const struct sim_change *c, struct sim_result *r);
 /* The critical path of the last replay (doc/design.md §5.7): from the end
  * of the thread that ended last, back through what let each wait end (a
- * barrier's last arrival, the release that granted a lock or a token) to a
- * thread's start. Its time by thread (work and calls of that thread on it)
+ * barrier's last arrival, the release that granted a lock or a token, the
+ * exit of a thread joined) to a thread's start, and from a thread created
+ * in the trace to its creator. Its time by thread (work and calls of that thread on it)
  * and by barrier site (work in phases of that site) and region function (the work
  * inside its frames), largest first, and the
  * synchronization on it (releases, hand-offs, a main thread's join). */

@@ -22,20 +22,31 @@ enum item_kind {
 	IT_CWAIT,  /* a condition wait, its mutex let go (obj: the condvar) */
 	IT_ENTER,  /* a region frame entered, a mark (obj: its probe id) */
 	IT_LEAVE,  /* ... and left */
+	IT_CREATE, /* a thread created (obj: its index in sim.threads) */
+	IT_JOIN,   /* a wait for a thread's exit (obj: its index) */
 };
+
+/* Items on a lock, semaphore or condvar (obj: an index in sim.objs). */
+static inline int item_on_object(int kind)
+{
+	return kind != IT_BARRIER && kind != IT_OPAQUE && kind != IT_ENTER && kind != IT_LEAVE &&
+	       kind != IT_CREATE && kind != IT_JOIN;
+}
 
 struct item {
 	__u64 tm;     /* measured entry: the thread's program order */
 	__u64 tm_end; /* measured return */
 	__u64 ta, ta_end;
-	__u64 obj;  /* lock, semaphore (its key); barrier: its episode */
+	__u64 obj;  /* lock, semaphore (its key); barrier: its episode; create,
+		     * join: the thread's id, its index after sim__finish */
 	__u64 work; /* approximated work before it, since the item before returned */
 	__u64 own;  /* time it takes when it does not wait; a barrier's: its
 		     * departure after the approximated last arrival */
 	/* the same measured (a replay of the measured run: swapped in) */
 	__u64 work_m, own_m;
 	/* an acquisition that waited in the measurement: its own hand-off from
-	 * the release (approximated, measured); NO_HANDOFF: it did not wait */
+	 * the release (approximated, measured); NO_HANDOFF: it did not wait.
+	 * A join: from the joined thread's exit to its return */
 	__u64 hand, hand_m;
 	__u32 tid;
 	__u32 phase; /* the episode whose phase its work is part of; NONE after the last */
@@ -50,7 +61,8 @@ struct item {
 			  * it was done in; 0: none */
 	/* the last replay: when its thread asked (after the work before it),
 	 * when it went on, and the item of another thread that let it go on
-	 * (the last arrival, the release granting it; SIZE_MAX: none) */
+	 * (the last arrival, the release granting it; a join that waited: the
+	 * joined thread's index; SIZE_MAX: none) */
 	__u64 r_req, r_end;
 	size_t r_pred;
 	/* a condition wait: the signal that ended it (SIZE_MAX: none seen, it
@@ -102,11 +114,15 @@ struct thread {
 	__u64 join_gap;
 	__u64 tail;				  /* work after its last item */
 	__u64 begin_m, end_m, tail_m, join_gap_m; /* the same measured */
+	size_t created_at; /* its creator's IT_CREATE item; SIZE_MAX: it begins at begin_a */
 	/* replay state */
+	__u64 r_begin;
+	size_t joiners; /* threads waiting in a join for it: a list through wait_next */
 	size_t next;
 	__u64 end;
 	int done;
-	size_t wait_next; /* the next thread arrived at its barrier episode */
+	size_t wait_next; /* the next in the list it waits in (a barrier episode's, a signal's, a
+			     join's) */
 };
 
 struct sim {

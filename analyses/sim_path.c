@@ -4,7 +4,9 @@
  * end of the thread that ended last. On a thread, its work and its own calls
  * are on the path; at a wait another thread ended (r_pred), the path takes
  * the time from that event to the wait's end as synchronization and goes on
- * in the other thread from the event.
+ * in the other thread from the event. A join that waited goes on in the
+ * thread joined from its end; a thread created in the trace, at its start,
+ * in its creator from the creation.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -153,15 +155,31 @@ static void walk(struct walk *w)
 		const struct item *it, *pred;
 
 		if (i < 0) { /* its start, or the run's first event */
-			__u64 from = T->begin_a > s->first_a ? T->begin_a : s->first_a;
+			__u64 from = T->r_begin > s->first_a ? T->r_begin : s->first_a;
 
 			credit(w, ti, phase_at(s, T, 0), region_at(s, T, 0), from, t);
-			return;
+			if (T->created_at == SIZE_MAX)
+				return;
+			/* on in its creator, at the creation */
+			t = from < t ? from : t;
+			ti = thread_of_item(s, T->created_at);
+			i = (long)(T->created_at - s->threads[ti].first);
+			continue;
 		}
 		it = &s->items[T->first + i];
 		/* the work after it, up to t: the next item's */
 		credit(w, ti, phase_at(s, T, i + 1), region_at(s, T, i + 1), it->r_end, t);
 		t = t < it->r_end ? t : it->r_end;
+		if (it->kind == IT_JOIN && it->r_pred != SIZE_MAX) {
+			/* the joined thread's exit, and the wake-up */
+			const struct thread *J = &s->threads[it->r_pred];
+
+			sync_on_path(w, J->end, t);
+			t = J->end < t ? J->end : t;
+			ti = it->r_pred;
+			i = (long)J->n - 1;
+			continue;
+		}
 		if (it->r_pred == SIZE_MAX) {
 			/* its own call; the last arrival's barrier: the release */
 			if (it->kind == IT_BARRIER)

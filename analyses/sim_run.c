@@ -184,6 +184,8 @@ static void release_all(struct run *R, size_t ti, __u64 now)
 	}
 }
 
+static void joined(struct run *R, size_t ti);
+
 /* Thread ti's current item is done at now: on to the next request. */
 static void advance(struct run *R, size_t ti, __u64 now)
 {
@@ -199,6 +201,61 @@ static void advance(struct run *R, size_t ti, __u64 now)
 	/* a main thread's tail is its wait for the workers (total() adds it) */
 	t->end = now + (t->joins ? 0 : tail_of(R, t));
 	release_all(R, ti, t->end);
+	joined(R, ti);
+}
+
+/* Thread ti begins at now: from its start, or its creator's creation. */
+static void begin(struct run *R, size_t ti, __u64 now)
+{
+	struct thread *t = &R->s->threads[ti];
+
+	t->r_begin = now;
+	t->next = (size_t)-1;
+	advance(R, ti, now);
+}
+
+/* Thread ti's join of the thread its current item names, which has ended:
+ * it goes on as long after that end as it did (the wake-up), or at once
+ * where it asked later. */
+static void join_done(struct run *R, size_t ti)
+{
+	struct thread *t = &R->s->threads[ti];
+	struct item *it = &R->s->items[t->first + t->next];
+	__u64 at = R->s->threads[it->obj].end + it->hand;
+
+	if (at <= it->r_req) {
+		advance(R, ti, it->r_req);
+		return;
+	}
+	it->r_pred = it->obj;
+	advance(R, ti, at);
+}
+
+/* Thread ti has ended: the joins waiting for it go on. */
+static void joined(struct run *R, size_t ti)
+{
+	size_t w = R->s->threads[ti].joiners;
+
+	R->s->threads[ti].joiners = SIZE_MAX;
+	while (w != SIZE_MAX) {
+		size_t next = R->s->threads[w].wait_next;
+
+		join_done(R, w);
+		w = next;
+	}
+}
+
+/* Thread ti joins thread j: at once if it has ended, else when it does. */
+static void join(struct run *R, size_t ti, size_t j)
+{
+	struct thread *o = &R->s->threads[j];
+
+	if (o->done) {
+		join_done(R, ti);
+		return;
+	}
+	R->s->threads[ti].wait_next = o->joiners;
+	o->joiners = ti;
 }
 
 static void enqueue(struct run *R, struct object *o, size_t ti)
@@ -328,9 +385,7 @@ static void request(struct run *R, size_t ti, __u64 now)
 	struct thread *t = &R->s->threads[ti];
 	struct item *it = &R->s->items[t->first + t->next];
 	size_t ix = t->first + t->next;
-	int object = it->kind != IT_BARRIER && it->kind != IT_OPAQUE && it->kind != IT_ENTER &&
-		     it->kind != IT_LEAVE;
-	struct object *o = object ? &R->s->objs[it->obj] : NULL;
+	struct object *o = item_on_object(it->kind) ? &R->s->objs[it->obj] : NULL;
 
 	it->r_req = now;
 	it->r_pred = SIZE_MAX;
@@ -369,6 +424,13 @@ static void request(struct run *R, size_t ti, __u64 now)
 		return;
 	case IT_CWAIT:
 		cond_wait(R, ti, ix, now);
+		return;
+	case IT_CREATE:
+		begin(R, it->obj, now);
+		advance(R, ti, now + it->own);
+		return;
+	case IT_JOIN:
+		join(R, ti, it->obj);
 		return;
 	case IT_WAIT:
 		if (!o->count || o->head < o->n) {
@@ -440,6 +502,7 @@ static void reset(struct sim *s)
 		s->threads[i].next = 0;
 		s->threads[i].done = 0;
 		s->threads[i].end = 0;
+		s->threads[i].joiners = SIZE_MAX;
 	}
 }
 
@@ -488,13 +551,11 @@ int sim__run(struct sim *s, const struct sim_change *c, struct sim_result *r)
 		return -ENOMEM;
 	}
 	reset(s);
-	for (i = 0; i < s->nthreads; i++) {
-		struct thread *t = &s->threads[i];
-
-		/* a thread's main loop may start later than another's: each at its own time */
-		t->next = (size_t)-1;
-		advance(&R, i, t->begin_a);
-	}
+	/* a thread's main loop may start later than another's: each at its own
+	 * time, or when its creator creates it */
+	for (i = 0; i < s->nthreads; i++)
+		if (s->threads[i].created_at == SIZE_MAX)
+			begin(&R, i, s->threads[i].begin_a);
 	while (R.n && !R.nomem) {
 		struct ev e = pop(&R);
 

@@ -3,7 +3,9 @@
  * one global barrier, PHASES times. Worker THREADS-1 is meant to be the late
  * arriver of every phase; each worker prints what it measured (its compute
  * time and the window around each barrier call) so a tracer's phase report
- * can be checked against what really happened in the run. */
+ * can be checked against what really happened in the run. -F: the naive
+ * fork-join way, a new team created and joined for every phase, the main
+ * thread working between the phases. */
 #define _GNU_SOURCE
 #include "workload.h"
 
@@ -11,7 +13,7 @@
 pthread_barrier_t phase_barrier;
 
 static unsigned long nthreads = 4, nphases = 5, unit_ns = 10 * NSEC_PER_MSEC;
-static unsigned long unit_us_ns = ULONG_MAX, last_pct = 100;
+static unsigned long unit_us_ns = ULONG_MAX, last_pct = 100, serial_ns = ULONG_MAX;
 static int spin = 1, wait_start, balanced;
 
 /* Worker index's work per phase: (index + 1) units; -b: the mean of those,
@@ -23,13 +25,16 @@ static uint64_t work_of(unsigned int index)
 	return index == nthreads - 1 ? w * last_pct / 100 : w;
 }
 
+/* The phases a worker runs: all of them, or (-F) the one its team is for. */
+static unsigned long phase_first, phase_count;
+
 static void worker_main(unsigned int index)
 {
 	pid_t tid = get_tid();
 	uint64_t work_ns = work_of(index);
 	unsigned long k;
 
-	for (k = 0; k < nphases; k++) {
+	for (k = phase_first; k < phase_first + phase_count; k++) {
 		struct window w;
 		uint64_t t0;
 		int err;
@@ -50,12 +55,29 @@ static void worker_main(unsigned int index)
 	}
 }
 
+/* -F: a team per phase; the main thread's serial work after each join. */
+static void fork_join(void)
+{
+	for (phase_first = 0, phase_count = 1; phase_first < nphases; phase_first++) {
+		uint64_t t0 = now_ns();
+
+		run_workers(nthreads, worker_main);
+		emit("team %lu created_ns %llu joined_ns %llu\n", phase_first,
+		     (unsigned long long)t0, (unsigned long long)now_ns());
+		t0 = now_ns();
+		work_for_ns(serial_ns, spin);
+		emit("serial %lu tid %d serial_ns %llu start_ns %llu end_ns %llu\n", phase_first,
+		     (int)get_tid(), (unsigned long long)(now_ns() - t0), (unsigned long long)t0,
+		     (unsigned long long)now_ns());
+	}
+}
+
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"Usage: %s [-t THREADS] [-n PHASES] [-d D_MS | -u D_US] [-b] [-l PCT] [-m "
 		"spin|sleep] "
-		"[-W] [-h]\n"
+		"[-F SER_MS] [-W] [-h]\n"
 		"Worker i (0-based) works (i+1)*D_MS ms, then waits at one global barrier\n"
 		"(phase_barrier), PHASES times; worker THREADS-1 always arrives last.\n"
 		"  -t THREADS  worker threads, 1..256 (default 4)\n"
@@ -65,6 +87,8 @@ static void usage(FILE *f, const char *prog)
 		"  -b          balanced: every worker works the mean, (THREADS+1)*D/2\n"
 		"  -l PCT      the last worker works PCT %% of its share, 1..1000 (default 100)\n"
 		"  -m MODE     spin (on-CPU, default) or sleep (off-CPU)\n"
+		"  -F SER_MS   fork-join: a new team created and joined for every phase, the\n"
+		"              main thread working SER_MS ms after each join, 0..100000\n"
 		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
 		"  -h          show this help\n"
 		"Example: %s -t 4 -n 3 -d 10 -m sleep\n",
@@ -81,6 +105,7 @@ int main(int argc, char **argv)
 		OPT_FLAG('b', balanced),
 		OPT_NUM('l', last_pct, 1, 1000, 1),
 		OPT_MODE('m', spin),
+		OPT_NUM('F', serial_ns, 0, 100000, NSEC_PER_MSEC),
 		OPT_FLAG('W', wait_start),
 		{0},
 	};
@@ -96,7 +121,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	start = begin_run(wait_start);
-	run_workers(nthreads, worker_main);
+	if (serial_ns != ULONG_MAX)
+		fork_join();
+	else {
+		phase_count = nphases;
+		run_workers(nthreads, worker_main);
+	}
 	end_run(start);
 	pthread_barrier_destroy(&phase_barrier);
 	return 0;

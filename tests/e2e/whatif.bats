@@ -131,6 +131,52 @@ assert abs(late_us * 1000 - cp["threads"][0]["ns"]) <= len(ev), (late_us, cp["th
 PY
 }
 
+# The naive fork-join program (barrier_imbalance -F): a team created and
+# joined for every phase, the main thread's serial work between. The path
+# goes back from each team's start to its creation by the main thread, and
+# from the main thread's join to the worker it waited for: the whole run,
+# every phase's late worker and all the serial work, as the run measured
+# them itself (the last to arrive: a worker that got its CPU late may be).
+@test "critical path: a team created and joined every phase, the serial work between" {
+	run "$SBT" record -o "$T/f.sbt" -- "$EX/barrier_imbalance" -t 2 -n 6 -d 2 -F 3 -m sleep
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json --critical-path "$T/f.sbt" >"$T/f.json"
+	python3 - "$T/f.json" "$T/wl.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+compute, serial, main, created = {}, 0, None, {}
+for line in open(sys.argv[2]):
+    w = line.split()
+    if w[:1] == ["phase"]:
+        k, c = int(w[1]), int(w[w.index("compute_ns") + 1])
+        tid, arrive = int(w[w.index("tid") + 1]), int(w[w.index("arrive_ns") + 1])
+        if arrive > compute.get(k, (0, 0, 0))[2]:
+            compute[k] = (tid, c, arrive)  # the last to arrive
+    elif w[:1] == ["team"]:
+        created[int(w[1])] = int(w[w.index("created_ns") + 1])
+    elif w[:1] == ["serial"]:
+        serial += int(w[w.index("serial_ns") + 1])
+        main = int(w[w.index("tid") + 1])
+assert len(compute) == 6 and main, (compute, main)
+cp = r["critical_path"]
+a = r["approximated"]["duration_ns"]
+# the whole run, not its last team's phase
+assert cp["total_ns"] >= 0.97 * a and cp["total_ns"] <= 1.01 * a, (cp["total_ns"], a)
+# the main thread: all its serial work after each join
+ns = {t["tid"]: t["ns"] for t in cp["threads"]}
+assert ns.get(main, 0) >= 0.97 * serial, (ns, serial)
+# each phase: its last arrival, from its creation (no sooner than the main
+# thread set out to create the team) to its arrival, its compute in that
+for ph in cp["phases"]:
+    k = ph["index"]
+    tid, c, arrive = compute[k]
+    assert ph["tid"] == tid, (ph, compute)
+    assert 0.95 * c <= ph["tid_ns"] <= 1.05 * (arrive - created[k]) + 50000, (ph, c, arrive - created[k])
+assert len(cp["phases"]) == 6, cp["phases"]
+PY
+}
+
 # A region function (--probe FN:region) made faster, and moved: stepper's
 # worker i calls step() 10 (i + 1) times a phase, 2 ms each (long calls: the
 # probes' cost, which the approximation removes and the workload's own clock

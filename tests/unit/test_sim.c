@@ -25,6 +25,11 @@ static void on_sim_region(void *ctx, const struct ph_call *c)
 	sim__region(ctx, c);
 }
 
+static void on_sim_futex_wait(void *ctx, const struct ph_call *c)
+{
+	sim__futex_wait(ctx, c);
+}
+
 /* A phase analysis without probe cost feeding replay s; with sy, the lock
  * and semaphore tables, which pair each P with the V whose token it took. */
 static struct phases *sim_phases_sync(struct sim *s, struct sync *sy)
@@ -36,8 +41,10 @@ static struct phases *sim_phases_sync(struct sim *s, struct sync *sy)
 				    .alpha_exit = no_cost,
 				    .sync = sy,
 				    .model = PH_MODEL_MR};
-	struct phases_ops ops = {
-		.episode = on_sim_episode, .call = on_sim_call, .region = on_sim_region};
+	struct phases_ops ops = {.episode = on_sim_episode,
+				 .call = on_sim_call,
+				 .futex_wait = on_sim_futex_wait,
+				 .region = on_sim_region};
 
 	memset(pending_depth, 0, sizeof(pending_depth));
 	return phases__new(&cfg, &ops, s);
@@ -456,4 +463,78 @@ TEST(a_semaphore_token_and_its_critical_path)
 	phases__free(p);
 	sim__free(s);
 	sync__free(sy);
+}
+
+/* One fork-join step: main thread PID creates workers a and b at c0 and c0
+ * + 10; a works wa, b wb (the longer) before the barrier, which releases
+ * 10 after b; each exits 20 later (a 10 before b). main joins a (a futex
+ * wait for a's id from c0 + 20, woken 5 after a's exit), then b (from 1
+ * later, 5 after b's exit), and works `serial` after. Returns its end. */
+static __u64 fork_join_step(struct phases *p, __u64 c0, __u32 a, __u32 b, __u64 wa, __u64 wb,
+			    __u64 serial)
+{
+	__u64 last = c0 + 10 + wb, a_exit = last + 10 + 10, b_exit = last + 10 + 20;
+
+	feed(p, SBT_EV_THREAD_START, 0, a, c0, 0, 0);
+	feed(p, SBT_EV_THREAD_START, 0, b, c0 + 10, 0, 0);
+	feed(p, SBT_EV_FUTEX_ENTER, 0, PID, c0 + 20, 0x9000 + a, (__u64)a << 32);
+	enter(p, P_PBW, a, c0 + wa, OBJ_X, SITE_A);
+	enter(p, P_PBW, b, last, OBJ_X, SITE_A);
+	leave(p, P_PBW, a, last + 10, 0);
+	leave(p, P_PBW, b, last + 10, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, a, a_exit, 0, 0);
+	feed(p, SBT_EV_FUTEX_EXIT, 0, PID, a_exit + 5, 0, 0);
+	feed(p, SBT_EV_FUTEX_ENTER, 0, PID, a_exit + 6, 0x9000 + b, (__u64)b << 32);
+	feed(p, SBT_EV_THREAD_EXIT, 0, b, b_exit, 0, 0);
+	feed(p, SBT_EV_FUTEX_EXIT, 0, PID, b_exit + 5, 0, 0);
+	return b_exit + 5 + serial;
+}
+
+/*
+ * A program that creates its workers and joins them at every step (naive
+ * fork-join), main thread from 1000, its serial work between the steps:
+ *   step 1: workers 1 (200) and 2 (400) created at 1100, 1110; barrier
+ *           1510-1520; exits 1530, 1540; joins return 1535, 1545;
+ *           main works 100;
+ *   step 2: workers 3 (100) and 4 (300) created at 1645, 1655; barrier
+ *           1955-1965; exits 1975, 1985; joins return 1980, 1990;
+ *           main works 50 and exits at 2040.
+ * The replay as is: 1040. Thread 2 twice as fast: both workers end at 1330
+ * (2's work 200 less, its 20 after the barrier 10 less), the join of 1
+ * returns at 1335 and that of 2, asked 1 later, at once: 209 earlier than
+ * measured, and step 2 begins as much earlier, as main creates its workers
+ * after the joins: 831.
+ * The critical path, back from main's end: its 50, b's exit and wake-up
+ * (5), worker 4 (20 after the barrier, its release 10, its 300), main from
+ * the creation of 4 back to the join of 2 (10 + 100), the wake-up (5),
+ * worker 2 (20 + 10 + 400), main before creating 1 (100) and 2 (10).
+ */
+TEST(fork_join_steps_replayed_from_creation_to_join)
+{
+	struct sim *s = sim__new();
+	struct phases *p = sim_phases(s);
+	struct sim_path path;
+	__u64 end;
+
+	feed(p, SBT_EV_THREAD_START, 0, PID, 1000, 0, 0);
+	end = fork_join_step(p, 1100, 1, 2, 200, 400, 100);
+	end = fork_join_step(p, end, 3, 4, 100, 300, 50);
+	CHECK_EQ(end, 2040);
+	feed(p, SBT_EV_THREAD_EXIT, 0, PID, end, 0, 0);
+	phases__finish(p);
+	CHECK_EQ(sim__finish(s, p), 0);
+	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_AS_IS}), 1040);
+	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_SPEEDUP, .tid = 2, .factor = 2}), 831);
+	CHECK_EQ(replay(s, (struct sim_change){.kind = SIM_AS_IS}), 1040);
+	CHECK_EQ(sim__critical_path(s, &path, 0), 0);
+	CHECK_EQ(path.total_ns, 1040);
+	CHECK_EQ(path.sync_ns, 5 + 10 + 5 + 10);
+	CHECK_EQ(path.nthreads, 3);
+	CHECK(path.threads[0].id == 2 && path.threads[0].ns == 420);
+	CHECK(path.threads[1].id == 4 && path.threads[1].ns == 320);
+	CHECK(path.threads[2].id == PID && path.threads[2].ns == 50 + 110 + 110);
+	CHECK_EQ(path.outside_ns, 50 + 20 + 110 + 20 + 110);
+	sim_path__free(&path);
+	phases__free(p);
+	sim__free(s);
 }
