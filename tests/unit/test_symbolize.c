@@ -2,10 +2,12 @@
 /* The symbolizer (user/resolve/symbolize.h) on a child of this test: the
  * names it could give while the child ran stay given once the child is a
  * zombie or reaped, even after a lookup that made it read the maps again
- * (no root needed: a child's maps are its parent's to read). And C++ names
- * demangled (user/resolve/demangle.h). */
+ * (no root needed: a child's maps are its parent's to read). A call made
+ * inside an inlined helper named at the line calling the helper. And C++
+ * names demangled (user/resolve/demangle.h). */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -13,6 +15,7 @@
 #include "lib/proc.h"
 #include "user/resolve/demangle.h"
 #include "user/resolve/symbolize.h"
+#include "inline_helper.h"
 #include "unit.h"
 
 /* A global of this executable: the child, a fork, has it at the same
@@ -125,6 +128,56 @@ TEST(a_process_that_is_gone_has_no_symbolizer)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	CHECK(symbolizer__new(pid) == NULL);
+}
+
+/* Calls made inside inlined helpers, as a barrier call inside a header's
+ * or a template's code: their return addresses. */
+static void *inlined_ra;
+
+static __attribute__((noinline)) void record_return(void)
+{
+	inlined_ra = __builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+static int same_file_call_line;
+
+static inline __attribute__((always_inline)) void same_file_helper(void)
+{
+	same_file_call_line = __LINE__ + 1;
+	record_return();
+}
+
+static __attribute__((noinline)) int calls_header_helper(void)
+{
+	int line = __LINE__ + 1;
+	header_helper(record_return);
+	return line;
+}
+
+static __attribute__((noinline)) int calls_same_file_helper(void)
+{
+	same_file_helper();
+	return same_file_call_line; /* no tail call: the return address is here */
+}
+
+/* The line table has the header's line at a call made in its helper; the
+ * site is named by the line of this file that calls the helper. A helper
+ * of this file keeps its own line. */
+TEST(a_call_inside_an_inlined_header_helper_is_named_at_the_programs_line)
+{
+	struct symbolizer *s = symbolizer_of(getpid());
+	char buf[256] = "", want[256];
+
+	snprintf(want, sizeof(want), "calls_header_helper (test_symbolize.c:%d)",
+		 calls_header_helper());
+	symbolizer__code(s, (uintptr_t)inlined_ra, buf, sizeof(buf));
+	CHECK_STR(buf, want);
+	snprintf(want, sizeof(want), "calls_same_file_helper (test_symbolize.c:%d)",
+		 calls_same_file_helper());
+	symbolizer__code(s, (uintptr_t)inlined_ra, buf, sizeof(buf));
+	CHECK_STR(buf, want);
+	symbolizer__free(s);
 }
 
 TEST(cxx_names_demangled_others_kept)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -284,6 +285,117 @@ static const char *cu_line(struct symbolizer *s, Dwfl_Module *mod, uint64_t pc, 
 	return NULL;
 }
 
+/* The compilation unit holding pc (libdwfl's lookup, else by the units'
+ * own ranges: cu_line()), with its bias. */
+static Dwarf_Die *cu_of(struct symbolizer *s, Dwfl_Module *mod, uint64_t pc, Dwarf_Die *buf,
+			Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
+	struct module_cus *m;
+	size_t i;
+
+	if (cu)
+		return cu;
+	m = module_cus(s, mod);
+	if (!m || !m->dw)
+		return NULL;
+	*bias = m->bias;
+	for (i = 0; i < m->n; i++)
+		if (pc - m->bias >= m->r[i].lo && pc - m->bias < m->r[i].hi &&
+		    dwarf_offdie(m->dw, m->r[i].die, buf))
+			return buf;
+	return NULL;
+}
+
+#define INLINE_DEPTH_MAX 16
+
+/* The inlined instances holding pc below die (a unit, a function, a
+ * block), outermost first, into chain[n..]: their number. A function or
+ * block without pc is searched for functions nested in it (gcc nests an
+ * OpenMP region's outlined function, main._omp_fn.0, in a block of its
+ * parent's). */
+static int inline_chain(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *chain, int n, int depth)
+{
+	Dwarf_Die child;
+	int tag, k;
+
+	if (depth > 64 || dwarf_child(die, &child))
+		return n;
+	do {
+		tag = dwarf_tag(&child);
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_lexical_block &&
+		    tag != DW_TAG_inlined_subroutine)
+			continue;
+		if (dwarf_haspc(&child, pc) <= 0) {
+			if (tag == DW_TAG_inlined_subroutine)
+				continue;
+			k = inline_chain(&child, pc, chain, n, depth + 1);
+			if (k > n)
+				return k;
+			continue;
+		}
+		if (tag == DW_TAG_inlined_subroutine && n < INLINE_DEPTH_MAX)
+			chain[n++] = child;
+		return inline_chain(&child, pc, chain, n, depth + 1);
+	} while (!dwarf_siblingof(&child, &child));
+	return n;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path;
+}
+
+/* Inlined instance in's call position, if it is in the unit's own source
+ * file (by name). */
+static int call_in_unit(Dwarf_Die *cu, Dwarf_Die *in, const char *unit, const char **file,
+			int *lineno)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word f, l;
+	Dwarf_Files *files;
+	size_t nfiles;
+	const char *name;
+
+	if (!dwarf_attr(in, DW_AT_call_file, &at) || dwarf_formudata(&at, &f) ||
+	    !dwarf_attr(in, DW_AT_call_line, &at) || dwarf_formudata(&at, &l) || l == 0 ||
+	    l > INT32_MAX || dwarf_getsrcfiles(cu, &files, &nfiles) || f >= nfiles)
+		return 0;
+	name = dwarf_filesrc(files, f, NULL, NULL);
+	if (!name || strcmp(base_of(name), unit))
+		return 0;
+	*file = name;
+	*lineno = (int)l;
+	return 1;
+}
+
+/*
+ * A call the line table places in code inlined from another file (a
+ * header's helper, a C++ template's: std::condition_variable::wait(lock,
+ * pred)) is named at the innermost call, going out through the inlined
+ * instances, made from the unit's own source file: the program's line,
+ * not the library's. A line of the unit's file stays as it is.
+ */
+static void unit_line(struct symbolizer *s, Dwfl_Module *mod, uint64_t pc, const char **file,
+		      int *lineno)
+{
+	Dwarf_Die buf, *cu, chain[INLINE_DEPTH_MAX];
+	const char *unit;
+	Dwarf_Addr bias;
+	int n;
+
+	cu = cu_of(s, mod, pc, &buf, &bias);
+	unit = cu ? base_of(dwarf_diename(cu)) : NULL;
+	if (!unit || !strcmp(base_of(*file), unit))
+		return;
+	n = inline_chain(cu, pc - bias, chain, 0, 0);
+	while (n-- > 0)
+		if (call_in_unit(cu, &chain[n], unit, file, lineno))
+			return;
+}
+
 /* The code at pc, named as at pc + shift (a call site is named by its
  * return address, the call itself being looked up). */
 static void name_code(struct symbolizer *s, uint64_t pc, int shift, char *buf, size_t n)
@@ -309,6 +421,8 @@ static void name_code(struct symbolizer *s, uint64_t pc, int shift, char *buf, s
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	else
 		file = cu_line(s, mod, pc, &lineno);
+	if (fn && file)
+		unit_line(s, mod, pc, &file, &lineno);
 	if (fn && file)
 		snprintf(buf, n, "%s (%s:%d)", fn, basename(file), lineno);
 	else if (fn)
