@@ -216,8 +216,9 @@ RESOLVE_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/variable.c user/r
 		user/resolve/demangle.c)
 $(OUTPUT)/tests/test_elfsym: UNIT_EXTRA := $(RESOLVE_OBJS) -lelf -lstdc++
 $(OUTPUT)/tests/test_elfsym: $(RESOLVE_OBJS)
-# the symbolizer, on a child of the test (libdw)
-SYMBOLIZE_OBJS := $(call objs,user/resolve/symbolize.c user/resolve/demangle.c)
+# the symbolizer and its timeline, on a child of the test (libdw)
+SYMBOLIZE_OBJS := $(call objs,user/resolve/symbolize.c user/resolve/sym_timeline.c \
+		  user/resolve/demangle.c)
 $(OUTPUT)/tests/test_symbolize: UNIT_EXTRA := $(SYMBOLIZE_OBJS) -ldw -lelf -lstdc++
 $(OUTPUT)/tests/test_symbolize: $(SYMBOLIZE_OBJS)
 # the drain's priority rule

@@ -77,7 +77,7 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s [-t THREADS] [-n PHASES] [-d D_MS | -u D_US] [-b] [-l PCT] [-m "
 		"spin|sleep] "
-		"[-F SER_MS] [-W] [-h]\n"
+		"[-F SER_MS] [-W] [-x COMMAND [ARG...]] [-h]\n"
 		"Worker i (0-based) works (i+1)*D_MS ms, then waits at one global barrier\n"
 		"(phase_barrier), PHASES times; worker THREADS-1 always arrives last.\n"
 		"  -t THREADS  worker threads, 1..256 (default 4)\n"
@@ -90,6 +90,9 @@ static void usage(FILE *f, const char *prog)
 		"  -F SER_MS   fork-join: a new team created and joined for every phase, the\n"
 		"              main thread working SER_MS ms after each join, 0..100000\n"
 		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
+		"  -x          when done, exec the operands, a command (one process that\n"
+		"              synchronizes, then runs another program); the workload's\n"
+		"              options end at the command\n"
 		"  -h          show this help\n"
 		"Example: %s -t 4 -n 3 -d 10 -m sleep\n",
 		prog, prog);
@@ -97,6 +100,7 @@ static void usage(FILE *f, const char *prog)
 
 int main(int argc, char **argv)
 {
+	char **then_exec = NULL; /* -x: the command to exec when done */
 	const struct wl_opt opts[] = {
 		OPT_NUM('t', nthreads, 1, 256, 1),
 		OPT_NUM('n', nphases, 1, 1000000, 1),
@@ -107,6 +111,7 @@ int main(int argc, char **argv)
 		OPT_MODE('m', spin),
 		OPT_NUM('F', serial_ns, 0, 100000, NSEC_PER_MSEC),
 		OPT_FLAG('W', wait_start),
+		OPT_EXEC('x', then_exec),
 		{0},
 	};
 	uint64_t start;
@@ -129,5 +134,6 @@ int main(int argc, char **argv)
 	}
 	end_run(start);
 	pthread_barrier_destroy(&phase_barrier);
+	exec_when_done(then_exec);
 	return 0;
 }

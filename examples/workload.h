@@ -148,6 +148,7 @@ enum wl_opt_kind {
 	WL_NUM,	 /* unsigned long in [min, max], stored times scale */
 	WL_MODE, /* "spin" or "sleep", stored as int 1 / 0 */
 	WL_FLAG, /* no value; the int is set to 1 */
+	WL_EXEC, /* no value; the operands, a command, are stored (char **) */
 };
 
 /* One option of a workload's command line; a table of them ends with {0}. */
@@ -155,7 +156,7 @@ struct wl_opt {
 	char name;
 	enum wl_opt_kind kind;
 	unsigned long min, max, scale;
-	void *dst; /* unsigned long * for WL_NUM, int * otherwise */
+	void *dst; /* unsigned long * for WL_NUM, char *** for WL_EXEC, int * otherwise */
 };
 
 #define OPT_NUM(c, var, lo, hi, sc)                                                                \
@@ -170,25 +171,34 @@ struct wl_opt {
 	{                                                                                          \
 		(c), WL_FLAG, 0, 0, 0, &(var)                                                      \
 	}
+/* The operands are a command the workload execs when it is done
+ * (exec_when_done()): its options are its own, the workload's end at the
+ * first operand. */
+#define OPT_EXEC(c, var)                                                                           \
+	{                                                                                          \
+		(c), WL_EXEC, 0, 0, 0, &(var)                                                      \
+	}
 
 typedef void (*wl_usage_fn)(FILE *f, const char *prog);
 
-/* getopt over the table, plus -h. Tests and scripts depend on the exit
- * codes: -h prints the usage to stdout and exits 0; a bad option, a bad
- * value or a stray operand prints it (or the value error) to stderr and
- * exits 2. Returns the program name for messages. */
+/* getopt over the table, plus -h; options end at the first operand. Tests
+ * and scripts depend on the exit codes: -h prints the usage to stdout and
+ * exits 0; a bad option, a bad value or a stray operand (any, unless a
+ * WL_EXEC option was given; none after one) prints it (or the value error)
+ * to stderr and exits 2. Returns the program name for messages. */
 static inline const char *parse_options(int argc, char **argv, const struct wl_opt *opts,
 					wl_usage_fn usage)
 {
 	const char *prog = prog_name(argv[0]);
 	char spec[64];
 	size_t n = 0;
-	const struct wl_opt *o;
+	const struct wl_opt *o, *exec = NULL;
 	int c;
 
+	spec[n++] = '+';
 	for (o = opts; o->name && n + 3 < sizeof(spec); o++) {
 		spec[n++] = o->name;
-		if (o->kind != WL_FLAG)
+		if (o->kind != WL_FLAG && o->kind != WL_EXEC)
 			spec[n++] = ':';
 	}
 	spec[n++] = 'h';
@@ -209,14 +219,31 @@ static inline const char *parse_options(int argc, char **argv, const struct wl_o
 				parse_ulong_arg(prog, c, optarg, o->min, o->max) * o->scale;
 		else if (o->kind == WL_MODE)
 			*(int *)o->dst = parse_mode_arg(prog, c, optarg);
+		else if (o->kind == WL_EXEC)
+			exec = o;
 		else
 			*(int *)o->dst = 1;
 	}
-	if (optind != argc) {
+	if (exec ? optind == argc : optind != argc) {
 		usage(stderr, prog);
 		exit(2);
 	}
+	if (exec)
+		*(char ***)exec->dst = argv + optind;
 	return prog;
+}
+
+/* A WL_EXEC option's command, run in place of the workload (same process,
+ * threads joined): a program that synchronizes, then execs another. NULL:
+ * nothing to do. Exits 127 when the command cannot be run, as a shell does. */
+static inline void exec_when_done(char **argv)
+{
+	if (!argv)
+		return;
+	fflush(NULL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
+	exit(127);
 }
 
 /* ---- worker threads ----------------------------------------------------------- */

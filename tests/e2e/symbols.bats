@@ -134,3 +134,59 @@ os.execv(sys.argv[1], sys.argv[1:])
 	grep -qE "^Loop barrier worker_main \\(barrier_imbalance\\.c:$line\\) \"phase_barrier\" \\(pid [0-9]+\\): 3 episodes" <<<"$output"
 	grep -qE '^Loop barrier .* "pthread_barrier_wait 0x[0-9a-f]+" \(pid [0-9]+\): 2 episodes' <<<"$output"
 }
+
+# A program that synchronizes, then execs another that does (barrier_imbalance
+# -x stepper): the barrier sites before the exec are named from the first
+# program's files, those after it from the second's, in one job. The names
+# are read while the process runs, its records later (a drain, their time
+# order): by then the process runs the second program. Live and recorded,
+# launched, through sh -c, and attached to with -p.
+@test "a program that synchronizes then execs another: each program's sites named from its own files (launch, sh -c, record, -p)" {
+	local l1 l2 pre post
+	l1=$(grep -n 'pthread_barrier_wait(&phase_barrier)' "$ROOT/examples/barrier_imbalance.c" | cut -d: -f1)
+	l2=$(grep -n 'pthread_barrier_wait(&step_barrier)' "$ROOT/examples/stepper.c" | cut -d: -f1)
+	pre="worker_main \\(barrier_imbalance\\.c:$l1\\) \"phase_barrier\""
+	post="worker_main \\(stepper\\.c:$l2\\) \"step_barrier\""
+	local bi=("$EX/barrier_imbalance" -t 2 -n 3 -d 5 -m sleep)
+	# the second program runs ~0.4 s: -p reads it when its exec record is
+	# read, a drain and the records' time order after the exec
+	local then=(-x "$EX/stepper" -t 2 -n 2 -k 2 -s 50000)
+	local wl=("${bi[@]}" "${then[@]}")
+	# named FILE LIVE: FILE's report names both sites, 3 and 2 episodes, none
+	# by address; LIVE=1: its episode lines too
+	named() {
+		if [ "$2" = 1 ]; then
+			[ "$(grep -cE "^$pre \\(barrier: " "$1")" -eq 3 ] || { cat "$1"; return 1; }
+			[ "$(grep -cE "^$post \\(barrier: " "$1")" -eq 2 ] || { cat "$1"; return 1; }
+		fi
+		grep -qE "^Loop barrier $pre \\(pid [0-9]+\\): 3 episodes" "$1" || { cat "$1"; return 1; }
+		grep -qE "^Loop barrier $post \\(pid [0-9]+\\): 2 episodes" "$1" || { cat "$1"; return 1; }
+		[ "$(grep -c '^Loop barrier ' "$1")" -eq 2 ] || { cat "$1"; return 1; }
+		refute_grep -E '^Loop barrier 0x|"pthread_barrier_wait 0x' "$1" || { cat "$1"; return 1; }
+	}
+	run "$SBT" -- "${wl[@]}"
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/launch.out"
+	named "$T/launch.out" 1
+	run "$SBT" -- sh -c "$(printf '%q ' "${wl[@]}")"
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/sh.out"
+	named "$T/sh.out" 1
+	run "$SBT" record -o "$T/r.sbt" -- "${wl[@]}"
+	[ "$status" -eq 0 ]
+	run "$SBT" report "$T/r.sbt"
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/report.out"
+	named "$T/report.out" 0
+	# attached (not held at the exec): the exec record is read in time order,
+	# after the first program's records
+	start_workload "$T/wl.out" "${bi[@]}" -W "${then[@]}"
+	start_tracer "$T/p.out" -o "$T/p.sbt" -p "$WL"
+	kill -USR1 "$WL"
+	wait_exit "$TR" 30
+	named "$T/p.out" 1
+	run "$SBT" report "$T/p.sbt"
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/p-report.out"
+	named "$T/p-report.out" 0
+}

@@ -2,10 +2,13 @@
 /* The symbolizer (user/resolve/symbolize.h) on a child of this test: the
  * names it could give while the child ran stay given once the child is a
  * zombie or reaped, even after a lookup that made it read the maps again
- * (no root needed: a child's maps are its parent's to read). A call made
- * inside an inlined helper named at the line calling the helper. And C++
- * names demangled (user/resolve/demangle.h). */
+ * (no root needed: a child's maps are its parent's to read); across its
+ * exec, each record named from the program it ran then
+ * (user/resolve/sym_timeline.h). A call made inside an inlined header
+ * helper named at the program's line. And C++ names demangled
+ * (user/resolve/demangle.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 #include "lib/proc.h"
 #include "user/resolve/demangle.h"
+#include "user/resolve/sym_timeline.h"
 #include "user/resolve/symbolize.h"
 #include "inline_helper.h"
 #include "unit.h"
@@ -128,6 +132,120 @@ TEST(a_process_that_is_gone_has_no_symbolizer)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	CHECK(symbolizer__new(pid) == NULL);
+}
+
+/* A child that execs sleep once told to (a byte on *go). */
+static pid_t start_execing_child(int *go)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) == 1)
+			execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(1);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+/* The start of the child's mapping of path's code (0: none yet). */
+static uint64_t code_of(pid_t pid, const char *name)
+{
+	char path[64], line[512];
+	unsigned long long lo = 0, hi;
+	char perms[8];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && perms[2] == 'x' &&
+		    strstr(line, name))
+			break;
+		else
+			lo = 0;
+	if (f)
+		fclose(f);
+	return lo;
+}
+
+/* Until the child runs sleep: its code is mapped. */
+static uint64_t wait_for_exec(pid_t pid)
+{
+	uint64_t code = 0;
+	int i;
+
+	for (i = 0; i < 2000 && !(code = code_of(pid, "/sleep")); i++)
+		usleep(1000);
+	return code;
+}
+
+static int is_hex(const char *s)
+{
+	return s[0] == '0' && s[1] == 'x';
+}
+
+TEST(records_before_an_exec_named_from_the_old_program_after_from_the_new)
+{
+	struct sym_timeline *tl = sym_timeline__new();
+	struct symbolizer *old, *now;
+	char buf[256] = "";
+	uint64_t sleep_code;
+	int go = -1;
+	pid_t pid = start_execing_child(&go);
+
+	CHECK(pid > 0 && tl);
+	old = symbolizer_of(pid);
+	CHECK_EQ(sym_timeline__add(tl, 0, old), 1);
+	CHECK(write(go, "x", 1) == 1);
+	sleep_code = wait_for_exec(pid);
+	CHECK(sleep_code != 0);
+	/* read at its exec, at time 100: the records from 100 on */
+	CHECK_EQ(sym_timeline__add(tl, 100, symbolizer_of(pid)), 1);
+	/* a read made later for an earlier time (an exec record read after a
+	 * stop): not used */
+	CHECK_EQ(sym_timeline__add(tl, 100, symbolizer__new(pid)), 0);
+	CHECK_EQ(sym_timeline__add(tl, 50, NULL), 0);
+	CHECK_EQ(sym_timeline__count(tl), 2);
+
+	/* a record of time 99, read after the exec: the old program's names */
+	CHECK(sym_timeline__at(tl, 99) == old);
+	CHECK(names_global(old));
+	symbolizer__function(old, (uintptr_t)start_execing_child, buf, sizeof(buf));
+	CHECK(!strncmp(buf, "start_execing_child", 19));
+	/* frozen: the new program's code is not looked for in the maps, which
+	 * are no longer its program's */
+	symbolizer__function(old, sleep_code, buf, sizeof(buf));
+	CHECK(is_hex(buf));
+	CHECK_EQ(sym_timeline__count(tl), 2);
+
+	/* time 100 on: the new program's; the old symbolizer is gone */
+	now = sym_timeline__at(tl, 100);
+	CHECK(now != NULL && now != old);
+	CHECK_EQ(sym_timeline__count(tl), 1);
+	symbolizer__function(now, sleep_code, buf, sizeof(buf));
+	CHECK(!is_hex(buf));
+	CHECK(!names_global(now));
+	/* a late record, older than the first held: named by it */
+	CHECK(sym_timeline__at(tl, 10) == now);
+
+	/* gone since: its records from then on by address */
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ(sym_timeline__add(tl, 200, symbolizer__new(pid)), 1);
+	CHECK(sym_timeline__at(tl, 150) == now);
+	CHECK(sym_timeline__at(tl, 250) == NULL);
+	CHECK_EQ(sym_timeline__count(tl), 1);
+	CHECK(sym_timeline__at(NULL, 0) == NULL);
+	close(go);
+	sym_timeline__free(tl);
 }
 
 /* Calls made inside inlined helpers, as a barrier call inside a header's

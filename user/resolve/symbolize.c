@@ -40,6 +40,7 @@ struct symbolizer {
 	struct module_cus *cus; /* one per module asked about */
 	size_t ncus;
 	int reported; /* libdwfl has read the process's modules once */
+	int frozen;   /* its maps are not read again (symbolizer__freeze()) */
 };
 
 /* Separate debug files only from the system's directory: by default
@@ -193,8 +194,15 @@ void symbolizer__free(struct symbolizer *s)
 	free(s);
 }
 
+void symbolizer__freeze(struct symbolizer *s)
+{
+	if (s)
+		s->frozen = 1;
+}
+
 /* Module of addr; re-reads the process's modules once if a library was
- * loaded after we started. */
+ * loaded after we started (not once frozen: the maps are a later
+ * program's). */
 static Dwfl_Module *module_of(struct symbolizer *s, uint64_t addr)
 {
 	Dwfl_Module *mod;
@@ -202,7 +210,7 @@ static Dwfl_Module *module_of(struct symbolizer *s, uint64_t addr)
 	opening = s; /* libdwfl opens files lazily */
 	mod = dwfl_addrmodule(s->dwfl, addr);
 
-	if (!mod && !report(s))
+	if (!mod && !s->frozen && !report(s))
 		mod = dwfl_addrmodule(s->dwfl, addr);
 	return mod;
 }

@@ -20,6 +20,11 @@ void symbolizer__warm(void);
  * hexadecimal addresses. */
 struct symbolizer *symbolizer__new(pid_t pid);
 void symbolizer__free(struct symbolizer *s);
+/* Name from what was read so far only: an address in no module known is
+ * not looked for in the process's maps again (they are a later program's,
+ * or a later state's, whose symbolizer names them: user/resolve/sym_timeline.h).
+ * s may be NULL. */
+void symbolizer__freeze(struct symbolizer *s);
 /* Name the call site whose return address is ra. Always fills buf. */
 void symbolizer__code(struct symbolizer *s, uint64_t ra, char *buf, size_t n);
 /* Name the function starting at addr (its first line). Always fills buf. */

@@ -5,7 +5,9 @@
 #include "lib/log.h"
 #include "lib/parse.h"
 #include "lib/proc.h"
+#include "lib/clock.h"
 #include "lib/utf8.h"
+#include "user/resolve/sym_timeline.h"
 #include "user/resolve/symbolize.h"
 #include "user/trace/context.h"
 
@@ -82,15 +84,54 @@ static void name_rank(struct trace_ctx *c, struct job *job)
 		}
 }
 
+__u64 trace_ctx__stamp(const struct trace_ctx *c, __u64 ns)
+{
+	int64_t shift;
+	double since;
+
+	if (!c->env->skew_ns && !c->env->skew_ppm)
+		return ns;
+	since = ns > c->start_ns ? (double)(ns - c->start_ns) : 0;
+	shift = c->env->skew_ns + (int64_t)(since * c->env->skew_ppm / 1e6);
+	/* a clock behind by more than the time since boot stops at 1 ns */
+	return shift >= 0 || ns > (__u64)-shift ? ns + (__u64)shift : 1;
+}
+
+__u64 trace_ctx__now(const struct trace_ctx *c)
+{
+	return trace_ctx__stamp(c, clock_ns(CLOCK_MONOTONIC));
+}
+
+/* What names job's records: what was noted while the process was there
+ * (noted, else a new timeline) up to now, the process as it is now from
+ * now on (from the start when nothing was noted). A process gone is named
+ * as noted. */
+static struct sym_timeline *job_names(struct trace_ctx *c, struct job *job,
+				      struct sym_timeline *noted)
+{
+	struct sym_timeline *tl = noted ? noted : sym_timeline__new();
+	struct symbolizer *s = symbolizer__new((pid_t)job->pid);
+	int held = sym_timeline__count(tl);
+
+	if (!tl || (!s && held))
+		symbolizer__free(s);
+	else
+		sym_timeline__add(tl, held ? trace_ctx__now(c) : 0, s);
+	return tl;
+}
+
 struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns, int born,
-				 const char *command, struct hmap *pending)
+				 const char *command, struct hmap *pending,
+				 struct sym_timeline *noted)
 {
 	struct job *job = jobs__start(c->jobs, pid, start_ns, command);
 	struct add_threads a = {c, job, pending, born};
 
-	if (!job)
+	if (!job) {
+		sym_timeline__free(noted);
 		return NULL;
-	job->user = symbolizer__new(pid);
+	}
+	job->user = job_names(c, job, noted);
 	name_rank(c, job);
 	proc__for_each_task(pid, add_thread, &a);
 	if (pending)
@@ -98,10 +139,17 @@ struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns,
 	return job;
 }
 
-void trace_ctx__job_exec(struct job *job)
+void trace_ctx__job_exec(struct trace_ctx *c, struct job *job, __u64 ts_ns)
 {
-	symbolizer__free(job->user);
-	job->user = symbolizer__new(job->pid);
+	if (!job->user && !(job->user = sym_timeline__new()))
+		return;
+	sym_timeline__add(job->user, ts_ns, symbolizer__new((pid_t)job->pid));
+}
+
+void trace_ctx__job_free_names(struct job *job)
+{
+	sym_timeline__free(job->user);
+	job->user = NULL;
 }
 
 void trace_ctx__unfollowed(struct trace_ctx *c, const struct sbt_event *e)
@@ -141,7 +189,7 @@ static const char *fixed_object_name(__u64 obj)
 /* The global variable holding a barrier, lock, semaphore, condvar or futex
  * word; "" (looked up, not found) for other memory, so that the lookup is
  * not repeated. */
-static void name_object(struct trace_ctx *c, struct job *job, __u64 obj)
+static void name_object(struct trace_ctx *c, struct job *job, struct symbolizer *sym, __u64 obj)
 {
 	char buf[SBT_SYMBOL_MAX * 2];
 
@@ -149,7 +197,7 @@ static void name_object(struct trace_ctx *c, struct job *job, __u64 obj)
 		return;
 	if (fixed_object_name(obj))
 		snprintf(buf, sizeof(buf), "%s", fixed_object_name(obj));
-	else if (symbolizer__data(job->user, obj, buf, sizeof(buf)))
+	else if (symbolizer__data(sym, obj, buf, sizeof(buf)))
 		buf[0] = 0;
 	names__set(c->names, job->pid, obj, buf);
 }
@@ -161,7 +209,8 @@ static int lists_sites(int kind)
 	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER || kind == SBT_PK_REGION;
 }
 
-static void name_call(struct trace_ctx *c, struct job *job, const struct sbt_event *e)
+static void name_call(struct trace_ctx *c, struct job *job, struct symbolizer *sym,
+		      const struct sbt_event *e)
 {
 	char buf[SBT_SYMBOL_MAX * 2];
 	/* code addresses: a return's call site; a region body's entry carries
@@ -170,24 +219,28 @@ static void name_call(struct trace_ctx *c, struct job *job, const struct sbt_eve
 
 	if ((e->type == SBT_EV_EXIT || body) && !names__get(c->names, e->pid, e->site)) {
 		if (body)
-			symbolizer__function(job->user, e->site, buf, sizeof(buf));
+			symbolizer__function(sym, e->site, buf, sizeof(buf));
 		else
-			symbolizer__code(job->user, e->site, buf, sizeof(buf));
+			symbolizer__code(sym, e->site, buf, sizeof(buf));
 		if (lists_sites(c->costs.infos[e->probe].kind))
 			names__set_numbered(c->names, e->pid, e->site, buf);
 		else
 			names__set(c->names, e->pid, e->site, buf);
 	}
 	if (e->type == SBT_EV_ENTER && names_object(c->costs.infos[e->probe].kind))
-		name_object(c, job, e->obj);
+		name_object(c, job, sym, e->obj);
 }
 
 void trace_ctx__name_record(struct trace_ctx *c, struct job *job, const struct sbt_event *e)
 {
+	/* the program the process ran when the record was stamped: one it
+	 * exec'd since is named from its own files by a later symbolizer */
+	struct symbolizer *sym = sym_timeline__at(job->user, e->ts);
+
 	if ((e->type == SBT_EV_ENTER || e->type == SBT_EV_EXIT) && e->probe < SBT_MAX_PROBES)
-		name_call(c, job, e);
+		name_call(c, job, sym, e);
 	else if (e->type == SBT_EV_FUTEX_ENTER)
-		name_object(c, job, e->obj);
+		name_object(c, job, sym, e->obj);
 	if (e->type == SBT_EV_THREAD_START || e->type == SBT_EV_THREAD_EXIT) {
 		char comm[SBT_COMM_LEN];
 

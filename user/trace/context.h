@@ -18,6 +18,8 @@
 #include "user/trace/env.h"
 #include "user/trace/probe_costs.h"
 
+struct sym_timeline;
+
 struct trace_ctx {
 	const struct env *env;
 	struct session *session;
@@ -38,23 +40,37 @@ struct pending_thread {
 	char comm[SBT_COMM_LEN];
 };
 
-/* A job for process pid: its analysis, its symbolizer, and the threads it
- * has now: seen created when `pending`, a map tid -> struct pending_thread
- * that may be NULL, has them (their entries are consumed); else started at
- * start_ns if the process was born in the session (launched, or exec'd
- * since), or before the session (attached to: their first phases are
- * partial). NULL on allocation failure. */
+/* A job for process pid: its analysis, what names its addresses, and the
+ * threads it has now: seen created when `pending`, a map tid -> struct
+ * pending_thread that may be NULL, has them (their entries are consumed);
+ * else started at start_ns if the process was born in the session
+ * (launched, or exec'd since), or before the session (attached to: their
+ * first phases are partial). Its names: `noted` (taken; may be NULL), the
+ * symbolizers read while the process was there (at its fork, exec and
+ * stops), up to now, and the process read now from now on (user/resolve/
+ * sym_timeline.h). NULL on allocation failure. */
 struct job *trace_ctx__start_job(struct trace_ctx *c, pid_t pid, __u64 start_ns, int born,
-				 const char *command, struct hmap *pending);
-/* Job's process exec'd (an SBT_EV_EXEC record): its addresses are named from
- * the new program's files from now on (a symbolizer of the process as it is
- * now; the old one would name them from the old program's, or not at all). */
-void trace_ctx__job_exec(struct job *job);
+				 const char *command, struct hmap *pending,
+				 struct sym_timeline *noted);
+/* Job's process exec'd at ts_ns (an SBT_EV_EXEC record, read in time order):
+ * its records from then on are named from the new program's files (the
+ * process read now; by address if it is gone), the earlier ones still from
+ * the old program's (doc/design.md §2, names). */
+void trace_ctx__job_exec(struct trace_ctx *c, struct job *job, __u64 ts_ns);
+/* Frees what names job's addresses (its report is out). */
+void trace_ctx__job_free_names(struct job *job);
+/* ns, a time of CLOCK_MONOTONIC, as the session stamps its records
+ * (--clock-skew shifts them). */
+__u64 trace_ctx__stamp(const struct trace_ctx *c, __u64 ns);
+/* Now, as the session stamps its records: a symbolizer read now, while
+ * the process stands still, names the records stamped from now on. */
+__u64 trace_ctx__now(const struct trace_ctx *c);
 /* A target started a process that is not traced (an SBT_EV_FORK record: -p
  * without --follow): said once, with what would trace it (not under top). */
 void trace_ctx__unfollowed(struct trace_ctx *c, const struct sbt_event *e);
 /* Name what record e of job refers to (thread, call site, object) while
- * the process can still be read. */
+ * the process can still be read, from the files it mapped at e's time.
+ * Records are named in time order. */
 void trace_ctx__name_record(struct trace_ctx *c, struct job *job, const struct sbt_event *e);
 
 #endif

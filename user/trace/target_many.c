@@ -50,6 +50,7 @@
 #include "lib/proc.h"
 #include "lib/words.h"
 #include "user/resolve/discover.h"
+#include "user/resolve/sym_timeline.h"
 #include "user/resolve/symbolize.h"
 #include "user/trace/filter.h"
 #include "user/trace/launch.h"
@@ -78,7 +79,7 @@ static struct proc_note *note_of(struct target_many *m, __u32 pid)
 static void free_note(struct proc_note *n)
 {
 	if (n)
-		symbolizer__free(n->sym);
+		sym_timeline__free(n->syms);
 	free(n);
 }
 
@@ -88,8 +89,9 @@ static void forget_proc(struct target_many *m, __u32 pid)
 }
 
 /* -vv: where a process's names came from (a short-lived one is named from
- * what was noted while it was there). */
-static void say_noted(pid_t pid, pid_t from, const char *when, int read)
+ * what was noted while it was there). added: the read names its records
+ * from its time on (0: a read made earlier, at a stop, names them). */
+static void say_noted(pid_t pid, pid_t from, const char *when, int read, int added)
 {
 	char link[64], exe[256];
 	ssize_t len;
@@ -101,47 +103,51 @@ static void say_noted(pid_t pid, pid_t from, const char *when, int read)
 	exe[len > 0 ? len : 0] = 0;
 	if (!read)
 		log_debug("pid %d (%s): its files not read (exiting or gone); names noted before "
-			  "kept",
-			  (int)pid, when);
+			  "kept%s",
+			  (int)pid, when,
+			  added ? ", its records from then on named by address" : "");
 	else
-		log_debug("pid %d (%s): names read from %s (%s)", (int)pid, when,
-			  from == pid ? "itself" : "its parent, as it is gone", exe[0] ? exe : "?");
+		log_debug("pid %d (%s): names read from %s (%s)%s", (int)pid, when,
+			  from == pid ? "itself" : "its parent, as it is gone", exe[0] ? exe : "?",
+			  added ? "" : "; not used: those read at its stop since name its records");
 }
 
 /* Following a tree: what names a process of the tree (its files, its
  * command line), read now that it is there and stands still (forked,
  * exec'd, stopped): a short-lived one is gone by the time its records are
  * read. A child forked from parent (else 0) and gone already ran its
- * parent's program: named from the parent's. */
-void many__note_names(struct target_many *m, pid_t pid, pid_t parent, const char *when)
+ * parent's program: named from the parent's. The read names the records
+ * stamped from since_ns on; those before, from what was read before (a
+ * program that synchronized, then exec'd: its records are read after the
+ * stop at its exec). */
+void many__note_names(struct target_many *m, pid_t pid, pid_t parent, __u64 since_ns,
+		      const char *when)
 {
 	struct job *job = jobs__find(m->base.ctx->jobs, pid);
 	pid_t from = parent > 0 && proc__gone(pid) ? parent : pid;
 	struct proc_note *n = job ? NULL : hmap_get(&m->procs, pid, 0);
+	struct sym_timeline **tl;
 	struct symbolizer *sym;
+	int added;
 
 	/* names noted while it was there (stopped at its exec, say) beat its
 	 * parent's: a fork record is read after the child ran and exited */
-	if (from != pid && ((job && job->user) || (n && n->sym)))
+	if (from != pid && sym_timeline__count(job ? job->user : n ? n->syms : NULL))
 		return;
 	if (!m->tree)
 		return;
+	if (!job && !(n = note_of(m, pid)))
+		return;
+	tl = job ? (struct sym_timeline **)&job->user : &n->syms;
+	if (!*tl && !(*tl = sym_timeline__new()))
+		return;
 	sym = symbolizer__new(from);
-	say_noted(pid, from, when, sym != NULL);
-	if (!sym)
+	/* one gone before its first read: nothing to name it by; one gone
+	 * since: by address from then on (not by a program it no longer ran) */
+	added = (sym || sym_timeline__count(*tl)) && sym_timeline__add(*tl, since_ns, sym) > 0;
+	say_noted(pid, from, when, sym != NULL, added);
+	if (!sym || job)
 		return;
-	if (job) { /* a new program, a dlopen */
-		symbolizer__free(job->user);
-		job->user = sym;
-		return;
-	}
-	n = note_of(m, pid);
-	if (!n) {
-		symbolizer__free(sym);
-		return;
-	}
-	symbolizer__free(n->sym);
-	n->sym = sym;
 	proc__cmdline(from, n->cmdline, sizeof(n->cmdline));
 }
 
@@ -255,11 +261,16 @@ struct job *many__start_job(struct target_many *m, pid_t pid, __u64 start_ns, in
 {
 	struct trace_ctx *c = m->base.ctx;
 	char cmd[1024];
+	struct proc_note *n = hmap_get(&m->procs, pid, 0);
+	struct sym_timeline *noted = n ? n->syms : NULL;
 
 	proc__cmdline(pid, cmd, sizeof(cmd));
 	if (!c->env->tree && session__add_target(c->session, pid))
 		log_warn("pid %d: cannot add it to the BPF filter: futex records missed", (int)pid);
-	return trace_ctx__start_job(c, pid, start_ns, born, cmd[0] ? cmd : fallback, &m->pending);
+	if (n) /* the job's now */
+		n->syms = NULL;
+	return trace_ctx__start_job(c, pid, start_ns, born, cmd[0] ? cmd : fallback, &m->pending,
+				    noted);
 }
 
 /* -p: one process of the list, attached with its pid. 1: traced, 0:
@@ -424,13 +435,8 @@ static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 	if (!job)
 		return;
 	log_debug("pid %d: a job; names from %s", (int)e->pid,
-		  job->user ? "the running process"
-		  : n->sym  ? "what was noted"
-			    : "nowhere (by address)");
-	if (!job->user) { /* gone already: named as it was */
-		job->user = n->sym;
-		n->sym = NULL;
-	}
+		  sym_timeline__count(job->user) ? "what was noted and the running process"
+						 : "nowhere (by address)");
 	/* a rescan due (it exec'd or loaded libraries since the last one)
 	 * stays due: the note goes after it (many_rescan()) */
 	if (!n->rescan)
@@ -446,7 +452,7 @@ static void note_fork(struct target_many *m, const struct sbt_event *e)
 	const struct job *parent = jobs__find(m->base.ctx->jobs, e->cost);
 	struct proc_note *n = note_of(m, e->pid);
 
-	many__note_names(m, e->pid, (pid_t)e->cost, "fork record");
+	many__note_names(m, e->pid, (pid_t)e->cost, e->ts, "fork record");
 	if (!n)
 		return;
 	n->start_ns = e->ts;
@@ -499,7 +505,7 @@ static void exec_record(struct target_many *m, struct job *job, const struct sbt
 	 * are not probed). */
 	if (!m->base.ctx->env->all && !m->tree) {
 		if (job)
-			trace_ctx__job_exec(job);
+			trace_ctx__job_exec(m->base.ctx, job, e->ts);
 		return;
 	}
 	/* -a: a new program, a new job. Following a tree: a process is one
@@ -508,7 +514,8 @@ static void exec_record(struct target_many *m, struct job *job, const struct sbt
 		job->end_ns = e->ts;
 		many_job_exited(&m->base, job);
 	}
-	many__note_names(m, e->pid, 0, "exec record");
+	/* one stopped at this exec was read then, before its records were */
+	many__note_names(m, e->pid, 0, e->ts, "exec record");
 	n = note_of(m, e->pid);
 	if (n) {
 		n->start_ns = e->ts;
@@ -672,8 +679,7 @@ static void many_job_exited(struct target *tg, struct job *job)
 	job->drops = d.total;
 	jobs__end(tg->ctx->jobs, job, &d);
 	session__remove_target(session, job->pid);
-	symbolizer__free(job->user);
-	job->user = NULL;
+	trace_ctx__job_free_names(job);
 	if (m->running > 0)
 		m->running--;
 }

@@ -21,7 +21,7 @@
 #include "user/resolve/discover.h"
 #include "user/trace/target.h"
 
-struct symbolizer;
+struct sym_timeline;
 
 struct target_many {
 	struct target base;
@@ -46,8 +46,9 @@ struct proc_note {
 	int ignored;		 /* --filter rejected it (until it execs) */
 	int rescan;		 /* its mappings changed */
 	char comm[SBT_COMM_LEN]; /* from its exec: names a job whose /proc is gone */
-	/* -- CMD: read while it ran, for a job started after it exited */
-	struct symbolizer *sym;
+	/* following a tree: its names, read while it was there (at its fork,
+	 * exec and stops), for the job it may become (after it exited, say) */
+	struct sym_timeline *syms;
 	char cmdline[1024];
 };
 
@@ -65,10 +66,11 @@ static inline int pid_set_has(const struct hmap *set, pid_t pid)
 	return hmap_get_index(set, (__u32)pid, 0, &ix);
 }
 
-/* target_many.c: what names process pid of a followed tree, read now
- * (parent: the process that forked it, else 0; when: what made us read
- * it, said with -vv). */
-void many__note_names(struct target_many *m, pid_t pid, pid_t parent, const char *when);
+/* target_many.c: what names process pid of a followed tree, read now, for
+ * its records stamped from since_ns on (parent: the process that forked it,
+ * else 0; when: what made us read it, said with -vv). */
+void many__note_names(struct target_many *m, pid_t pid, pid_t parent, __u64 since_ns,
+		      const char *when);
 /* The files found since the last call, attached for every process. */
 void many__attach_new_files(struct target_many *m);
 /* The files process pid maps, found: how many have probes, or a negative

@@ -254,7 +254,7 @@ int many__attach_tree(struct target_many *m)
 	}
 	/* the command runs only once released */
 	c->start_ns = clock_ns(CLOCK_MONOTONIC);
-	if (!trace_ctx__start_job(c, m->cmd, c->start_ns, 1, c->command, &m->pending))
+	if (!trace_ctx__start_job(c, m->cmd, c->start_ns, 1, c->command, &m->pending, NULL))
 		return EXIT_RUNTIME;
 	fprintf(stderr,
 		"sbt-bpf: tracing pid %d (%s) and the processes it starts: %d probe%s in %d "
@@ -276,7 +276,10 @@ void many__resume_paused(struct target_many *m, int probe)
 		n = session__take_paused(session, pids, 256);
 		for (i = 0; probe && i < n; i++) {
 			found = many__scan_pid(m, pids[i]);
-			many__note_names(m, pids[i], 0, "stopped");
+			/* it stands still: what it maps now names its records
+			 * from now on, the earlier ones (before its exec) are
+			 * named from what was read before */
+			many__note_names(m, pids[i], 0, trace_ctx__now(m->base.ctx), "stopped");
 			check_shim_loaded(m, pids[i], found);
 			unpause_launcher(m, pids[i]);
 		}

@@ -110,7 +110,7 @@ static int one_attach(struct target *tg)
 	/* a running process produces records while the probes go in: its
 	 * session starts before them */
 	c->start_ns = t0;
-	if (!trace_ctx__start_job(c, tg->pid, c->start_ns, 0, c->command, NULL))
+	if (!trace_ctx__start_job(c, tg->pid, c->start_ns, 0, c->command, NULL, NULL))
 		return EXIT_RUNTIME;
 	fprintf(stderr,
 		"sbt-bpf: tracing pid %d (%s): %d probe%s in %d object%s, attached in %.1f ms; "
@@ -139,7 +139,7 @@ static int one_record(struct target *tg, const struct sbt_event *e)
 		return 0;
 	job = jobs__find(tg->ctx->jobs, e->pid);
 	if (job)
-		trace_ctx__job_exec(job);
+		trace_ctx__job_exec(tg->ctx, job, e->ts);
 	return 1;
 }
 

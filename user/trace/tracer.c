@@ -444,16 +444,10 @@ static void see_region(struct tracer *t, const struct sbt_event *e)
 static const struct sbt_event *skewed(const struct tracer *t, const struct sbt_event *e,
 				      struct sbt_event *copy)
 {
-	int64_t shift;
-	double since;
-
 	if (!t->env->skew_ns && !t->env->skew_ppm)
 		return e;
 	*copy = *e;
-	since = e->ts > t->ctx.start_ns ? (double)(e->ts - t->ctx.start_ns) : 0;
-	shift = t->env->skew_ns + (int64_t)(since * t->env->skew_ppm / 1e6);
-	/* a clock behind by more than the time since boot stops at 1 ns */
-	copy->ts = shift >= 0 || e->ts > (__u64)-shift ? e->ts + (__u64)shift : 1;
+	copy->ts = trace_ctx__stamp(&t->ctx, e->ts);
 	return copy;
 }
 
@@ -706,7 +700,7 @@ void tracer__free(struct tracer *t)
 	stop_session = NULL;
 	session__close(t->ctx.session);
 	for (i = 0; t->ctx.jobs && i < jobs__count(t->ctx.jobs); i++)
-		symbolizer__free(jobs__at(t->ctx.jobs, i)->user);
+		trace_ctx__job_free_names(jobs__at(t->ctx.jobs, i));
 	jobs__free(t->ctx.jobs);
 	names__free(t->ctx.names);
 	counters__close(&t->ctx.counters);
