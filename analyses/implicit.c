@@ -123,6 +123,7 @@ void implicit__body(struct phases *p, struct ph_thread *t, int d, const struct s
 	if (!inst)
 		return;
 	t->stack[d].inst = inst;
+	t->had_share = 1;
 	t->last_depart = e->ts;
 	t->ta_depart = t->stack[d].ta;
 	t->sync_mark = t->sync_wait_ns;

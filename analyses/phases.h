@@ -169,6 +169,8 @@ struct ph_thread {
 	/* OpenMP tasks (tasks.c): created; taskwait/taskgroup waits, their time
 	 * waiting, and the task bodies the thread ran inside them */
 	__u64 tasks_created, task_waits, task_wait_ns, task_run_ns;
+	__u64 tasks_run; /* task bodies it ran: a taskloop's too, which the runtime creates */
+	int had_share;	 /* it ran a share of a region instance (implicit.c) */
 	__u64 sync_mark; /* sync_wait_ns at its last barrier departure */
 	/* records of its process were lost up to loss_after: its next
 	 * loss_marks arrivals after that may pair with the wrong call (its
@@ -465,10 +467,10 @@ int phases__thread_band(const struct phases *p, __u32 tid, struct ph_band *compu
 			struct ph_band *end);
 
 /* Metrics of one episode (doc/design.md §5.1); see also ph_episode_times(). */
-/* Whether thread t created or waited for OpenMP tasks (--trace task). */
+/* Whether thread t created, waited for (--trace task) or ran OpenMP tasks. */
 static inline int ph_thread_has_tasks(const struct ph_thread *t)
 {
-	return t->tasks_created || t->task_waits;
+	return t->tasks_created || t->task_waits || t->tasks_run;
 }
 
 static inline __u64 ph_barrier_ns(const struct ph_episode *ep)

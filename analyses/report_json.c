@@ -559,6 +559,7 @@ static void json_thread(struct report *r, const struct ph_thread *t, const struc
 		json_key(j, "tasks");
 		json_obj_begin(j);
 		json_ku64(j, "created", t->tasks_created);
+		json_ku64(j, "ran", t->tasks_run);
 		json_ku64(j, "waits", t->task_waits);
 		json_ku64(j, "wait_ns", t->task_wait_ns);
 		json_ku64(j, "run_in_waits_ns", t->task_run_ns);

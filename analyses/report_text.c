@@ -657,15 +657,17 @@ static void text_tasks(struct report *r)
 		any = ph_thread_has_tasks(phases__thread(r->ph, i));
 	if (!any)
 		return;
-	fprintf(r->o.out, "Tasks:\n    %10s %10s %10s %14s %16s\n", "tid", "created", "waits",
-		"wait ms", "ran in waits ms");
+	fprintf(r->o.out, "Tasks:\n    %10s %10s %10s %10s %14s %16s\n", "tid", "created", "ran",
+		"waits", "wait ms", "ran in waits ms");
 	for (i = 0; i < n; i++) {
 		const struct ph_thread *t = phases__thread(r->ph, i);
 
 		if (ph_thread_has_tasks(t))
-			fprintf(r->o.out, "    %10u %10" PRIu64 " %10" PRIu64 " %14.3f %16.3f\n",
-				t->tid, (uint64_t)t->tasks_created, (uint64_t)t->task_waits,
-				ms(t->task_wait_ns), ms(t->task_run_ns));
+			fprintf(r->o.out,
+				"    %10u %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+				" %14.3f %16.3f\n",
+				t->tid, (uint64_t)t->tasks_created, (uint64_t)t->tasks_run,
+				(uint64_t)t->task_waits, ms(t->task_wait_ns), ms(t->task_run_ns));
 	}
 }
 

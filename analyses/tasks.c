@@ -28,10 +28,27 @@ void tasks__wait_done(struct phases *p, struct ph_thread *t, int d, const struct
 	waits__add(t, PH_WAIT_TASK, waited, waited_a);
 }
 
+/* A body of no region instance at depth d is a task's (one of a taskloop's
+ * too, created inside the runtime, where no probe sees it): inside a call
+ * other than a region's (a barrier, a task wait, another body), or run by
+ * a thread of a team outside its share (at the region's end). Not a share
+ * of a region that began before the session (attached mid-region: the
+ * thread has run no known share yet, or the region call is below it). */
+static int is_task_body(const struct phases *p, const struct ph_thread *t, int d)
+{
+	if (t->stack[d].inst)
+		return 0;
+	if (d > 0)
+		return p->cfg.probes[t->stack[d - 1].probe].kind != SBT_PK_REGION;
+	return t->had_share;
+}
+
 void tasks__body_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
 {
 	int i;
 
+	if (is_task_body(p, t, d))
+		t->tasks_run++;
 	/* the innermost task wait it ran in; a body nested in another body
 	 * counts once, in that one */
 	for (i = d - 1; i >= 0 && i < STACK_MAX; i--) {

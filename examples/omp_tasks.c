@@ -5,19 +5,20 @@
  * tasks at the single's barrier. Every thread counts the tasks it created
  * and its task waits, times each wait (omp_get_wtime's clock, the one the
  * probes use) and the task bodies it ran inside its own waits, the ground
- * truth of the task table:
- *   thread T tid X created C waits W wait_ns N ran_in_waits_ns R
+ * truth of the task table, with the tasks it ran wherever (K):
+ *   thread T tid X created C waits W wait_ns N ran_in_waits_ns R ran K
  * and, per step, the tasks of that step it ran elsewhere (at the single's
  * barrier, where the runtimes run a team's queued tasks) and when the last
  * of them ended:
  *   thread T tid X step S barrier_tasks_ns R last_end_ns E
- * Thread count from OMP_NUM_THREADS. */
+ * -l: the first batch made by a taskloop (its tasks created inside the
+ * runtime: not counted as created). Thread count from OMP_NUM_THREADS. */
 #define _GNU_SOURCE
 #include <omp.h>
 #include "workload.h"
 
 static unsigned long steps = 4, blocks = 24, unit_ns = 200 * 1000;
-static int at_region_end;
+static int at_region_end, by_taskloop;
 
 /* Tasks a thread ran outside its own waits in one step. */
 struct step_tasks {
@@ -25,7 +26,7 @@ struct step_tasks {
 };
 
 struct task_stats {
-	unsigned long created, waits;
+	unsigned long created, waits, ran;
 	uint64_t wait_ns, ran_in_waits_ns;
 	int tid;
 	int in_wait;	    /* inside one of its own task waits now */
@@ -43,6 +44,7 @@ static void block_work(unsigned long b, unsigned long step)
 
 	work_for_ns(unit_ns * (1 + (b * 7) % 4), 1);
 	t1 = now_ns();
+	me->ran++;
 	if (me->in_wait) {
 		me->ran_in_waits_ns += t1 - t0;
 	} else if (step == me->step) {
@@ -66,12 +68,25 @@ static void spawn(unsigned long first, unsigned long n)
 	}
 }
 
+/* -l: the batch by a taskloop, a task per block; waited for below */
+static void spawn_taskloop(unsigned long n)
+{
+	unsigned long b, step = stats[omp_get_thread_num()].step;
+
+#pragma omp taskloop grainsize(1) nogroup firstprivate(step)
+	for (b = 0; b < n; b++)
+		block_work(b, step);
+}
+
 static void one_step(void)
 {
 	struct task_stats *me = &stats[omp_get_thread_num()];
 	uint64_t t0;
 
-	spawn(0, blocks);
+	if (by_taskloop)
+		spawn_taskloop(blocks);
+	else
+		spawn(0, blocks);
 	me->in_wait = 1;
 	t0 = now_ns();
 #pragma omp taskwait
@@ -99,7 +114,7 @@ static void spawn_only(void)
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-n STEPS] [-b BLOCKS] [-u UNIT_US] [-e] [-h]\n"
+		"Usage: %s [-n STEPS] [-b BLOCKS] [-u UNIT_US] [-e | -l] [-h]\n"
 		"Per step one thread creates BLOCKS tasks (1..4 units of UNIT_US us each)\n"
 		"and waits for them (taskwait), then BLOCKS/2 more in a taskgroup.\n"
 		"  -n STEPS    steps, 1..100000 (default 4)\n"
@@ -107,6 +122,7 @@ static void usage(FILE *f, const char *prog)
 		"  -u UNIT_US  work unit in us, 0..1000000 (default 200)\n"
 		"  -e          a parallel region per step whose single creates all the tasks\n"
 		"              and waits for none (nowait): they run at the region's end\n"
+		"  -l          the first batch by a taskloop (a task per block), then taskwait\n"
 		"  -h          show this help\n"
 		"Example: OMP_NUM_THREADS=3 %s -n 4 -b 24\n",
 		prog, prog);
@@ -118,9 +134,9 @@ static void report_thread(int i)
 	const struct task_stats *me = &stats[i];
 	unsigned long s;
 
-	emit("thread %d tid %d created %lu waits %lu wait_ns %llu ran_in_waits_ns %llu\n", i,
-	     me->tid, me->created, me->waits, (unsigned long long)me->wait_ns,
-	     (unsigned long long)me->ran_in_waits_ns);
+	emit("thread %d tid %d created %lu waits %lu wait_ns %llu ran_in_waits_ns %llu ran %lu\n",
+	     i, me->tid, me->created, me->waits, (unsigned long long)me->wait_ns,
+	     (unsigned long long)me->ran_in_waits_ns, me->ran);
 	for (s = 0; s < steps; s++)
 		if (me->per_step[s].ran_ns)
 			emit("thread %d tid %d step %lu barrier_tasks_ns %llu last_end_ns %llu\n",
@@ -135,6 +151,7 @@ int main(int argc, char **argv)
 		OPT_NUM('b', blocks, 1, 100000, 1),
 		OPT_NUM('u', unit_ns, 0, 1000000, 1000),
 		OPT_FLAG('e', at_region_end),
+		OPT_FLAG('l', by_taskloop),
 		{0},
 	};
 	int i, nthreads = omp_get_max_threads();

@@ -1058,8 +1058,8 @@ def omp_locks(report, wl_out, runtime):
 
 
 def tasks(report, wl_out, org_spec=None):
-    """omp_tasks: each thread's tasks created and task waits exactly as it
-    counted them; the probes' wait and the task bodies run inside it lie
+    """omp_tasks: each thread's tasks created, tasks run (a taskloop's too)
+    and task waits exactly as it counted them; the probes' wait and the task bodies run inside it lie
     within the thread's own timing: the wait calls inside its windows
     (wait + run <= its wait_ns), its bodies' timing inside the body probes
     (run >= its ran_in_waits_ns). With the trace (org_spec): the tasks run
@@ -1068,13 +1068,15 @@ def tasks(report, wl_out, org_spec=None):
     if org_spec:
         barrier_tasks(r, wl_out, origin(org_spec, r))
     rows = workload_lines(wl_out, r"^thread \d+ tid (?P<tid>\d+) created (?P<c>\d+) waits (?P<w>\d+) "
-                                  r"wait_ns (?P<wn>\d+) ran_in_waits_ns (?P<rn>\d+)")
-    check(rows and sum(int(x["c"]) for x in rows) > 0, "the workload created tasks")
+                                  r"wait_ns (?P<wn>\d+) ran_in_waits_ns (?P<rn>\d+) ran (?P<k>\d+)")
+    check(rows and sum(int(x["k"]) for x in rows) > 0, "the workload ran tasks")
     mine = {t["tid"]: t.get("tasks") for t in r["threads"]}
     for x in rows:
         tid, created, waits = int(x["tid"]), int(x["c"]), int(x["w"])
-        got = mine.get(tid) or {"created": 0, "waits": 0, "wait_ns": 0, "run_in_waits_ns": 0}
+        got = mine.get(tid) or {"created": 0, "ran": 0, "waits": 0, "wait_ns": 0, "run_in_waits_ns": 0}
         check(got["created"] == created, f"tid {tid}: {got['created']} tasks created, it counted {created}")
+        # every task body it ran, a taskloop's too (the runtime creates those)
+        check(got["ran"] == int(x["k"]), f"tid {tid}: {got['ran']} tasks run, it counted {x['k']}")
         check(got["waits"] == waits, f"tid {tid}: {got['waits']} task waits, it counted {waits}")
         check(got["wait_ns"] + got["run_in_waits_ns"] <= int(x["wn"]),
               f"tid {tid}: waited {ms(got['wait_ns'])} + ran {ms(got['run_in_waits_ns'])}, "

@@ -109,7 +109,7 @@ load helpers
 	$CHECK omp_locks "$T/l.json" "$T/l.out" llvm
 }
 
-@test "OpenMP tasks: created, taskwait and taskgroup waits per thread, task bodies run in them and at barriers (gcc, clang)" {
+@test "OpenMP tasks: created, run, taskwait and taskgroup waits per thread, task bodies run in them and at barriers (gcc, clang)" {
 	local b
 	for b in omp_tasks_gomp omp_tasks_llvm; do
 		OMP_NUM_THREADS=3 run "$SBT" record --trace barrier,task -o "$T/$b.sbt" -- "$EX/$b" -n 3 -b 16
@@ -118,6 +118,12 @@ load helpers
 		"$SBT" report --format json "$T/$b.sbt" >"$T/$b.json"
 		$CHECK tasks "$T/$b.json" "$T/$b.out" "$T/$b.sbt"
 		"$SBT" report "$T/$b.sbt" | grep -qE '^Tasks:$'
+		# a taskloop's tasks, created inside the runtime: counted as run
+		OMP_NUM_THREADS=3 run "$SBT" record --trace barrier,task -o "$T/$b-l.sbt" -- "$EX/$b" -n 3 -b 16 -l
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/$b-l.out"
+		"$SBT" report --format json "$T/$b-l.sbt" >"$T/$b-l.json"
+		$CHECK tasks "$T/$b-l.json" "$T/$b-l.out" "$T/$b-l.sbt"
 	done
 }
 

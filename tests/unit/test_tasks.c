@@ -6,6 +6,8 @@
 #include "phases_fixture.h"
 
 #define TASK_FN 0x401300
+#define BODY_A	0x401100 /* regions' outlined functions */
+#define BODY_B	0x401200
 
 static void task_body(struct phases *p, __u32 tid, __u64 in, __u64 out)
 {
@@ -148,5 +150,38 @@ TEST(task_bodies_after_a_departure_move_no_arrival)
 	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_depart, 1200);
 	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_depart, 1600);
 	CHECK_EQ(phases__violations(p, -1), 0);
+	phases__free(p);
+}
+
+/*
+ * Tasks run, counted by their bodies: a region's shares are none. Thread 1
+ * forks a region of BODY_A (1000) and runs its share 1010..1350 inside the
+ * region call; thread 2 runs its share 1020..1300 with a task inside it
+ * (1100..1200), then a task after its share, at the region's end
+ * (1400..1500): two tasks. Thread 3 runs a body of a region forked before
+ * the session (attached mid-region: no fork seen, no share before): a share
+ * whose instance is unknown, no task. A taskloop's tasks (created inside the
+ * runtime, no creation probed) are bodies like these.
+ */
+TEST(tasks_run_are_task_bodies_not_region_shares)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	enter(p, P_REGION, 1, 1000, BODY_A, SITE_A);
+	body_in(p, 1, 1010, BODY_A);
+	body_in(p, 2, 1020, BODY_A);
+	task_body(p, 2, 1100, 1200);
+	body_out(p, 2, 1300);
+	body_out(p, 1, 1350);
+	task_body(p, 2, 1400, 1500);
+	leave(p, P_REGION, 1, 1600, 0);
+	body_in(p, 3, 1700, BODY_B);
+	body_out(p, 3, 1800);
+	CHECK_EQ(phases__nthreads(p), 3);
+	CHECK_EQ(thread_of(p, 1)->tasks_run, 0);
+	CHECK_EQ(thread_of(p, 2)->tasks_run, 2);
+	CHECK_EQ(thread_of(p, 3)->tasks_run, 0);
+	CHECK(ph_thread_has_tasks(thread_of(p, 2)) && !ph_thread_has_tasks(thread_of(p, 3)));
 	phases__free(p);
 }
