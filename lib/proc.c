@@ -32,7 +32,10 @@ static void parse_status(FILE *f, struct proc_status *st)
 		    sscanf(line, "Tgid: %d", &st->tgid) == 1 ||
 		    sscanf(line, "PPid: %d", &st->ppid) == 1 ||
 		    sscanf(line, "CapEff: %llx", &st->caps) == 1 ||
-		    sscanf(line, "Kthread: %d", &st->kthread) == 1)
+		    sscanf(line, "Kthread: %d", &st->kthread) == 1 ||
+		    sscanf(line, "SigPnd: %llx", &st->sigpnd) == 1 ||
+		    sscanf(line, "ShdPnd: %llx", &st->shdpnd) == 1 ||
+		    sscanf(line, "SigBlk: %llx", &st->sigblk) == 1)
 			continue;
 		if (sscanf(line, "Uid: %u", &uid) == 1)
 			st->uid = uid;
@@ -215,22 +218,58 @@ int proc__for_each_pid(int (*fn)(void *ctx, pid_t pid), void *ctx)
 	return for_each_number("/proc", fn, ctx);
 }
 
+struct children_of {
+	pid_t pid;
+	int (*fn)(void *ctx, pid_t child);
+	void *ctx;
+};
+
+static int children_of_task(void *ctx, pid_t tid)
+{
+	struct children_of *c = ctx;
+	FILE *f = open_proc("/proc/%d/task/%d/children", c->pid, tid);
+	int child, rc = 0;
+
+	if (!f)
+		return 0;
+	while (!rc && fscanf(f, "%d", &child) == 1)
+		rc = c->fn(c->ctx, child);
+	fclose(f);
+	return rc;
+}
+
+int proc__for_each_child(pid_t pid, int (*fn)(void *ctx, pid_t child), void *ctx)
+{
+	struct children_of c = {pid, fn, ctx};
+
+	return proc__for_each_task(pid, children_of_task, &c);
+}
+
 /* The state letter of task tid of process pid ("R", "S", "T", ...), 0 when
- * gone. The third field of its stat: after the name, which may hold
+ * gone, and its flags (PF_*; 0 when unknown) if flags is not NULL. The
+ * third and ninth fields of its stat: after the name, which may hold
  * anything, up to its last ')'. */
-static char task_state(pid_t pid, pid_t tid)
+static char task_stat(pid_t pid, pid_t tid, unsigned long *flags)
 {
 	FILE *f = open_proc("/proc/%d/task/%d/stat", pid, tid);
-	char line[512], *end;
+	char line[512], *end, state;
 	size_t n;
 
+	if (flags)
+		*flags = 0;
 	if (!f)
 		return 0;
 	n = fread(line, 1, sizeof(line) - 1, f);
 	fclose(f);
 	line[n] = 0;
 	end = strrchr(line, ')');
-	return end && end[1] == ' ' ? end[2] : 0;
+	if (!end || end[1] != ' ')
+		return 0;
+	state = end[2];
+	/* state, ppid, pgrp, session, tty_nr, tpgid, flags */
+	if (flags && sscanf(end + 2, "%*c %*d %*d %*d %*d %*d %lu", flags) != 1)
+		*flags = 0;
+	return state;
 }
 
 struct stopped_tasks {
@@ -242,7 +281,7 @@ struct stopped_tasks {
 static int note_stopped(void *ctx, pid_t tid)
 {
 	struct stopped_tasks *st = ctx;
-	char state = task_state(st->pid, tid);
+	char state = task_stat(st->pid, tid, NULL);
 
 	/* T: a stop signal (SIGSTOP, SIGTSTP), t: a debugger's stop */
 	if (state == 'T' || state == 't') {
@@ -259,6 +298,35 @@ int proc__stopped_tasks(pid_t pid, uint32_t *tids, int max)
 
 	proc__for_each_task(pid, note_stopped, &st);
 	return st.n;
+}
+
+#define PF_EXITING 0x4 /* include/linux/sched.h: getting shut down */
+
+static int signal_or_exit_of(void *ctx, pid_t tid)
+{
+	pid_t pid = *(pid_t *)ctx;
+	struct proc_status st;
+	unsigned long flags;
+	char state = task_stat(pid, tid, &flags);
+	FILE *f;
+
+	/* a zombie (the main thread exited before the others): nothing to do */
+	if (!state || state == 'Z' || state == 'X')
+		return 0;
+	if (flags & PF_EXITING)
+		return 1;
+	f = open_proc("/proc/%d/task/%d/status", pid, tid);
+	if (!f)
+		return 0;
+	memset(&st, 0, sizeof(st));
+	parse_status(f, &st);
+	fclose(f);
+	return ((st.sigpnd | st.shdpnd) & ~st.sigblk) != 0;
+}
+
+int proc__signal_or_exit_coming(pid_t pid)
+{
+	return proc__for_each_task(pid, signal_or_exit_of, &pid);
 }
 
 /* ---- mapped files ----------------------------------------------------------- */

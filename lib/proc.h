@@ -21,6 +21,9 @@ struct proc_status {
 	unsigned long long caps; /* effective capabilities (CapEff) */
 	int kthread;		 /* a kernel thread (Kthread: 1) */
 	int shstk;		 /* runs with an x86 user shadow stack (x86_Thread_features) */
+	/* signal masks, bit n-1 for signal n: pending for the task (SigPnd),
+	 * for its process (ShdPnd), blocked by the task (SigBlk) */
+	unsigned long long sigpnd, shdpnd, sigblk;
 };
 
 /* Status of task pid (0: this process). 0, or a negative errno (-ENOENT:
@@ -54,10 +57,18 @@ int proc__environ_get(pid_t pid, const char *name, char *buf, size_t n);
  * (also when pid is gone). */
 int proc__for_each_task(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx);
 int proc__for_each_pid(int (*fn)(void *ctx, pid_t pid), void *ctx);
+/* The same for every child process of process pid (those of each of its
+ * threads: /proc/PID/task/TID/children). */
+int proc__for_each_child(pid_t pid, int (*fn)(void *ctx, pid_t child), void *ctx);
 /* Tasks of process pid that are stopped (state T: SIGSTOP or another stop
  * signal; t: stopped by a debugger): how many, the first max of them into
  * tids. 0 when none, or when pid is gone. */
 int proc__stopped_tasks(pid_t pid, uint32_t *tids, int max);
+/* Whether process pid is acting on a signal or ending: a task of it, not a
+ * zombie, has a signal pending that it does not block (its own, or one sent
+ * to the process: a fatal one stays pending until the process is gone), or
+ * is exiting. 0 when not, or when pid is gone. */
+int proc__signal_or_exit_coming(pid_t pid);
 
 /* A file mapped by a process, one entry per file (device and inode). */
 struct mapped_file {

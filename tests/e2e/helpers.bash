@@ -164,29 +164,37 @@ poll_pane() {
 	return 1
 }
 
-# interrupt PID: SIGINT to sbt-bpf PID, as Ctrl-C sends it; prints the
-# CLOCK_MONOTONIC ns it was sent at and the ns until PID exited (30 s at
+# interrupt PID [group]: SIGINT to sbt-bpf PID, as Ctrl-C sends it; prints
+# the CLOCK_MONOTONIC ns it was sent at and the ns until PID exited (30 s at
 # most). Fails if PID is no sbt-bpf: one that exited already (bash reaps it)
-# may have left its pid to another process.
+# may have left its pid to another process. With "group", to its whole
+# process group, as a terminal's Ctrl-C sends it to the foreground job:
+# PID must lead a group of its own (setsid), not the test's.
 interrupt() {
-	python3 - "$1" <<'PY'
+	python3 - "$1" "${2:-}" <<'PY'
 import os, signal, sys, time
 pid = int(sys.argv[1])
 try:
     with open(f"/proc/{pid}/cmdline", "rb") as f:
         running = b"sbt-bpf" in f.read().split(b"\0")[0]
-except FileNotFoundError:
+except OSError:
     running = False
 if not running:
     sys.exit(f"pid {pid} is no running sbt-bpf: it exited before the signal")
+group = sys.argv[2] == "group"
+if group and (os.getpgid(pid) != pid or os.getpgrp() == pid):
+    sys.exit(f"pid {pid} does not lead a process group of its own")
 sent = time.monotonic_ns()
-os.kill(pid, signal.SIGINT)
+if group:
+    os.killpg(pid, signal.SIGINT)
+else:
+    os.kill(pid, signal.SIGINT)
 while time.monotonic_ns() - sent < 30e9:
     try:
         with open(f"/proc/{pid}/stat") as f:
             if f.read().rsplit(")", 1)[1].split()[0] == "Z":
                 break
-    except FileNotFoundError:
+    except (OSError, IndexError):  # gone, or going while read
         break
     time.sleep(0.002)
 print(sent, time.monotonic_ns() - sent)

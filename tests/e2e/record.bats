@@ -64,6 +64,83 @@ assert all("idle_ns" in t for t in s["threads"])
 	[[ "$output" != *"the command"* ]]
 }
 
+# exited_within STOPFILE SECONDS: interrupt's sbt-bpf exited that soon.
+exited_within() {
+	local sent took
+	read -r sent took <"$1"
+	echo "exited $((took / 1000000)) ms after SIGINT"
+	[ "$took" -lt $(($2 * 1000000000)) ]
+}
+
+# ctrl_c OUTFILE ARGS...: sbt-bpf ARGS (-- CMD, page_touch or a shell
+# running it) in a session of its own, as a terminal's foreground job; once
+# both of page_touch's workers touched their pages (1 GiB: its exit takes
+# tens of milliseconds), SIGINT to the whole group, as Ctrl-C sends it: to
+# sbt-bpf and the command alike. $status: sbt-bpf's exit status; $CMD_PID:
+# the command's pid.
+ctrl_c() {
+	local out=$1 rc=0
+	shift
+	# a background job of a script ignores SIGINT, and the command would
+	# inherit that: a terminal's job does not
+	setsid env --default-signal=INT "$SBT" "$@" >"$out" 2>"$out.err" &
+	TR=$!
+	BG_PIDS+=("$TR")
+	CTRL_C_GROUP=$TR
+	wait_for "$out.err" "^sbt-bpf: tracing pid"
+	CMD_PID=$(sed -nE 's/^sbt-bpf: tracing pid ([0-9]+) .*/\1/p' "$out.err")
+	wait_lines "$out" '^phase 2 ' 2 60
+	interrupt "$TR" group >"$out.stop"
+	exited_within "$out.stop" 10
+	wait "$TR" || rc=$?
+	status=$rc
+}
+
+@test "Ctrl-C of -- CMD reaches the command too: sbt-bpf exits as it did (130), the trace says so" {
+	local pt=("$EX/page_touch" -t 2 -n 1000 -k 131072 -s 20 -c 0)
+	# the command is the process reported: its summary says how it ended
+	ctrl_c "$T/live.out" -- "${pt[@]}"
+	[ "$status" -eq 130 ]
+	grep -q "^Command: killed by SIGINT$" "$T/live.out"
+	grep -q "^sbt-bpf: warning: the command was killed by SIGINT$" "$T/live.out.err"
+	# reaped by sbt-bpf: no zombie, nothing left running
+	run kill -0 "$CMD_PID"
+	[ "$status" -ne 0 ]
+	# bash waits for page_touch to die of the signal, then dies of it too:
+	# the command ends well after sbt-bpf stopped, however the two race
+	ctrl_c "$T/rec.out" record -o "$T/c.sbt" -- bash -c '"$0" "$@"; true' "${pt[@]}"
+	[ "$status" -eq 130 ]
+	grep -q "^sbt-bpf: warning: the command was killed by SIGINT$" "$T/rec.out.err"
+	grep -q "^sbt-bpf: wrote $T/c.sbt " "$T/rec.out.err"
+	run kill -0 "$CMD_PID"
+	[ "$status" -ne 0 ]
+	run "$SBT" report "$T/c.sbt"
+	[ "$status" -eq 0 ]
+	grep -q "^Command: killed by SIGINT$" <<<"$output"
+	refute_grep -q 'trace was cut' <<<"$output"
+	run "$SBT" report --format json "$T/c.sbt"
+	[ "$status" -eq 0 ]
+	[ "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["command_end"])' <<<"$output")" = "killed by SIGINT" ]
+}
+
+@test "SIGINT to sbt-bpf alone (-- CMD): the command runs on, untraced, neither stopped nor traced" {
+	local n state rc=0
+	start_sbt "^sbt-bpf: tracing pid" "$T/o.out" -- "$EX/barrier_imbalance" -t 2 -n 100000 -d 20 -m sleep
+	CMD_PID=$(sed -nE 's/^sbt-bpf: tracing pid ([0-9]+) .*/\1/p' "$T/o.out.err")
+	wait_lines "$T/o.out" '^phase ' 1 30
+	interrupt "$TR" >"$T/stop"
+	exited_within "$T/stop" 10
+	wait "$TR" || rc=$?
+	[ "$rc" -eq 0 ]
+	refute_grep -q "^Command:" "$T/o.out"
+	refute_grep -q "the command" "$T/o.out.err"
+	state=$(awk '/^State:/ {print $2}' "/proc/$CMD_PID/status")
+	[[ "$state" == [RS] ]]
+	grep -q "^TracerPid:[[:space:]]*0$" "/proc/$CMD_PID/status"
+	n=$(grep -c '^phase ' "$T/o.out")
+	wait_lines "$T/o.out" '^phase ' $((n + 2))
+}
+
 @test "record without -o: sbt-bpf.sbt, the previous one kept as .old; report reads it by default" {
 	cd "$T"
 	run "$SBT" record -- "$EX/barrier_imbalance" -t 2 -n 2 -d 1
@@ -171,9 +248,14 @@ stopped_promptly() {
 # last complete record. The small file system of the disk-full test goes in
 # teardown, after the processes that could hold it.
 SMALL_FS=
+CTRL_C_GROUP=
 eval "helpers_$(declare -f teardown)"
 teardown() {
 	local rc=0
+	# ctrl_c's page_touch, a grandchild of sbt-bpf, if the test failed first
+	if [ -n "$CTRL_C_GROUP" ]; then
+		kill -KILL -- "-$CTRL_C_GROUP" 2>/dev/null || true
+	fi
 	helpers_teardown || rc=$? # a sanitizer report fails the test
 	if [ -n "$SMALL_FS" ]; then
 		umount -l "$SMALL_FS" 2>/dev/null || true

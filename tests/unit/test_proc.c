@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -261,7 +263,10 @@ TEST(maps_lines_parsed_strictly)
 TEST(status_text_parsed_whatever_it_holds)
 {
 	static const char ok[] = "Name:\tx y\nState:\tZ (zombie)\nTgid:\t42\nPPid:\t7\n"
-				 "Uid:\t1000\t1000\nCapEff:\t000001ffffffffff\nKthread:\t0\n";
+				 "Uid:\t1000\t1000\nSigQ:\t1/31409\nSigPnd:\t0000000000000100\n"
+				 "ShdPnd:\t0000000000000002\nSigBlk:\t0000000000010000\n"
+				 "SigIgn:\t0000000000001000\nSigCgt:\t0000000180000000\n"
+				 "CapEff:\t000001ffffffffff\nKthread:\t0\n";
 	static const char shstk[] = "Tgid:\t42\nx86_Thread_features:\tshstk wrss\n"
 				    "x86_Thread_features_locked:\tshstk\n";
 	static const char locked_only[] = "x86_Thread_features:\t\n"
@@ -277,6 +282,9 @@ TEST(status_text_parsed_whatever_it_holds)
 	CHECK_EQ(st.caps, 0x1ffffffffffULL);
 	CHECK_EQ(st.kthread, 0);
 	CHECK_EQ(st.shstk, 0);
+	CHECK_EQ(st.sigpnd, 1ULL << (SIGKILL - 1));
+	CHECK_EQ(st.shdpnd, 1ULL << (SIGINT - 1));
+	CHECK_EQ(st.sigblk, 1ULL << (SIGCHLD - 1));
 	CHECK_EQ(proc__parse_status(shstk, sizeof(shstk) - 1, &st), 0);
 	CHECK_EQ(st.shstk, 1);
 	CHECK_EQ(proc__parse_status(locked_only, sizeof(locked_only) - 1, &st), 0);
@@ -286,6 +294,56 @@ TEST(status_text_parsed_whatever_it_holds)
 	CHECK_EQ(st.ppid, 0);
 	CHECK_EQ(proc__parse_status("", 0, &st), 0);
 	CHECK_EQ(st.tgid, -1);
+}
+
+static void on_usr1(int sig)
+{
+}
+
+/* wait for task pid to be in state c (up to 5 s) */
+static int wait_state(pid_t pid, char c)
+{
+	struct proc_status st;
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		if (proc__status(pid, &st) == 0 && st.state == c)
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* A signal pending that it does not block: it acts on it once it runs. A
+ * blocked one is not coming. */
+TEST(signal_coming_to_a_process)
+{
+	sigset_t usr2;
+	pid_t child;
+
+	CHECK_EQ(proc__signal_or_exit_coming(getpid()), 0);
+	CHECK_EQ(proc__signal_or_exit_coming(-5), 0);
+	child = fork();
+	if (child == 0) {
+		sigemptyset(&usr2);
+		sigaddset(&usr2, SIGUSR2);
+		sigprocmask(SIG_BLOCK, &usr2, NULL);
+		signal(SIGUSR1, on_usr1);
+		for (;;)
+			pause();
+	}
+	CHECK(child > 0);
+	CHECK(wait_state(child, 'S'));
+	CHECK_EQ(proc__signal_or_exit_coming(child), 0);
+	kill(child, SIGUSR2); /* blocked: stays pending, never acted on */
+	CHECK_EQ(proc__signal_or_exit_coming(child), 0);
+	kill(child, SIGSTOP);
+	CHECK(wait_state(child, 'T'));
+	kill(child, SIGUSR1); /* caught: pending while it is stopped */
+	CHECK_EQ(proc__signal_or_exit_coming(child), 1);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	CHECK_EQ(proc__signal_or_exit_coming(child), 0);
 }
 
 TEST(entry_point_and_cpu)

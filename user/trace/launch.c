@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "sbt/events.h"
+#include "lib/clock.h"
 #include "lib/utf8.h"
 #include "lib/proc.h"
 #include "user/trace/launch.h"
@@ -253,6 +254,57 @@ int launch__call_sites(pid_t pid, const uint64_t *fns, int n)
 int launch__release(pid_t pid)
 {
 	return ptrace(PTRACE_DETACH, pid, NULL, NULL) ? -errno : 0;
+}
+
+/* Processes of the command's tree looked at, at most, each time. */
+#define TREE_MAX 4096
+
+struct tree_walk {
+	int depth, left;
+};
+
+/* Whether pid or a process it started (TREE_MAX processes at most, 16
+ * generations) acts on a signal or exits. */
+static int tree_busy(void *ctx, pid_t pid)
+{
+	struct tree_walk *w = ctx, sub = {w->depth + 1, 0};
+	int rc;
+
+	if (w->left-- <= 0)
+		return 0;
+	if (proc__signal_or_exit_coming(pid))
+		return 1;
+	if (w->depth >= 16)
+		return 0;
+	sub.left = w->left;
+	rc = proc__for_each_child(pid, tree_busy, &sub);
+	w->left = sub.left;
+	return rc;
+}
+
+int launch__await_end(pid_t pid, uint64_t since_ns, int *wstatus)
+{
+	uint64_t now, busy_ns = since_ns;
+	struct tree_walk w;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, wstatus, WNOHANG);
+		if (r == pid)
+			return 1;
+		if (r < 0 && errno != EINTR) /* not ours to wait for */
+			return 0;
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (now - since_ns >= LAUNCH_ENDING_MS * 1000000ULL)
+			return 0;
+		w = (struct tree_walk){0, TREE_MAX};
+		if (tree_busy(&w, pid))
+			busy_ns = now;
+		else if (now - since_ns >= LAUNCH_GRACE_MS * 1000000ULL &&
+			 now - busy_ns >= LAUNCH_QUIET_MS * 1000000ULL)
+			return 0;
+		usleep(2000);
+	}
 }
 
 void launch__abort(pid_t pid)

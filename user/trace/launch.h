@@ -27,6 +27,19 @@ pid_t launch__start(char *const argv[], const char *preload, char *err, size_t e
 int launch__call_sites(pid_t pid, const uint64_t *fns, int n);
 /* Let the held child run (detach ptrace). */
 int launch__release(pid_t pid);
+/* After sbt-bpf was stopped by a signal (at since_ns, CLOCK_MONOTONIC),
+ * the released command's end if it comes: a terminal's Ctrl-C (or a kill
+ * of the process group) reaches the command too. Waits LAUNCH_GRACE_MS
+ * from since_ns for it to end (a handler that exits), then on while the
+ * command or a process it started acts on a signal or exits (a fatal
+ * signal on its way, a large address space to unmap, a shell waiting for
+ * its job to die first), until LAUNCH_QUIET_MS pass without any, or
+ * LAUNCH_ENDING_MS from since_ns at most. 1 and its wait status in
+ * *wstatus once reaped; 0 when it runs on. */
+#define LAUNCH_GRACE_MS	 200
+#define LAUNCH_QUIET_MS	 50
+#define LAUNCH_ENDING_MS 5000
+int launch__await_end(pid_t pid, uint64_t since_ns, int *wstatus);
 /* Kill a held child that will not be released. */
 void launch__abort(pid_t pid);
 /* argv as one line, words separated by spaces (headings, the trace file). */

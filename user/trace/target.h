@@ -35,6 +35,10 @@ struct target_ops {
 	int (*gone)(struct target *tg);
 	/* The reports are out: anything the user should know. Optional. */
 	void (*finish)(struct target *tg);
+	/* The session was stopped by a signal (Ctrl-C, SIGTERM, SIGHUP) at
+	 * stop_ns, which may have reached a launched command too: reap it if
+	 * it ends (launch__await_end()). Optional. */
+	void (*interrupted)(struct target *tg, __u64 stop_ns);
 	/* 1 and the wait status (waitpid) of a launched command that ended;
 	 * 0 while it runs or when it is not ours to wait for. Optional. */
 	int (*ended)(const struct target *tg, int *wstatus);

@@ -709,6 +709,22 @@ static int many_ended(const struct target *tg, int *wstatus)
 	return m->reaped;
 }
 
+/* Ctrl-C reaches the whole foreground process group: the command dies of
+ * it, or acts on it, and its end is the session's to report. */
+static void many_interrupted(struct target *tg, __u64 stop_ns)
+{
+	struct target_many *m = many_of(tg);
+
+	if (!m->cmd || !m->released || m->reaped)
+		return;
+	/* a process stopped for us acts on its signal only once continued */
+	if (m->tree)
+		many__resume_paused(m, 0);
+	m->reaped = launch__await_end(m->cmd, stop_ns, &m->wstatus);
+	log_debug("the command %s %.0f ms after the stop", m->reaped ? "ended" : "runs on",
+		  (clock_ns(CLOCK_MONOTONIC) - stop_ns) / 1e6);
+}
+
 static int many_release(struct target *tg)
 {
 	struct target_many *m = many_of(tg);
@@ -775,6 +791,7 @@ static const struct target_ops many_ops = {
 	.job_drops = many_job_drops,
 	.gone = many_gone,
 	.finish = many_finish,
+	.interrupted = many_interrupted,
 	.ended = many_ended,
 	.free = many_free,
 };

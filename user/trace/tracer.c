@@ -638,7 +638,7 @@ static int close_reports(struct tracer *t)
 
 int tracer__finish(struct tracer *t)
 {
-	int ncpus = session__ncpus(), rc = 0;
+	int ncpus = session__ncpus(), rc = 0, ws;
 	__u64 *per_cpu = calloc(ncpus, sizeof(__u64)), end_ns;
 	struct drops_ctx dc = {.t = t, .all = {.per_cpu = per_cpu, .ncpus = per_cpu ? ncpus : 0}};
 
@@ -648,6 +648,8 @@ int tracer__finish(struct tracer *t)
 	session__stop(t->ctx.session);
 	session__detach(t->ctx.session);
 	session__flush(t->ctx.session, on_event, t);
+	if (stop_requested && t->tg->ops->interrupted)
+		t->tg->ops->interrupted(t->tg, end_ns);
 	if (session__late(t->ctx.session))
 		log_warn("%llu records reached sbt-bpf after later ones of other CPUs had been "
 			 "analysed: their order may be off",
@@ -671,7 +673,9 @@ int tracer__finish(struct tracer *t)
 		rc = EXIT_RUNTIME;
 	if (jobs__failed(t->ctx.jobs) && !rc) /* processes left out: jobs__end_all() said */
 		rc = EXIT_RUNTIME;
-	if (stop_requested)
+	if (stop_requested && tracer__target_ended(t, &ws))
+		log_info("stopped by signal %d; the command ended meanwhile", (int)stop_requested);
+	else if (stop_requested)
 		log_info("stopped by signal %d; %s left running", (int)stop_requested,
 			 tracer__several(t) ? "processes" : "target");
 	else if (t->write_err && t->env->record)
