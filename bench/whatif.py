@@ -8,7 +8,10 @@ T (the recorded workload run without probes, its own total_ns), T_a (the
 recording's approximated time), the replay as is, the prediction, the
 changed workload's real time, and the prediction's error against it.
 
-    sudo bench/whatif.py [-r ROUNDS] [--only SUBSTRING]
+    sudo bench/whatif.py [-r ROUNDS] [--only SUBSTRING] [--report-with SBT]
+
+--report-with: another build's sbt-bpf answers the what-ifs, on the same
+recordings (a change to the replay, before and after).
 """
 import argparse
 import json
@@ -19,6 +22,7 @@ import sys
 import tempfile
 
 SBT = ".output/sbt-bpf"
+REPORT = SBT  # the build that answers the what-ifs (--report-with)
 EX = ".output/examples"
 BI = f"{EX}/barrier_imbalance"
 
@@ -30,6 +34,7 @@ def cases():
     four = [BI, "-t", "4", "-n", "10", "-d", "4", "-m", "sleep"]
     omp = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"}
     kern = [f"{EX}/omp_kernels_gomp", "-s", "10", "-n", "600"]
+    fj = [BI, "-t", "2", "-n", "10", "-d", "4", "-m", "sleep", "-F", "3"]
     step = [f"{EX}/stepper", "-t", "2", "-n", "5", "-k", "100"]
     probe = ["--probe", f"{EX}/stepper:step:region"]
     return [
@@ -42,6 +47,10 @@ def cases():
          four + ["-b"], {}),
         ("barrier_imbalance 4 threads sleeping: on 2 threads", four, {}, "threads=2:2",
          [BI, "-t", "2", "-n", "10", "-u", "13333", "-m", "sleep", "-b"], {}),
+        ("barrier_imbalance -F (a team created and joined per phase, 4, 8 ms; 3 ms serial "
+         "between): balance", fj, {}, "balance", fj + ["-b"], {}),
+        ("barrier_imbalance -F: on 1 thread", fj, {}, "threads=1:1",
+         [BI, "-t", "1", "-n", "10", "-d", "12", "-m", "sleep", "-F", "3"], {}),
         ("omp_kernels_gomp 2 threads: on 1 thread", kern, omp, "threads=1:1", kern,
          {"OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "passive"}),
         ("stepper (40 us steps, --probe step:region): step() 2x faster", step + ["-s", "40"],
@@ -58,7 +67,7 @@ def total_ns(cmd, env):
 
 
 def report(path, *what_if):
-    args = [SBT, "report", "--format", "json", "--no-band"]
+    args = [REPORT, "report", "--format", "json", "--no-band"]
     for w in what_if:
         args += ["--what-if", w]
     return json.loads(subprocess.run(args + [path], capture_output=True, text=True,
@@ -85,7 +94,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-r", "--rounds", type=int, default=5)
     ap.add_argument("--only", default="")
+    ap.add_argument("--report-with", default=None, help="sbt-bpf build to report with")
     a = ap.parse_args()
+    global REPORT
+    if a.report_with:
+        REPORT = os.path.abspath(a.report_with)
     if os.geteuid() != 0:
         sys.exit("bench: run as root")
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
