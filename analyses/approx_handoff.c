@@ -225,7 +225,7 @@ void approx_handoff__returned(struct phases *p, struct ph_thread *t, int d,
 {
 	struct obj_state *r;
 
-	if (!approx__event_based(p) || d >= STACK_MAX)
+	if (!approx__event_based(p) || d >= t->stack_cap)
 		return;
 	/* a failed call hands nothing off */
 	if (sync__call_result(p->cfg.probes, p->cfg.nprobes, e->probe, (__s64)e->obj))

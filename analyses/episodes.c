@@ -161,9 +161,9 @@ void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __
 		t->last_site = site;
 	}
 	if (depart_ns && approx__enabled(p)) {
-		a->ta_depart = approx_barrier__exit(p, t, ep, a, depart_ns,
-						    t->depth < STACK_MAX ? t->stack[t->depth].probe
-									 : ep->probe);
+		a->ta_depart = approx_barrier__exit(
+			p, t, ep, a, depart_ns,
+			t->depth < t->stack_cap ? t->stack[t->depth].probe : ep->probe);
 		t->ta_depart = a->ta_depart;
 	}
 	if (depart_ns)

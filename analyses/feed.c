@@ -40,7 +40,7 @@ static int barrier_depth(const struct phases *p, const struct ph_thread *t, int 
 {
 	int i, n = 0;
 
-	for (i = 0; i < d && i < STACK_MAX; i++)
+	for (i = 0; i < d && i < t->stack_cap; i++)
 		n += is_barrier(p->cfg.probes[t->stack[i].probe].kind);
 	return n;
 }
@@ -54,7 +54,7 @@ static int runs_in_barrier_wait(const struct phases *p, const struct ph_thread *
 {
 	int i, kind;
 
-	for (i = d - 1; i >= 0 && i < STACK_MAX; i--) {
+	for (i = d - 1; i >= 0 && i < t->stack_cap; i--) {
 		kind = p->cfg.probes[t->stack[i].probe].kind;
 		if (kind == SBT_PK_REGION_BODY || kind == SBT_PK_TASK_WAIT)
 			return 0;
@@ -72,10 +72,10 @@ static void unwind_lost_return(struct phases *p, struct ph_thread *t, __u16 prob
 {
 	int i;
 
-	for (i = 0; i < t->depth && i < STACK_MAX; i++)
+	for (i = 0; i < t->depth && i < t->stack_cap; i++)
 		if (t->stack[i].probe == probe)
 			break;
-	if (i < t->depth && i < STACK_MAX) {
+	if (i < t->depth && i < t->stack_cap) {
 		t->depth = i;
 		if (t->waiting)
 			episodes__settle(p, t, 0, 0, 0, 0);
@@ -88,7 +88,7 @@ static void unwind_lost_return(struct phases *p, struct ph_thread *t, __u16 prob
  * user wrapper around pthread_mutex_lock): only the outer one counts. */
 static int same_as_caller(const struct phases *p, const struct ph_thread *t, int d)
 {
-	return d > 0 && d < STACK_MAX && t->stack[d - 1].obj == t->stack[d].obj &&
+	return d > 0 && d < t->stack_cap && t->stack[d - 1].obj == t->stack[d].obj &&
 	       p->cfg.probes[t->stack[d - 1].probe].kind == p->cfg.probes[t->stack[d].probe].kind;
 }
 
@@ -127,7 +127,7 @@ static void sem_barrier_enter(struct phases *p, struct ph_thread *t, int d,
 	if (!st.group)
 		return;
 	key = semgroups__key(e->obj, st.group);
-	if (d < STACK_MAX)
+	if (d < t->stack_cap)
 		t->stack[d].inst = key;
 	if (st.closed)
 		episodes__stop_expecting_key(p, e->pid, semgroups__key(e->obj, st.closed));
@@ -146,7 +146,7 @@ static void sem_barrier_enter(struct phases *p, struct ph_thread *t, int d,
 static void sem_barrier_return(struct phases *p, struct ph_thread *t, int d,
 			       const struct sbt_event *e, int kind)
 {
-	if (d >= STACK_MAX || !t->waiting || !t->stack[d].inst ||
+	if (d >= t->stack_cap || !t->waiting || !t->stack[d].inst ||
 	    t->waiting->key != t->stack[d].inst)
 		return;
 	if (kind == SBT_PK_SEM_POST) {
@@ -198,7 +198,7 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	if (is_barrier(kind))
 		unwind_lost_return(p, t, e->probe);
 	d = t->depth;
-	if (d < STACK_MAX) {
+	if (threads__hold_frame(t, d)) {
 		memset(&t->stack[d], 0, sizeof(t->stack[d]));
 		t->stack[d].probe = e->probe;
 		t->stack[d].ts = e->ts;
@@ -207,7 +207,7 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	}
 	t->depth++;
 	ta = approx_handoff__entry(p, t, e, kind);
-	if (d < STACK_MAX)
+	if (d < t->stack_cap)
 		t->stack[d].ta = ta;
 	/* An unlock, post or signal takes effect at its entry. */
 	if (ph_is_release(kind) && p->cfg.sync && !same_as_caller(p, t, d))
@@ -228,9 +228,9 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		episodes__arrive(p, t, e, e->obj, e->obj);
 	} else if (sem_barrier_call(p, t, kind, e->obj)) {
 		sem_barrier_enter(p, t, d, e, kind);
-	} else if (kind == SBT_PK_REGION && d < STACK_MAX) {
+	} else if (kind == SBT_PK_REGION && d < t->stack_cap) {
 		implicit__fork(p, t, d, e);
-	} else if (kind == SBT_PK_REGION_BODY && d < STACK_MAX) {
+	} else if (kind == SBT_PK_REGION_BODY && d < t->stack_cap) {
 		implicit__body(p, t, d, e);
 	} else if (kind == SBT_PK_TASK_NEW) {
 		tasks__created(t);
@@ -293,7 +293,7 @@ static void call_returned(struct phases *p, struct ph_thread *t, int d, const st
 		.exit_ns = e->ts,
 	};
 
-	if (d < STACK_MAX) {
+	if (d < t->stack_cap) {
 		c.obj = t->stack[d].obj;
 		c.arg2 = t->stack[d].arg2;
 		c.enter_ns = t->stack[d].ts;
@@ -313,7 +313,7 @@ static void call_returned(struct phases *p, struct ph_thread *t, int d, const st
  * it arrived at. */
 static int departs_cond_barrier(const struct phases *p, const struct ph_thread *t, int d, int kind)
 {
-	return d < STACK_MAX && t->waiting && t->waiting->key == t->stack[d].obj &&
+	return d < t->stack_cap && t->waiting && t->waiting->key == t->stack[d].obj &&
 	       cond_barrier_call(p, t, kind, t->stack[d].probe, t->stack[d].obj) &&
 	       barrier_depth(p, t, d) == 0;
 }
@@ -332,38 +332,38 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	/* Find the matching call; exits of calls entered before the session
 	 * (or whose entry was lost) have none and are ignored. */
 	for (d = t->depth - 1; d >= 0; d--)
-		if (d < STACK_MAX && t->stack[d].probe == e->probe)
+		if (d < t->stack_cap && t->stack[d].probe == e->probe)
 			break;
 	if (d < 0)
 		return;
 	t->depth = d;
 	/* the caller's wait includes the callee's blocked time */
-	if (d > 0 && d <= STACK_MAX) {
+	if (d > 0 && d <= t->stack_cap) {
 		t->stack[d - 1].blocked_ns += t->stack[d].blocked_ns;
 		t->stack[d - 1].futex_waits += t->stack[d].futex_waits;
 	}
 	/* a condvar or semaphore barrier's wait is barrier time, not a
 	 * lock/sem/cond wait */
 	cbar = departs_cond_barrier(p, t, d, kind);
-	sbar = d < STACK_MAX && sem_barrier_call(p, t, kind, t->stack[d].obj);
+	sbar = d < t->stack_cap && sem_barrier_call(p, t, kind, t->stack[d].obj);
 	if (kind == SBT_PK_REGION) {
 		regions__done(p, e, e->ts - t->stack[d].ts,
-			      d < STACK_MAX && implicit__unprobed(p, t, d));
+			      d < t->stack_cap && implicit__unprobed(p, t, d));
 		/* the release first: the master's return is approximated at
 		 * it, not on its own clock across its wait in the barrier */
-		if (d < STACK_MAX)
+		if (d < t->stack_cap)
 			implicit__release(p, t, d, e);
 		if (p->ops.region)
 			call_returned(p, t, d, e, NULL, p->ops.region);
 	} else if (kind == SBT_PK_REGION_BODY) {
-		if (d < STACK_MAX && t->stack[d].inst && barrier_depth(p, t, d) == 0)
+		if (d < t->stack_cap && t->stack[d].inst && barrier_depth(p, t, d) == 0)
 			implicit__arrive(p, t, d, e);
-		else if (d < STACK_MAX && !t->stack[d].inst && runs_in_barrier_wait(p, t, d))
+		else if (d < t->stack_cap && !t->stack[d].inst && runs_in_barrier_wait(p, t, d))
 			episodes__task_ran(p, t, e);
-		if (d < STACK_MAX)
+		if (d < t->stack_cap)
 			tasks__body_done(p, t, d, e);
 	} else if (kind == SBT_PK_TASK_WAIT) {
-		if (d < STACK_MAX)
+		if (d < t->stack_cap)
 			tasks__wait_done(p, t, d, e);
 	} else if (kind == SBT_PK_TASK_NEW) {
 		/* its own time is the program's: nothing to do */
@@ -459,7 +459,7 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 			return;
 		/* a join waits outside any probed call */
 		joined = top < 0 ? threads__joined(p, t, e->ts) : NULL;
-		if (top >= 0 && top < STACK_MAX) {
+		if (top >= 0 && top < t->stack_cap) {
 			t->stack[top].blocked_ns += d;
 			t->stack[top].futex_waits++;
 		}

@@ -87,7 +87,7 @@ static __u64 instance_of(const struct phases *p, const struct ph_thread *t, int 
 {
 	const struct ph_body *b = hmap_get(&p->bodies, e->pid, e->site);
 
-	if (d > 0 && d <= STACK_MAX) {
+	if (d > 0 && d <= t->stack_cap) {
 		if (p->cfg.probes[t->stack[d - 1].probe].kind == SBT_PK_REGION &&
 		    t->stack[d - 1].obj == e->site && !forked_unprobed(b, t->stack[d - 1].ts))
 			return t->stack[d - 1].inst;
@@ -146,7 +146,7 @@ void implicit__arrive(struct phases *p, struct ph_thread *t, int d, const struct
 __u64 implicit__barrier_site(const struct phases *p, const struct ph_thread *t, int d,
 			     const struct sbt_event *e)
 {
-	if (d > 0 && d <= STACK_MAX &&
+	if (d > 0 && d <= t->stack_cap &&
 	    p->cfg.probes[t->stack[d - 1].probe].kind == SBT_PK_REGION_BODY &&
 	    t->stack[d - 1].obj == e->site)
 		return t->stack[d - 1].arg2; /* the body's own address */

@@ -69,8 +69,10 @@ void phases__free(struct phases *p)
 
 	if (!p)
 		return;
-	for (i = 0; i < p->nthreads; i++)
+	for (i = 0; i < p->nthreads; i++) {
+		free(p->thread_list[i]->stack);
 		free(p->thread_list[i]);
+	}
 	for (i = 0; i < p->ninflight; i++)
 		episode__free(p->inflight[i]);
 	for (i = 0; i < p->nsites; i++)

@@ -139,19 +139,21 @@ struct ph_thread {
 	__u64 episodes;
 	__u64 compute_ns, wait_ns;
 	__u64 compute_a_ns, wait_a_ns; /* approximated */
-	/* internal: calls in progress and the episode the thread waits in */
-	struct {
+	/* internal: calls in progress (stack_cap held: deeper ones are counted
+	 * in depth only) and the episode the thread waits in */
+	struct ph_frame {
 		__u16 probe;
 		__u32 futex_waits;
 		__u64 ts, obj, arg2;
 		__u64 blocked_ns;
-		__u64 ta;     /* approximated time of the entry */
-		__u64 inst;   /* region frame or body: its instance (implicit.c);
-			       * call on a barrier semaphore: its group's episode
-			       * key (semgroups.h); 0 none */
-		__u64 ran_ns; /* task wait: task bodies it ran meanwhile (tasks.c) */
-	} stack[8];
-	int depth;
+		__u64 ta;	      /* approximated time of the entry */
+		__u64 inst;	      /* region frame or body: its instance (implicit.c);
+				       * call on a barrier semaphore: its group's episode
+				       * key (semgroups.h); 0 none */
+		__u64 ran_ns;	      /* task wait: task bodies it ran meanwhile (tasks.c) */
+		__u64 nested_wait_ns; /* outermost task wait: its nested waits' waiting */
+	} * stack;
+	int depth, stack_cap;
 	struct {
 		int active;
 		__u32 op, val; /* val: the value it waits to change */

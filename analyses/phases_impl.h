@@ -40,7 +40,9 @@ struct semgroups;
 
 #define LOST_PHASES_KEPT 16
 
-#define STACK_MAX 8 /* entries of ph_thread.stack */
+/* Calls in progress a thread's stack holds at most (recursive OpenMP tasks
+ * nest a body and a task wait per level): deeper ones are counted only. */
+#define STACK_LIMIT 1024
 
 /* ph_episode.state */
 enum ph_state { PH_OPEN, PH_RELEASING };
@@ -189,6 +191,9 @@ void feed__burst_done(struct phases *p, struct ph_thread *t);
 /* threads.c: thread tid, added on first sight (NULL: no memory); its
  * THREAD_START (a recycled id starts afresh) and THREAD_EXIT records. */
 struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid);
+/* Room in t's stack for a frame at depth d (up to STACK_LIMIT): 1, or 0 (the
+ * call is counted in depth only). */
+int threads__hold_frame(struct ph_thread *t, int d);
 /* The state of process pid, made on first use (NULL: no memory). */
 struct ph_proc *threads__proc(struct phases *p, __u32 pid);
 void threads__start(struct phases *p, struct ph_thread *t, __u64 ts);

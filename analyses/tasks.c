@@ -15,16 +15,35 @@ void tasks__created(struct ph_thread *t)
 	t->tasks_created++;
 }
 
-/* Approximated, the wait less the task bodies' time as measured. */
+/* The outermost task wait below depth d, or -1. */
+static int outermost_wait(const struct phases *p, const struct ph_thread *t, int d)
+{
+	int i;
+
+	for (i = 0; i < d && i < t->stack_cap; i++)
+		if (p->cfg.probes[t->stack[i].probe].kind == SBT_PK_TASK_WAIT)
+			return i;
+	return -1;
+}
+
+/* Approximated, the wait less the task bodies' time as measured. A wait
+ * inside a task body run in another wait (recursive tasks) is part of that
+ * body's time: the thread's time running tasks in waits is the outermost
+ * waits' bodies less the waiting nested in them, so that waiting and
+ * running add up to the outermost waits' time, nothing counted twice. */
 void tasks__wait_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
 {
 	__u64 ns = e->ts - t->stack[d].ts, ran = t->stack[d].ran_ns;
 	__u64 waited = sub0(ns, ran);
 	__u64 waited_a = sub0(sub0(waits__approx_end(p, t, e->ts), t->stack[d].ta), ran);
+	int outer = outermost_wait(p, t, d);
 
 	t->task_waits++;
 	t->task_wait_ns += waited;
-	t->task_run_ns += ran;
+	if (outer < 0)
+		t->task_run_ns += sub0(ran, t->stack[d].nested_wait_ns);
+	else
+		t->stack[outer].nested_wait_ns += waited;
 	waits__add(t, PH_WAIT_TASK, waited, waited_a);
 }
 
@@ -51,7 +70,7 @@ void tasks__body_done(struct phases *p, struct ph_thread *t, int d, const struct
 		t->tasks_run++;
 	/* the innermost task wait it ran in; a body nested in another body
 	 * counts once, in that one */
-	for (i = d - 1; i >= 0 && i < STACK_MAX; i--) {
+	for (i = d - 1; i >= 0 && i < t->stack_cap; i--) {
 		int kind = p->cfg.probes[t->stack[i].probe].kind;
 
 		if (kind == SBT_PK_REGION_BODY)

@@ -12,13 +12,18 @@
  * of them ended:
  *   thread T tid X step S barrier_tasks_ns R last_end_ns E
  * -l: the first batch made by a taskloop (its tasks created inside the
- * runtime: not counted as created). Thread count from OMP_NUM_THREADS. */
+ * runtime: not counted as created). -R LEVELS: recursive tasks instead
+ * (fib-like: a task makes two children, LEVELS - 1 and - 2 deep, and waits
+ * for them), where waits nest inside bodies run in waits: wait_ns is then
+ * the thread's outermost waits' time, ran_in_waits_ns 0 (not timed).
+ * Thread count from OMP_NUM_THREADS. */
 #define _GNU_SOURCE
 #include <omp.h>
 #include "workload.h"
 
 static unsigned long steps = 4, blocks = 24, unit_ns = 200 * 1000;
 static int at_region_end, by_taskloop;
+static unsigned long rec_levels;
 
 /* Tasks a thread ran outside its own waits in one step. */
 struct step_tasks {
@@ -30,6 +35,7 @@ struct task_stats {
 	uint64_t wait_ns, ran_in_waits_ns;
 	int tid;
 	int in_wait;	    /* inside one of its own task waits now */
+	int nest;	    /* -R: its task waits in progress */
 	unsigned long step; /* the step it is in */
 	struct step_tasks *per_step;
 };
@@ -104,6 +110,42 @@ static void one_step(void)
 	me->waits++;
 }
 
+/* -R: a task of n levels: two children and a wait for them, or a unit of
+ * work at the leaves. A thread's waits nest (it runs other tasks, which
+ * wait, in its waits): only the outermost is timed. */
+static void rec_task(unsigned long n)
+{
+	struct task_stats *me = &stats[omp_get_thread_num()];
+	uint64_t t0;
+
+	me->ran++;
+	if (n < 2) {
+		work_for_ns(unit_ns, 1);
+		return;
+	}
+#pragma omp task firstprivate(n)
+	rec_task(n - 1);
+	me->created++;
+#pragma omp task firstprivate(n)
+	rec_task(n - 2);
+	me->created++;
+	t0 = now_ns();
+	me->nest++;
+#pragma omp taskwait
+	/* tied tasks resume on their thread: me is still this thread's */
+	if (--me->nest == 0)
+		me->wait_ns += now_ns() - t0;
+	me->waits++;
+}
+
+static void rec_step(void)
+{
+	struct task_stats *me = &stats[omp_get_thread_num()];
+
+	me->ran--; /* the root is the single's own code, no task */
+	rec_task(rec_levels);
+}
+
 /* -e: the single creates its tasks and goes on (nowait); the team runs them
  * at the region's end, one region per step. */
 static void spawn_only(void)
@@ -114,7 +156,7 @@ static void spawn_only(void)
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-n STEPS] [-b BLOCKS] [-u UNIT_US] [-e | -l] [-h]\n"
+		"Usage: %s [-n STEPS] [-b BLOCKS] [-u UNIT_US] [-e | -l | -R LEVELS] [-h]\n"
 		"Per step one thread creates BLOCKS tasks (1..4 units of UNIT_US us each)\n"
 		"and waits for them (taskwait), then BLOCKS/2 more in a taskgroup.\n"
 		"  -n STEPS    steps, 1..100000 (default 4)\n"
@@ -123,6 +165,8 @@ static void usage(FILE *f, const char *prog)
 		"  -e          a parallel region per step whose single creates all the tasks\n"
 		"              and waits for none (nowait): they run at the region's end\n"
 		"  -l          the first batch by a taskloop (a task per block), then taskwait\n"
+		"  -R LEVELS   recursive tasks instead, 2..40 levels (fib-like, a unit each\n"
+		"              leaf)\n"
 		"  -h          show this help\n"
 		"Example: OMP_NUM_THREADS=3 %s -n 4 -b 24\n",
 		prog, prog);
@@ -152,6 +196,7 @@ int main(int argc, char **argv)
 		OPT_NUM('u', unit_ns, 0, 1000000, 1000),
 		OPT_FLAG('e', at_region_end),
 		OPT_FLAG('l', by_taskloop),
+		OPT_NUM('R', rec_levels, 2, 40, 1),
 		{0},
 	};
 	int i, nthreads = omp_get_max_threads();
@@ -187,7 +232,12 @@ int main(int argc, char **argv)
 			for (s = 0; s < steps; s++) {
 				stats[omp_get_thread_num()].step = s;
 #pragma omp single
-				one_step();
+				{
+					if (rec_levels)
+						rec_step();
+					else
+						one_step();
+				}
 			}
 		}
 	}

@@ -124,6 +124,13 @@ load helpers
 		echo "$output" >"$T/$b-l.out"
 		"$SBT" report --format json "$T/$b-l.sbt" >"$T/$b-l.json"
 		$CHECK tasks "$T/$b-l.json" "$T/$b-l.out" "$T/$b-l.sbt"
+		# recursive tasks, waits nested 14 deep in bodies run in waits:
+		# every one counted, waiting and running within the outermost waits
+		OMP_NUM_THREADS=2 run "$SBT" record --trace barrier,task -o "$T/$b-r.sbt" -- "$EX/$b" -n 2 -R 14 -u 5
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/$b-r.out"
+		"$SBT" report --format json "$T/$b-r.sbt" >"$T/$b-r.json"
+		$CHECK tasks "$T/$b-r.json" "$T/$b-r.out"
 	done
 }
 

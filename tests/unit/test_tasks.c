@@ -185,3 +185,70 @@ TEST(tasks_run_are_task_bodies_not_region_shares)
 	CHECK(ph_thread_has_tasks(thread_of(p, 2)) && !ph_thread_has_tasks(thread_of(p, 3)));
 	phases__free(p);
 }
+
+/*
+ * Recursive tasks (fib, nqueens): a wait inside a body run in another wait.
+ * Thread 1 waits 1000..2000 (W1), running body B1 1100..1900 there, which
+ * waits 1200..1800 (W2), running body B2 1300..1500. W2 waited 400 (600
+ * less B2's 200), W1 200 (1000 less B1's 800). Running tasks in waits:
+ * B1's 800 less the 400 W2 waited inside it: 400. Waiting and running add
+ * up to W1's 1000; counting each wait's bodies would give 1000 + 200.
+ */
+TEST(nested_task_waits_count_their_time_once)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_thread *t;
+
+	enter(p, P_TASKWAIT, 1, 1000, 0, SITE_A);
+	body_in(p, 1, 1100, TASK_FN);
+	enter(p, P_TASKWAIT, 1, 1200, 0, SITE_A);
+	task_body(p, 1, 1300, 1500);
+	leave(p, P_TASKWAIT, 1, 1800, 0);
+	body_out(p, 1, 1900);
+	leave(p, P_TASKWAIT, 1, 2000, 0);
+	t = thread_of(p, 1);
+	CHECK_EQ(t->task_waits, 2);
+	CHECK_EQ(t->task_wait_ns, 400 + 200);
+	CHECK_EQ(t->task_run_ns, 400);
+	CHECK_EQ(t->tasks_run, 2);
+	phases__free(p);
+}
+
+/*
+ * Recursion deeper than a thread's first stack (8 calls): 40 levels of a
+ * task body waiting for its child, each level 10 ns of waiting on each
+ * side of the child's body and 1 ns of work on each side of its wait.
+ * Every body and wait counted; the waiting is 40 x 20, the work run in the
+ * outermost wait the innermost body's 10 and 2 in each of the 39 between.
+ */
+TEST(task_recursion_deeper_than_the_first_stack_is_counted_whole)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_thread *t;
+	__u64 ts = 1000;
+	int i, levels = 40;
+
+	for (i = 0; i < levels; i++) {
+		body_in(p, 1, ts, TASK_FN);
+		enter(p, P_TASKWAIT, 1, ts + 1, 0, SITE_A);
+		ts += 11; /* 10 waited before the child's body */
+	}
+	task_body(p, 1, ts, ts + 10);
+	ts += 10;
+	for (i = 0; i < levels; i++) {
+		ts += 10; /* 10 waited after it */
+		leave(p, P_TASKWAIT, 1, ts, 0);
+		body_out(p, 1, ++ts);
+	}
+	t = thread_of(p, 1);
+	CHECK_EQ(t->depth, 0);
+	CHECK_EQ(t->task_waits, levels);
+	/* every body inside a wait; the outermost, at depth 0 with no share
+	 * known, is none */
+	CHECK_EQ(t->tasks_run, levels);
+	CHECK_EQ(t->task_wait_ns, (__u64)levels * 20);
+	CHECK_EQ(t->task_run_ns, 10 + (levels - 1) * 2);
+	phases__free(p);
+}
