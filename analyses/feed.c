@@ -45,6 +45,26 @@ static int barrier_depth(const struct phases *p, const struct ph_thread *t, int 
 	return n;
 }
 
+/* Call d of thread t is made by a barrier's implementation: the first frame
+ * below it that is a barrier or a body is a barrier (libomp's passive wait
+ * is a pthread_cond_wait inside __kmpc_barrier; a --probe barrier made of a
+ * mutex and a condvar). Those calls are the barrier's time, not the
+ * program's locks and condvars; a call in a task body run in a barrier's
+ * wait is the program's. */
+static int inside_barrier(const struct phases *p, const struct ph_thread *t, int d)
+{
+	int i, kind;
+
+	for (i = d - 1; i >= 0 && i < t->stack_cap; i--) {
+		kind = p->cfg.probes[t->stack[i].probe].kind;
+		if (kind == SBT_PK_REGION_BODY)
+			return 0;
+		if (is_barrier(kind))
+			return 1;
+	}
+	return 0;
+}
+
 /* Call d of thread t, a body of no region instance (a task's), ran in the
  * wait of the barrier the thread arrived at: the first frame below it that
  * is a barrier, not a body (a task in a task: the outer one counts) nor a
@@ -192,12 +212,14 @@ void feed__burst_done(struct phases *p, struct ph_thread *t)
 static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int kind = p->cfg.probes[e->probe].kind;
-	int d;
+	int d, sync;
 	__u64 ta;
 
 	if (is_barrier(kind))
 		unwind_lost_return(p, t, e->probe);
 	d = t->depth;
+	/* the program's own synchronization, not a barrier's implementation */
+	sync = p->cfg.sync && !same_as_caller(p, t, d) && !inside_barrier(p, t, d);
 	if (threads__hold_frame(t, d)) {
 		memset(&t->stack[d], 0, sizeof(t->stack[d]));
 		t->stack[d].probe = e->probe;
@@ -210,13 +232,13 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	if (d < t->stack_cap)
 		t->stack[d].ta = ta;
 	/* An unlock, post or signal takes effect at its entry. */
-	if (ph_is_release(kind) && p->cfg.sync && !same_as_caller(p, t, d))
+	if (ph_is_release(kind) && sync)
 		sync__release(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts, ta);
 	/* A lock's waiters, for the waits its holders cause (sync_caused.c);
 	 * a condition wait gives its mutex up. */
-	if (kind == SBT_PK_LOCK && p->cfg.sync && !same_as_caller(p, t, d))
+	if (kind == SBT_PK_LOCK && sync)
 		sync__acquire(p->cfg.sync, e->pid, e->tid, e->probe, e->obj, e->ts);
-	if (kind == SBT_PK_COND_WAIT && p->cfg.sync && !same_as_caller(p, t, d))
+	if (kind == SBT_PK_COND_WAIT && sync)
 		sync__cond_enter(p->cfg.sync, e->pid, e->tid, e->probe, e->site, e->ts);
 	/* Only the outermost barrier call counts: a user-declared barrier that
 	 * wraps pthread_barrier_wait is one episode, not two. */
@@ -372,7 +394,7 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 			episodes__settle(p, t, e->ts, (__s64)e->obj,
 					 implicit__barrier_site(p, t, d, e),
 					 t->stack[d].blocked_ns);
-	} else if (!same_as_caller(p, t, d)) {
+	} else if (!same_as_caller(p, t, d) && !inside_barrier(p, t, d)) {
 		struct sync_post v = {0};
 		int paired;
 

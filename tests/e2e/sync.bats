@@ -147,3 +147,24 @@ load helpers
 		$CHECK barrier_tasks "$T/$b.json" "$T/$b.out" "$T/$b.sbt"
 	done
 }
+
+# libomp's passive wait (KMP_BLOCKTIME=0: at once) sleeps in pthread_cond_wait
+# inside __kmpc_barrier: the barrier's time, not the program's (omp_barriers
+# makes no lock or condvar call of its own). Counted as condvar waits, a
+# thread waited 80 of its 81 ms of barrier time twice.
+@test "libomp's passive barrier wait: its condvar calls are the barrier's, not the program's" {
+	OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive KMP_BLOCKTIME=0 run "$SBT" -q --report "$T/p.json" \
+		--format json -- "$EX/omp_barriers_llvm" -n 20 -d 2
+	[ "$status" -eq 0 ]
+	python3 - "$T/p.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["phase_count"] >= 40, r["phase_count"]
+waited = sum(t["wait_ns"] for t in r["threads"])
+assert waited > 10_000_000, waited  # the threads did wait at the barriers
+for t in r["threads"]:
+    # the runtime's own pool wait between regions may remain: 1 ms
+    assert t["sync_wait_ns"] <= 1_000_000, t
+assert sum(c["wait_ns"] for c in r["condvars"]) <= 1_000_000, r["condvars"]
+PY
+}

@@ -259,3 +259,39 @@ TEST(sync_wait_attributed_to_phase)
 	CHECK_EQ(fx.blocked[1], 60);
 	teardown();
 }
+
+/* A runtime's barrier made of a mutex and a condvar (libomp's passive wait:
+ * pthread_cond_wait inside __kmpc_barrier): those calls are the barrier's
+ * time, not the program's locks and condvars (they were counted twice,
+ * and the waker's signal as a late signal). The program's own condvar wait
+ * after the barrier is counted. */
+TEST(calls_made_inside_a_barrier_are_the_barriers_own)
+{
+	const struct sync_obj *c;
+
+	setup();
+	ev(SBT_EV_ENTER, P_PBW, 1, 100, BAR, 0);
+	call(P_LOCK, 1, 110, 115, MTX, 0);
+	ev(SBT_EV_ENTER, P_CONDW, 1, 120, COND, MTX);
+	ev(SBT_EV_ENTER, P_PBW, 2, 300, BAR, 0);
+	call(P_LOCK, 2, 310, 315, MTX, 0);
+	call(P_SIG, 2, 320, 325, COND, 0);
+	call(P_UNLOCK, 2, 330, 335, MTX, 0);
+	ev(SBT_EV_EXIT, P_PBW, 2, 340, 0, SITE);
+	ev(SBT_EV_EXIT, P_CONDW, 1, 400, 0, SITE);
+	call(P_UNLOCK, 1, 410, 415, MTX, 0);
+	ev(SBT_EV_EXIT, P_PBW, 1, 420, 0, SITE);
+	CHECK_EQ(sync__count(fx.sync, SYNC_COND), 0);
+	CHECK_EQ(sync__count(fx.sync, SYNC_LOCK), 0);
+	/* the program's own: a wait for a signal after the barrier */
+	call(P_LOCK, 1, 500, 505, MTX + 8, 0);
+	ev(SBT_EV_ENTER, P_CONDW, 1, 510, COND + 8, MTX + 8);
+	call(P_SIG, 2, 600, 605, COND + 8, 0);
+	ev(SBT_EV_EXIT, P_CONDW, 1, 650, 0, SITE);
+	c = only(SYNC_COND);
+	CHECK_EQ(c->addr, COND + 8);
+	CHECK_EQ(c->count, 1);
+	CHECK_EQ(c->wait_ns, 140);
+	CHECK_EQ(only(SYNC_LOCK)->addr, MTX + 8);
+	teardown();
+}
