@@ -255,7 +255,7 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	} else if (kind == SBT_PK_REGION_BODY && d < t->stack_cap) {
 		implicit__body(p, t, d, e);
 	} else if (kind == SBT_PK_TASK_NEW) {
-		tasks__created(t);
+		tasks__created(p, t, e->ts, ta);
 	}
 }
 
@@ -603,8 +603,10 @@ static int feed_one(struct phases *p, const struct sbt_event *e)
 	/* futex records inside a probed call are part of that call: they get
 	 * no approximated time of their own (the call's return may move
 	 * before them) */
-	if (e->type == SBT_EV_ENTER && p->cfg.probes[e->probe].kind == SBT_PK_REGION_BODY)
+	if (e->type == SBT_EV_ENTER && p->cfg.probes[e->probe].kind == SBT_PK_REGION_BODY) {
 		implicit__before_body(p, t, e);
+		tasks__before_body(p, t, e);
+	}
 	/* the measured cost of the thread's previous self-timed hit, which
 	 * this record's time includes */
 	if (e->flags & SBT_RF_COST)

@@ -82,8 +82,8 @@ int implicit__unprobed(const struct phases *p, const struct ph_thread *t, int d)
  * of with the body entry e (site: the body's address); 0: none. The master
  * runs the body inside the frame that forked it, a worker from the
  * runtime's thread loop, with nothing probed on its stack. */
-static __u64 instance_of(const struct phases *p, const struct ph_thread *t, int d,
-			 const struct sbt_event *e)
+__u64 implicit__instance_of(const struct phases *p, const struct ph_thread *t, int d,
+			    const struct sbt_event *e)
 {
 	const struct ph_body *b = hmap_get(&p->bodies, e->pid, e->site);
 
@@ -118,7 +118,7 @@ void implicit__before_body(struct phases *p, struct ph_thread *t, const struct s
  * runtime's pool before it is no compute), as at a barrier departure. */
 void implicit__body(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
 {
-	__u64 inst = instance_of(p, t, d, e);
+	__u64 inst = implicit__instance_of(p, t, d, e);
 
 	if (!inst)
 		return;

@@ -53,6 +53,16 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	return p;
 }
 
+static void free_procs(struct phases *p)
+{
+	const struct hmap_slot *s;
+	size_t pos = 0;
+
+	while ((s = hmap_next(&p->procs, &pos)))
+		free(((struct ph_proc *)s->val)->task_c);
+	hmap_free_values(&p->procs);
+}
+
 static void free_barriers(struct phases *p)
 {
 	const struct hmap_slot *s;
@@ -86,7 +96,7 @@ void phases__free(struct phases *p)
 	hmap_free(&p->open);
 	hmap_free_values(&p->bodies);
 	hmap_free_values(&p->objects);
-	hmap_free_values(&p->procs);
+	free_procs(p);
 	free_barriers(p);
 	hmap_free(&p->member_set);
 	hmap_free(&p->site_ix);

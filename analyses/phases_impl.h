@@ -139,6 +139,12 @@ struct ph_proc {
 	__u32 nlive;
 	__u64 loss_seq;	  /* LOST records of it so far */
 	__u64 loss_after; /* the latest one's end */
+	/* OpenMP tasks created and not begun yet: the creations' measured and
+	 * approximated times, oldest first (a ring of task_cap: tasks.c) */
+	struct ph_creation {
+		__u64 tm, ta;
+	} * task_c;
+	size_t task_head, task_n, task_cap;
 };
 
 /* A barrier object of a process, once an episode of it completed: the
@@ -260,6 +266,10 @@ void implicit__fork(struct phases *p, struct ph_thread *t, int d, const struct s
 void implicit__armed(struct phases *p, const struct sbt_event *e);
 /* The region frame at depth d of t forked before its body was probed. */
 int implicit__unprobed(const struct phases *p, const struct ph_thread *t, int d);
+/* The region instance body entry e starts a share of at depth d; 0: none
+ * (a task's body). */
+__u64 implicit__instance_of(const struct phases *p, const struct ph_thread *t, int d,
+			    const struct sbt_event *e);
 void implicit__before_body(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 void implicit__body(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
 void implicit__arrive(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
@@ -272,7 +282,8 @@ __u64 implicit__barrier_site(const struct phases *p, const struct ph_thread *t, 
 /* tasks.c: OpenMP tasks. A task is created (entry e of thread t); task
  * wait d of thread t returned (record e); a region body's call d returned:
  * a task body run inside a task wait. */
-void tasks__created(struct ph_thread *t);
+void tasks__created(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta);
+void tasks__before_body(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
 void tasks__wait_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
 void tasks__body_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e);
 

@@ -8,11 +8,39 @@
  * inside a wait are work, the rest of the wait is waiting — counted with
  * the thread's lock/semaphore/condvar waits, out of its useful compute.
  */
+#include <stdlib.h>
 #include "analyses/phases_impl.h"
 
-void tasks__created(struct ph_thread *t)
+/* Tasks created and not begun a process holds at most (their bodies
+ * unprobed: a stripped binary's; a ring past it stops growing). */
+#define TASKS_QUEUED_MAX (1u << 20)
+
+/* A task created at tm (approximated ta): queued for a body to begin
+ * (tasks__before_body()). */
+void tasks__created(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta)
 {
+	struct ph_proc *pr;
+	struct ph_creation *c;
+	size_t i, cap;
+
 	t->tasks_created++;
+	if (!approx__event_based(p) || !(pr = threads__proc(p, t->pid)))
+		return;
+	if (pr->task_n == pr->task_cap) {
+		if (pr->task_cap >= TASKS_QUEUED_MAX)
+			return;
+		cap = pr->task_cap ? 2 * pr->task_cap : 64;
+		c = malloc(cap * sizeof(*c));
+		if (!c)
+			return;
+		for (i = 0; i < pr->task_n; i++) /* unrolled, oldest first */
+			c[i] = pr->task_c[(pr->task_head + i) % pr->task_cap];
+		free(pr->task_c);
+		pr->task_c = c;
+		pr->task_cap = cap;
+		pr->task_head = 0;
+	}
+	pr->task_c[(pr->task_head + pr->task_n++) % pr->task_cap] = (struct ph_creation){tm, ta};
 }
 
 /* The outermost task wait below depth d, or -1. */
@@ -47,26 +75,57 @@ void tasks__wait_done(struct phases *p, struct ph_thread *t, int d, const struct
 	waits__add(t, PH_WAIT_TASK, waited, waited_a);
 }
 
-/* A body of no region instance at depth d is a task's (one of a taskloop's
- * too, created inside the runtime, where no probe sees it): inside a call
- * other than a region's (a barrier, a task wait, another body), or run by
- * a thread of a team outside its share (at the region's end). Not a share
- * of a region that began before the session (attached mid-region: the
- * thread has run no known share yet, or the region call is below it). */
-static int is_task_body(const struct phases *p, const struct ph_thread *t, int d)
+/* A body of no region instance (inst 0) at depth d is a task's (one of a
+ * taskloop's too, created inside the runtime, where no probe sees it):
+ * inside a call other than a region's (a barrier, a task wait, another
+ * body), or run by a thread of a team outside its share (at the region's
+ * end). Not a share of a region that began before the session (attached
+ * mid-region: the thread has run no known share yet, or the region call
+ * is below it). */
+static int is_task(const struct phases *p, const struct ph_thread *t, int d, __u64 inst)
 {
-	if (t->stack[d].inst)
+	if (inst)
 		return 0;
 	if (d > 0)
 		return p->cfg.probes[t->stack[d - 1].probe].kind != SBT_PK_REGION;
 	return t->had_share;
 }
 
+/*
+ * A task body begins (entry e, before it is approximated): a task cannot
+ * begin before it was created. The k-th task body to begin in a process
+ * pairs with its k-th creation (at least k tasks were created by then: the
+ * runtimes' queues are not FIFO, but the count holds). As Malony-Reed's
+ * hand-off with the creation as the release: the body begins as long
+ * after the later of the thread's previous event and the creation as it
+ * did measured (the runtime's dispatch), both approximated. A thread that
+ * waited for tasks (at a barrier, in a task wait) while the creator's
+ * probes slowed the creations is idle no longer than the creations were
+ * apart without them.
+ */
+void tasks__before_body(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
+{
+	struct ph_proc *pr;
+	struct ph_creation c;
+	int d = t->depth;
+	__u64 ta;
+
+	if (!approx__event_based(p) || !(pr = threads__proc(p, t->pid)) || !pr->task_n ||
+	    !is_task(p, t, d, implicit__instance_of(p, t, d, e)))
+		return;
+	c = pr->task_c[pr->task_head];
+	pr->task_head = (pr->task_head + 1) % pr->task_cap;
+	pr->task_n--;
+	ta = max_u64(c.ta, t->ta_prev) + sub0(e->ts, max_u64(c.tm, t->tm_prev));
+	if (ta < approx__time_based(t, e->ts))
+		approx__rebase(p, t, e->ts, ta);
+}
+
 void tasks__body_done(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
 {
 	int i;
 
-	if (is_task_body(p, t, d))
+	if (d < t->stack_cap && is_task(p, t, d, t->stack[d].inst))
 		t->tasks_run++;
 	/* the innermost task wait it ran in; a body nested in another body
 	 * counts once, in that one */

@@ -252,3 +252,44 @@ TEST(task_recursion_deeper_than_the_first_stack_is_counted_whole)
 	CHECK_EQ(t->task_run_ns, 10 + (levels - 1) * 2);
 	phases__free(p);
 }
+
+/*
+ * A task begins no sooner than its creation: thread 1 creates three tasks
+ * at 1000, 2000, 3000, each creation's probe costing 900 (entry), so they
+ * are approximated at 1000, 1100, 1200; thread 2, in the barrier from 1050,
+ * runs them at 1100, 2100, 3100 (50 each), idle in between because the
+ * creations came late. Each body begins as long after the later of its
+ * thread's previous event and its creation as it did measured: 1050 + 50
+ * = 1100, 1150 + 100 = 1250, 1300 + 100 = 1400 (its own clock, no probe
+ * cost, had 3100). Thread 2's arrival moves to its last body's return,
+ * 1450, after thread 1's, 4000 - 3 x 900 = 1300.
+ */
+TEST(a_task_begins_after_its_creation_approximated)
+{
+	static const __u64 a_enter[NPROBES] = {[P_TASK] = 900};
+	static const __u64 a_exit[NPROBES] = {0};
+	struct collected c;
+	struct phases *p = new_phases_with(&c, (struct phases_config){.alpha_enter = a_enter,
+								      .alpha_exit = a_exit,
+								      .model = PH_MODEL_MR});
+	__u64 k;
+
+	phases__add_thread(p, PID, 1, START);
+	phases__add_thread(p, PID, 2, START);
+	enter(p, P_PBW, 2, 1050, OBJ_X, SITE_A);
+	for (k = 0; k < 3; k++) {
+		enter(p, P_TASK, 1, 1000 + 1000 * k, 0, SITE_A);
+		task_body(p, 2, 1100 + 1000 * k, 1150 + 1000 * k);
+		leave(p, P_TASK, 1, 1910 + 1000 * k, 0);
+	}
+	enter(p, P_PBW, 1, 4000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 4010, -1);
+	leave(p, P_PBW, 1, 4010, 0);
+	CHECK_EQ(c.n, 1);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->arrive_ns, 3150);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->ta_arrive, 1450);
+	CHECK_EQ(arrival_of(&c.ep[0], 1)->ta_arrive, 1300);
+	CHECK_EQ(thread_of(p, 2)->tasks_run, 3);
+	CHECK_EQ(phases__violations(p, -1), 0);
+	phases__free(p);
+}
