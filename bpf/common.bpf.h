@@ -79,8 +79,9 @@ SBT_GLOBAL struct {
 	__type(value, __u64);
 } drops_by_pid SEC(".maps");
 
-/* System-wide mode: thread and exec records for every process, so that a
- * process that becomes a job later has its threads' true start times.
+/* System-wide mode: thread, fork and exec records for every process, so that
+ * a process that becomes a job later has its own and its threads' true start
+ * times.
  * Syscall and context-switch programs still filter on `targets`. */
 SBT_GLOBAL const volatile __u8 proc_all;
 /* Wake the consumer only when this much data waits (the watermark); below

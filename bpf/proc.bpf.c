@@ -5,7 +5,8 @@
  * late threads its true beginning; the exit of a process's last thread ends a
  * session. In system-wide and launch mode, exec and loader records say where
  * to look for new files to probe; in launch mode and with -p --follow, forks
- * grow the followed process tree (doc/design.md §4, Following a command).
+ * grow the followed process tree (doc/design.md §4, Following a command);
+ * system-wide, a fork's record gives a new process its start.
  */
 #include "common.bpf.h"
 
@@ -26,17 +27,14 @@ static __always_inline int emit_with_comm(__u16 type, __u16 flag, __u32 pid, __u
 	return emit_comm_x(type, flag, pid, tid, task, 0);
 }
 
-/* A child process of the tree: in the tree before it runs. Its main thread's
- * start record tells userspace when it was born, and from what parent (a
- * child gone before userspace reads it ran its parent's program). */
-static __always_inline int follow_fork(__u32 ppid, __u32 cpid, struct task_struct *child)
+/* A new process's main thread's start record: it tells userspace when the
+ * process was born, and from what parent, in cost (a child gone before
+ * userspace reads it ran its parent's program). */
+static __always_inline int emit_fork(__u32 ppid, __u32 cpid, struct task_struct *child)
 {
 	struct sbt_event rec = {.pid = cpid, .type = SBT_EV_THREAD_START, .cost = ppid};
 	__u64 comm[2] = {};
 
-	if (!sbt_in_tree(ppid))
-		return 0;
-	sbt_tree_set(cpid, 1);
 	BPF_CORE_READ_INTO(&comm, child, comm);
 	rec.obj = comm[0];
 	rec.site = comm[1];
@@ -44,12 +42,21 @@ static __always_inline int follow_fork(__u32 ppid, __u32 cpid, struct task_struc
 	return sbt_emit_recs(&rec, 1, 0);
 }
 
+/* A child process of the tree: in the tree before it runs. */
+static __always_inline int follow_fork(__u32 ppid, __u32 cpid, struct task_struct *child)
+{
+	if (!sbt_in_tree(ppid))
+		return 0;
+	sbt_tree_set(cpid, 1);
+	return emit_fork(ppid, cpid, child);
+}
+
 /* -p without --follow: a target started a process that is not traced.
  * Userspace says so (once), rather than leave the user to wonder where the
  * child's barriers went. */
 static __always_inline int unfollowed_fork(__u32 ppid, __u32 cpid, struct task_struct *child)
 {
-	if (proc_all || !sbt_is_target(ppid))
+	if (!sbt_is_target(ppid))
 		return 0;
 	return emit_with_comm(SBT_EV_FORK, 0, ppid, cpid, child);
 }
@@ -63,9 +70,16 @@ int thread_start(struct bpf_raw_tracepoint_args *ctx)
 	__u32 ppid = BPF_CORE_READ(parent, tgid);
 	__u32 cpid = BPF_CORE_READ(child, tgid);
 
-	/* A new process is traced only as part of a followed tree. */
-	if (ppid != cpid)
-		return follow ? follow_fork(ppid, cpid, child) : unfollowed_fork(ppid, cpid, child);
+	/* A new process: traced as part of a followed tree; system-wide, its
+	 * birth is recorded, so that one that becomes a job has its true start
+	 * (forked without exec, nothing else says when it began). */
+	if (ppid != cpid) {
+		if (follow)
+			return follow_fork(ppid, cpid, child);
+		if (proc_all)
+			return emit_fork(ppid, cpid, child);
+		return unfollowed_fork(ppid, cpid, child);
+	}
 	if (!(proc_all || sbt_is_target(cpid)))
 		return 0;
 	return emit_with_comm(SBT_EV_THREAD_START, 0, cpid, BPF_CORE_READ(child, pid), child);

@@ -5,8 +5,13 @@
  * time and the window around each barrier call) so a tracer's phase report
  * can be checked against what really happened in the run. -F: the naive
  * fork-join way, a new team created and joined for every phase, the main
- * thread working between the phases. */
+ * thread working between the phases. -f: the process forks (no exec) before
+ * its run, and the child runs the same phases as the parent, on its own
+ * copy of the barrier, each process's main thread being its worker 0 (the
+ * first thread of a forked process synchronizes); the child says when it
+ * was forked and how long it lived, each worker its process. */
 #define _GNU_SOURCE
+#include <sys/wait.h>
 #include "workload.h"
 
 /* Global so debug info can name the barrier in a trace. */
@@ -14,7 +19,7 @@ pthread_barrier_t phase_barrier;
 
 static unsigned long nthreads = 4, nphases = 5, unit_ns = 10 * NSEC_PER_MSEC;
 static unsigned long unit_us_ns = ULONG_MAX, last_pct = 100, serial_ns = ULONG_MAX;
-static int spin = 1, wait_start, balanced;
+static int spin = 1, wait_start, balanced, fork_child;
 
 /* Worker index's work per phase: (index + 1) units; -b: the mean of those,
  * for every worker; -l: the last worker's scaled (what-if checks, bench/whatif.py). */
@@ -34,6 +39,8 @@ static void worker_main(unsigned int index)
 	uint64_t work_ns = work_of(index);
 	unsigned long k;
 
+	if (fork_child) /* -f: whose worker it is, before it starts timing */
+		emit("worker %u tid %d pid %d\n", index, (int)tid, (int)getpid());
 	for (k = phase_first; k < phase_first + phase_count; k++) {
 		struct window w;
 		uint64_t t0;
@@ -55,13 +62,32 @@ static void worker_main(unsigned int index)
 	}
 }
 
+static void worker_after_main(unsigned int index)
+{
+	worker_main(index + 1);
+}
+
+/* The workers' run: a thread each; -f: the main thread is worker 0. */
+static void run_team(void)
+{
+	struct team *t;
+
+	if (!fork_child) {
+		run_workers(nthreads, worker_main);
+		return;
+	}
+	t = team_start(nthreads - 1, worker_after_main);
+	worker_main(0);
+	team_join(t);
+}
+
 /* -F: a team per phase; the main thread's serial work after each join. */
 static void fork_join(void)
 {
 	for (phase_first = 0, phase_count = 1; phase_first < nphases; phase_first++) {
 		uint64_t t0 = now_ns();
 
-		run_workers(nthreads, worker_main);
+		run_team();
 		emit("team %lu created_ns %llu joined_ns %llu\n", phase_first,
 		     (unsigned long long)t0, (unsigned long long)now_ns());
 		t0 = now_ns();
@@ -77,7 +103,7 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s [-t THREADS] [-n PHASES] [-d D_MS | -u D_US] [-b] [-l PCT] [-m "
 		"spin|sleep] "
-		"[-F SER_MS] [-W] [-x COMMAND [ARG...]] [-h]\n"
+		"[-F SER_MS] [-f] [-W] [-x COMMAND [ARG...]] [-h]\n"
 		"Worker i (0-based) works (i+1)*D_MS ms, then waits at one global barrier\n"
 		"(phase_barrier), PHASES times; worker THREADS-1 always arrives last.\n"
 		"  -t THREADS  worker threads, 1..256 (default 4)\n"
@@ -89,6 +115,10 @@ static void usage(FILE *f, const char *prog)
 		"  -m MODE     spin (on-CPU, default) or sleep (off-CPU)\n"
 		"  -F SER_MS   fork-join: a new team created and joined for every phase, the\n"
 		"              main thread working SER_MS ms after each join, 0..100000\n"
+		"  -f          fork (no exec) before the run: the child runs the same phases\n"
+		"              on its own copy of the barrier, in each process the main thread\n"
+		"              is worker 0; the child prints 'child pid PID forked_ns NS\n"
+		"              lived_ns NS' as it exits, the parent waits for it\n"
 		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
 		"  -x          when done, exec the operands, a command (one process that\n"
 		"              synchronizes, then runs another program); the workload's\n"
@@ -110,12 +140,14 @@ int main(int argc, char **argv)
 		OPT_NUM('l', last_pct, 1, 1000, 1),
 		OPT_MODE('m', spin),
 		OPT_NUM('F', serial_ns, 0, 100000, NSEC_PER_MSEC),
+		OPT_FLAG('f', fork_child),
 		OPT_FLAG('W', wait_start),
 		OPT_EXEC('x', then_exec),
 		{0},
 	};
-	uint64_t start;
-	int err;
+	uint64_t start, forked_ns = 0;
+	pid_t child = -1;
+	int err, st;
 
 	parse_options(argc, argv, opts, usage);
 	if (unit_us_ns != ULONG_MAX)
@@ -126,14 +158,32 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	start = begin_run(wait_start);
+	if (fork_child) {
+		fflush(NULL);
+		forked_ns = now_ns();
+		child = fork();
+		if (child < 0) {
+			perror("fork");
+			return 1;
+		}
+	}
 	if (serial_ns != ULONG_MAX)
 		fork_join();
 	else {
 		phase_count = nphases;
-		run_workers(nthreads, worker_main);
+		run_team();
 	}
 	end_run(start);
 	pthread_barrier_destroy(&phase_barrier);
+	if (!child) { /* -f: the child's life, fork to exit */
+		emit("child pid %d forked_ns %llu lived_ns %llu\n", (int)getpid(),
+		     (unsigned long long)forked_ns, (unsigned long long)(now_ns() - forked_ns));
+		return 0;
+	}
+	if (child > 0 && (waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st))) {
+		fprintf(stderr, "the forked child failed\n");
+		return 1;
+	}
 	exec_when_done(then_exec);
 	return 0;
 }

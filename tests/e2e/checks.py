@@ -30,6 +30,8 @@ what the example workloads measured about themselves in the same run.
   checks.py top TOP.txt WORKLOAD.out PID INTERVAL_S
   checks.py job JOBS.json PID OUT.json    (extract one process's report)
   checks.py jobs JOBS.json                (print "pid phases ended" per process)
+  checks.py forked JOBS.json WORKLOAD.out PHASES  (barrier_imbalance -f: the child forked
+                          without exec, a job from its fork; both processes' phases exact)
 ORIGIN is what the report's times count from: the .sbt trace it came from, or
 the multi-process JSON report (its job's start_ns).
 Exit status 0 when every check holds; each failure is printed.
@@ -950,6 +952,74 @@ def jobs(jobs_json):
         print(j["pid"], len(j["report"]["phases"]), int(j["end_ns"] > 0))
 
 
+# From the workload's clock read before fork() to the fork record, stamped in
+# the parent's fork (page tables copied, possibly preempted); from the
+# child's last clock read to its exit record (exit(), the threads torn down).
+FORK_SLACK_NS = 20_000_000
+EXIT_SLACK_NS = 100_000_000
+
+
+def forked(jobs_json, wl_out, phases):
+    """barrier_imbalance -f started after the attach: the child, forked
+    without exec, is a job from its fork (not from the session's start: no
+    partial phase), ends at its exit, and its phases, its phase 0 from the
+    fork, and its iterations are the workload's; the parent's phases too."""
+    d = load(jobs_json)
+    facts = workload_lines(wl_out, r"^child pid (?P<pid>\d+) forked_ns (?P<f>\d+) "
+                                   r"lived_ns (?P<l>\d+)$")
+    if not check(len(facts) == 1, f"{len(facts)} 'child' lines in {wl_out}"):
+        return
+    child, f_ns, lived = int(facts[0]["pid"]), int(facts[0]["f"]), int(facts[0]["l"])
+    owner = {int(w["tid"]): int(w["pid"])
+             for w in workload_lines(wl_out, r"^worker \d+ tid (?P<tid>\d+) pid (?P<pid>\d+)$")}
+    pids = sorted(set(owner.values()))
+    check(len(pids) == 2 and child in pids, f"workers of processes {pids}, the child {child}")
+    allwins = windows(wl_out)
+    for pid in pids:
+        found = [j for j in d["jobs"] if j["pid"] == pid]
+        if not check(len(found) == 1, f"pid {pid}: {len(found)} jobs"):
+            continue
+        j, r = found[0], found[0]["report"]
+        wins = {key: w for key, w in allwins.items() if owner.get(key[2]) == pid}
+        check(r["partial_phases"] == 0 and not any(p["partial"] for p in r["phases"]),
+              f"pid {pid}: {r['partial_phases']} partial phases (it began after the attach)")
+        barrier_phases(r, wins, j["start_ns"], Costs(r), lambda k: (k, None), phases)
+        common_facts(r)
+        if pid != child:
+            continue
+        check(f_ns <= j["start_ns"] <= f_ns + FORK_SLACK_NS,
+              f"child {pid}: job start {(j['start_ns'] - f_ns) / 1e6:+.3f} ms from its fork "
+              f"(allowed 0..{ms(FORK_SLACK_NS)})")
+        check(f_ns + lived <= j["end_ns"] <= f_ns + lived + EXIT_SLACK_NS,
+              f"child {pid}: job end {(j['end_ns'] - f_ns - lived) / 1e6:+.3f} ms from its "
+              f"exit (allowed 0..{ms(EXIT_SLACK_NS)})")
+        check(j["end_ns"] - j["start_ns"] <= lived + EXIT_SLACK_NS,
+              f"child {pid}: lived {ms(j['end_ns'] - j['start_ns'])}, the workload's "
+              f"{ms(lived)}")
+        if not r["phases"]:
+            continue
+        # phase 0 runs from the fork to its last arrival
+        costs, sym = Costs(r), r["phases"][0]["symbol"]
+        w0 = [w for (k, _, _), w in wins.items() if k == 0]
+        lo = max(w.enter for w in w0) - (f_ns + FORK_SLACK_NS)
+        hi = max(w.enter + costs.arrive_tol(w, sym) for w in w0) - f_ns
+        check(lo <= r["phases"][0]["phase_ns"] <= hi,
+              f"child {pid}: phase 0 {ms(r['phases'][0]['phase_ns'])}, from its fork "
+              f"{ms(lo)}..{ms(hi)}")
+        # iterations, phase start to phase start: the fork, then each release
+        starts = [f_ns] + [min(w.leave for (kk, _, _), w in wins.items() if kk == k)
+                           for k in range(phases - 1)]
+        longest = max(b - a for a, b in zip(starts, starts[1:]))
+        its = [p for p in r["iterations"]["processes"] if p["pid"] == pid]
+        if check(len(its) == 1, f"child {pid}: {len(its)} iteration entries"):
+            m = its[0]["measured"]
+            check(its[0]["count"] == phases and m["timed"] == phases - 1,
+                  f"child {pid}: {its[0]['count']} iterations, {m['timed']} timed")
+            check(m["max_ms"] * 1e6 <= longest + 2 * SLACK_NS,
+                  f"child {pid}: longest iteration {m['max_ms']:.3f} ms, the workload's "
+                  f"{ms(longest)}")
+
+
 # ---- locks, semaphores, condition variables ------------------------------------
 
 def joins(r, own, wl_out):
@@ -1571,6 +1641,7 @@ def main(argv):
         "top": lambda: top(a[0], a[1], int(a[2]), float(a[3])),
         "job": lambda: job(a[0], int(a[1]), a[2]),
         "jobs": lambda: jobs(a[0]),
+        "forked": lambda: forked(a[0], a[1], int(a[2])),
         "losses": lambda: losses(a[0], a[1], a[2]),
     }
     if kind not in calls:

@@ -130,6 +130,28 @@ os.waitpid(pid, 0)
 	grep -qE "^Loop barrier .* \\(pid $py\\): 1 episodes" "$T/sbt.out"
 }
 
+# A child forked without exec whose main thread synchronizes (barrier_imbalance
+# -f), both ways of following a tree: a job from its fork (the fork record),
+# no phase "began before attach", its lifetime and iterations its own.
+# Launch mode without the shim: the test is of the fork, not of the shim.
+@test "-p --follow and -- CMD: a child forked without exec is a job from its fork, every phase whole" {
+	go_fifo
+	bg "$T/sh.out" sh -c "
+		read x <'$T/fifo/go'
+		$EX/barrier_imbalance -t 2 -n 6 -d 5 -m sleep -f >'$T/f.out'"
+	start_tracer "$T/f.txt" --report "$T/f.json" --format json -p "$BG" --follow
+	echo go >"$T/fifo/go"
+	wait_exit "$TR" 30
+	run $CHECK forked "$T/f.json" "$T/f.out" 6
+	echo "$output"
+	[ "$status" -eq 0 ]
+	"$SBT" -q --no-shim --report "$T/l.json" --format json -- \
+		"$EX/barrier_imbalance" -t 2 -n 6 -d 5 -m sleep -f >"$T/l.out"
+	run $CHECK forked "$T/l.json" "$T/l.out" 6
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 # sbt-bpf started by the shell it follows (`sbt-bpf -p $$ --follow &`): it
 # is a descendant of its target, and never traced itself (nor its guard).
 @test "-p \$\$ --follow from the shell itself: what the shell runs next is traced, sbt-bpf is not" {

@@ -65,6 +65,32 @@ start_in_namespace() {
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit("custom_barrier.c:" not in json.dumps(r["sites"]))' "$T/c.json"
 }
 
+# A process forked after the attach, without exec, has no exec record: its
+# fork's record is what says when it began (a job from the session's start
+# would have a partial phase 0 that "began before attach", and live as long
+# as the session had).
+@test "-a: a process forked (no exec) after the attach is a job from its fork, every phase whole" {
+	start_system "$T/sys.json" -a --format json --filter 'comm=barrier_imb*'
+	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 2 -n 6 -d 5 -m sleep -f -W
+	A=$WL
+	release "$A"
+	wait_exit "$A" 20
+	C=$(sed -n 's/^child pid \([0-9]*\) .*/\1/p' "$T/a.out")
+	[ -n "$C" ]
+	wait_for "$T/sys.json" "\"pid\": $C, " 10
+	wait_for "$T/sys.json" "\"pid\": $A, " 10
+	kill -INT "$TR"
+	wait_exit "$TR" 20
+	$CHECK jobs "$T/sys.json" | sort >"$T/jobs.txt"
+	cat "$T/jobs.txt"
+	printf '%s 6 1\n%s 6 1\n' "$A" "$C" | sort | diff - "$T/jobs.txt"
+	# the child from its fork to its exit, its phases and iterations against
+	# what it measured; the parent's phases too
+	run $CHECK forked "$T/sys.json" "$T/a.out" 6
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 # wait_links PID PATH: until process PID (sbt-bpf) holds both a uprobe_multi
 # and a uretprobe_multi BPF link on the file PATH (its /proc fdinfo says).
 wait_links() {

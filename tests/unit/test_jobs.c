@@ -399,3 +399,63 @@ TEST(tree_json_is_one_report_or_the_jobs_document_as_it_turns_out)
 	fclose(two);
 	names__free(names);
 }
+
+/* -a (and following a tree): a process forked in the session, without exec,
+ * is a job from its fork record's time, its main thread started there
+ * (user/trace/context.c adds it so); one that existed at the attach is a job
+ * from the session's start, its threads' starts unknown. The same stream,
+ * pshared's child's: its main thread alone at a barrier every 4 ms, 40
+ * times, forked 1.2 s into the session, gone 0.161 s after its fork. */
+#define SESSION_NS 1000000000ull
+#define FORK_NS	   (SESSION_NS + 1200000000ull)
+#define STEP_NS	   4000000ull
+
+static char *forked_child_report(int born)
+{
+	struct names *names = names__new();
+	FILE *out = tmpfile();
+	struct jobs *j = new_jobs(out, 0, names);
+	struct job *c = jobs__start(j, PID_B, born ? FORK_NS : SESSION_NS, "./pshared 40");
+	struct sbt_event last = ev(SBT_EV_THREAD_EXIT, PID_B, PID_B, FORK_NS + 161000000, 0, 0);
+	char *text;
+	__u64 t;
+	int k;
+
+	phases__add_thread(c->ph, PID_B, PID_B, born ? FORK_NS : 0);
+	for (k = 1; k <= 40; k++) {
+		t = FORK_NS + k * STEP_NS;
+		arrive(j, PID_B, PID_B, t - 2000);
+		leave(j, PID_B, PID_B, t, 1);
+	}
+	last.probe = 1;
+	CHECK(jobs__feed(j, &last) == c);
+	jobs__end(j, c, &(struct report_drops){.total = 0});
+	jobs__end_all(j, NULL, NULL);
+	text = read_all(out);
+	jobs__free(j);
+	fclose(out);
+	names__free(names);
+	return text;
+}
+
+TEST(a_process_forked_in_the_session_is_a_job_from_its_fork)
+{
+	char *text = forked_child_report(1);
+
+	CHECK(strstr(text, "=== pid 200: ./pshared 40 (exited after 0.161 s) ===\n") == text);
+	CHECK(strstr(text, "SBT summary: 40 phases, 1 barrier site(s), 1 threads, ") != NULL);
+	CHECK(strstr(text, "partial") == NULL);
+	/* phase 0 from the fork: every iteration its 4 ms */
+	CHECK(strstr(text, "40 iterations (39 timed)") != NULL);
+	CHECK(strstr(text, "measured: mean 4.000 ms, min 4.000, max 4.000; trend +0.000 ms per "
+			   "iteration, jitter (cv) 0.000\n") != NULL);
+	free(text);
+	/* the same process taken for one that was there at the attach: what
+	 * -a made of it when nothing recorded its fork */
+	text = forked_child_report(0);
+	CHECK(strstr(text, "=== pid 200: ./pshared 40 (exited after 1.361 s) ===\n") == text);
+	CHECK(strstr(text, "SBT summary: 40 phases (1 partial: began before attach, not in the "
+			   "statistics)") != NULL);
+	CHECK(strstr(text, "max 1204.000;") != NULL);
+	free(text);
+}

@@ -443,10 +443,11 @@ static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 		forget_proc(m, e->pid);
 }
 
-/* A process of the tree was forked (record e, its parent's pid in cost):
- * when it was born, and its names. One gone already ran its parent's
- * program: named as its parent, if only by the parent's job (the two may be
- * gone by the time their records are read). */
+/* A process was forked (record e, its parent's pid in cost; following a
+ * tree, a process of the tree; -a, any): when it was born, and its names.
+ * One gone already ran its parent's program: named as its parent, if only
+ * by the parent's job (the two may be gone by the time their records are
+ * read). */
 static void note_fork(struct target_many *m, const struct sbt_event *e)
 {
 	const struct job *parent = jobs__find(m->base.ctx->jobs, e->cost);
@@ -471,7 +472,7 @@ static void thread_record(struct target_many *m, const struct sbt_event *e)
 			forget_proc(m, e->pid);
 		return;
 	}
-	if (e->tid == e->pid) /* following a tree: a process of the tree forked */
+	if (e->tid == e->pid) /* a new process (a fork; -a or following a tree) */
 		note_fork(m, e);
 	pt = calloc(1, sizeof(*pt));
 	if (!pt)
