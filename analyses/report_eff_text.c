@@ -69,9 +69,14 @@ static void eff_table(struct report *r)
 	size_t i;
 	struct eff e, a;
 
-	eff_head(r);
 	eff_run(r->ph, report__single_view(r), &e);
 	eff_run(r->ph, PH_APPROXIMATED, &a);
+	if (!e.s.phases) {
+		/* a row of 1.000 would read as a perfectly balanced run */
+		fprintf(r->o.out, "Efficiency: no barrier phases, no load balance to measure\n");
+		return;
+	}
+	eff_head(r);
 	eff_row(r, "run", &e, &a, "");
 	for (i = 0; i < phases__nsites(r->ph); i++)
 		eff_site_row(r, phases__site(r->ph, i));

@@ -74,6 +74,12 @@ assert all(c["fallback"] == 1 for c in r["counters"])'
 	run "$SBT" -e no-such-event -p 1
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unknown event 'no-such-event'"* ]]
+	run "$SBT" -e task-clock,cycle -p 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown event 'cycle'; did you mean 'cycles'?"* ]]
+	run "$SBT" -e nosuchpmu/config=1/ -p 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no PMU 'nosuchpmu' on this machine"* ]]
 	run "$SBT" -e task-clock,page-faults,cs,migrations,faults -p 1
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"at most 4 events"* ]]

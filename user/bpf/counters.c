@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "lib/words.h"
 #include "user/bpf/counters.h"
 #include "lib/parse.h"
 
@@ -121,6 +122,32 @@ static int set_pmu(struct sbt_counter_info *c, const char *name)
 	return 0;
 }
 
+/* What is wrong with event tok (e: set_*()'s error), into err. */
+static void say_bad_event(const char *tok, int e, char *err, size_t errlen)
+{
+	const char *names[sizeof(named) / sizeof(*named)], *near;
+	size_t i, pmu = strcspn(tok, "/");
+
+	if (e == -ENODEV) {
+		snprintf(err, errlen,
+			 "-e: '%s': no PMU '%.*s' on this machine "
+			 "(/sys/bus/event_source/devices; sbt-bpf --list-events)",
+			 tok, (int)pmu, tok);
+		return;
+	}
+	if (e == -EINVAL) {
+		snprintf(err, errlen, "-e: '%s': only PMU/config=VALUE/ is understood", tok);
+		return;
+	}
+	for (i = 0; i < sizeof(named) / sizeof(*named); i++)
+		names[i] = named[i].name;
+	near = words__closest(tok, names, sizeof(named) / sizeof(*named), 2);
+	if (near)
+		snprintf(err, errlen, "-e: unknown event '%s'; did you mean '%s'?", tok, near);
+	else
+		snprintf(err, errlen, "-e: unknown event '%s' (sbt-bpf --list-events)", tok);
+}
+
 int counters__parse(const char *list, struct counter_set *cs, char *err, size_t errlen)
 {
 	char buf[512], *tok, *save = NULL;
@@ -141,11 +168,7 @@ int counters__parse(const char *list, struct counter_set *cs, char *err, size_t 
 		if (e == -ENOENT)
 			e = set_pmu(c, tok);
 		if (e) {
-			snprintf(err, errlen,
-				 e == -ENODEV	? "-e: no PMU named in '%s'"
-				 : e == -EINVAL ? "-e: '%s': only PMU/config=VALUE/ is understood"
-						: "-e: unknown event '%s' (sbt-bpf --list-events)",
-				 tok);
+			say_bad_event(tok, e, err, errlen);
 			return -EINVAL;
 		}
 		cs->n++;
