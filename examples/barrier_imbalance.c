@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Ground-truth pthreads workload: worker i computes (i+1)*D ms, then waits at
- * one global barrier, PHASES times. Worker THREADS-1 is meant to be the late
- * arriver of every phase; each worker prints what it measured (its compute
- * time and the window around each barrier call) so a tracer's phase report
- * can be checked against what really happened in the run. -F: the naive
- * fork-join way, a new team created and joined for every phase, the main
- * thread working between the phases. */
+/* Ground-truth pthreads workload: worker i computes (i+1)*D ms, then waits at one global
+ * barrier, PHASES times. Worker THREADS-1 is meant to be the late arriver of every phase;
+ * each worker prints what it measured (its compute time and the window around each barrier
+ * call) so a tracer's phase report can be checked against what really happened in the run.
+ * -F: the naive fork-join way, a new team created and joined for every phase, the main
+ * thread working between the phases. -f: the run again in a child forked without exec
+ * (then in its child, ...), which inherits its parent's memory as a tracer left it. */
 #define _GNU_SOURCE
 #include "workload.h"
 
@@ -72,12 +72,43 @@ static void fork_join(void)
 	}
 }
 
+/* -f: the next generation, a child forked without exec that runs the
+ * workload again. Returns in the child; the parent waits for it, says how
+ * it ended and exits 0 if it exited 0, 1 otherwise. */
+static void fork_generation(unsigned long gen)
+{
+	pid_t pid, w;
+	int status;
+
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "fork: %s\n", strerror(errno));
+		exit(1);
+	}
+	if (!pid) {
+		emit("generation %lu pid %d\n", gen, (int)getpid());
+		return;
+	}
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (w < 0) {
+		fprintf(stderr, "waitpid: %s\n", strerror(errno));
+		exit(1);
+	}
+	if (WIFSIGNALED(status)) {
+		emit("child %d killed by signal %d\n", (int)pid, WTERMSIG(status));
+		exit(1);
+	}
+	emit("child %d exited %d\n", (int)pid, WEXITSTATUS(status));
+	exit(WEXITSTATUS(status) ? 1 : 0);
+}
+
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"Usage: %s [-t THREADS] [-n PHASES] [-d D_MS | -u D_US] [-b] [-l PCT] [-m "
 		"spin|sleep] "
-		"[-F SER_MS] [-W] [-x COMMAND [ARG...]] [-h]\n"
+		"[-F SER_MS] [-W] [-f GENS] [-x COMMAND [ARG...]] [-h]\n"
 		"Worker i (0-based) works (i+1)*D_MS ms, then waits at one global barrier\n"
 		"(phase_barrier), PHASES times; worker THREADS-1 always arrives last.\n"
 		"  -t THREADS  worker threads, 1..256 (default 4)\n"
@@ -90,9 +121,13 @@ static void usage(FILE *f, const char *prog)
 		"  -F SER_MS   fork-join: a new team created and joined for every phase, the\n"
 		"              main thread working SER_MS ms after each join, 0..100000\n"
 		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
+		"  -f GENS     when done, fork a child (no exec) that runs the workload again\n"
+		"              ('generation G pid PID'), GENS generations deep, 0..100; each\n"
+		"              waits for its child ('child PID exited N' or '... killed by\n"
+		"              signal S') and exits 0 if it exited 0, else 1\n"
 		"  -x          when done, exec the operands, a command (one process that\n"
-		"              synchronizes, then runs another program); the workload's\n"
-		"              options end at the command\n"
+		"              synchronizes, then runs another program; with -f the last\n"
+		"              generation); the workload's options end at the command\n"
 		"  -h          show this help\n"
 		"Example: %s -t 4 -n 3 -d 10 -m sleep\n",
 		prog, prog);
@@ -101,6 +136,7 @@ static void usage(FILE *f, const char *prog)
 int main(int argc, char **argv)
 {
 	char **then_exec = NULL; /* -x: the command to exec when done */
+	unsigned long generations = 0, gen;
 	const struct wl_opt opts[] = {
 		OPT_NUM('t', nthreads, 1, 256, 1),
 		OPT_NUM('n', nphases, 1, 1000000, 1),
@@ -111,6 +147,7 @@ int main(int argc, char **argv)
 		OPT_MODE('m', spin),
 		OPT_NUM('F', serial_ns, 0, 100000, NSEC_PER_MSEC),
 		OPT_FLAG('W', wait_start),
+		OPT_NUM('f', generations, 0, 100, 1),
 		OPT_EXEC('x', then_exec),
 		{0},
 	};
@@ -126,13 +163,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	start = begin_run(wait_start);
-	if (serial_ns != ULONG_MAX)
-		fork_join();
-	else {
-		phase_count = nphases;
-		run_workers(nthreads, worker_main);
+	for (gen = 0;; gen++) {
+		if (serial_ns != ULONG_MAX)
+			fork_join();
+		else {
+			phase_count = nphases;
+			run_workers(nthreads, worker_main);
+		}
+		end_run(start);
+		if (gen == generations)
+			break;
+		fork_generation(gen + 1);
+		start = now_ns();
 	}
-	end_run(start);
 	pthread_barrier_destroy(&phase_barrier);
 	exec_when_done(then_exec);
 	return 0;
