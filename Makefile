@@ -131,9 +131,10 @@ $(OUTPUT)/sbt-bpf: $(USER_OBJS) $(PURE_OBJS)
 SHIM_CFLAGS := -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -I. -Iinclude -fPIC -shared -fvisibility=hidden \
 	       -fcf-protection=none -Wl,-Bsymbolic
 $(OUTPUT)/libsbt-probes-cond.so: SHIM_CFLAGS += -Wl,--version-script=shim/cond.map
-$(OUTPUT)/libsbt-probes-%.so: shim/%.c shim/real.c shim/shim.h shim/cond.map include/sbt/events.h
+$(OUTPUT)/libsbt-probes-%.so: shim/%.c shim/real.c shim/fork.c shim/shim.h shim/cond.map \
+			      include/sbt/events.h
 	@mkdir -p $(@D)
-	$(CC) $(SHIM_CFLAGS) shim/$*.c shim/real.c -ldl -o $@
+	$(CC) $(SHIM_CFLAGS) shim/$*.c shim/real.c shim/fork.c -ldl -o $@
 
 # --- examples and bench programs --------------------------------------------
 $(EX_DIR)/%: examples/%.c examples/workload.h

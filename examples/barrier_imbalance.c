@@ -9,7 +9,9 @@
  * its run, and the child runs the same phases as the parent, on its own
  * copy of the barrier, each process's main thread being its worker 0 (the
  * first thread of a forked process synchronizes); the child says when it
- * was forked and how long it lived, each worker its process. */
+ * was forked and how long it lived, each worker its process. -g: the run
+ * again in a child forked without exec (then in its child, ...), which
+ * inherits its parent's memory as a tracer left it. */
 #define _GNU_SOURCE
 #include <sys/wait.h>
 #include "workload.h"
@@ -98,12 +100,43 @@ static void fork_join(void)
 	}
 }
 
+/* -g: the next generation, a child forked without exec that runs the
+ * workload again. Returns in the child; the parent waits for it, says how
+ * it ended and exits 0 if it exited 0, 1 otherwise. */
+static void fork_generation(unsigned long gen)
+{
+	pid_t pid, w;
+	int status;
+
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "fork: %s\n", strerror(errno));
+		exit(1);
+	}
+	if (!pid) {
+		emit("generation %lu pid %d\n", gen, (int)getpid());
+		return;
+	}
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (w < 0) {
+		fprintf(stderr, "waitpid: %s\n", strerror(errno));
+		exit(1);
+	}
+	if (WIFSIGNALED(status)) {
+		emit("child %d killed by signal %d\n", (int)pid, WTERMSIG(status));
+		exit(1);
+	}
+	emit("child %d exited %d\n", (int)pid, WEXITSTATUS(status));
+	exit(WEXITSTATUS(status) ? 1 : 0);
+}
+
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"Usage: %s [-t THREADS] [-n PHASES] [-d D_MS | -u D_US] [-b] [-l PCT] [-m "
 		"spin|sleep] "
-		"[-F SER_MS] [-f] [-W] [-x COMMAND [ARG...]] [-h]\n"
+		"[-F SER_MS] [-f] [-g GENS] [-W] [-x COMMAND [ARG...]] [-h]\n"
 		"Worker i (0-based) works (i+1)*D_MS ms, then waits at one global barrier\n"
 		"(phase_barrier), PHASES times; worker THREADS-1 always arrives last.\n"
 		"  -t THREADS  worker threads, 1..256 (default 4)\n"
@@ -120,9 +153,13 @@ static void usage(FILE *f, const char *prog)
 		"              is worker 0; the child prints 'child pid PID forked_ns NS\n"
 		"              lived_ns NS' as it exits, the parent waits for it\n"
 		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
+		"  -g GENS     when done, fork a child (no exec) that runs the workload again\n"
+		"              ('generation G pid PID'), GENS generations deep, 0..100; each\n"
+		"              waits for its child ('child PID exited N' or '... killed by\n"
+		"              signal S') and exits 0 if it exited 0, else 1\n"
 		"  -x          when done, exec the operands, a command (one process that\n"
-		"              synchronizes, then runs another program); the workload's\n"
-		"              options end at the command\n"
+		"              synchronizes, then runs another program; with -g the last\n"
+		"              generation); the workload's options end at the command\n"
 		"  -h          show this help\n"
 		"Example: %s -t 4 -n 3 -d 10 -m sleep\n",
 		prog, prog);
@@ -131,6 +168,7 @@ static void usage(FILE *f, const char *prog)
 int main(int argc, char **argv)
 {
 	char **then_exec = NULL; /* -x: the command to exec when done */
+	unsigned long generations = 0, gen;
 	const struct wl_opt opts[] = {
 		OPT_NUM('t', nthreads, 1, 256, 1),
 		OPT_NUM('n', nphases, 1, 1000000, 1),
@@ -142,6 +180,7 @@ int main(int argc, char **argv)
 		OPT_NUM('F', serial_ns, 0, 100000, NSEC_PER_MSEC),
 		OPT_FLAG('f', fork_child),
 		OPT_FLAG('W', wait_start),
+		OPT_NUM('g', generations, 0, 100, 1),
 		OPT_EXEC('x', then_exec),
 		{0},
 	};
@@ -167,13 +206,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (serial_ns != ULONG_MAX)
-		fork_join();
-	else {
-		phase_count = nphases;
-		run_team();
+	for (gen = 0;; gen++) {
+		if (serial_ns != ULONG_MAX)
+			fork_join();
+		else {
+			phase_count = nphases;
+			run_team();
+		}
+		end_run(start);
+		if (gen == generations)
+			break;
+		fork_generation(gen + 1);
+		start = now_ns();
 	}
-	end_run(start);
 	pthread_barrier_destroy(&phase_barrier);
 	if (!child) { /* -f: the child's life, fork to exit */
 		emit("child pid %d forked_ns %llu lived_ns %llu\n", (int)getpid(),

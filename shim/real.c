@@ -33,6 +33,7 @@ __attribute__((constructor)) static void shim_init(void)
 {
 	const char *v = getenv(SBT_SHIM_TIMED_ENV);
 
+	shim__mm_init();
 	if (!v || strcmp(v, "1"))
 		return;
 	shim__clock_ns = clock_read_cost();

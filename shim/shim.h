@@ -25,6 +25,16 @@
  * are there only because of tracing. That cost is only known once the site
  * has returned, so it travels with the thread's next site hit into its
  * record (doc/design.md §4, Self-timed sites).
+ *
+ * Fork: the kernel's uprobe trampoline is a mapping of the process that a
+ * fork does not copy (VM_DONTCOPY), while the sites it optimized, calls to
+ * it, are copied with the text: a forked child calling one would jump into
+ * nothing. A child's first wrapper call finds out (a flag in a page the
+ * fork wiped) and, where a site is such a call, maps the library's text
+ * again from its file, which gives it the kernel's breakpoints, those of
+ * a library just loaded (shim/fork.c; doc/design.md §4, Probe shim and
+ * fork). Where that fails (and in a signal handler that interrupts it),
+ * the wrappers call no site.
  */
 #ifndef SBT_SHIM_H
 #define SBT_SHIM_H
@@ -38,7 +48,8 @@
 /* The function that marks a library as the probe shim. */
 #define SHIM_MARK "sbt_probes_shim_v1"
 
-/* The sites of function F: global, typed as functions, 5-byte nop + ret. */
+/* The sites of function F: global, typed as functions, 5-byte nop + ret;
+ * their addresses in section sbt_sites, for a forked child (shim/fork.c). */
 #define SHIM_SITES(F)                                                                              \
 	__asm__(".text\n"                                                                          \
 		".globl sbt_enter_" #F "\n"                                                        \
@@ -52,7 +63,11 @@
 		"sbt_exit_" #F ":\n"                                                               \
 		"\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                                           \
 		"\tret\n"                                                                          \
-		".size sbt_exit_" #F ", . - sbt_exit_" #F "\n");                                   \
+		".size sbt_exit_" #F ", . - sbt_exit_" #F "\n"                                     \
+		".pushsection sbt_sites,\"aw\",@progbits\n"                                        \
+		"\t.balign 8\n"                                                                    \
+		"\t.quad sbt_enter_" #F ", sbt_exit_" #F "\n"                                      \
+		".popsection\n");                                                                  \
 	void sbt_enter_##F(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uint64_t, uint64_t);        \
 	void sbt_exit_##F(intptr_t, void *, uintptr_t, uintptr_t, uint64_t, uint64_t)
 
@@ -85,6 +100,24 @@ extern uint64_t shim__clock_ns __attribute__((visibility("hidden")));
 extern __thread uint64_t shim__prev
 	__attribute__((visibility("hidden"), tls_model("initial-exec")));
 
+/* Where the process's sites stand (shim/fork.c): SHIM_MM_READY in the
+ * process that loaded the library and in a forked one whose sites were
+ * checked; in a page that a fork wipes (0 in the child). */
+#define SHIM_MM_READY 1
+extern int *shim__mm __attribute__((visibility("hidden")));
+/* The slow path: a forked process's first wrapper call checks its sites
+ * (the other threads wait for it). Nonzero: the sites may be called. */
+int shim__mm_settle(void) __attribute__((visibility("hidden")));
+/* The library's constructor: the page, the fork handler. */
+void shim__mm_init(void) __attribute__((visibility("hidden")));
+
+/* Whether this call of a wrapper calls its sites. */
+static inline int shim__sites_ok(void)
+{
+	return __builtin_expect(__atomic_load_n(shim__mm, __ATOMIC_ACQUIRE) == SHIM_MM_READY, 1) ||
+	       shim__mm_settle();
+}
+
 /* CLOCK_MONOTONIC in ns (vDSO), inlined into the wrappers' hot path. */
 static inline uint64_t shim__now(void)
 {
@@ -114,14 +147,19 @@ static inline uint64_t shim__now(void)
 	SHIM_SITE(sbt_enter_##F, SHIM_A(a1), SHIM_A(a2), SHIM_A(a3), SHIM_A(a4))
 #define SHIM_EXIT(F, r) SHIM_SITE(sbt_exit_##F, (intptr_t)(r), __builtin_return_address(0), 0, 0)
 
-/* Wrapper body: enter site, the call, exit site. */
+/* Wrapper body: enter site, the call, exit site (the call alone where
+ * the process's sites may not be called: both sites or none). */
 #define SHIM_CALL(F, version, a1, a2, a3, a4, ...)                                                 \
 	({                                                                                         \
 		__typeof__(&F) real_ = SHIM_REAL(F, version);                                      \
 		__typeof__(real_(__VA_ARGS__)) r_;                                                 \
-		SHIM_ENTER(F, a1, a2, a3, a4);                                                     \
-		r_ = real_(__VA_ARGS__);                                                           \
-		SHIM_EXIT(F, r_);                                                                  \
+		if (shim__sites_ok()) {                                                            \
+			SHIM_ENTER(F, a1, a2, a3, a4);                                             \
+			r_ = real_(__VA_ARGS__);                                                   \
+			SHIM_EXIT(F, r_);                                                          \
+		} else {                                                                           \
+			r_ = real_(__VA_ARGS__);                                                   \
+		}                                                                                  \
 		r_;                                                                                \
 	})
 
@@ -129,9 +167,13 @@ static inline uint64_t shim__now(void)
 #define SHIM_CALL_VOID(F, version, a1, a2, a3, a4, ...)                                            \
 	do {                                                                                       \
 		__typeof__(&F) real_ = SHIM_REAL(F, version);                                      \
-		SHIM_ENTER(F, a1, a2, a3, a4);                                                     \
-		real_(__VA_ARGS__);                                                                \
-		SHIM_EXIT(F, 0);                                                                   \
+		if (shim__sites_ok()) {                                                            \
+			SHIM_ENTER(F, a1, a2, a3, a4);                                             \
+			real_(__VA_ARGS__);                                                        \
+			SHIM_EXIT(F, 0);                                                           \
+		} else {                                                                           \
+			real_(__VA_ARGS__);                                                        \
+		}                                                                                  \
 	} while (0)
 
 #endif

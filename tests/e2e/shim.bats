@@ -163,6 +163,54 @@ assert any("/libc.so" in o for o in objs), objs'
 	$CHECK imbalance "$T/su.json" "$T/wl.out" "$T/su.sbt" 4
 }
 
+# A fork without exec copies the text the kernel rewrote (each site hit
+# before, the command's at its prepay, a call into the process's uprobe
+# trampoline) but not the trampoline, a mapping no fork copies: the child's
+# first wrapper call jumped into nothing (SIGSEGV). Now each new process's
+# first wrapper call maps the shim's text again, with the kernel's
+# breakpoints (doc/design.md §4, Probe shim and fork). barrier_imbalance -g 2:
+# the run again in a child forked without exec (its workers threads of the
+# child), then in the child's child, whose parent's sites the child's own
+# trampoline served; each is traced from its first call, a report each,
+# every phase exact.
+@test "shim: children forked without exec synchronize unharmed, traced: a report each, every phase exact" {
+	local g rc pids=()
+	run "$SBT" record -o "$T/f.sbt" -- "$EX/barrier_imbalance" -t 3 -n 4 -d 10 -m sleep -g 2
+	rc=$status
+	echo "$output" >"$T/all.out"
+	cat "$T/all.out"
+	run grep -c "killed by signal" "$T/all.out"
+	[ "$output" = 0 ]
+	[ "$rc" -eq 0 ]
+	run grep -c "could not map its probe sites again" "$T/all.out"
+	[ "$output" = 0 ]
+	grep -q "^sbt-bpf: recorded [0-9]* events, 12 phases, 0 lost, 3 processes$" "$T/all.out"
+	pids[0]=$(sed -nE 's/^sbt-bpf: tracing pid ([0-9]+) .*/\1/p' "$T/all.out")
+	for g in 1 2; do
+		pids[g]=$(sed -nE "s/^generation $g pid ([0-9]+)\$/\\1/p" "$T/all.out")
+		[ -n "${pids[g]}" ]
+		grep -qx "child ${pids[g]} exited 0" "$T/all.out"
+	done
+	[ -n "${pids[0]}" ]
+	# each generation's lines: its run comes before its child's
+	awk -v d="$T" '/^generation [0-9]+ pid / {g = $2} {print > (d "/g" (g + 0) ".out")}' \
+		"$T/all.out"
+	"$SBT" report --format json "$T/f.sbt" >"$T/f.json"
+	$CHECK jobs "$T/f.json" | sort >"$T/jobs.txt"
+	cat "$T/jobs.txt"
+	printf '%s 4 1\n' "${pids[@]}" | sort | diff - "$T/jobs.txt"
+	for g in 0 1 2; do
+		$CHECK job "$T/f.json" "${pids[g]}" "$T/g$g.json"
+		$CHECK imbalance "$T/g$g.json" "$T/g$g.out" "$T/f.sbt" 4
+		# carried by the shim's sites, not the C library's
+		python3 -c '
+import json, sys
+objs = {p["object"] for p in json.load(open(sys.argv[1]))["calibration"]
+        if p["symbol"] == "pthread_barrier_wait"}
+assert objs and all("libsbt-probes" in o for o in objs), objs' "$T/g$g.json"
+	done
+}
+
 # The check runs at every stop of the process (each library the loader
 # maps): the notice and the fallback come once per process.
 @test "shim: a program without the shim that loads libraries later is told once" {
