@@ -60,6 +60,11 @@ void report__at_end(struct report *r)
 	r->at_end = 1;
 }
 
+const char *report__command_end(const struct report *r)
+{
+	return r->command_end;
+}
+
 void report__set_command_end(struct report *r, const char *end)
 {
 	snprintf(r->command_end, sizeof(r->command_end), "%s", end ? end : "");

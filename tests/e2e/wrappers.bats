@@ -13,6 +13,9 @@ load helpers
 	$CHECK live "$T/out" 4
 	grep -q "^SBT summary: 4 phases, 1 barrier site(s), 3 threads" "$T/out"
 	grep -q "the command exited with status 3" "$T/out"
+	# the summary, out when the child exited, is followed by how the
+	# command (the shell) ended
+	[ "$(grep -c "^Command: exited with status 3$" "$T/out")" -eq 1 ]
 	# one process synchronized: no heading, no report of the shell
 	refute_grep -q "^=== pid" "$T/out"
 	refute_grep -qE "^ +[0-9]+ +[0-9]+ sh " "$T/out"

@@ -611,11 +611,19 @@ static void note_command_end(struct tracer *t)
 	if (!tracer__target_ended(t, &ws))
 		return;
 	launch__describe_end(ws, end, sizeof(end));
-	for (k = 0; k < jobs__count(t->ctx.jobs); k++)
-		if (jobs__reported(t->ctx.jobs, jobs__at(t->ctx.jobs, k))) {
-			report__set_command_end(jobs__at(t->ctx.jobs, k)->report, end);
-			return;
-		}
+	for (k = 0; k < jobs__count(t->ctx.jobs); k++) {
+		struct job *job = jobs__at(t->ctx.jobs, k);
+
+		if (!jobs__reported(t->ctx.jobs, job))
+			continue;
+		/* a wrapper's child reported live as it exited, before the
+		 * command (the wrapper) ended: the line after its report */
+		if (job->ended && job->live && !t->env->view.json && !t->env->record &&
+		    !report__command_end(job->report)[0])
+			fprintf(job->out, "Command: %s\n", end);
+		report__set_command_end(job->report, end);
+		return;
+	}
 }
 
 /* The reports were written whole (stdout, or --report FILE): a full disk
