@@ -243,6 +243,26 @@ for _ in range(5):
 	[ "$status" -eq 2 ]
 }
 
+# SPLASH's and PARSEC's barriers are a mutex and a condvar: such a program
+# calls no barrier function. Its first broadcast makes it a job; its
+# episodes from then on (2 * STEPS + 1 barrier calls a worker, the first
+# episode's waits may have begun before the job did).
+@test "-a: a program whose only barrier is a mutex and a condvar is a job, its episodes counted" {
+	start_system "$T/sys.txt" -a --filter 'comm=cond_barrier'
+	start_workload "$T/a.out" "$EX/cond_barrier" -t 3 -n 100 -c 20000 -s 5 -W
+	A=$WL
+	release "$A"
+	wait_exit "$A" 30
+	kill -INT "$TR"
+	wait_exit "$TR" 20
+	grep -qE "^=== pid $A: " "$T/sys.txt"
+	local n
+	n=$(sed -nE 's/^Loop barrier .* \(mutex \+ condvar\) \(pid [0-9]+\): ([0-9]+) episodes$/\1/p' "$T/sys.txt")
+	[ -n "$n" ]
+	[ "$n" -ge 200 ]
+	[ "$n" -le 201 ]
+}
+
 @test "top in a terminal (tmux): the job table, its threads on Enter, q quits" {
 	command -v tmux >/dev/null || skip "tmux not installed"
 	start_workload "$T/a.out" "$EX/barrier_imbalance" -t 3 -n 1000 -d 5 -m sleep -W

@@ -14,7 +14,8 @@
  * from their first instruction; files that appear later (a new program,
  * a dlopen, a copy inside a container) are found when the process execs
  * or the dynamic loader reports new mappings. A process becomes a job at
- * its first barrier (or parallel region, or MPI call), when --filter accepts it; only
+ * its first barrier (or parallel region, MPI call or condvar broadcast), when
+ * --filter accepts it; only
  * then do its futex calls and counters get recorded.
  *
  * -- CMD: as -a, for the command's process tree only (doc/design.md §4,
@@ -395,19 +396,23 @@ static int many_attach(struct target *tg)
 /* ---- records ------------------------------------------------------------------- */
 
 /* -a: a process's first barrier, parallel region or MPI call (an MPI rank:
- * MPI_Init comes first); following a tree: a process of the tree calling any
- * probed function. */
+ * MPI_Init comes first), or condvar broadcast (a barrier made of a mutex
+ * and a condvar, as SPLASH's and PARSEC's: a job that turns out to have
+ * none is not reported, jobs__end_all()); following a tree: a process of
+ * the tree calling any probed function. */
 static int starts_job(const struct target_many *m, const struct sbt_event *e)
 {
-	int kind;
+	const struct sbt_probe_info *info;
 
 	if (e->type != SBT_EV_ENTER || e->probe >= SBT_MAX_PROBES)
 		return 0;
 	if (m->tree)
 		return 1;
-	kind = m->base.ctx->costs.infos[e->probe].kind;
-	return kind == SBT_PK_BARRIER || kind == SBT_PK_TEAM_BARRIER || kind == SBT_PK_REGION ||
-	       mpi__is_kind(kind);
+	info = &m->base.ctx->costs.infos[e->probe];
+	return info->kind == SBT_PK_BARRIER || info->kind == SBT_PK_TEAM_BARRIER ||
+	       info->kind == SBT_PK_REGION || mpi__is_kind(info->kind) ||
+	       (info->kind == SBT_PK_COND_SIGNAL &&
+		!strcmp(info->symbol, "pthread_cond_broadcast"));
 }
 
 /* A job, if --filter accepts it. Its threads start when it started (exec or
