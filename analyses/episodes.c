@@ -217,8 +217,6 @@ static void take_losses(struct phases *p, struct ph_thread *t)
 	t->loss_after = pr->loss_after;
 }
 
-/* Where thread t's phase began: its previous departure, else its start,
- * no earlier than the session's, no later than this arrival at ts. */
 /* What thread t's compute window held until ts, into its arrival a (added
  * to what a took before: a task run at the barrier moves the arrival): its
  * waits (their marks move at departures only), the probe cost and
@@ -235,6 +233,8 @@ static void take_window(struct phases *p, struct ph_thread *t, struct ph_arrival
 	t->prm_mark = t->preempted_total;
 }
 
+/* Where thread t's phase began: its previous departure, else its start,
+ * no earlier than the session's, no later than this arrival at ts. */
 static __u64 phase_start(const struct phases *p, const struct ph_thread *t, __u64 ts)
 {
 	__u64 start = t->last_depart;

@@ -103,9 +103,9 @@ void report__begin(struct report *r);
 void report__at_end(struct report *r);
 /* How the launched command ended ("exited with status 3", "killed by
  * SIGSEGV"), for the summary (text: a "Command:" line; JSON command_end). */
-/* How the command ended, as set ("": not yet). */
-const char *report__command_end(const struct report *r);
 void report__set_command_end(struct report *r, const char *end);
+/* ... as set ("": not yet). */
+const char *report__command_end(const struct report *r);
 /* Summary: sites, threads, hangs, drops; closes the JSON document. */
 void report__end(struct report *r, const struct report_drops *d);
 

@@ -5,8 +5,7 @@
  * records, and a thread id the kernel gives again after an exit.
  */
 #include <stdlib.h>
-#include <stdlib.h>
-#include <string.h>
+#include "lib/array.h"
 #include "analyses/phases_impl.h"
 #include "analyses/sync.h"
 
@@ -81,22 +80,15 @@ struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid)
 
 int threads__hold_frame(struct ph_thread *t, int d)
 {
-	struct ph_frame *s;
-	int cap;
+	size_t cap = (size_t)t->stack_cap;
 
 	if (d < t->stack_cap)
 		return 1;
-	if (d >= STACK_LIMIT)
+	if (d >= STACK_LIMIT ||
+	    array_reserve((void **)&t->stack, &cap, (size_t)d + 1, sizeof(*t->stack)))
 		return 0;
-	cap = t->stack_cap ? 2 * t->stack_cap : 8;
-	cap = cap > STACK_LIMIT ? STACK_LIMIT : cap;
-	s = realloc(t->stack, (size_t)cap * sizeof(*s));
-	if (!s)
-		return 0;
-	memset(s + t->stack_cap, 0, (size_t)(cap - t->stack_cap) * sizeof(*s));
-	t->stack = s;
-	t->stack_cap = cap;
-	return d < cap;
+	t->stack_cap = (int)cap;
+	return 1;
 }
 
 void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns)

@@ -119,6 +119,16 @@ static inline struct phases *new_phases_with(struct collected *c, struct phases_
 	return new_phases_ops(c, cfg, (struct phases_ops){.episode = on_episode, .hang = on_hang});
 }
 
+/* A phase analysis approximating with Malony-Reed at probe costs a_enter,
+ * a_exit (per probe id), its episodes and hangs collected into c. */
+static inline struct phases *new_phases_mr(struct collected *c, const __u64 *a_enter,
+					   const __u64 *a_exit)
+{
+	return new_phases_with(c, (struct phases_config){.alpha_enter = a_enter,
+							 .alpha_exit = a_exit,
+							 .model = PH_MODEL_MR});
+}
+
 static inline struct phases *new_phases(struct collected *c)
 {
 	return new_phases_with(c, (struct phases_config){0});

@@ -202,9 +202,7 @@ TEST(worker_share_starts_at_the_approximated_fork)
 	static const __u64 a_enter[NPROBES] = {[P_REGION] = 300, [P_BODY] = 10};
 	static const __u64 a_exit[NPROBES] = {[P_REGION] = 20, [P_BODY] = 10};
 	struct collected c;
-	struct phases *p = new_phases_with(&c, (struct phases_config){.alpha_enter = a_enter,
-								      .alpha_exit = a_exit,
-								      .model = PH_MODEL_MR});
+	struct phases *p = new_phases_mr(&c, a_enter, a_exit);
 
 	phases__add_thread(p, PID, 1, START);
 	phases__add_thread(p, PID, 2, START);

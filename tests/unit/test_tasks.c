@@ -76,9 +76,7 @@ TEST(task_bodies_run_in_a_barrier_are_work)
 	static const __u64 a_enter[NPROBES] = {[P_BODY] = 10, [P_PBW] = 20};
 	static const __u64 a_exit[NPROBES] = {[P_BODY] = 10, [P_PBW] = 20};
 	struct collected c;
-	struct phases *p = new_phases_with(&c, (struct phases_config){.alpha_enter = a_enter,
-								      .alpha_exit = a_exit,
-								      .model = PH_MODEL_MR});
+	struct phases *p = new_phases_mr(&c, a_enter, a_exit);
 	const struct ph_arrival *a1, *a2;
 
 	phases__add_thread(p, PID, 1, START);
@@ -126,9 +124,7 @@ TEST(task_bodies_after_a_departure_move_no_arrival)
 {
 	static const __u64 a_enter[NPROBES] = {[P_TASK] = 50}, a_exit[NPROBES];
 	struct collected c;
-	struct phases *p = new_phases_with(&c, (struct phases_config){.alpha_enter = a_enter,
-								      .alpha_exit = a_exit,
-								      .model = PH_MODEL_MR});
+	struct phases *p = new_phases_mr(&c, a_enter, a_exit);
 
 	phases__add_thread(p, PID, 1, START);
 	phases__add_thread(p, PID, 2, START);
@@ -269,9 +265,7 @@ TEST(a_task_begins_after_its_creation_approximated)
 	static const __u64 a_enter[NPROBES] = {[P_TASK] = 900};
 	static const __u64 a_exit[NPROBES] = {0};
 	struct collected c;
-	struct phases *p = new_phases_with(&c, (struct phases_config){.alpha_enter = a_enter,
-								      .alpha_exit = a_exit,
-								      .model = PH_MODEL_MR});
+	struct phases *p = new_phases_mr(&c, a_enter, a_exit);
 	__u64 k;
 
 	phases__add_thread(p, PID, 1, START);
