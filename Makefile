@@ -128,8 +128,9 @@ $(OUTPUT)/sbt-bpf: $(USER_OBJS) $(PURE_OBJS)
 # --- the probe shim -----------------------------------------------------------
 # No CET landing pad: a site's first instruction must be its 5-byte nop.
 # -Bsymbolic: the wrappers call their own sites, never another library's.
+# -z now: the shim's own imports are bound at load, not at a program thread's first call.
 SHIM_CFLAGS := -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -I. -Iinclude -fPIC -shared -fvisibility=hidden \
-	       -fcf-protection=none -Wl,-Bsymbolic
+	       -fcf-protection=none -Wl,-Bsymbolic -Wl,-z,now
 $(OUTPUT)/libsbt-probes-cond.so: SHIM_CFLAGS += -Wl,--version-script=shim/cond.map
 $(OUTPUT)/libsbt-probes-%.so: shim/%.c shim/real.c shim/fork.c shim/shim.h shim/cond.map \
 			      include/sbt/events.h

@@ -28,12 +28,16 @@ static uint64_t clock_read_cost(void)
 	return best;
 }
 
-/* Self-timing when sbt-bpf asked for it (shim/shim.h). */
+static void resolve_all(void);
+
+/* Self-timing when sbt-bpf asked for it; every real function looked up
+ * (shim/shim.h). */
 __attribute__((constructor)) static void shim_init(void)
 {
 	const char *v = getenv(SBT_SHIM_TIMED_ENV);
 
 	shim__mm_init();
+	resolve_all();
 	if (!v || strcmp(v, "1"))
 		return;
 	shim__clock_ns = clock_read_cost();
@@ -67,14 +71,32 @@ SHIM_EXPORT void sbt_probes_shim_v1(void)
 {
 }
 
+/* The definition a wrapper stands for, or NULL. */
+static void *find_real(const char *name, const char *version)
+{
+	void *f = version ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
+
+	return f ? f : in_owner(name, version);
+}
+
+extern struct shim_real *__start_sbt_real[] __attribute__((visibility("hidden")));
+extern struct shim_real *__stop_sbt_real[] __attribute__((visibility("hidden")));
+
+/* Every wrapper's real function that is loaded now (shim/shim.h). */
+static void resolve_all(void)
+{
+	struct shim_real **r;
+
+	for (r = __start_sbt_real; r < __stop_sbt_real; r++)
+		__atomic_store_n(&(*r)->fn, find_real((*r)->name, (*r)->version), __ATOMIC_RELEASE);
+}
+
 void *shim__real(const char *name, const char *version)
 {
 	int saved = errno;
-	void *f = version ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
+	void *f = find_real(name, version);
 	static const char msg[] = "sbt-bpf probe shim: the function it wraps is nowhere: ";
 
-	if (!f)
-		f = in_owner(name, version);
 	if (!f) {
 		/* write(2): no stdio lock in a lock wrapper */
 		if (write(2, msg, sizeof(msg) - 1) < 0 ||

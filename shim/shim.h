@@ -79,15 +79,30 @@
  * message when there is none: the program could not have called it. */
 void *shim__real(const char *name, const char *version);
 
-/* The real function of wrapper F, looked up once (a race looks it up
+/* A wrapper's real function, found from section sbt_real (one pointer
+ * each, so that nothing pads the entries apart): the library's
+ * constructor looks them all up (shim__resolve_all), so that no program
+ * thread's first call waits in the dynamic linker's lookup and its lock
+ * (with several threads at their first barrier, one held the others
+ * ~1 ms on a loaded VM, before any record). One the constructor could not
+ * find (a library the program loads later) is looked up at its first call. */
+struct shim_real {
+	const char *name;
+	const char *version;
+	void *fn;
+};
+
+/* The real function of wrapper F (a race at a first call looks it up
  * twice, with the same result). */
-#define SHIM_REAL(F, version)                                                                      \
+#define SHIM_REAL(F, ver)                                                                          \
 	({                                                                                         \
-		static void *fn_;                                                                  \
-		void *f_ = __atomic_load_n(&fn_, __ATOMIC_ACQUIRE);                                \
+		static struct shim_real real_slot_ = {#F, ver, 0};                                 \
+		static struct shim_real *real_ref_ __attribute__((section("sbt_real"), used)) =    \
+			&real_slot_;                                                               \
+		void *f_ = __atomic_load_n(&real_slot_.fn, __ATOMIC_ACQUIRE);                      \
 		if (!f_) {                                                                         \
-			f_ = shim__real(#F, version);                                              \
-			__atomic_store_n(&fn_, f_, __ATOMIC_RELEASE);                              \
+			f_ = shim__real(#F, ver);                                                  \
+			__atomic_store_n(&real_slot_.fn, f_, __ATOMIC_RELEASE);                    \
 		}                                                                                  \
 		(__typeof__(&F))f_;                                                                \
 	})
