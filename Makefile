@@ -70,6 +70,7 @@ CXX_GNU := $(shell command -v g++ 2>/dev/null)
 OTHER_LANG_EXAMPLES := $(if $(FC_GNU),$(EX_DIR)/omp_heat_gfortran) $(EX_DIR)/omp_domain_llvm \
 		    $(if $(CXX_GNU),$(EX_DIR)/omp_domain_gomp) $(EX_DIR)/cxx_team
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) $(EX_DIR)/barrier_imbalance_static \
+	     $(EX_DIR)/stepper_fentry \
 	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm) $(MPI_EXAMPLES) \
 	     $(OTHER_LANG_EXAMPLES)
 # The probe shim (shim/shim.h): one library per class, preloaded by --shim.
@@ -145,6 +146,13 @@ $(EX_DIR)/%: examples/%.c examples/workload.h
 $(EX_DIR)/barrier_imbalance_static: examples/barrier_imbalance.c examples/workload.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -pthread -static $< -o $@
+# Built for function tracing, as kernels and some HPC builds are (-pg
+# -mfentry -mnop-mcount): every function begins with a 5-byte nop; linked
+# without -pg (no profile written at exit)
+$(EX_DIR)/stepper_fentry: examples/stepper.c examples/workload.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -pthread -fno-pie -pg -mfentry -mnop-mcount -c $< -o $@.o
+	$(CC) -pthread -no-pie $@.o -o $@ && rm -f $@.o
 # OpenMP examples, each built by gcc (libgomp) and clang (libomp)
 $(EX_DIR)/%_gomp: examples/%.c examples/workload.h
 	@mkdir -p $(@D)

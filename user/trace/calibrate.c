@@ -20,6 +20,7 @@
 #include "lib/outfile.h"
 #include "lib/proc.h"
 #include "user/trace/calibrate.h"
+#include "user/trace/class_refs.h"
 #include "user/bpf/counters.h"
 #include "lib/log.h"
 #include "user/resolve/probes.h"
@@ -110,6 +111,25 @@ static void run_futex(int n)
 		syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* Our own functions of each class of first instruction (class_refs.h). */
+static void run_xol(int n)
+{
+	while (n--)
+		sbt_class_xol();
+}
+
+static void run_emulated(int n)
+{
+	while (n--)
+		sbt_class_emulated();
+}
+
+static void run_nop5(int n)
+{
+	while (n--)
+		sbt_class_nop5();
+}
+
 /* Outside a parallel region GOMP_barrier has no team and returns at once. */
 static void run_gomp(int n)
 {
@@ -133,11 +153,29 @@ static const struct group groups[] = {
 	{"semaphore", run_sem, {"sem_post", "sem_wait"}, SBT_TRACE_SEM},
 	{"condvar", run_cond, {"pthread_cond_signal", "pthread_cond_broadcast"}, SBT_TRACE_COND},
 	{"libgomp", run_gomp, {"GOMP_barrier"}, SBT_TRACE_BARRIER},
+	{"single-stepped", run_xol, {"sbt_class_xol"}, 0},
+	{"emulated", run_emulated, {"sbt_class_emulated"}, 0},
+	{"nop5", run_nop5, {"sbt_class_nop5"}, 0},
 	{"futex", run_futex, {CAL_FUTEX}, SBT_TRACE_FUTEX},
 	{"shim", run_shim, {CAL_SHIM_SITE}, 0},
 };
 
-enum { G_BARRIER, G_MUTEX, G_SEM, G_COND, G_GOMP, NGROUPS, G_FUTEX = NGROUPS, G_SHIM, NTIMED };
+enum {
+	G_BARRIER,
+	G_MUTEX,
+	G_SEM,
+	G_COND,
+	G_GOMP,
+	G_XOL_REF, /* the class references: G_XOL_REF + enum insn_class */
+	G_EMULATED_REF,
+	G_NOP5_REF,
+	NGROUPS,
+	G_FUTEX = NGROUPS,
+	G_SHIM,
+	NTIMED
+};
+_Static_assert(G_EMULATED_REF == G_XOL_REF + INSN_EMULATED && G_NOP5_REF == G_XOL_REF + INSN_NOP5,
+	       "a class's reference group follows its class");
 #define ALL_GROUPS ((1u << NGROUPS) - 1)
 
 /* ns per iteration of each group without probes, with entry probes, with
@@ -221,8 +259,17 @@ static double time_all_cpus(int reps, struct session *s, int *threads)
 	return u < t ? u : t;
 }
 
+/* The class references our executable's symbols name (class_refs.h), as
+ * user probes, and a bit per class found. */
+static struct user_probe class_refs[CLASS_REFS];
+_Static_assert(CLASS_REFS == INSN_NCLASSES, "a reference per class");
+static int nclass_refs;
+static unsigned int class_refs_found;
+
 static int group_available(int g)
 {
+	if (g >= G_XOL_REF && g < G_XOL_REF + INSN_NCLASSES)
+		return !!(class_refs_found & 1u << (g - G_XOL_REF));
 	return (g != G_GOMP || gomp_barrier) && (g != G_SHIM || shim_barrier_wait);
 }
 
@@ -301,7 +348,14 @@ static void load_shim(void)
 static void objects_init(int shim)
 {
 	void *gomp = dlopen("libgomp.so.1", RTLD_NOW);
+	int i, g;
 
+	nclass_refs = class_refs__probes(class_refs);
+	class_refs_found = 0;
+	for (i = 0; i < nclass_refs; i++)
+		for (g = G_XOL_REF; g < G_XOL_REF + INSN_NCLASSES; g++)
+			if (!strcmp(class_refs[i].symbol, groups[g].symbols[0]))
+				class_refs_found |= 1u << (g - G_XOL_REF);
 	gomp_barrier = gomp ? (void (*)(void))dlsym(gomp, "GOMP_barrier") : NULL;
 	if (shim)
 		load_shim();
@@ -338,7 +392,8 @@ static int own_probes(struct probe_table *t, unsigned int mask, int entry_only, 
 	struct probe_table all;
 	int i, e;
 
-	e = probes__resolve(getpid(), SBT_TRACE_ALL & ~SBT_TRACE_FUTEX, NULL, 0, &all, err, errlen);
+	e = probes__resolve(getpid(), SBT_TRACE_ALL & ~SBT_TRACE_FUTEX, class_refs, nclass_refs,
+			    &all, err, errlen);
 	if (e)
 		return e;
 	memset(t, 0, sizeof(*t));
@@ -555,7 +610,7 @@ static void common_return_cost(struct calibration *c)
 	 * without an emulated function, as in a calibration while tracing that
 	 * measured single-stepped ones alone.) */
 	for (i = 0; i < c->n; i++)
-		if (c->a[i].cls != INSN_XOL)
+		if (c->a[i].cls == INSN_EMULATED)
 			min_pair = c->a[i].entry_ns < min_pair ? c->a[i].entry_ns : min_pair;
 	if (min_pair != UINT64_MAX && (ret * 10 > min_pair * 9 || ret * 10 < min_pair))
 		ret = min_pair / 2;
