@@ -70,7 +70,7 @@ CXX_GNU := $(shell command -v g++ 2>/dev/null)
 OTHER_LANG_EXAMPLES := $(if $(FC_GNU),$(EX_DIR)/omp_heat_gfortran) $(EX_DIR)/omp_domain_llvm \
 		    $(if $(CXX_GNU),$(EX_DIR)/omp_domain_gomp) $(EX_DIR)/cxx_team
 EXAMPLES  := $(addprefix $(EX_DIR)/,$(PTHREAD_EXAMPLES)) $(EX_DIR)/barrier_imbalance_static \
-	     $(EX_DIR)/stepper_fentry \
+	     $(EX_DIR)/stepper_fentry $(EX_DIR)/omp_kernels_gomp_cet $(EX_DIR)/omp_kernels_llvm_cet \
 	     $(foreach e,$(OMP_EXAMPLES),$(EX_DIR)/$(e)_gomp $(EX_DIR)/$(e)_llvm) $(MPI_EXAMPLES) \
 	     $(OTHER_LANG_EXAMPLES)
 # The probe shim (shim/shim.h): one library per class, preloaded by --shim.
@@ -153,6 +153,14 @@ $(EX_DIR)/stepper_fentry: examples/stepper.c examples/workload.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -pthread -fno-pie -pg -mfentry -mnop-mcount -c $< -o $@.o
 	$(CC) -pthread -no-pie $@.o -o $@ && rm -f $@.o
+# Built as Ubuntu's and Fedora's compilers build by default (x86 CET): every
+# function begins with endbr64
+$(EX_DIR)/omp_kernels_gomp_cet: examples/omp_kernels.c examples/workload.h
+	@mkdir -p $(@D)
+	gcc -O2 -g $(WARN) -fcf-protection=full -fopenmp $< -o $@
+$(EX_DIR)/omp_kernels_llvm_cet: examples/omp_kernels.c examples/workload.h
+	@mkdir -p $(@D)
+	$(CLANG) -O2 -g $(WARN) -fcf-protection=full -fopenmp=libomp $< -o $@
 # OpenMP examples, each built by gcc (libgomp) and clang (libomp)
 $(EX_DIR)/%_gomp: examples/%.c examples/workload.h
 	@mkdir -p $(@D)

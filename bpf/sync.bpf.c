@@ -170,6 +170,15 @@ static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dfl
 	return sel >= SBT_ARG_CONST(0) ? sel - SBT_ARG_CONST(0) : dflt;
 }
 
+/* entry_arg(), the probed address being the function's own where the
+ * probe is past its endbr64 (include/sbt/events.h). */
+static __always_inline __u64 record_arg(struct pt_regs *ctx, __u64 sel, __u64 dflt, __u64 cookie)
+{
+	__u64 v = entry_arg(ctx, sel, dflt);
+
+	return sel == SBT_ARG_IP && (cookie & SBT_COOKIE_PAST_ENDBR) ? v - SBT_ENDBR_LEN : v;
+}
+
 /* The sixth argument: the previous hit's cost at a self-timed site. */
 #if defined(__TARGET_ARCH_arm64)
 #define SITE_TIMING(ctx) ((ctx)->regs[5])
@@ -244,8 +253,8 @@ static __always_inline int on_call(struct pt_regs *ctx, __u16 type, __u64 obj, _
 		return 0;
 	cookie = bpf_get_attach_cookie(ctx);
 	if (type == SBT_EV_ENTER) {
-		obj = entry_arg(ctx, SBT_COOKIE_OBJ_ARG(cookie), obj);
-		site = entry_arg(ctx, SBT_COOKIE_SITE_ARG(cookie), site);
+		obj = record_arg(ctx, SBT_COOKIE_OBJ_ARG(cookie), obj, cookie);
+		site = record_arg(ctx, SBT_COOKIE_SITE_ARG(cookie), site, cookie);
 		if (SBT_COOKIE_OUT_ARG(cookie))
 			keep_out_arg(ctx, cookie, (__u32)id);
 	} else if (SBT_COOKIE_OUT_ARG(cookie)) {

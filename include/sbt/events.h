@@ -111,6 +111,11 @@
  * (instead of the return value). */
 #define SBT_COOKIE_OUT(n)     ((__u64)(n) << 41)
 #define SBT_COOKIE_OUT_ARG(c) (((c) >> 41) & 0x7)
+/* The probe is on the instruction after the function's endbr64 (x86 CET's
+ * landing pad, single-stepped where the next one is emulated): the probed
+ * address (SBT_ARG_IP) is the function's plus SBT_ENDBR_LEN. */
+#define SBT_COOKIE_PAST_ENDBR (1ULL << 44)
+#define SBT_ENDBR_LEN	      4
 /* That argument: the cost in ns in the low 32 bits, this bit when there is
  * one (the thread's first hit has none). */
 #define SBT_SITE_COST_KNOWN (1ULL << 32)

@@ -498,7 +498,7 @@ static struct bpf_program *prog_of(struct session *s, int dir)
 /* Whether probe p has a link in direction dir, and at what offset. */
 static int probe_dir(const struct probe *p, int dir, uint64_t *offset)
 {
-	*offset = dir == AT_EXIT_SITE ? p->exit_offset : p->info.offset;
+	*offset = dir == AT_EXIT_SITE ? p->exit_offset : probe__entry_offset(p);
 	if (dir == AT_ENTRY)
 		return !p->return_only;
 	if (p->entry_only)

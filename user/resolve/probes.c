@@ -349,6 +349,44 @@ void probes__known(unsigned int classes, char *buf, size_t n)
 					known[i].symbol, known[i].runtime);
 }
 
+int probes__endbr_skip(const unsigned char *insn, size_t n)
+{
+	static const unsigned char endbr64[SBT_ENDBR_LEN] = {0xf3, 0x0f, 0x1e, 0xfa};
+	static const unsigned char nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+	const unsigned char *b = insn + SBT_ENDBR_LEN;
+
+	if (n < SBT_ENDBR_LEN + 2 || memcmp(insn, endbr64, SBT_ENDBR_LEN))
+		return 0;
+	if ((b[0] >= 0x50 && b[0] <= 0x57) || (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57) ||
+	    b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb ||
+	    (n >= SBT_ENDBR_LEN + sizeof(nop5) && !memcmp(b, nop5, sizeof(nop5))))
+		return SBT_ENDBR_LEN;
+	return 0;
+}
+
+/* probes__endbr_skip() of the function at offset of f (x86 only; never
+ * with SBT_ENDBR_SKIP=0 in the environment: bench/endbr.py compares). */
+static uint64_t entry_skip(const struct mapped_file *f, uint64_t offset)
+{
+#if defined(__x86_64__)
+	const char *env = getenv("SBT_ENDBR_SKIP");
+	unsigned char insn[SBT_ENDBR_LEN + 5];
+	ssize_t n;
+	int fd;
+
+	if (env && !strcmp(env, "0"))
+		return 0;
+	fd = proc__open_mapped(f);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, insn, sizeof(insn), (off_t)offset);
+	close(fd);
+	return n > 0 ? (uint64_t)probes__endbr_skip(insn, (size_t)n) : 0;
+#else
+	return 0;
+#endif
+}
+
 static int add_probe(struct probe_table *t, const char *symbol, int kind,
 		     const struct mapped_file *f, uint64_t offset)
 {
@@ -382,6 +420,7 @@ static int add_probe(struct probe_table *t, const char *symbol, int kind,
 	snprintf(p->open_path, sizeof(p->open_path), "%s", open_path);
 	p->dev = f->dev;
 	p->ino = f->inode;
+	p->entry_skip = entry_skip(f, offset);
 	return 0;
 }
 

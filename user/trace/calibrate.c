@@ -583,7 +583,8 @@ static int class_of_symbol(const struct probe_table *t, const char *symbol)
 
 	for (i = 1; i < t->n; i++)
 		if (!strcmp(t->probes[i].info.symbol, symbol))
-			return insn_class__of(t->probes[i].open_path, t->probes[i].info.offset);
+			return insn_class__of(t->probes[i].open_path,
+					      probe__entry_offset(&t->probes[i]));
 	return INSN_XOL;
 }
 
@@ -809,7 +810,7 @@ static unsigned int classes_of(const struct probe_table *own, unsigned int mask)
 		g = group_of(own->probes[i].info.symbol, mask);
 		if (g >= 0)
 			cls |= 1u << insn_class__of(own->probes[i].open_path,
-						    own->probes[i].info.offset);
+						    probe__entry_offset(&own->probes[i]));
 	}
 	return cls;
 }

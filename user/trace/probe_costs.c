@@ -190,7 +190,7 @@ static const struct alpha *cost_of(const struct probe_costs *pc, const struct pr
 	else if ((a = calibration__find(&pc->cal, p->info.symbol)))
 		*how = ALPHA_BY_NAME;
 	else if ((a = calibration__for_class(&pc->cal,
-					     insn_class__of(p->open_path, p->info.offset))))
+					     insn_class__of(p->open_path, probe__entry_offset(p)))))
 		*how = ALPHA_BY_CLASS;
 	else if ((a = calibration__find(&pc->cal, "pthread_barrier_wait")))
 		*how = ALPHA_BY_FALLBACK;
