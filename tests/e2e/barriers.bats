@@ -47,7 +47,9 @@ load helpers
 # partial in every view and left out of the statistics; the rest are whole
 # workload phases.
 @test "attach mid-run: the first episodes are partial, marked, and out of the statistics" {
-	start_workload "$T/wl.out" "$EX/barrier_imbalance" -t 3 -n 60 -d 5 -m sleep -W
+	# 2 s of phases: the attach (its calibration first) took 0.5 s on a
+	# 16-core machine, where 60 phases (0.3 s) had ended before it
+	start_workload "$T/wl.out" "$EX/barrier_imbalance" -t 3 -n 400 -d 5 -m sleep -W
 	kill -USR1 "$WL"
 	wait_for "$T/wl.out" "^phase 2 "
 	start_tracer "$T/sbt.out" record -p "$WL" -o "$T/a.sbt"
