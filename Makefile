@@ -151,8 +151,10 @@ $(EX_DIR)/barrier_imbalance_static: examples/barrier_imbalance.c examples/worklo
 # without -pg (no profile written at exit)
 $(EX_DIR)/stepper_fentry: examples/stepper.c examples/workload.h
 	@mkdir -p $(@D)
-	$(CC) -O2 -g $(WARN) -pthread -fno-pie -pg -mfentry -mnop-mcount -c $< -o $@.o
-	$(CC) -pthread -no-pie $@.o -o $@ && rm -f $@.o
+	@mkdir -p $(OUTPUT)/obj
+	$(CC) -O2 -g $(WARN) -pthread -fno-pie -pg -mfentry -mnop-mcount -c $< \
+		-o $(OUTPUT)/obj/stepper_fentry.o
+	$(CC) -pthread -no-pie $(OUTPUT)/obj/stepper_fentry.o -o $@
 # Built as Ubuntu's and Fedora's compilers build by default (x86 CET): every
 # function begins with endbr64
 $(EX_DIR)/omp_kernels_gomp_cet: examples/omp_kernels.c examples/workload.h

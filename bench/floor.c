@@ -15,7 +15,9 @@
 #include <bpf/libbpf.h>
 #include "user/resolve/elfsym.h"
 #include "floor.skel.h"
+#include "lib/infile.h"
 #include "lib/parse.h"
+#include "lib/x86_insn.h"
 #include "lib/proc.h"
 #include "user/bpf/uprobe_multi.h"
 
@@ -29,6 +31,15 @@ static void on_signal(int sig)
 static int multi;
 static int entry_only; /* -e */
 
+/* Past the function's endbr64 where sbt-bpf goes past it (lib/x86_insn.h). */
+static uint64_t past_endbr(const char *path, uint64_t offset)
+{
+	unsigned char b[X86_ENDBR64_LEN + 5];
+	ssize_t n = infile__read_at(path, offset, b, sizeof(b));
+
+	return n > 0 ? offset + (uint64_t)x86_insn__endbr_skip(b, (size_t)n) : offset;
+}
+
 static int attach_file(struct floor *skel, pid_t pid, const char *path, const char *symbol)
 {
 	uint64_t offs[4];
@@ -40,6 +51,8 @@ static int attach_file(struct floor *skel, pid_t pid, const char *path, const ch
 		return 0;
 	n = elfsym__find(es, symbol, offs, 4);
 	elfsym__close(es);
+	for (i = 0; i < n; i++)
+		offs[i] = past_endbr(path, offs[i]);
 	if (multi) {
 		uint64_t cookies[4] = {0};
 

@@ -79,16 +79,21 @@ static void *find_real(const char *name, const char *version)
 	return f ? f : in_owner(name, version);
 }
 
-extern struct shim_real *__start_sbt_real[] __attribute__((visibility("hidden")));
-extern struct shim_real *__stop_sbt_real[] __attribute__((visibility("hidden")));
+/* weak: a library of the shim without wrappers has no such section */
+extern struct shim_real *__start_sbt_real[] __attribute__((visibility("hidden"), weak));
+extern struct shim_real *__stop_sbt_real[] __attribute__((visibility("hidden"), weak));
 
-/* Every wrapper's real function that is loaded now (shim/shim.h). */
+/* Every wrapper's real function that is loaded now (shim/shim.h); the
+ * program finds no failed lookup's message left in dlerror(). */
 static void resolve_all(void)
 {
 	struct shim_real **r;
+	void *f;
 
-	for (r = __start_sbt_real; r < __stop_sbt_real; r++)
-		__atomic_store_n(&(*r)->fn, find_real((*r)->name, (*r)->version), __ATOMIC_RELEASE);
+	for (r = __start_sbt_real; r && r < __stop_sbt_real; r++)
+		if ((f = find_real((*r)->name, (*r)->version)))
+			__atomic_store_n(&(*r)->fn, f, __ATOMIC_RELEASE);
+	dlerror();
 }
 
 void *shim__real(const char *name, const char *version)

@@ -81,7 +81,7 @@ void *shim__real(const char *name, const char *version);
 
 /* A wrapper's real function, found from section sbt_real (one pointer
  * each, so that nothing pads the entries apart): the library's
- * constructor looks them all up (shim__resolve_all), so that no program
+ * constructor looks them all up (shim/real.c), so that no program
  * thread's first call waits in the dynamic linker's lookup and its lock
  * (with several threads at their first barrier, one held the others
  * ~1 ms on a loaded VM, before any record). One the constructor could not

@@ -907,7 +907,20 @@ def measured(report, sbt):
     mc = r["approximated"]["measured_costs"]
     check(mc["hits"] + mc["refused"] == expect,
           f"report: {mc['hits']} hits + {mc['refused']} refused, expected {expect}")
-    check(mc["refused"] <= max(2, expect // 10), f"{mc['refused']} of {expect} refused")
+    # A measured cost over 10x the charged one + 20 us is refused as time
+    # the hit was held (analyses/approx.c): refusals only of costs that long
+    # at the least charge the session measured, every cost that long at
+    # twice the greatest; how many, the host decides (a hypervisor's pause
+    # is no context switch the guest sees: 5-8 of 44 in a CI run, 1 usually)
+    site = [x for x in r["approximated"]["costs"]["entries"] if x["symbol"] == "[shim-site]"]
+    if check(len(site) == 1, "no [shim-site] cost in the report"):
+        lo = min(site[0]["entry_ns"]["min"], site[0]["exit_ns"]["min"])
+        hi = max(site[0]["entry_ns"]["max"], site[0]["exit_ns"]["max"])
+        may = sum(c > 10 * lo + 20000 for c in costs)
+        must = sum(c > 10 * 2 * hi + 20000 for c in costs)
+        check(must <= mc["refused"] <= may,
+              f"{mc['refused']} refused, the costs say {must}..{may}")
+    check(mc["refused"] <= expect // 2, f"{mc['refused']} of {expect} refused")
     if mc["hits"]:
         ratio = mc["measured_ns"] / mc["calibrated_ns"] if mc["calibrated_ns"] else 0
         check(0.1 <= ratio <= 20,

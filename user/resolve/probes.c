@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "user/resolve/elfsym.h"
+#include "lib/x86_insn.h"
 #include "user/resolve/probes.h"
 #include "lib/log.h"
 #include "lib/proc.h"
@@ -349,28 +350,15 @@ void probes__known(unsigned int classes, char *buf, size_t n)
 					known[i].symbol, known[i].runtime);
 }
 
-int probes__endbr_skip(const unsigned char *insn, size_t n)
-{
-	static const unsigned char endbr64[SBT_ENDBR_LEN] = {0xf3, 0x0f, 0x1e, 0xfa};
-	static const unsigned char nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
-	const unsigned char *b = insn + SBT_ENDBR_LEN;
+_Static_assert(SBT_ENDBR_LEN == X86_ENDBR64_LEN, "the BPF side takes back an endbr64");
 
-	if (n < SBT_ENDBR_LEN + 2 || memcmp(insn, endbr64, SBT_ENDBR_LEN))
-		return 0;
-	if ((b[0] >= 0x50 && b[0] <= 0x57) || (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57) ||
-	    b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb ||
-	    (n >= SBT_ENDBR_LEN + sizeof(nop5) && !memcmp(b, nop5, sizeof(nop5))))
-		return SBT_ENDBR_LEN;
-	return 0;
-}
-
-/* probes__endbr_skip() of the function at offset of f (x86 only; never
+/* x86_insn__endbr_skip() of the function at offset of f (x86 only; never
  * with SBT_ENDBR_SKIP=0 in the environment: bench/endbr.py compares). */
 static uint64_t entry_skip(const struct mapped_file *f, uint64_t offset)
 {
 #if defined(__x86_64__)
 	const char *env = getenv("SBT_ENDBR_SKIP");
-	unsigned char insn[SBT_ENDBR_LEN + 5];
+	unsigned char insn[X86_ENDBR64_LEN + 5];
 	ssize_t n;
 	int fd;
 
@@ -381,7 +369,7 @@ static uint64_t entry_skip(const struct mapped_file *f, uint64_t offset)
 		return 0;
 	n = pread(fd, insn, sizeof(insn), (off_t)offset);
 	close(fd);
-	return n > 0 ? (uint64_t)probes__endbr_skip(insn, (size_t)n) : 0;
+	return n > 0 ? (uint64_t)x86_insn__endbr_skip(insn, (size_t)n) : 0;
 #else
 	return 0;
 #endif

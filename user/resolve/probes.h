@@ -33,7 +33,7 @@ struct probe {
 	int out_arg;	       /* its return records carry what this argument points to */
 	uint64_t dev, ino;     /* the file (0: unknown) */
 	/* attached this far past offset: the function's endbr64, when the
-	 * next instruction is cheaper to probe (probes__endbr_skip) */
+	 * next instruction is cheaper to probe (x86_insn__endbr_skip) */
 	uint64_t entry_skip;
 };
 
@@ -129,13 +129,6 @@ int probes__add_body(struct probe_table *t, const char *name, const struct mappe
 		     uint64_t offset);
 /* The id of the probe at offset of file (dev, ino), 0 if none. */
 int probes__find(const struct probe_table *t, uint64_t dev, uint64_t ino, uint64_t offset);
-
-/* How far past a function's first bytes insn (n of them) its probe goes:
- * SBT_ENDBR_LEN past an endbr64 followed by a push, a jmp, a call or a
- * 5-byte nop, which the kernel emulates or calls out to (~0.7 us a hit
- * where the single-stepped endbr64 costs 6-9 us); else 0. The entry's
- * registers and stack are the same there, and nothing branches to it. */
-int probes__endbr_skip(const unsigned char *insn, size_t n);
 
 /* Resolve the probes of process pid. Returns 0, or a negative errno with a
  * message in err: -ESRCH no such process, -ENOENT a user symbol not found. */

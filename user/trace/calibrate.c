@@ -19,6 +19,7 @@
 #include "lib/infile.h"
 #include "lib/outfile.h"
 #include "lib/proc.h"
+#include "lib/x86_insn.h"
 #include "user/trace/calibrate.h"
 #include "user/trace/class_refs.h"
 #include "user/bpf/counters.h"
@@ -546,24 +547,17 @@ static void add_alpha(struct calibration *c, const char *symbol, double entry, d
 										     : INSN_XOL;
 }
 
-/* x86 uprobes emulate push, call, jmp and jcc, and (6.16+) turn a 5-byte
- * nop into a call to a trampoline; anything else (endbr64 included) is
- * single-stepped out of line. */
+/* The class of the instruction (lib/x86_insn.h). */
 int insn_class__of(const char *path, __u64 offset)
 {
-	static const unsigned char nop5[] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 	unsigned char b[5] = {0};
 	ssize_t n = infile__read_at(path, offset, b, sizeof(b));
 
 	if (n < 2)
 		return INSN_XOL;
-	if (n == 5 && !memcmp(b, nop5, 5))
+	if (x86_insn__is_nop5(b, (size_t)n))
 		return INSN_NOP5;
-	if ((b[0] >= 0x50 && b[0] <= 0x57) || (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57) ||
-	    b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb || (b[0] >= 0x70 && b[0] <= 0x7f) ||
-	    (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f))
-		return INSN_EMULATED;
-	return INSN_XOL;
+	return x86_insn__is_emulated(b, (size_t)n) ? INSN_EMULATED : INSN_XOL;
 }
 
 const struct alpha *calibration__for_class(const struct calibration *c, int cls)
@@ -574,6 +568,18 @@ const struct alpha *calibration__for_class(const struct calibration *c, int cls)
 		if (c->a[i].cls == cls)
 			return &c->a[i];
 	return NULL;
+}
+
+/* Whether our own probes hold one on symbol (a group timed without one
+ * measured nothing). */
+static int probed_symbol(const struct probe_table *t, const char *symbol)
+{
+	int i;
+
+	for (i = 1; i < t->n; i++)
+		if (!strcmp(t->probes[i].info.symbol, symbol))
+			return 1;
+	return 0;
 }
 
 /* The class of a calibrated symbol, from where our own probes put it. */
@@ -681,7 +687,8 @@ static void fill_table(struct calibration *c, const struct cal_run *r, unsigned 
 		const struct timing *t = &r->t[g];
 		int nsym = groups[g].symbols[1] ? 2 : 1;
 
-		if (!(mask & 1u << g) || !group_available(g))
+		if (!(mask & 1u << g) || !group_available(g) ||
+		    !probed_symbol(own, groups[g].symbols[0]))
 			continue;
 		/* the functions of a group are assumed to cost the same; the
 		 * entry field holds the whole pair cost until common_return_cost()
@@ -1027,6 +1034,11 @@ const struct alpha *calibration__find(const struct calibration *c, const char *s
 	return NULL;
 }
 
+/* The cache's format: 2 since probes go past endbr64 and the classes have
+ * references of their own (a cache without them charges a function the
+ * cost of an instruction no longer probed). */
+#define CACHE_FORMAT 2
+
 int calibration__save(const struct calibration *c, const char *path)
 {
 	char tmp[512], *slash;
@@ -1044,8 +1056,8 @@ int calibration__save(const struct calibration *c, const char *path)
 	f = outfile__fopen(tmp);
 	if (!f)
 		return -errno;
-	fprintf(f, "# sbt-bpf calibration: probe cost per hit, ns\nkernel %s\ncpu %s\n", c->kernel,
-		c->cpu);
+	fprintf(f, "# sbt-bpf calibration: probe cost per hit, ns\nformat %d\nkernel %s\ncpu %s\n",
+		CACHE_FORMAT, c->kernel, c->cpu);
 	for (i = 0; i < c->n; i++)
 		fprintf(f, "alpha %s %llu %llu %d\n", c->a[i].symbol,
 			(unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns,
@@ -1070,7 +1082,7 @@ int calibration__load(struct calibration *c, const char *path)
 	struct calibration here;
 	char line[512], sym[SBT_SYMBOL_MAX];
 	unsigned long long en, ex;
-	int cls;
+	int cls, format = 1;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
@@ -1078,6 +1090,8 @@ int calibration__load(struct calibration *c, const char *path)
 	memset(c, 0, sizeof(*c));
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "format %d", &format) == 1)
+			continue;
 		if (!strncmp(line, "kernel ", 7))
 			snprintf(c->kernel, sizeof(c->kernel), "%.127s", line + 7);
 		else if (!strncmp(line, "cpu ", 4))
@@ -1090,7 +1104,8 @@ int calibration__load(struct calibration *c, const char *path)
 	identity(&here);
 	if (!c->n)
 		return -EINVAL;
-	if (!calibration__find(c, CAL_FUTEX) || !calibration__find(c, CAL_COUNTERS))
+	if (format != CACHE_FORMAT || !calibration__find(c, CAL_FUTEX) ||
+	    !calibration__find(c, CAL_COUNTERS))
 		return -ESTALE; /* made by an older version */
 	if (!calibration__find(c, CAL_SHIM_SITE) && shim_installed())
 		return -ESTALE; /* made before the shim was there */

@@ -4,10 +4,10 @@
  * (insn_class__of): the calibration probes them when no library function
  * of their class is measured, so that a function calibrated by no name of
  * its own (--probe, region bodies, tasks) is charged a cost measured on its
- * class in the session, never another class's (doc/design.md §5.4). Where
- * glibc is built with CET (Ubuntu, Fedora) every calibrated library
- * function starts with endbr64 (single-stepped); on Debian most start with
- * a push (emulated), which costs ~10x less on some machines.
+ * class in the session, never another class's (doc/design.md §5.4): the
+ * calibrated library functions may all be of one class (on Debian most
+ * begin with a push, emulated; with a CET glibc, an endbr64 and then a push,
+ * probed past the endbr64, or a mov, single-stepped at ~10x the cost).
  */
 #ifndef SBT_CLASS_REFS_H
 #define SBT_CLASS_REFS_H

@@ -178,7 +178,7 @@ static void prepay_sites(struct target_many *m)
 
 			if (!p->exit_offset)
 				continue;
-			offs[k++] = p->info.offset;
+			offs[k++] = probe__entry_offset(p);
 			offs[k++] = p->exit_offset;
 		}
 		if (k && proc__code_addresses(m->cmd, f->dev, f->ino, offs, addrs, k) > 0)
