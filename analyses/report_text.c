@@ -569,8 +569,8 @@ static void text_costs(struct report *r)
 		obj = strrchr(p->object, '/');
 		fprintf(r->o.out, "        %s (%s): %s's cost, %s\n", p->symbol,
 			obj ? obj + 1 : p->object, from,
-			how == ALPHA_BY_CLASS ? "its first instruction is of the same class"
-					      : "no function of its first instruction's class "
+			how == ALPHA_BY_CLASS ? "its probed instruction is of the same class"
+					      : "no function of its probed instruction's class "
 						"was calibrated");
 	}
 	if (borrowed > REPORT_BORROWED_KEPT)

@@ -79,7 +79,7 @@ assert cal["pthread_barrier_wait"]["entry_ns"] == first["[shim-site]"][0], (cal,
 m = re.search(r"^    Probe costs \(entry \+ return ns\): measured by the session (\d+) times, "
               r"from -[0-9.]+ to [0-9.]+ s$", text, re.M)
 assert m and int(m.group(1)) == len(cals), text
-assert re.search(r"^        step \(stepper\): \S+'s cost, its first instruction is of the "
+assert re.search(r"^        step \(stepper\): \S+'s cost, its probed instruction is of the "
                  r"same class$", text, re.M), text
 # step()'s cost moved while the run went on ...
 last = max(sbt_records(sys.argv[1]))[0]
@@ -132,7 +132,7 @@ assert cal["step"]["cost_of"] == "sbt_class_nop5", cal["step"]
 # charged exactly the first calibration's cost of its class
 first = cals[0][1]["sbt_class_nop5"]
 assert (cal["step"]["entry_ns"], cal["step"]["exit_ns"]) == first[:2], (cal["step"], first)
-assert re.search(r"^        step \(stepper_fentry\): sbt_class_nop5's cost, its first "
+assert re.search(r"^        step \(stepper_fentry\): sbt_class_nop5's cost, its probed "
                  r"instruction is of the same class$", text, re.M), text
 # worker i calls step() 50 (i + 1) times a phase: 750 entries and returns
 steps = [x[5] for x in sbt_records(sys.argv[1]) if x[6] == b["step"]["probe"]]

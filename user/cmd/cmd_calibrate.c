@@ -54,7 +54,7 @@ static void print(const struct calibration *c, int measured)
 	static const char *const cls[] = {"single-stepped", "emulated", "nop5 (optimized)",
 					  "sys_enter / sys_exit"};
 
-	printf("%-26s %12s %12s  %s\n", "function", "entry ns", "return ns", "first instruction");
+	printf("%-26s %12s %12s  %s\n", "function", "entry ns", "return ns", "probed instruction");
 	for (i = 0; i < c->n; i++)
 		printf("%-26s %12llu %12llu  %s\n", c->a[i].symbol,
 		       (unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns,
