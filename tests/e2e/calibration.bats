@@ -183,6 +183,29 @@ assert rep["approximated"]["costs"]["calibrations"] == len(cals)
 PY
 }
 
+# The cache says how each function was probed (its class; past its endbr64,
+# as sbt-bpf probes CET functions); one older than its format is measured
+# again: its costs were of instructions no longer probed.
+@test "calibrate: the cache's format, and the functions probed past their endbr64" {
+	run_private_cache "$SBT" calibrate
+	[ "$status" -eq 0 ]
+	grep -qx "format 2" "$T/cache/calibration"
+	[ "$(grep -c '^alpha ' "$T/cache/calibration")" -gt 5 ]
+	[ "$(grep '^alpha ' "$T/cache/calibration" | awk 'NF != 6' | wc -l)" -eq 0 ]
+	sed -i -E 's/^(alpha pthread_barrier_wait [0-9]+ [0-9]+ [0-9]+) 0$/\1 1/' "$T/cache/calibration"
+	run_private_cache "$SBT" calibrate --cached
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"(cached)"* ]]
+	grep -qE "^pthread_barrier_wait +[0-9]+ +[0-9]+ +[a-z-]+ \(past endbr64\)$" <<<"$output"
+	[ "$(grep -c "(past endbr64)" <<<"$output")" -eq 1 ]
+	# a cache of the format before: measured again
+	sed -i '/^format /d' "$T/cache/calibration"
+	run_private_cache "$SBT" calibrate --cached
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"(measured now)"* ]]
+	grep -qx "format 2" "$T/cache/calibration"
+}
+
 @test "--no-calibrate charges the cache; a session that calibrates itself leaves it alone" {
 	# a cache of this machine, its costs made distinctive
 	run_private_cache "$SBT" calibrate

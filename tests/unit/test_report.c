@@ -249,7 +249,8 @@ TEST(costs_said_where_they_came_from)
 		     "-0.001 and 0.020 s\n"
 		     "        pthread_barrier_wait     700..900 + 600..650\n"
 		     "        with every CPU hitting probes at once: x1.00..1.50\n"
-		     "        step (app): pthread_barrier_wait's cost, its probed instruction is of "
+		     "        step (app): pthread_barrier_wait's cost, its probed instruction is "
+		     "of "
 		     "the same class\n") != NULL);
 	/* an entry no probe is charged is not listed */
 	CHECK(strstr(out, "[shim-site]") == NULL);

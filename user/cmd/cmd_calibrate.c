@@ -53,13 +53,19 @@ static void print(const struct calibration *c, int measured)
 	       measured ? "measured now" : "cached");
 	static const char *const cls[] = {"single-stepped", "emulated", "nop5 (optimized)",
 					  "sys_enter / sys_exit"};
+	const int ncls = (int)(sizeof(cls) / sizeof(cls[0]));
 
 	printf("%-26s %12s %12s  %s\n", "function", "entry ns", "return ns", "probed instruction");
-	for (i = 0; i < c->n; i++)
-		printf("%-26s %12llu %12llu  %s\n", c->a[i].symbol,
-		       (unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns,
-		       strcmp(c->a[i].symbol, CAL_COUNTERS) ? cls[c->a[i].cls]
-							    : "two counters read, one record");
+	for (i = 0; i < c->n; i++) {
+		const struct alpha *a = &c->a[i];
+
+		printf("%-26s %12llu %12llu  %s%s\n", a->symbol, (unsigned long long)a->entry_ns,
+		       (unsigned long long)a->exit_ns,
+		       !strcmp(a->symbol, CAL_COUNTERS) ? "two counters read, one record"
+		       : a->cls >= 0 && a->cls < ncls	? cls[a->cls]
+							: "?",
+		       a->past_endbr ? " (past endbr64)" : "");
+	}
 }
 
 int cmd_calibrate(int argc, char **argv)

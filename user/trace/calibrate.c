@@ -594,6 +594,17 @@ static int class_of_symbol(const struct probe_table *t, const char *symbol)
 	return INSN_XOL;
 }
 
+/* Which of c's functions our own probes put past their endbr64. */
+static void mark_past_endbr(struct calibration *c, const struct probe_table *own)
+{
+	int i, j;
+
+	for (i = 0; i < c->n; i++)
+		for (j = 1; j < own->n; j++)
+			if (!strcmp(own->probes[j].info.symbol, c->a[i].symbol))
+				c->a[i].past_endbr = own->probes[j].entry_skip != 0;
+}
+
 /* Every return probe goes through the same trampoline, whatever the
  * function: one cost for all, the median of the groups' estimates (each is
  * the difference of two passes measured apart, so noisy). The pair cost
@@ -698,6 +709,7 @@ static void fill_table(struct calibration *c, const struct cal_run *r, unsigned 
 				  (t->both - t->entry) / nsym,
 				  class_of_symbol(own, groups[g].symbols[k]));
 	}
+	mark_past_endbr(c, own);
 	common_return_cost(c);
 	split_mixed_pairs(c, prev);
 	/* sys_enter and sys_exit run the same kind of program: half each */
@@ -1059,9 +1071,9 @@ int calibration__save(const struct calibration *c, const char *path)
 	fprintf(f, "# sbt-bpf calibration: probe cost per hit, ns\nformat %d\nkernel %s\ncpu %s\n",
 		CACHE_FORMAT, c->kernel, c->cpu);
 	for (i = 0; i < c->n; i++)
-		fprintf(f, "alpha %s %llu %llu %d\n", c->a[i].symbol,
+		fprintf(f, "alpha %s %llu %llu %d %d\n", c->a[i].symbol,
 			(unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns,
-			c->a[i].cls);
+			c->a[i].cls, c->a[i].past_endbr);
 	err = outfile__close(f);
 	if (!err && rename(tmp, path))
 		err = -errno;
@@ -1082,7 +1094,7 @@ int calibration__load(struct calibration *c, const char *path)
 	struct calibration here;
 	char line[512], sym[SBT_SYMBOL_MAX];
 	unsigned long long en, ex;
-	int cls, format = 1;
+	int cls, past, k, format = 1;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
@@ -1096,9 +1108,12 @@ int calibration__load(struct calibration *c, const char *path)
 			snprintf(c->kernel, sizeof(c->kernel), "%.127s", line + 7);
 		else if (!strncmp(line, "cpu ", 4))
 			snprintf(c->cpu, sizeof(c->cpu), "%.127s", line + 4);
-		else if (sscanf(line, "alpha %127s %llu %llu %d", sym, &en, &ex, &cls) == 4 &&
-			 c->n < CALIBRATION_MAX)
+		else if ((k = sscanf(line, "alpha %127s %llu %llu %d %d", sym, &en, &ex, &cls,
+				     &past)) >= 4 &&
+			 c->n < CALIBRATION_MAX) {
 			add_alpha(c, sym, en, ex, cls);
+			c->a[c->n - 1].past_endbr = k == 5 && past;
+		}
 	}
 	fclose(f);
 	identity(&here);

@@ -46,8 +46,9 @@ struct alpha {
 	char symbol[SBT_SYMBOL_MAX];
 	__u64 entry_ns; /* cost of the entry probe hit */
 	__u64 exit_ns;	/* cost of the return probe hit */
-	int cls;	/* enum insn_class of its first instruction;
+	int cls;	/* enum insn_class of its probed instruction;
 			 * INSN_NCLASSES: not a uprobe (CAL_FUTEX) */
+	int past_endbr; /* probed on the instruction after its endbr64 */
 };
 
 struct calibration {
