@@ -59,7 +59,7 @@ static void free_procs(struct phases *p)
 	size_t pos = 0;
 
 	while ((s = hmap_next(&p->procs, &pos)))
-		free(((struct ph_proc *)s->val)->task_c);
+		free(((struct ph_proc *)s->val)->tasks.buf);
 	hmap_free_values(&p->procs);
 }
 

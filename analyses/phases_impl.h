@@ -40,6 +40,11 @@ struct semgroups;
 
 #define LOST_PHASES_KEPT 16
 
+/* An OpenMP task's creation, measured and approximated (ph_proc.tasks). */
+struct ph_creation {
+	__u64 tm, ta;
+};
+
 /* Calls in progress a thread's stack holds at most (recursive OpenMP tasks
  * nest a body and a task wait per level): deeper ones are counted only. */
 #define STACK_LIMIT 1024
@@ -140,11 +145,8 @@ struct ph_proc {
 	__u64 loss_seq;	  /* LOST records of it so far */
 	__u64 loss_after; /* the latest one's end */
 	/* OpenMP tasks created and not begun yet: the creations' measured and
-	 * approximated times, oldest first (a ring of task_cap: tasks.c) */
-	struct ph_creation {
-		__u64 tm, ta;
-	} * task_c;
-	size_t task_head, task_n, task_cap;
+	 * approximated times (struct ph_creation), oldest first (tasks.c) */
+	struct array_fifo tasks;
 };
 
 /* A barrier object of a process, once an episode of it completed: the

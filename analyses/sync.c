@@ -83,7 +83,7 @@ void sync__free(struct sync *s)
 		for (i = 0; i < s->n[k]; i++) {
 			free(s->list[k][i]->threads);
 			free(s->list[k][i]->sites);
-			free(s->list[k][i]->posts_q);
+			free(s->list[k][i]->posts_q.buf);
 			free(s->list[k][i]);
 		}
 		free(s->list[k]);
@@ -261,20 +261,9 @@ static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 
 static void post_push(struct sync_obj *o, __u32 tid, __u64 ts, __u64 ta, __u16 probe)
 {
-	if (o->q_len == o->q_cap) {
-		__u32 cap = o->q_cap ? o->q_cap * 2 : 16, i;
-		struct sync_post *q = malloc(cap * sizeof(*q));
+	struct sync_post v = {tid, ts, ta, probe};
 
-		if (!q)
-			return;
-		for (i = 0; i < o->q_len; i++)
-			q[i] = o->posts_q[(o->q_head + i) % o->q_cap];
-		free(o->posts_q);
-		o->posts_q = q;
-		o->q_cap = cap;
-		o->q_head = 0;
-	}
-	o->posts_q[(o->q_head + o->q_len++) % o->q_cap] = (struct sync_post){tid, ts, ta, probe};
+	array_fifo_push(&o->posts_q, &v, sizeof(v), 0); /* no memory: the V is not paired */
 }
 
 /* A completed P takes the oldest V not yet taken, or an initial token.
@@ -284,15 +273,12 @@ static int pair_p(struct sync *s, struct sync_obj *o, const struct sync_call *c,
 {
 	struct sync_post v;
 
-	if (!o->q_len) {
+	if (!array_fifo_pop(&o->posts_q, &v, sizeof(v))) {
 		o->initial_tokens++;
 		if (s->on_pair)
 			s->on_pair(s->pair_ctx, o, c, NULL);
 		return 0;
 	}
-	v = o->posts_q[o->q_head];
-	o->q_head = (o->q_head + 1) % o->q_cap;
-	o->q_len--;
 	o->paired++;
 	if (c->futex_waits && c->exit_ns > v.ts)
 		o->handoff_ns += c->exit_ns - v.ts;

@@ -10,6 +10,7 @@
 #define SBT_SYNC_H
 
 #include <stddef.h>
+#include "lib/array.h"
 #include "sbt/events.h"
 
 struct sbt_probe_info;
@@ -89,9 +90,9 @@ struct sync_obj {
 	struct sync_site *sites;
 	__u32 nsites;
 	size_t cap_threads, cap_sites; /* internal */
-	/* semaphores: V's waiting for their P, FIFO; pairing statistics */
-	struct sync_post *posts_q;
-	__u32 q_head, q_len, q_cap;
+	/* semaphores: V's waiting for their P (struct sync_post), FIFO;
+	 * pairing statistics */
+	struct array_fifo posts_q;
 	__u64 paired;	      /* P's matched with a V */
 	__u64 initial_tokens; /* P's that found no V: the semaphore's initial count */
 	__u64 handoff_ns;     /* sum over blocked P's of P_e - matching V */

@@ -70,7 +70,7 @@ static void json_kind_counts(struct json *j, const struct sync_obj *o)
 		json_ku64(j, "try_failures", o->failed);
 		json_ku64(j, "paired", o->paired);
 		json_ku64(j, "initial_tokens", o->initial_tokens);
-		json_ku64(j, "unconsumed_v", o->q_len);
+		json_ku64(j, "unconsumed_v", o->posts_q.len);
 		json_ku64(j, "handoff_ns", o->handoff_ns);
 		break;
 	case SYNC_COND:

@@ -8,7 +8,6 @@
  * inside a wait are work, the rest of the wait is waiting — counted with
  * the thread's lock/semaphore/condvar waits, out of its useful compute.
  */
-#include <stdlib.h>
 #include "analyses/phases_impl.h"
 
 /* Tasks created and not begun a process holds at most (their bodies
@@ -19,28 +18,12 @@
  * (tasks__before_body()). */
 void tasks__created(struct phases *p, struct ph_thread *t, __u64 tm, __u64 ta)
 {
+	struct ph_creation c = {tm, ta};
 	struct ph_proc *pr;
-	struct ph_creation *c;
-	size_t i, cap;
 
 	t->tasks_created++;
-	if (!approx__event_based(p) || !(pr = threads__proc(p, t->pid)))
-		return;
-	if (pr->task_n == pr->task_cap) {
-		if (pr->task_cap >= TASKS_QUEUED_MAX)
-			return;
-		cap = pr->task_cap ? 2 * pr->task_cap : 64;
-		c = malloc(cap * sizeof(*c));
-		if (!c)
-			return;
-		for (i = 0; i < pr->task_n; i++) /* unrolled, oldest first */
-			c[i] = pr->task_c[(pr->task_head + i) % pr->task_cap];
-		free(pr->task_c);
-		pr->task_c = c;
-		pr->task_cap = cap;
-		pr->task_head = 0;
-	}
-	pr->task_c[(pr->task_head + pr->task_n++) % pr->task_cap] = (struct ph_creation){tm, ta};
+	if (approx__event_based(p) && (pr = threads__proc(p, t->pid)))
+		array_fifo_push(&pr->tasks, &c, sizeof(c), TASKS_QUEUED_MAX);
 }
 
 /* The outermost task wait below depth d, or -1. */
@@ -110,12 +93,10 @@ void tasks__before_body(struct phases *p, struct ph_thread *t, const struct sbt_
 	int d = t->depth;
 	__u64 ta;
 
-	if (!approx__event_based(p) || !(pr = threads__proc(p, t->pid)) || !pr->task_n ||
-	    !is_task(p, t, d, implicit__instance_of(p, t, d, e)))
+	if (!approx__event_based(p) || !(pr = threads__proc(p, t->pid)) || !pr->tasks.len ||
+	    !is_task(p, t, d, implicit__instance_of(p, t, d, e)) ||
+	    !array_fifo_pop(&pr->tasks, &c, sizeof(c)))
 		return;
-	c = pr->task_c[pr->task_head];
-	pr->task_head = (pr->task_head + 1) % pr->task_cap;
-	pr->task_n--;
 	ta = max_u64(c.ta, t->ta_prev) + sub0(e->ts, max_u64(c.tm, t->tm_prev));
 	if (ta < approx__time_based(t, e->ts))
 		approx__rebase(p, t, e->ts, ta);

@@ -28,6 +28,33 @@ int array_reserve(void **arr, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
+int array_fifo_push(struct array_fifo *q, const void *elem, size_t sz, size_t max)
+{
+	size_t old = q->cap;
+
+	if (q->len == q->cap) {
+		if (max && q->cap >= max)
+			return -E2BIG;
+		if (array_reserve(&q->buf, &q->cap, q->len + 1, sz))
+			return -ENOMEM;
+		/* the room at least doubled: the wrapped part, [0, head), goes
+		 * after the rest, which keeps its place */
+		memcpy((char *)q->buf + old * sz, q->buf, q->head * sz);
+	}
+	memcpy((char *)q->buf + (q->head + q->len++) % q->cap * sz, elem, sz);
+	return 0;
+}
+
+int array_fifo_pop(struct array_fifo *q, void *out, size_t sz)
+{
+	if (!q->len)
+		return 0;
+	memcpy(out, (char *)q->buf + q->head * sz, sz);
+	q->head = (q->head + 1) % q->cap;
+	q->len--;
+	return 1;
+}
+
 int array_cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

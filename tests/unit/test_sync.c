@@ -102,7 +102,7 @@ TEST(semaphore_single_p_single_v_in_order)
 	CHECK_EQ(fx.pairs[1].v_ts, 290);
 	CHECK_EQ(fx.pairs[1].p_exit, 320);
 	CHECK_EQ(fx.pairs[2].v_ts, 400);
-	CHECK_EQ(o->q_len, 0);
+	CHECK_EQ(o->posts_q.len, 0);
 	teardown();
 }
 
@@ -129,7 +129,7 @@ TEST(semaphore_fifo_with_several_posters)
 	CHECK_EQ(fx.pairs[1].v_tid, 3);
 	CHECK_EQ(fx.pairs[2].v_ts, 120);
 	CHECK_EQ(o->failed, 1);
-	CHECK_EQ(o->q_len, 1); /* the last V is not consumed yet */
+	CHECK_EQ(o->posts_q.len, 1); /* the last V is not consumed yet */
 	CHECK_EQ(o->initial_tokens, 0);
 	teardown();
 }
