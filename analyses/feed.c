@@ -45,6 +45,26 @@ static int barrier_depth(const struct phases *p, const struct ph_thread *t, int 
 	return n;
 }
 
+/* The kind of thread t's call at depth i. */
+static int kind_at(const struct phases *p, const struct ph_thread *t, int i)
+{
+	return p->cfg.probes[t->stack[i].probe].kind;
+}
+
+_Static_assert(SBT_PK_MAX < 32, "a probe kind is a bit of frame_below()'s stop");
+
+/* The first frame below call d of thread t that is a barrier or of a kind
+ * in stop (a bit per SBT_PK_*), or -1. */
+static int frame_below(const struct phases *p, const struct ph_thread *t, int d, unsigned int stop)
+{
+	int i;
+
+	for (i = d - 1; i >= 0 && i < t->stack_cap; i--)
+		if (is_barrier(kind_at(p, t, i)) || (stop & 1u << kind_at(p, t, i)))
+			return i;
+	return -1;
+}
+
 /* Call d of thread t is made by a barrier's implementation: the first frame
  * below it that is a barrier or a body is a barrier (libomp's passive wait
  * is a pthread_cond_wait inside __kmpc_barrier; a --probe barrier made of a
@@ -53,16 +73,9 @@ static int barrier_depth(const struct phases *p, const struct ph_thread *t, int 
  * wait is the program's. */
 static int inside_barrier(const struct phases *p, const struct ph_thread *t, int d)
 {
-	int i, kind;
+	int i = frame_below(p, t, d, 1u << SBT_PK_REGION_BODY);
 
-	for (i = d - 1; i >= 0 && i < t->stack_cap; i--) {
-		kind = p->cfg.probes[t->stack[i].probe].kind;
-		if (kind == SBT_PK_REGION_BODY)
-			return 0;
-		if (is_barrier(kind))
-			return 1;
-	}
-	return 0;
+	return i >= 0 && is_barrier(kind_at(p, t, i));
 }
 
 /* Call d of thread t, a body of no region instance (a task's), ran in the
@@ -72,15 +85,10 @@ static int inside_barrier(const struct phases *p, const struct ph_thread *t, int
  * implicit barrier, unprobed: the body of the instance returned). */
 static int runs_in_barrier_wait(const struct phases *p, const struct ph_thread *t, int d)
 {
-	int i, kind;
+	int i = frame_below(p, t, d, 1u << SBT_PK_REGION_BODY | 1u << SBT_PK_TASK_WAIT);
 
-	for (i = d - 1; i >= 0 && i < t->stack_cap; i--) {
-		kind = p->cfg.probes[t->stack[i].probe].kind;
-		if (kind == SBT_PK_REGION_BODY || kind == SBT_PK_TASK_WAIT)
-			return 0;
-		if (is_barrier(kind))
-			return t->waiting && barrier_depth(p, t, i) == 0;
-	}
+	if (i >= 0)
+		return is_barrier(kind_at(p, t, i)) && t->waiting && barrier_depth(p, t, i) == 0;
 	/* an implicit barrier's episode began with a body's return */
 	return t->waiting && p->cfg.probes[t->waiting->probe].kind == SBT_PK_REGION_BODY;
 }
