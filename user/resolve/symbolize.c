@@ -267,6 +267,16 @@ static struct module_cus *module_cus(struct symbolizer *s, Dwfl_Module *mod)
 	return m;
 }
 
+/* The next unit of m, from *i on, whose ranges hold a (an address less the
+ * module's bias), into cu: 1; 0 when none is left. */
+static int unit_at(const struct module_cus *m, Dwarf_Addr a, size_t *i, Dwarf_Die *cu)
+{
+	for (; *i < m->n; (*i)++)
+		if (a >= m->r[*i].lo && a < m->r[*i].hi && dwarf_offdie(m->dw, m->r[*i].die, cu))
+			return 1;
+	return 0;
+}
+
 /*
  * The source line of pc when libdwfl finds none: elfutils 0.188 finds a
  * unit by .debug_aranges only, which clang does not emit (DWARF 4 or 5), so
@@ -277,16 +287,13 @@ static const char *cu_line(struct symbolizer *s, Dwfl_Module *mod, uint64_t pc, 
 	struct module_cus *m = module_cus(s, mod);
 	Dwarf_Die cu;
 	Dwarf_Line *line;
-	Dwarf_Addr a;
 	size_t i;
 
 	if (!m || !m->dw)
 		return NULL;
-	a = pc - m->bias;
-	for (i = 0; i < m->n; i++) {
-		if (a < m->r[i].lo || a >= m->r[i].hi || !dwarf_offdie(m->dw, m->r[i].die, &cu))
-			continue;
-		line = dwarf_getsrc_die(&cu, a);
+	/* a unit without a line there: the next one holding pc */
+	for (i = 0; unit_at(m, pc - m->bias, &i, &cu); i++) {
+		line = dwarf_getsrc_die(&cu, pc - m->bias);
 		if (line && !dwarf_lineno(line, lineno))
 			return dwarf_linesrc(line, NULL, NULL);
 	}
@@ -300,7 +307,7 @@ static Dwarf_Die *cu_of(struct symbolizer *s, Dwfl_Module *mod, uint64_t pc, Dwa
 {
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
 	struct module_cus *m;
-	size_t i;
+	size_t i = 0;
 
 	if (cu)
 		return cu;
@@ -308,11 +315,7 @@ static Dwarf_Die *cu_of(struct symbolizer *s, Dwfl_Module *mod, uint64_t pc, Dwa
 	if (!m || !m->dw)
 		return NULL;
 	*bias = m->bias;
-	for (i = 0; i < m->n; i++)
-		if (pc - m->bias >= m->r[i].lo && pc - m->bias < m->r[i].hi &&
-		    dwarf_offdie(m->dw, m->r[i].die, buf))
-			return buf;
-	return NULL;
+	return unit_at(m, pc - m->bias, &i, buf) ? buf : NULL;
 }
 
 #define INLINE_DEPTH_MAX 16
@@ -349,13 +352,6 @@ static int inline_chain(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *chain, int n, 
 	return n;
 }
 
-static const char *base_of(const char *path)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-
-	return slash ? slash + 1 : path;
-}
-
 /* Inlined instance in's call position, if it is in the unit's own source
  * file (by name). */
 static int call_in_unit(Dwarf_Die *cu, Dwarf_Die *in, const char *unit, const char **file,
@@ -372,7 +368,7 @@ static int call_in_unit(Dwarf_Die *cu, Dwarf_Die *in, const char *unit, const ch
 	    l > INT32_MAX || dwarf_getsrcfiles(cu, &files, &nfiles) || f >= nfiles)
 		return 0;
 	name = dwarf_filesrc(files, f, NULL, NULL);
-	if (!name || strcmp(base_of(name), unit))
+	if (!name || strcmp(basename(name), unit))
 		return 0;
 	*file = name;
 	*lineno = (int)l;
@@ -390,13 +386,14 @@ static void unit_line(struct symbolizer *s, Dwfl_Module *mod, uint64_t pc, const
 		      int *lineno)
 {
 	Dwarf_Die buf, *cu, chain[INLINE_DEPTH_MAX];
-	const char *unit;
+	const char *name, *unit;
 	Dwarf_Addr bias;
 	int n;
 
 	cu = cu_of(s, mod, pc, &buf, &bias);
-	unit = cu ? base_of(dwarf_diename(cu)) : NULL;
-	if (!unit || !strcmp(base_of(*file), unit))
+	name = cu ? dwarf_diename(cu) : NULL;
+	unit = name ? basename(name) : NULL;
+	if (!unit || !strcmp(basename(*file), unit))
 		return;
 	n = inline_chain(cu, pc - bias, chain, 0, 0);
 	while (n-- > 0)
