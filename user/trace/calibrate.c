@@ -570,39 +570,34 @@ const struct alpha *calibration__for_class(const struct calibration *c, int cls)
 	return NULL;
 }
 
-/* Whether our own probes hold one on symbol (a group timed without one
- * measured nothing). */
-static int probed_symbol(const struct probe_table *t, const char *symbol)
+/* Our own (first) probe on symbol, or NULL. */
+static const struct probe *own_probe(const struct probe_table *t, const char *symbol)
 {
 	int i;
 
 	for (i = 1; i < t->n; i++)
 		if (!strcmp(t->probes[i].info.symbol, symbol))
-			return 1;
-	return 0;
+			return &t->probes[i];
+	return NULL;
 }
 
 /* The class of a calibrated symbol, from where our own probes put it. */
 static int class_of_symbol(const struct probe_table *t, const char *symbol)
 {
-	int i;
+	const struct probe *p = own_probe(t, symbol);
 
-	for (i = 1; i < t->n; i++)
-		if (!strcmp(t->probes[i].info.symbol, symbol))
-			return insn_class__of(t->probes[i].open_path,
-					      probe__entry_offset(&t->probes[i]));
-	return INSN_XOL;
+	return p ? insn_class__of(p->open_path, probe__entry_offset(p)) : INSN_XOL;
 }
 
 /* Which of c's functions our own probes put past their endbr64. */
 static void mark_past_endbr(struct calibration *c, const struct probe_table *own)
 {
-	int i, j;
+	const struct probe *p;
+	int i;
 
 	for (i = 0; i < c->n; i++)
-		for (j = 1; j < own->n; j++)
-			if (!strcmp(own->probes[j].info.symbol, c->a[i].symbol))
-				c->a[i].past_endbr = own->probes[j].entry_skip != 0;
+		if ((p = own_probe(own, c->a[i].symbol)))
+			c->a[i].past_endbr = p->entry_skip != 0;
 }
 
 /* Every return probe goes through the same trampoline, whatever the
@@ -698,8 +693,9 @@ static void fill_table(struct calibration *c, const struct cal_run *r, unsigned 
 		const struct timing *t = &r->t[g];
 		int nsym = groups[g].symbols[1] ? 2 : 1;
 
+		/* a group timed with no probe of ours measured nothing */
 		if (!(mask & 1u << g) || !group_available(g) ||
-		    !probed_symbol(own, groups[g].symbols[0]))
+		    !own_probe(own, groups[g].symbols[0]))
 			continue;
 		/* the functions of a group are assumed to cost the same; the
 		 * entry field holds the whole pair cost until common_return_cost()
