@@ -53,7 +53,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
 EX_DIR    := $(OUTPUT)/examples
-PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline sem_barrier cond_queue cond_barrier page_touch stepper \
+PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline sem_barrier cond_queue cond_barrier page_touch stepper prologues \
 		    custom_barrier
 OMP_EXAMPLES := omp_barriers omp_critical omp_for omp_kernels omp_nested omp_resize omp_tailcall omp_tasks
 # MPI examples, by each MPI Debian ships whose compiler wrapper is installed

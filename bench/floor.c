@@ -7,6 +7,7 @@
  * shim's sites: sbt_enter_F and sbt_exit_F are both plain probes).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #include <bpf/libbpf.h>
 #include "user/resolve/elfsym.h"
 #include "floor.skel.h"
-#include "lib/infile.h"
+#include "lib/entry_skip.h"
 #include "lib/parse.h"
 #include "lib/x86_insn.h"
 #include "lib/proc.h"
@@ -31,13 +32,19 @@ static void on_signal(int sig)
 static int multi;
 static int entry_only; /* -e */
 
-/* Past the function's endbr64 where sbt-bpf goes past it (lib/x86_insn.h). */
-static uint64_t past_endbr(const char *path, uint64_t offset)
+/* Past the function's first instructions where sbt-bpf goes past them
+ * (lib/entry_skip.h): its records of the functions measured here read
+ * their first argument only. */
+static uint64_t probed_offset(const char *path, uint64_t offset)
 {
-	unsigned char b[X86_ENDBR64_LEN + 5];
-	ssize_t n = infile__read_at(path, offset, b, sizeof(b));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned int skip;
 
-	return n > 0 ? offset + (uint64_t)x86_insn__endbr_skip(b, (size_t)n) : offset;
+	if (fd < 0)
+		return offset;
+	skip = entry_skip__in_file(fd, offset, x86_insn__arg_reg(1));
+	close(fd);
+	return offset + skip;
 }
 
 static int attach_file(struct floor *skel, pid_t pid, const char *path, const char *symbol)
@@ -52,7 +59,7 @@ static int attach_file(struct floor *skel, pid_t pid, const char *path, const ch
 	n = elfsym__find(es, symbol, offs, 4);
 	elfsym__close(es);
 	for (i = 0; i < n; i++)
-		offs[i] = past_endbr(path, offs[i]);
+		offs[i] = probed_offset(path, offs[i]);
 	if (multi) {
 		uint64_t cookies[4] = {0};
 

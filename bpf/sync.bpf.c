@@ -171,12 +171,12 @@ static __always_inline __u64 entry_arg(struct pt_regs *ctx, __u64 sel, __u64 dfl
 }
 
 /* entry_arg(), the probed address being the function's own where the
- * probe is past its endbr64 (include/sbt/events.h). */
+ * probe is past its first instruction (include/sbt/events.h). */
 static __always_inline __u64 record_arg(struct pt_regs *ctx, __u64 sel, __u64 dflt, __u64 cookie)
 {
 	__u64 v = entry_arg(ctx, sel, dflt);
 
-	return sel == SBT_ARG_IP && (cookie & SBT_COOKIE_PAST_ENDBR) ? v - SBT_ENDBR_LEN : v;
+	return sel == SBT_ARG_IP ? v - SBT_COOKIE_SKIP_BYTES(cookie) : v;
 }
 
 /* The sixth argument: the previous hit's cost at a self-timed site. */

@@ -111,11 +111,13 @@
  * (instead of the return value). */
 #define SBT_COOKIE_OUT(n)     ((__u64)(n) << 41)
 #define SBT_COOKIE_OUT_ARG(c) (((c) >> 41) & 0x7)
-/* The probe is on the instruction after the function's endbr64 (x86 CET's
- * landing pad, single-stepped where the next one is emulated): the probed
- * address (SBT_ARG_IP) is the function's plus SBT_ENDBR_LEN. */
-#define SBT_COOKIE_PAST_ENDBR (1ULL << 44)
-#define SBT_ENDBR_LEN	      4
+/* Bits 44-50: the probe is this many bytes past the function's first
+ * instruction (past its endbr64 or its first plain instructions, where the
+ * kernel emulates the one probed: doc/design.md §5.4); the probed address
+ * (SBT_ARG_IP) is the function's plus that. */
+#define SBT_ENTRY_SKIP_MAX	 127 /* lib/entry_skip.c: SKIP_MAX */
+#define SBT_COOKIE_SKIP(n)	 ((__u64)(n) << 44)
+#define SBT_COOKIE_SKIP_BYTES(c) (((c) >> 44) & SBT_ENTRY_SKIP_MAX)
 /* That argument: the cost in ns in the low 32 bits, this bit when there is
  * one (the thread's first hit has none). */
 #define SBT_SITE_COST_KNOWN (1ULL << 32)

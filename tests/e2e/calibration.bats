@@ -140,6 +140,35 @@ assert (steps.count(1), steps.count(2)) == (750, 750), (steps.count(1), steps.co
 PY
 }
 
+# A function whose first instructions the kernel single-steps is probed
+# past them, onto the first it emulates (a jmp; past an endbr64, a je), and
+# never where a branch lands past its first instruction: pl_loop's loop comes
+# back to its second, and a probe there would count each turn. Each probe
+# counts the calls the workload made, neither more nor fewer.
+@test "probes past a function's plain first instructions, never past a loop's head" {
+	run "$SBT" record -vv --no-shim --trace barrier -o "$T/pl.sbt" \
+		--probe "$EX/prologues:pl_straight:region" --probe "$EX/prologues:pl_cet:region" \
+		--probe "$EX/prologues:pl_loop:region" -- "$EX/prologues" -t 2 -c 700 -l 5
+	[ "$status" -eq 0 ]
+	grep -q "debug: pl_straight (.*/prologues+0x[0-9a-f]*): probed 5 bytes in$" <<<"$output"
+	grep -q "debug: pl_cet (.*/prologues+0x[0-9a-f]*): probed 8 bytes in$" <<<"$output"
+	[ "$(grep -c "debug: pl_loop " <<<"$output")" -eq 0 ]
+	printf '%s\n' "$output" >"$T/pl.out"
+	python3 - "$T/pl.sbt" "$ROOT/tests/e2e" "$T/pl.out" <<'PY'
+import re, sys
+from collections import Counter
+sys.path.insert(0, sys.argv[2])
+from checks import sbt_records
+calls = sum(int(m) for m in re.findall(r"^thread \d+ tid \d+ calls (\d+)$", open(sys.argv[3]).read(), re.M))
+assert calls == 1400, calls
+n = Counter((x[6], x[5]) for x in sbt_records(sys.argv[1]))
+probes = sorted(p for p, t in n if t == 1)
+assert len(probes) == 3, n
+for p in probes:
+    assert n[(p, 1)] == calls and n[(p, 2)] == calls, (p, n[(p, 1)], n[(p, 2)], calls)
+PY
+}
+
 # -p: a uprobe belongs to its file, and a hit runs every program attached to
 # it, whatever process each was attached for: the functions the session
 # probes (libc's, in the traced process) and the futex tracepoints are
@@ -183,27 +212,32 @@ assert rep["approximated"]["costs"]["calibrations"] == len(cals)
 PY
 }
 
-# The cache says how each function was probed (its class; past its endbr64,
-# as sbt-bpf probes CET functions); one older than its format is measured
-# again: its costs were of instructions no longer probed.
-@test "calibrate: the cache's format, and the functions probed past their endbr64" {
+# The cache says how each function was probed (its class; how far past its
+# first instruction, as sbt-bpf probes CET functions and plain prologues);
+# one older than its format is measured again: its costs were of
+# instructions no longer probed.
+@test "calibrate: the cache's format, and how far in each function was probed" {
 	run_private_cache "$SBT" calibrate
 	[ "$status" -eq 0 ]
-	grep -qx "format 2" "$T/cache/calibration"
+	grep -qx "format 3" "$T/cache/calibration"
 	[ "$(grep -c '^alpha ' "$T/cache/calibration")" -gt 5 ]
 	[ "$(grep '^alpha ' "$T/cache/calibration" | awk 'NF != 6' | wc -l)" -eq 0 ]
-	sed -i -E 's/^(alpha pthread_barrier_wait [0-9]+ [0-9]+ [0-9]+) 0$/\1 1/' "$T/cache/calibration"
+	# what it says of each function's skip is what it shows
+	shown=$(grep -c " bytes in)$" <<<"$output" || true)
+	[ "$shown" -eq "$(grep '^alpha ' "$T/cache/calibration" | awk '$6 != 0' | wc -l)" ]
+	sed -i -E 's/^(alpha [^ ]+ [0-9]+ [0-9]+ [0-9]+) [0-9]+$/\1 0/' "$T/cache/calibration"
+	sed -i -E 's/^(alpha pthread_barrier_wait [0-9]+ [0-9]+ [0-9]+) 0$/\1 9/' "$T/cache/calibration"
 	run_private_cache "$SBT" calibrate --cached
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"(cached)"* ]]
-	grep -qE "^pthread_barrier_wait +[0-9]+ +[0-9]+ +[a-z-]+ \(past endbr64\)$" <<<"$output"
-	[ "$(grep -c "(past endbr64)" <<<"$output")" -eq 1 ]
+	grep -qE "^pthread_barrier_wait +[0-9]+ +[0-9]+ +[a-z-]+ \(9 bytes in\)$" <<<"$output"
+	[ "$(grep -c " bytes in)" <<<"$output")" -eq 1 ]
 	# a cache of the format before: measured again
 	sed -i '/^format /d' "$T/cache/calibration"
 	run_private_cache "$SBT" calibrate --cached
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"(measured now)"* ]]
-	grep -qx "format 2" "$T/cache/calibration"
+	grep -qx "format 3" "$T/cache/calibration"
 }
 
 @test "--no-calibrate charges the cache; a session that calibrates itself leaves it alone" {

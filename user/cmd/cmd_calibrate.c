@@ -59,12 +59,16 @@ static void print(const struct calibration *c, int measured)
 	for (i = 0; i < c->n; i++) {
 		const struct alpha *a = &c->a[i];
 
+		char skip[32] = "";
+
+		if (a->entry_skip)
+			snprintf(skip, sizeof(skip), " (%d bytes in)", a->entry_skip);
 		printf("%-26s %12llu %12llu  %s%s\n", a->symbol, (unsigned long long)a->entry_ns,
 		       (unsigned long long)a->exit_ns,
 		       !strcmp(a->symbol, CAL_COUNTERS) ? "two counters read, one record"
 		       : a->cls >= 0 && a->cls < ncls	? cls[a->cls]
 							: "?",
-		       a->past_endbr ? " (past endbr64)" : "");
+		       skip);
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "user/resolve/elfsym.h"
+#include "lib/entry_skip.h"
 #include "lib/x86_insn.h"
 #include "user/resolve/probes.h"
 #include "lib/log.h"
@@ -138,67 +139,95 @@ static const struct known_func known[] = {
 
 #define NKNOWN (sizeof(known) / sizeof(known[0]))
 
+/* What a probe's entry records carry (SBT_ARG_*), and the output argument
+ * its return record reads (SBT_COOKIE_OUT; 0: the return value). */
+struct entry_sel {
+	int obj_arg, site_arg, out_arg;
+};
+
 /* Known functions whose entry records carry other than their first two
  * arguments (SBT_ARG_*). An MPI collective's object is its communicator, a
  * send's or receive's the peer's rank, with the communicator as site
  * (MPI_Sendrecv: the rank it receives from). */
 static const struct {
 	const char *symbol;
-	int obj_arg, site_arg;
-	int out_arg; /* the output argument its return record reads (SBT_COOKIE_OUT) */
+	struct entry_sel sel;
 } entry_args[] = {
-	{"__kmpc_fork_call", 3, SBT_ARG_DEFAULT, 0},
-	{"__kmpc_critical", 3, SBT_ARG_DEFAULT, 0},
-	{"__kmpc_critical_with_hint", 3, SBT_ARG_DEFAULT, 0},
-	{"__kmpc_end_critical", 3, SBT_ARG_DEFAULT, 0},
-	{"GOMP_critical_start", SBT_ARG_CONST(SBT_OBJ_CRITICAL), SBT_ARG_DEFAULT, 0},
-	{"GOMP_critical_end", SBT_ARG_CONST(SBT_OBJ_CRITICAL), SBT_ARG_DEFAULT, 0},
-	{"GOMP_atomic_start", SBT_ARG_CONST(SBT_OBJ_ATOMIC), SBT_ARG_DEFAULT, 0},
-	{"GOMP_atomic_end", SBT_ARG_CONST(SBT_OBJ_ATOMIC), SBT_ARG_DEFAULT, 0},
-	{"PMPI_Bcast", 5, SBT_ARG_CONST(0), 0},
-	{"PMPI_Reduce", SBT_ARG_N(7), SBT_ARG_CONST(0), 0},
-	{"PMPI_Allreduce", SBT_ARG_N(6), SBT_ARG_CONST(0), 0},
-	{"PMPI_Gather", SBT_ARG_N(8), SBT_ARG_CONST(0), 0},
-	{"PMPI_Gatherv", SBT_ARG_N(9), SBT_ARG_CONST(0), 0},
-	{"PMPI_Scatter", SBT_ARG_N(8), SBT_ARG_CONST(0), 0},
-	{"PMPI_Scatterv", SBT_ARG_N(9), SBT_ARG_CONST(0), 0},
-	{"PMPI_Allgather", SBT_ARG_N(7), SBT_ARG_CONST(0), 0},
-	{"PMPI_Allgatherv", SBT_ARG_N(8), SBT_ARG_CONST(0), 0},
-	{"PMPI_Alltoall", SBT_ARG_N(7), SBT_ARG_CONST(0), 0},
-	{"PMPI_Alltoallv", SBT_ARG_N(9), SBT_ARG_CONST(0), 0},
-	{"PMPI_Reduce_scatter", SBT_ARG_N(6), SBT_ARG_CONST(0), 0},
-	{"PMPI_Reduce_scatter_block", SBT_ARG_N(6), SBT_ARG_CONST(0), 0},
-	{"PMPI_Scan", SBT_ARG_N(6), SBT_ARG_CONST(0), 0},
-	{"PMPI_Exscan", SBT_ARG_N(6), SBT_ARG_CONST(0), 0},
-	{"PMPI_Barrier", SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0},
-	{"PMPI_Send", 4, SBT_ARG_N(6), 0},
-	{"PMPI_Ssend", 4, SBT_ARG_N(6), 0},
-	{"PMPI_Rsend", 4, SBT_ARG_N(6), 0},
-	{"PMPI_Bsend", 4, SBT_ARG_N(6), 0},
-	{"PMPI_Recv", 4, SBT_ARG_N(6), 0},
-	{"PMPI_Sendrecv", 4, SBT_ARG_N(9), 0},
-	{"PMPI_Sendrecv_replace", 4, SBT_ARG_N(6), 0},
+	/* functions of one argument (or none) record no second: a register
+	 * they do not read is one the probe may go past a write of
+	 * (x86_insn__entry_skip) */
+	{"GOMP_barrier", {SBT_ARG_CONST(0), SBT_ARG_CONST(0), 0}},
+	{"pthread_barrier_wait", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_mutex_lock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_mutex_trylock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_mutex_unlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_spin_lock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_spin_trylock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_spin_unlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_rwlock_rdlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_rwlock_wrlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_rwlock_tryrdlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_rwlock_trywrlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_rwlock_unlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"sem_wait", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"sem_trywait", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"sem_post", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_cond_signal", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_cond_broadcast", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"omp_set_lock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"omp_unset_lock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"omp_test_lock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"omp_set_nest_lock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"omp_unset_nest_lock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"omp_test_nest_lock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"__kmpc_fork_call", {3, SBT_ARG_DEFAULT, 0}},
+	{"__kmpc_critical", {3, SBT_ARG_DEFAULT, 0}},
+	{"__kmpc_critical_with_hint", {3, SBT_ARG_DEFAULT, 0}},
+	{"__kmpc_end_critical", {3, SBT_ARG_DEFAULT, 0}},
+	{"GOMP_critical_start", {SBT_ARG_CONST(SBT_OBJ_CRITICAL), SBT_ARG_DEFAULT, 0}},
+	{"GOMP_critical_end", {SBT_ARG_CONST(SBT_OBJ_CRITICAL), SBT_ARG_DEFAULT, 0}},
+	{"GOMP_atomic_start", {SBT_ARG_CONST(SBT_OBJ_ATOMIC), SBT_ARG_DEFAULT, 0}},
+	{"GOMP_atomic_end", {SBT_ARG_CONST(SBT_OBJ_ATOMIC), SBT_ARG_DEFAULT, 0}},
+	{"PMPI_Bcast", {5, SBT_ARG_CONST(0), 0}},
+	{"PMPI_Reduce", {SBT_ARG_N(7), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Allreduce", {SBT_ARG_N(6), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Gather", {SBT_ARG_N(8), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Gatherv", {SBT_ARG_N(9), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Scatter", {SBT_ARG_N(8), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Scatterv", {SBT_ARG_N(9), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Allgather", {SBT_ARG_N(7), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Allgatherv", {SBT_ARG_N(8), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Alltoall", {SBT_ARG_N(7), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Alltoallv", {SBT_ARG_N(9), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Reduce_scatter", {SBT_ARG_N(6), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Reduce_scatter_block", {SBT_ARG_N(6), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Scan", {SBT_ARG_N(6), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Exscan", {SBT_ARG_N(6), SBT_ARG_CONST(0), 0}},
+	{"PMPI_Barrier", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"PMPI_Send", {4, SBT_ARG_N(6), 0}},
+	{"PMPI_Ssend", {4, SBT_ARG_N(6), 0}},
+	{"PMPI_Rsend", {4, SBT_ARG_N(6), 0}},
+	{"PMPI_Bsend", {4, SBT_ARG_N(6), 0}},
+	{"PMPI_Recv", {4, SBT_ARG_N(6), 0}},
+	{"PMPI_Sendrecv", {4, SBT_ARG_N(9), 0}},
+	{"PMPI_Sendrecv_replace", {4, SBT_ARG_N(6), 0}},
 	/* a communicator made: the parent, the color, and the new one at the return */
-	{"PMPI_Comm_split", SBT_ARG_DEFAULT, SBT_ARG_DEFAULT, 4},
-	{"PMPI_Comm_split_type", SBT_ARG_DEFAULT, SBT_ARG_DEFAULT, 5},
-	{"PMPI_Comm_dup", SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 2},
-	{"PMPI_Comm_create", SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 3},
+	{"PMPI_Comm_split", {SBT_ARG_DEFAULT, SBT_ARG_DEFAULT, 4}},
+	{"PMPI_Comm_split_type", {SBT_ARG_DEFAULT, SBT_ARG_DEFAULT, 5}},
+	{"PMPI_Comm_dup", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 2}},
+	{"PMPI_Comm_create", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 3}},
 };
 
 /* What known function symbol's records carry: obj_arg and site_arg at the
  * entry, out_arg's target at the return (0: the return value). */
-static void entry_args_of(const char *symbol, int *obj_arg, int *site_arg, int *out_arg)
+static struct entry_sel entry_sel_of(const char *symbol)
 {
 	size_t i;
 
-	*obj_arg = *site_arg = SBT_ARG_DEFAULT;
-	*out_arg = 0;
 	for (i = 0; i < sizeof(entry_args) / sizeof(entry_args[0]); i++)
-		if (!strcmp(entry_args[i].symbol, symbol)) {
-			*obj_arg = entry_args[i].obj_arg;
-			*site_arg = entry_args[i].site_arg;
-			*out_arg = entry_args[i].out_arg;
-		}
+		if (!strcmp(entry_args[i].symbol, symbol))
+			return entry_args[i].sel;
+	return (struct entry_sel){SBT_ARG_DEFAULT, SBT_ARG_DEFAULT, 0};
 }
 #define MAX_VERSIONS 4
 
@@ -350,33 +379,50 @@ void probes__known(unsigned int classes, char *buf, size_t n)
 					known[i].symbol, known[i].runtime);
 }
 
-_Static_assert(SBT_ENDBR_LEN == X86_ENDBR64_LEN, "the BPF side takes back an endbr64");
+#if defined(__x86_64__)
+/* The argument an entry record's selector reads (include/sbt/events.h),
+ * dflt for the default; 0 for none (the return address, the probed
+ * address, a constant). */
+static int selected_arg(int sel, int dflt)
+{
+	if (sel == SBT_ARG_DEFAULT)
+		return dflt;
+	if (sel >= 1 && sel <= 5)
+		return sel;
+	return sel > SBT_ARG_N(0) ? sel - SBT_ARG_N(0) : 0;
+}
 
-/* x86_insn__endbr_skip() of the function at offset of f (x86 only; never
- * with SBT_ENDBR_SKIP=0 in the environment: bench/endbr.py compares). */
-static uint64_t entry_skip(const struct mapped_file *f, uint64_t offset)
+/* The registers the entry record of sel reads (the arguments on the stack
+ * read the stack pointer, which nothing a probe goes past writes). */
+static unsigned int regs_read(const struct entry_sel *sel)
+{
+	return x86_insn__arg_reg(selected_arg(sel->obj_arg, 1)) |
+	       x86_insn__arg_reg(selected_arg(sel->site_arg, 2)) | x86_insn__arg_reg(sel->out_arg);
+}
+#endif
+
+/* How far past its first instruction the function at offset of f is
+ * probed (lib/entry_skip.h); 0 off x86. */
+static uint64_t entry_skip(const struct mapped_file *f, uint64_t offset,
+			   const struct entry_sel *sel)
 {
 #if defined(__x86_64__)
-	const char *env = getenv("SBT_ENDBR_SKIP");
-	unsigned char insn[X86_ENDBR64_LEN + 5];
-	ssize_t n;
-	int fd;
+	int fd = proc__open_mapped(f);
+	unsigned int skip;
 
-	if (env && !strcmp(env, "0"))
-		return 0;
-	fd = proc__open_mapped(f);
 	if (fd < 0)
 		return 0;
-	n = pread(fd, insn, sizeof(insn), (off_t)offset);
+	skip = entry_skip__in_file(fd, offset, regs_read(sel));
 	close(fd);
-	return n > 0 ? (uint64_t)x86_insn__endbr_skip(insn, (size_t)n) : 0;
+	return skip;
 #else
+	(void)f, (void)offset, (void)sel;
 	return 0;
 #endif
 }
 
 static int add_probe(struct probe_table *t, const char *symbol, int kind,
-		     const struct mapped_file *f, uint64_t offset)
+		     const struct mapped_file *f, uint64_t offset, const struct entry_sel *sel)
 {
 	char open_path[sizeof(t->probes->open_path)];
 	struct probe *p;
@@ -408,7 +454,13 @@ static int add_probe(struct probe_table *t, const char *symbol, int kind,
 	snprintf(p->open_path, sizeof(p->open_path), "%s", open_path);
 	p->dev = f->dev;
 	p->ino = f->inode;
-	p->entry_skip = entry_skip(f, offset);
+	p->obj_arg = sel->obj_arg;
+	p->site_arg = sel->site_arg;
+	p->out_arg = sel->out_arg;
+	p->entry_skip = entry_skip(f, offset, sel);
+	if (p->entry_skip)
+		log_debug("%s (%s+%#llx): probed %llu bytes in", symbol, f->path,
+			  (unsigned long long)offset, (unsigned long long)p->entry_skip);
 	return 0;
 }
 
@@ -447,6 +499,7 @@ int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const str
 {
 	uint64_t offs[MAX_VERSIONS];
 	int i, n = elfsym__find(es, symbol, offs, MAX_VERSIONS), err;
+	struct entry_sel sel = entry_sel_of(symbol);
 
 	for (i = 0; i < n; i++) {
 		if (!probeable(f, offs[i])) {
@@ -457,31 +510,11 @@ int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const str
 				 "%s%s", len ? ", " : "", symbol);
 			continue;
 		}
-		err = add_probe(t, symbol, kind, f, offs[i]);
+		err = add_probe(t, symbol, kind, f, offs[i], &sel);
 		if (err)
 			return err;
 	}
 	return n;
-}
-
-/* The entry records of probes first.. of t carry what obj_arg and site_arg select. */
-static void set_args(struct probe_table *t, int first, int obj_arg, int site_arg)
-{
-	for (; first < t->n; first++) {
-		t->probes[first].obj_arg = obj_arg;
-		t->probes[first].site_arg = site_arg;
-	}
-}
-
-/* Probes first.. of t are known function i's. */
-static void set_known_args(struct probe_table *t, int first, size_t i)
-{
-	int obj_arg, site_arg, out_arg;
-
-	entry_args_of(known[i].symbol, &obj_arg, &site_arg, &out_arg);
-	set_args(t, first, obj_arg, site_arg);
-	for (; first < t->n; first++)
-		t->probes[first].out_arg = out_arg;
 }
 
 /* Whether a function is the outlined body of an OpenMP construct, as the
@@ -517,16 +550,16 @@ struct body_scan {
 int probes__add_body(struct probe_table *t, const char *name, const struct mapped_file *f,
 		     uint64_t offset)
 {
+	/* the body's address tells which region frame started it, its return
+	 * address a barrier it tail-calls (doc/design.md §5.1) */
+	static const struct entry_sel body = {SBT_ARG_RET, SBT_ARG_IP, 0};
 	int first = t->n, err;
 
 	if (!probeable(f, offset))
 		return -ENOTSUP;
-	err = add_probe(t, name, SBT_PK_REGION_BODY, f, offset);
+	err = add_probe(t, name, SBT_PK_REGION_BODY, f, offset, &body);
 	if (err)
 		return err;
-	/* the body's address tells which region frame started it, its return
-	 * address a barrier it tail-calls (doc/design.md §5.1) */
-	set_args(t, first, SBT_ARG_RET, SBT_ARG_IP);
 	return t->n > first;
 }
 
@@ -631,6 +664,7 @@ int probes__use_shim(struct probe_table *t, const char *path)
 static int add_shim_sites(struct probe_table *t, const struct elfsym *es,
 			  const struct mapped_file *f, unsigned int classes)
 {
+	struct entry_sel sel;
 	uint64_t enter, exit;
 	int added = 0, e;
 	size_t i;
@@ -639,26 +673,14 @@ static int add_shim_sites(struct probe_table *t, const struct elfsym *es,
 		if (!(probe_kind__class(known[i].kind) & classes) || !shim_covers(t, i) ||
 		    !probes__shim_sites(es, known[i].symbol, &enter, &exit))
 			continue;
-		e = add_probe(t, known[i].symbol, known[i].kind, f, enter);
+		sel = entry_sel_of(known[i].symbol);
+		e = add_probe(t, known[i].symbol, known[i].kind, f, enter, &sel);
 		if (e)
 			return e;
 		t->probes[t->n - 1].exit_offset = exit;
-		set_known_args(t, t->n - 1, i);
 		added++;
 	}
 	return added;
-}
-
-/* Known function i where es (file f) defines it: its probes, with what its
- * entry records carry. Returns how many, or a negative errno. */
-static int add_known_function(struct probe_table *t, const struct elfsym *es,
-			      const struct mapped_file *f, size_t i)
-{
-	int first = t->n, n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
-
-	if (n > 0)
-		set_known_args(t, first, i);
-	return n;
 }
 
 /* Known functions of the classes defined in es (file f), and the region
@@ -684,7 +706,7 @@ static int add_known(struct probe_table *t, const struct elfsym *es, const struc
 			used[i] = 1;
 		if (shim_covers(t, i) && interposed(f))
 			continue;
-		n = add_known_function(t, es, f, i);
+		n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
 		if (n < 0)
 			return n;
 		if (n > 0 && exe && used)
@@ -719,7 +741,7 @@ int probes__add_interposed(struct probe_table *t, const struct elfsym *es,
 	for (i = 0; i < NKNOWN; i++) {
 		if (!(probe_kind__class(known[i].kind) & classes) || !shim_covers(t, i))
 			continue;
-		n = add_known_function(t, es, f, i);
+		n = probes__add_symbol(t, es, f, known[i].symbol, known[i].kind);
 		if (n < 0)
 			return n;
 		added += n;

@@ -32,8 +32,9 @@ struct probe {
 	int obj_arg, site_arg; /* what its entry records carry (SBT_ARG_*) */
 	int out_arg;	       /* its return records carry what this argument points to */
 	uint64_t dev, ino;     /* the file (0: unknown) */
-	/* attached this far past offset: the function's endbr64, when the
-	 * next instruction is cheaper to probe (x86_insn__endbr_skip) */
+	/* attached this far past offset: past the function's endbr64 or its
+	 * first plain instructions, onto one the kernel emulates
+	 * (x86_insn__entry_skip) */
 	uint64_t entry_skip;
 };
 
@@ -48,7 +49,7 @@ static inline __u64 probe__cookie(const struct probe *p)
 {
 	return SBT_COOKIE(p->info.id, p->info.kind) | SBT_COOKIE_ARGS(p->obj_arg, p->site_arg) |
 	       (p->exit_offset ? SBT_COOKIE_TIMED : 0) | SBT_COOKIE_OUT(p->out_arg) |
-	       (p->entry_skip ? SBT_COOKIE_PAST_ENDBR : 0);
+	       SBT_COOKIE_SKIP(p->entry_skip);
 }
 
 struct probe_table {

@@ -589,15 +589,15 @@ static int class_of_symbol(const struct probe_table *t, const char *symbol)
 	return p ? insn_class__of(p->open_path, probe__entry_offset(p)) : INSN_XOL;
 }
 
-/* Which of c's functions our own probes put past their endbr64. */
-static void mark_past_endbr(struct calibration *c, const struct probe_table *own)
+/* How far past their first instruction our own probes put c's functions. */
+static void mark_entry_skip(struct calibration *c, const struct probe_table *own)
 {
 	const struct probe *p;
 	int i;
 
 	for (i = 0; i < c->n; i++)
 		if ((p = own_probe(own, c->a[i].symbol)))
-			c->a[i].past_endbr = p->entry_skip != 0;
+			c->a[i].entry_skip = (int)p->entry_skip;
 }
 
 /* Every return probe goes through the same trampoline, whatever the
@@ -705,7 +705,7 @@ static void fill_table(struct calibration *c, const struct cal_run *r, unsigned 
 				  (t->both - t->entry) / nsym,
 				  class_of_symbol(own, groups[g].symbols[k]));
 	}
-	mark_past_endbr(c, own);
+	mark_entry_skip(c, own);
 	common_return_cost(c);
 	split_mixed_pairs(c, prev);
 	/* sys_enter and sys_exit run the same kind of program: half each */
@@ -1043,9 +1043,10 @@ const struct alpha *calibration__find(const struct calibration *c, const char *s
 }
 
 /* The cache's format: 2 since probes go past endbr64 and the classes have
- * references of their own (a cache without them charges a function the
- * cost of an instruction no longer probed). */
-#define CACHE_FORMAT 2
+ * references of their own, 3 since they go past plain instructions too (a
+ * cache of before charges a function the cost of an instruction no longer
+ * probed); its 5th field is how many bytes past the function's first. */
+#define CACHE_FORMAT 3
 
 int calibration__save(const struct calibration *c, const char *path)
 {
@@ -1069,7 +1070,7 @@ int calibration__save(const struct calibration *c, const char *path)
 	for (i = 0; i < c->n; i++)
 		fprintf(f, "alpha %s %llu %llu %d %d\n", c->a[i].symbol,
 			(unsigned long long)c->a[i].entry_ns, (unsigned long long)c->a[i].exit_ns,
-			c->a[i].cls, c->a[i].past_endbr);
+			c->a[i].cls, c->a[i].entry_skip);
 	err = outfile__close(f);
 	if (!err && rename(tmp, path))
 		err = -errno;
@@ -1090,7 +1091,7 @@ int calibration__load(struct calibration *c, const char *path)
 	struct calibration here;
 	char line[512], sym[SBT_SYMBOL_MAX];
 	unsigned long long en, ex;
-	int cls, past, k, format = 1;
+	int cls, skip, k, format = 1;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
@@ -1105,10 +1106,10 @@ int calibration__load(struct calibration *c, const char *path)
 		else if (!strncmp(line, "cpu ", 4))
 			snprintf(c->cpu, sizeof(c->cpu), "%.127s", line + 4);
 		else if ((k = sscanf(line, "alpha %127s %llu %llu %d %d", sym, &en, &ex, &cls,
-				     &past)) >= 4 &&
+				     &skip)) >= 4 &&
 			 c->n < CALIBRATION_MAX) {
 			add_alpha(c, sym, en, ex, cls);
-			c->a[c->n - 1].past_endbr = k == 5 && past;
+			c->a[c->n - 1].entry_skip = k == 5 && skip > 0 ? skip : 0;
 		}
 	}
 	fclose(f);

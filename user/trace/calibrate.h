@@ -48,7 +48,9 @@ struct alpha {
 	__u64 exit_ns;	/* cost of the return probe hit */
 	int cls;	/* enum insn_class of its probed instruction;
 			 * INSN_NCLASSES: not a uprobe (CAL_FUTEX) */
-	int past_endbr; /* probed on the instruction after its endbr64 */
+	/* probed this many bytes past its first instruction (its endbr64,
+	 * its first plain instructions: x86_insn__entry_skip) */
+	int entry_skip;
 };
 
 struct calibration {

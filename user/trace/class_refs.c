@@ -11,8 +11,9 @@
 	".size " #name ", . - " #name "\n"
 
 /* the single-stepped one begins as a CET function whose next instruction
- * is no push (x86_insn__endbr_skip): the class's usual member, which no
- * kernel emulates yet */
+ * is no push, and then returns: nothing a probe could go onto
+ * (x86_insn__entry_skip), the class's usual member, which no kernel
+ * emulates yet */
 __asm__(".text\n" CLASS_REF(sbt_class_xol, ".byte 0xf3, 0x0f, 0x1e, 0xfa\n\txor %eax, %eax")
 		CLASS_REF(sbt_class_emulated, "push %rbp\n\tpop %rbp")
 			CLASS_REF(sbt_class_nop5, ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"));
