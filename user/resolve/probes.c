@@ -153,12 +153,13 @@ static const struct {
 	const char *symbol;
 	struct entry_sel sel;
 } entry_args[] = {
-	/* functions of one argument (or none) record no second: a register
-	 * they do not read is one the probe may go past a write of
-	 * (x86_insn__entry_skip) */
+	/* functions whose second argument (if any) says nothing of the
+	 * object record none: a register the record does not read is one the
+	 * probe may go past a write of (x86_insn__entry_skip) */
 	{"GOMP_barrier", {SBT_ARG_CONST(0), SBT_ARG_CONST(0), 0}},
 	{"pthread_barrier_wait", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_mutex_lock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_mutex_timedlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_mutex_trylock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_mutex_unlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_spin_lock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
@@ -166,11 +167,15 @@ static const struct {
 	{"pthread_spin_unlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_rwlock_rdlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_rwlock_wrlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_rwlock_timedrdlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"pthread_rwlock_timedwrlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_rwlock_tryrdlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_rwlock_trywrlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_rwlock_unlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"sem_wait", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"sem_trywait", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"sem_timedwait", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
+	{"sem_clockwait", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"sem_post", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_cond_signal", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_cond_broadcast", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
