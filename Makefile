@@ -209,7 +209,8 @@ $(OUTPUT)/bench/hammer: bench/hammer.c
 $(OUTPUT)/bench/pingpong: bench/pingpong.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) $< -o $@
-FLOOR_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/demangle.c user/bpf/uprobe_multi.c) \
+FLOOR_OBJS := $(call objs,user/resolve/elfsym.c user/resolve/demangle.c user/resolve/probes.c \
+			   user/bpf/uprobe_multi.c) \
 	      $(LIB_OBJS)
 $(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h $(FLOOR_OBJS)
 	$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< $(FLOOR_OBJS) $(LIBS) -o $@

@@ -18,7 +18,7 @@
 #include "floor.skel.h"
 #include "lib/entry_skip.h"
 #include "lib/parse.h"
-#include "lib/x86_insn.h"
+#include "user/resolve/probes.h"
 #include "lib/proc.h"
 #include "user/bpf/uprobe_multi.h"
 
@@ -33,16 +33,15 @@ static int multi;
 static int entry_only; /* -e */
 
 /* Past the function's first instructions where sbt-bpf goes past them
- * (lib/entry_skip.h): its records of the functions measured here read
- * their first argument only. */
-static uint64_t probed_offset(const char *path, uint64_t offset)
+ * (lib/entry_skip.h), the registers its records read left alone. */
+static uint64_t probed_offset(const char *path, const char *symbol, uint64_t offset)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	unsigned int skip;
 
 	if (fd < 0)
 		return offset;
-	skip = entry_skip__in_file(fd, offset, x86_insn__arg_reg(1));
+	skip = entry_skip__in_file(fd, offset, probes__regs_read(symbol));
 	close(fd);
 	return offset + skip;
 }
@@ -59,7 +58,7 @@ static int attach_file(struct floor *skel, pid_t pid, const char *path, const ch
 	n = elfsym__find(es, symbol, offs, 4);
 	elfsym__close(es);
 	for (i = 0; i < n; i++)
-		offs[i] = probed_offset(path, offs[i]);
+		offs[i] = probed_offset(path, symbol, offs[i]);
 	if (multi) {
 		uint64_t cookies[4] = {0};
 

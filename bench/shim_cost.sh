@@ -13,8 +13,9 @@
 #   sbt-shim       - sbt-bpf --shim -- probe_loop (the default)
 #   sbt-shim-c2/c4 - the same reading 2 / 4 counters (-e; software events:
 #                    this VM has no PMU) at the barrier loops' hits
-# Targets: sbt-shim within 1.10x of floor-shim; for the single-stepped
-# functions (mutex, sem_post, GOMP_barrier) at most 1/5 of sbt.
+# Targets: sbt-shim within 1.10x of floor-shim; for a single-stepped
+# function (sem_post here; the mutex and GOMP_barrier were until plain
+# probes went past their prologues, lib/entry_skip.h) at most 1/5 of sbt.
 #
 #   bench/shim_cost.sh [-n CALLS] [-r ROUNDS]
 set -euo pipefail

@@ -406,6 +406,18 @@ static unsigned int regs_read(const struct entry_sel *sel)
 }
 #endif
 
+unsigned int probes__regs_read(const char *symbol)
+{
+#if defined(__x86_64__)
+	struct entry_sel sel = entry_sel_of(symbol);
+
+	return regs_read(&sel);
+#else
+	(void)symbol;
+	return 0;
+#endif
+}
+
 /* How far past its first instruction the function at offset of f is
  * probed (lib/entry_skip.h); 0 off x86. */
 static uint64_t entry_skip(const struct mapped_file *f, uint64_t offset,

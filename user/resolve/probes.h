@@ -52,6 +52,11 @@ static inline __u64 probe__cookie(const struct probe *p)
 	       SBT_COOKIE_SKIP(p->entry_skip);
 }
 
+/* The registers (x86_insn__arg_reg() bits) the entry records of a probe on
+ * symbol read: what no instruction its probe goes past may write
+ * (lib/entry_skip.h). */
+unsigned int probes__regs_read(const char *symbol);
+
 struct probe_table {
 	struct probe *probes; /* probes[0] unused */
 	int n;		      /* entries including the unused 0 */
