@@ -275,24 +275,15 @@ static uint64_t branch_target(const unsigned char *b, size_t n, uint64_t at)
 	return 0;
 }
 
-int x86_insn__branch_lands(const unsigned char *code, size_t len, uint64_t base,
-			   const uint64_t *targets, int n)
+void x86_insn__mark_landings(const unsigned char *code, size_t len, uint64_t base, uint64_t lo,
+			     uint64_t hi, unsigned char *bits)
 {
-	uint64_t lo = UINT64_MAX, hi = 0, t;
+	uint64_t t;
 	size_t i;
-	int k;
 
-	for (k = 0; k < n; k++) {
-		lo = targets[k] < lo ? targets[k] : lo;
-		hi = targets[k] > hi ? targets[k] : hi;
-	}
-	for (i = 0; i < len && n; i++) {
+	for (i = 0; i < len; i++) {
 		t = branch_target(code + i, len - i, base + i);
-		if (!t || t - lo > hi - lo)
-			continue;
-		for (k = 0; k < n; k++)
-			if (t == targets[k])
-				return 1;
+		if (t >= lo && t < hi)
+			bits[(t - lo) / 8] |= (unsigned char)(1u << ((t - lo) % 8));
 	}
-	return 0;
 }

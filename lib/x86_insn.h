@@ -71,12 +71,12 @@ struct x86_entry_skip {
 void x86_insn__entry_skip(const unsigned char *b, size_t n, unsigned int keep,
 			  struct x86_entry_skip *s);
 
-/* Whether any direct branch in code (len bytes at address base) lands on
- * one of targets[0..n): any bytes that would decode as a jmp, jcc or call
- * with a relative displacement, wherever they start, so a superset of the
- * real ones (a false one only keeps a probe where it was). Indirect
- * branches (jump tables) are not seen. */
-int x86_insn__branch_lands(const unsigned char *code, size_t len, uint64_t base,
-			   const uint64_t *targets, int n);
+/* Marks in bits (bit t - lo for address t, lo <= t < hi) where a direct
+ * branch in code (len bytes at address base) lands: any bytes that would
+ * decode as a jmp, jcc or call with a relative displacement, wherever they
+ * start, so a superset of the real ones (a false one only keeps a probe
+ * where it was). Indirect branches (jump tables) are not seen. */
+void x86_insn__mark_landings(const unsigned char *code, size_t len, uint64_t base, uint64_t lo,
+			     uint64_t hi, unsigned char *bits);
 
 #endif

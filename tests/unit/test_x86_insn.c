@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* What x86 uprobes do with a probed instruction (lib/x86_insn.h), on the
  * bytes of real prologues. */
+#include <string.h>
 #include "lib/x86_insn.h"
 #include "unit.h"
 
@@ -172,19 +173,25 @@ TEST(a_probe_past_plain_instructions_onto_an_emulated_one)
 }
 
 /* A branch lands on an instruction start, by rel8 or rel32, backward or
- * forward; bytes that are no branch's land nowhere asked. */
+ * forward; bytes that are no branch's land nowhere marked. */
 TEST(branches_that_land_on_a_prologue)
 {
 	/* at 0x1000: mov $1,%eax; sub $1,%eax (0x1005); jne 0x1005; ret;
 	 * then call 0x1008 (at 0x100b) */
 	static const unsigned char code[] = {0xb8, 0x01, 0x00, 0x00, 0x00, 0x83, 0xe8, 0x01,
 					     0x75, 0xfb, 0xc3, 0xe8, 0xf8, 0xff, 0xff, 0xff};
-	uint64_t loop_head = 0x1005, jne = 0x1008, ret = 0x100a, both[] = {0x1001, 0x1005};
+	unsigned char bits[2] = {0}, some[1] = {0};
 
-	CHECK(x86_insn__branch_lands(code, sizeof(code), 0x1000, &loop_head, 1));
-	CHECK(x86_insn__branch_lands(code, sizeof(code), 0x1000, &jne, 1)); /* the call */
-	CHECK(!x86_insn__branch_lands(code, sizeof(code), 0x1000, &ret, 1));
-	CHECK(x86_insn__branch_lands(code, sizeof(code), 0x1000, both, 2));
-	CHECK(!x86_insn__branch_lands(code, 10, 0x1000, &jne, 1)); /* without the call */
-	CHECK(!x86_insn__branch_lands(code, sizeof(code), 0x1000, both, 0));
+	x86_insn__mark_landings(code, sizeof(code), 0x1000, 0x1000, 0x1010, bits);
+	CHECK(bits[0] & 1u << 5);    /* the loop's head */
+	CHECK(bits[1] & 1u);	     /* the call's target, 0x1008 */
+	CHECK(!(bits[1] & 1u << 2)); /* the ret */
+	CHECK(!(bits[0] & 1u << 1)); /* inside the mov */
+	/* without the call, its target is no landing; outside [lo, hi) none is marked */
+	memset(bits, 0, sizeof(bits));
+	x86_insn__mark_landings(code, 10, 0x1000, 0x1000, 0x1010, bits);
+	CHECK(!(bits[1] & 1u << 0));
+	CHECK(bits[0] & 1u << 5);
+	x86_insn__mark_landings(code, sizeof(code), 0x1000, 0x1006, 0x100e, some);
+	CHECK_EQ(some[0], 1u << 2); /* 0x1008 only */
 }
