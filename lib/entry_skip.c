@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "lib/entry_skip.h"
@@ -22,68 +21,101 @@ struct landings {
 	dev_t dev;
 	ino_t ino;
 	off_t size;
-	struct timespec mtime;
+	struct timespec mtime, ctime;
 	uint64_t lo, hi;
 	unsigned char *bits;
 };
 
 #define LANDINGS_CACHED 8
+/* Code spans past this (512 MiB, a 64 MiB bitmap) are not marked: their
+ * functions stay on their first instruction. */
+#define LANDINGS_SPAN_MAX (1ULL << 29)
 static struct landings cache[LANDINGS_CACHED];
 static int cache_next; /* the entry replaced next */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
 static int same_file(const struct landings *l, const struct stat *st)
 {
 	return l->bits && l->dev == st->st_dev && l->ino == st->st_ino && l->size == st->st_size &&
-	       l->mtime.tv_sec == st->st_mtim.tv_sec && l->mtime.tv_nsec == st->st_mtim.tv_nsec;
+	       same_time(&l->mtime, &st->st_mtim) && same_time(&l->ctime, &st->st_ctim);
 }
 
-/* The ELF header and program headers of the file mapped at map (size
- * bytes); NULL if it is no 64-bit ELF file. */
-static const Elf64_Phdr *phdrs(const void *map, size_t size, int *n)
+/* The x86-64 ELF file at fd's program headers (malloc'd, *n of them), all
+ * within its size; NULL if it is no such file. */
+static Elf64_Phdr *phdrs(int fd, uint64_t size, int *n)
 {
-	const Elf64_Ehdr *eh = map;
+	Elf64_Ehdr eh;
+	Elf64_Phdr *ph;
+	size_t len;
 
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > size)
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_machine != EM_X86_64 || eh.e_phentsize != sizeof(*ph) || eh.e_phoff > size ||
+	    eh.e_phnum > (size - eh.e_phoff) / sizeof(*ph))
 		return NULL;
-	*n = eh->e_phnum;
-	return (const Elf64_Phdr *)((const char *)map + eh->e_phoff);
+	len = (size_t)eh.e_phnum * sizeof(*ph);
+	ph = malloc(len ? len : 1);
+	if (ph && pread(fd, ph, len, (off_t)eh.e_phoff) != (ssize_t)len) {
+		free(ph);
+		return NULL;
+	}
+	*n = eh.e_phnum;
+	return ph;
 }
 
-static int is_code(const Elf64_Phdr *ph, size_t size)
+/* A loadable code segment wholly within the file's size. */
+static int is_code(const Elf64_Phdr *ph, uint64_t size)
 {
-	return ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
-	       ph->p_offset + ph->p_filesz <= size && ph->p_filesz;
+	return ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && ph->p_filesz &&
+	       ph->p_offset <= size && ph->p_filesz <= size - ph->p_offset &&
+	       ph->p_vaddr <= UINT64_MAX - ph->p_filesz;
 }
 
-/* l's span and bits from the file mapped at map; -1 if it has no code. */
-static int build(struct landings *l, const void *map, size_t size)
+/* Segment ph's code, read (not mapped: a file truncated under us must not
+ * raise SIGBUS), marked into l. */
+static int mark_segment(struct landings *l, int fd, const Elf64_Phdr *ph)
 {
-	const Elf64_Phdr *ph;
-	int i, n;
+	unsigned char *code = malloc(ph->p_filesz);
 
-	ph = phdrs(map, size, &n);
+	if (!code || pread(fd, code, ph->p_filesz, (off_t)ph->p_offset) != (ssize_t)ph->p_filesz) {
+		free(code);
+		return -1;
+	}
+	x86_insn__mark_landings(code, ph->p_filesz, ph->p_vaddr, l->lo, l->hi, l->bits);
+	free(code);
+	return 0;
+}
+
+/* l's span and bits from the file at fd; -1 if it has no code, or too much. */
+static int build(struct landings *l, int fd, uint64_t size)
+{
+	Elf64_Phdr *ph;
+	int i, n = 0, err = 0;
+
+	ph = phdrs(fd, size, &n);
+	if (!ph)
+		return -1;
 	l->lo = UINT64_MAX;
 	l->hi = 0;
-	for (i = 0; ph && i < n; i++)
+	for (i = 0; i < n; i++)
 		if (is_code(&ph[i], size)) {
 			l->lo = ph[i].p_vaddr < l->lo ? ph[i].p_vaddr : l->lo;
 			if (ph[i].p_vaddr + ph[i].p_filesz > l->hi)
 				l->hi = ph[i].p_vaddr + ph[i].p_filesz;
 		}
-	if (l->lo >= l->hi || l->hi - l->lo > (1ULL << 34))
-		return -1;
-	l->bits = calloc((l->hi - l->lo) / 8 + 1, 1);
-	if (!l->bits)
-		return -1;
-	for (i = 0; i < n; i++)
+	if (l->lo >= l->hi || l->hi - l->lo > LANDINGS_SPAN_MAX ||
+	    !(l->bits = calloc((l->hi - l->lo) / 8 + 1, 1)))
+		err = -1;
+	for (i = 0; !err && i < n; i++)
 		if (is_code(&ph[i], size))
-			x86_insn__mark_landings((const unsigned char *)map + ph[i].p_offset,
-						ph[i].p_filesz, ph[i].p_vaddr, l->lo, l->hi,
-						l->bits);
-	return 0;
+			err = mark_segment(l, fd, &ph[i]);
+	free(ph);
+	return err;
 }
 
 /* The landings of the file at fd, built if not cached; NULL if it cannot
@@ -91,62 +123,54 @@ static int build(struct landings *l, const void *map, size_t size)
 static const struct landings *landings_of(int fd, const struct stat *st)
 {
 	struct landings *l;
-	void *map;
-	int i, err;
+	int i;
 
 	for (i = 0; i < LANDINGS_CACHED; i++)
 		if (same_file(&cache[i], st))
 			return &cache[i];
-	map = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
-		return NULL;
 	l = &cache[cache_next];
 	free(l->bits);
 	memset(l, 0, sizeof(*l));
-	err = build(l, map, (size_t)st->st_size);
-	munmap(map, (size_t)st->st_size);
-	if (err)
+	if (build(l, fd, (uint64_t)st->st_size)) {
+		free(l->bits);
+		l->bits = NULL;
 		return NULL;
+	}
 	l->dev = st->st_dev;
 	l->ino = st->st_ino;
 	l->size = st->st_size;
 	l->mtime = st->st_mtim;
+	l->ctime = st->st_ctim;
 	cache_next = (cache_next + 1) % LANDINGS_CACHED;
 	return l;
 }
 
-/* The address of file offset off, by the program header mapping it. */
+/* The address of file offset off, by the code segment holding it. */
 static int vaddr_of(int fd, const struct stat *st, uint64_t off, uint64_t *va)
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int i;
+	uint64_t size = (uint64_t)st->st_size;
+	int i, n = 0, err = -1;
+	Elf64_Phdr *ph = phdrs(fd, size, &n);
 
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64)
-		return -1;
-	for (i = 0; i < eh.e_phnum; i++) {
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
-		    (ssize_t)sizeof(ph))
-			return -1;
-		if (ph.p_type == PT_LOAD && off >= ph.p_offset && off < ph.p_offset + ph.p_filesz &&
-		    ph.p_offset + ph.p_filesz <= (uint64_t)st->st_size) {
-			*va = off - ph.p_offset + ph.p_vaddr;
-			return 0;
+	for (i = 0; ph && i < n && err; i++)
+		if (is_code(&ph[i], size) && off >= ph[i].p_offset &&
+		    off - ph[i].p_offset < ph[i].p_filesz) {
+			*va = off - ph[i].p_offset + ph[i].p_vaddr;
+			err = 0;
 		}
-	}
-	return -1;
+	free(ph);
+	return err;
 }
 
-/* Whether a direct branch anywhere in the executable segments of the ELF
- * file at fd lands on one of the instructions s names past the function
- * at file offset fn; 1 when it cannot tell. */
+/* Whether a direct branch anywhere in the code of the ELF file at fd lands
+ * on one of the instructions s names past the function at file offset fn;
+ * 1 when it cannot tell. */
 static int branch_lands(int fd, uint64_t fn, const struct x86_entry_skip *s)
 {
 	const struct landings *l;
 	struct stat st;
 	uint64_t va, t;
-	int k, lands = 1;
+	int k, lands;
 
 	if (fstat(fd, &st) || vaddr_of(fd, &st, fn, &va))
 		return 1;
@@ -161,7 +185,7 @@ static int branch_lands(int fd, uint64_t fn, const struct x86_entry_skip *s)
 	return lands;
 }
 
-unsigned int entry_skip__in_file(int fd, uint64_t offset, unsigned int keep)
+unsigned int entry_skip__in_file(int fd, uint64_t offset, uint64_t span, unsigned int keep)
 {
 	const char *env = getenv("SBT_ENTRY_SKIP");
 	unsigned char insn[X86_ENDBR64_LEN + (X86_SKIP_MAX_PLAIN + 1) * 15];
@@ -173,16 +197,19 @@ unsigned int entry_skip__in_file(int fd, uint64_t offset, unsigned int keep)
 	n = pread(fd, insn, sizeof(insn), (off_t)offset);
 	if (n <= 0)
 		return 0;
+	/* nothing past the function's end: it may fall through into the next */
+	if (span && (uint64_t)n > span)
+		n = (ssize_t)span;
 	x86_insn__entry_skip(insn, (size_t)n, keep, &s);
-	if (s.checked &&
-	    ((env && !strcmp(env, "endbr")) || s.skip > SKIP_MAX || branch_lands(fd, offset, &s)))
+	if (s.checked && (!span || (env && !strcmp(env, "endbr")) || s.skip > SKIP_MAX ||
+			  branch_lands(fd, offset, &s)))
 		return 0;
 	return s.skip;
 }
 #else
-unsigned int entry_skip__in_file(int fd, uint64_t offset, unsigned int keep)
+unsigned int entry_skip__in_file(int fd, uint64_t offset, uint64_t span, unsigned int keep)
 {
-	(void)fd, (void)offset, (void)keep;
+	(void)fd, (void)offset, (void)span, (void)keep;
 	return 0;
 }
 #endif

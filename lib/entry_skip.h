@@ -11,11 +11,14 @@
 #include <stdint.h>
 
 /* How many bytes past the function at file offset `offset` of the ELF file
- * open at fd its entry probe goes, keep being the registers its entry
- * record reads (x86_insn__arg_reg() bits); 0: on its first instruction,
- * always off x86. SBT_ENTRY_SKIP=0 in the environment: 0; =endbr: past an
- * endbr64 onto a push, jmp, call or 5-byte nop only (bench/entry_skip.py
- * compares the three). */
-unsigned int entry_skip__in_file(int fd, uint64_t offset, unsigned int keep);
+ * open at fd its entry probe goes, the function spanning `span` bytes as
+ * far as its symbols tell (0: unknown, as in a stripped file) and keep
+ * being the registers its entry record reads (x86_insn__arg_reg() bits);
+ * 0: on its first instruction, always off x86. Past plain instructions only
+ * with its span known: a function may fall through into the next, which
+ * other code may call indirectly. SBT_ENTRY_SKIP=0 in the environment: 0;
+ * =endbr: past an endbr64 onto a push, jmp, call or 5-byte nop only
+ * (bench/entry_skip.py compares the three). */
+unsigned int entry_skip__in_file(int fd, uint64_t offset, uint64_t span, unsigned int keep);
 
 #endif

@@ -169,8 +169,8 @@ static size_t imm_len(enum imm_size imm, int opsize16, int rex_w)
 	switch (imm) {
 	case I_8:
 		return 1;
-	case I_Z:
-		return opsize16 ? 2 : 4;
+	case I_Z: /* REX.W outweighs 0x66 */
+		return opsize16 && !rex_w ? 2 : 4;
 	case I_V:
 		return rex_w ? 8 : opsize16 ? 2 : 4;
 	default:
@@ -216,6 +216,10 @@ size_t x86_insn__plain_len(const unsigned char *b, size_t n, unsigned int *write
 			*writes = 1u << (((b[i] >> 3) & 7) | (rex & 4 ? 8 : 0));
 		else if (p.form == P_W_RM)
 			*writes = 1u << ((b[i] & 7) | (rex & 1 ? 8 : 0));
+		/* a byte register 4-7 with no REX is ah, ch, dh, bh: part of
+		 * register 0-3 (0x80 is the only byte-writing form here) */
+		if (p.form == P_W_RM && op == 0x80 && !two && !rex && (b[i] & 7) >= 4)
+			*writes |= 1u << ((b[i] & 7) - 4);
 	} else if (p.form == P_W_RAX) {
 		*writes = 1u << X86_REG_RAX;
 	} else if (p.form == P_W_OPREG) {

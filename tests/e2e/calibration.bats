@@ -142,17 +142,20 @@ PY
 
 # A function whose first instructions the kernel single-steps is probed
 # past them, onto the first it emulates (a jmp; past an endbr64, a je), and
-# never where a branch lands past its first instruction: pl_loop's loop comes
-# back to its second, and a probe there would count each turn. Each probe
+# never where a branch lands past its first instruction (pl_loop's loop
+# comes back to its second: a probe there would count each turn) nor past
+# its end (pl_falls runs on into pl_next's push, which the workers call
+# through a pointer: a probe there would count those calls too). Each probe
 # counts the calls the workload made, neither more nor fewer.
 @test "probes past a function's plain first instructions, never past a loop's head" {
 	run "$SBT" record -vv --no-shim --trace barrier -o "$T/pl.sbt" \
 		--probe "$EX/prologues:pl_straight:region" --probe "$EX/prologues:pl_cet:region" \
-		--probe "$EX/prologues:pl_loop:region" -- "$EX/prologues" -t 2 -c 700 -l 5
+		--probe "$EX/prologues:pl_loop:region" --probe "$EX/prologues:pl_falls:region" \
+		-- "$EX/prologues" -t 2 -c 700 -l 5
 	[ "$status" -eq 0 ]
 	grep -q "debug: pl_straight (.*/prologues+0x[0-9a-f]*): probed 5 bytes in$" <<<"$output"
 	grep -q "debug: pl_cet (.*/prologues+0x[0-9a-f]*): probed 8 bytes in$" <<<"$output"
-	[ "$(grep -c "debug: pl_loop " <<<"$output")" -eq 0 ]
+	[ "$(grep -c "debug: pl_loop \|debug: pl_falls " <<<"$output")" -eq 0 ]
 	printf '%s\n' "$output" >"$T/pl.out"
 	python3 - "$T/pl.sbt" "$ROOT/tests/e2e" "$T/pl.out" <<'PY'
 import re, sys
@@ -163,7 +166,7 @@ calls = sum(int(m) for m in re.findall(r"^thread \d+ tid \d+ calls (\d+)$", open
 assert calls == 1400, calls
 n = Counter((x[6], x[5]) for x in sbt_records(sys.argv[1]))
 probes = sorted(p for p, t in n if t == 1)
-assert len(probes) == 3, n
+assert len(probes) == 4, n
 for p in probes:
     assert n[(p, 1)] == calls and n[(p, 2)] == calls, (p, n[(p, 1)], n[(p, 2)], calls)
 PY

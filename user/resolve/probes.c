@@ -420,7 +420,7 @@ unsigned int probes__regs_read(const char *symbol)
 
 /* How far past its first instruction the function at offset of f is
  * probed (lib/entry_skip.h); 0 off x86. */
-static uint64_t entry_skip(const struct mapped_file *f, uint64_t offset,
+static uint64_t entry_skip(const struct mapped_file *f, uint64_t offset, uint64_t span,
 			   const struct entry_sel *sel)
 {
 #if defined(__x86_64__)
@@ -429,17 +429,21 @@ static uint64_t entry_skip(const struct mapped_file *f, uint64_t offset,
 
 	if (fd < 0)
 		return 0;
-	skip = entry_skip__in_file(fd, offset, regs_read(sel));
+	skip = entry_skip__in_file(fd, offset, span, regs_read(sel));
 	close(fd);
 	return skip;
 #else
-	(void)f, (void)offset, (void)sel;
+	(void)f, (void)offset, (void)span, (void)sel;
 	return 0;
 #endif
 }
 
+/* Probe symbol of kind at offset of f, its entry records carrying what sel
+ * says; span: the bytes the function spans as far as the symbols tell (0:
+ * unknown, lib/entry_skip.h). */
 static int add_probe(struct probe_table *t, const char *symbol, int kind,
-		     const struct mapped_file *f, uint64_t offset, const struct entry_sel *sel)
+		     const struct mapped_file *f, uint64_t offset, const struct entry_sel *sel,
+		     uint64_t span)
 {
 	char open_path[sizeof(t->probes->open_path)];
 	struct probe *p;
@@ -474,7 +478,7 @@ static int add_probe(struct probe_table *t, const char *symbol, int kind,
 	p->obj_arg = sel->obj_arg;
 	p->site_arg = sel->site_arg;
 	p->out_arg = sel->out_arg;
-	p->entry_skip = entry_skip(f, offset, sel);
+	p->entry_skip = entry_skip(f, offset, span, sel);
 	if (p->entry_skip)
 		log_debug("%s (%s+%#llx): probed %llu bytes in", symbol, f->path,
 			  (unsigned long long)offset, (unsigned long long)p->entry_skip);
@@ -511,6 +515,14 @@ static int probeable(const struct mapped_file *f, uint64_t offset)
 	return 1;
 }
 
+/* The bytes from offset to the next function es defines; 0 if none does. */
+static uint64_t span_of(const struct elfsym *es, uint64_t offset)
+{
+	uint64_t next = elfsym__next_function(es, offset);
+
+	return next == UINT64_MAX ? 0 : next - offset;
+}
+
 int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		       const char *symbol, int kind)
 {
@@ -527,7 +539,7 @@ int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const str
 				 "%s%s", len ? ", " : "", symbol);
 			continue;
 		}
-		err = add_probe(t, symbol, kind, f, offs[i], &sel);
+		err = add_probe(t, symbol, kind, f, offs[i], &sel, span_of(es, offs[i]));
 		if (err)
 			return err;
 	}
@@ -559,13 +571,14 @@ static int is_task_body(const char *symbol)
 
 struct body_scan {
 	struct probe_table *t;
+	const struct elfsym *es;
 	const struct mapped_file *f;
 	unsigned int classes;
 	int found;
 };
 
 int probes__add_body(struct probe_table *t, const char *name, const struct mapped_file *f,
-		     uint64_t offset)
+		     uint64_t offset, uint64_t span)
 {
 	/* the body's address tells which region frame started it, its return
 	 * address a barrier it tail-calls (doc/design.md §5.1) */
@@ -574,7 +587,7 @@ int probes__add_body(struct probe_table *t, const char *name, const struct mappe
 
 	if (!probeable(f, offset))
 		return -ENOTSUP;
-	err = add_probe(t, name, SBT_PK_REGION_BODY, f, offset, &body);
+	err = add_probe(t, name, SBT_PK_REGION_BODY, f, offset, &body, span);
 	if (err)
 		return err;
 	return t->n > first;
@@ -599,7 +612,7 @@ static int add_body(void *ctx, const char *name, uint64_t offset)
 	if (!(((b->classes & SBT_TRACE_BARRIER) && is_region_body(name)) ||
 	      ((b->classes & (SBT_TRACE_BARRIER | SBT_TRACE_TASK)) && is_task_body(name))))
 		return 0;
-	n = probes__add_body(b->t, name, b->f, offset);
+	n = probes__add_body(b->t, name, b->f, offset, span_of(b->es, offset));
 	if (n == -ENOTSUP)
 		return 0;
 	if (n < 0)
@@ -612,7 +625,7 @@ static int add_body(void *ctx, const char *name, uint64_t offset)
 static int add_bodies(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		      unsigned int classes)
 {
-	struct body_scan b = {.t = t, .f = f, .classes = classes};
+	struct body_scan b = {.t = t, .es = es, .f = f, .classes = classes};
 	int err = elfsym__each_function(es, add_body, &b);
 
 	return err ? err : b.found;
@@ -691,7 +704,8 @@ static int add_shim_sites(struct probe_table *t, const struct elfsym *es,
 		    !probes__shim_sites(es, known[i].symbol, &enter, &exit))
 			continue;
 		sel = entry_sel_of(known[i].symbol);
-		e = add_probe(t, known[i].symbol, known[i].kind, f, enter, &sel);
+		/* a site begins with a 5-byte nop: probed there (span 0) */
+		e = add_probe(t, known[i].symbol, known[i].kind, f, enter, &sel, 0);
 		if (e)
 			return e;
 		t->probes[t->n - 1].exit_offset = exit;

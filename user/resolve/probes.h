@@ -128,11 +128,12 @@ int probes__shim_in_use(const struct probe_table *t);
  * offsets, 0 when es has none. */
 int probes__shim_sites(const struct elfsym *es, const char *fn, uint64_t *enter, uint64_t *exit);
 
-/* Add a region body at offset of file f, named name (doc/design.md §5.1).
+/* Add a region body at offset of file f, named name (doc/design.md §5.1),
+ * spanning span bytes as far as the file's symbols tell (0: unknown).
  * 1: added, 0: already there, -ENOTSUP: its first instruction cannot take a
  * uprobe, or a negative errno. */
 int probes__add_body(struct probe_table *t, const char *name, const struct mapped_file *f,
-		     uint64_t offset);
+		     uint64_t offset, uint64_t span);
 /* The id of the probe at offset of file (dev, ino), 0 if none. */
 int probes__find(const struct probe_table *t, uint64_t dev, uint64_t ino, uint64_t offset);
 

@@ -62,7 +62,7 @@ static int add_body(struct probe_table *t, const struct mapped_file *f, uint64_t
 	int n;
 
 	snprintf(name, sizeof(name), "region@0x%llx", (unsigned long long)offset);
-	n = probes__add_body(t, name, f, offset);
+	n = probes__add_body(t, name, f, offset, 0); /* a stripped program: no span known */
 	if (n == -ENOMEM)
 		return n;
 	if (n < 0) {
