@@ -144,6 +144,10 @@ TEST(versions_stripped_and_addresses_to_offsets)
 	CHECK_STR(s.names[0], "work");
 	CHECK_STR(s.names[1], "work");
 	CHECK_STR(s.names[2], "main");
+	/* where each function ends, as far as the symbols tell */
+	CHECK_EQ(elfsym__next_function(es, TEXT_OFF), TEXT_OFF + 16);
+	CHECK_EQ(elfsym__next_function(es, TEXT_OFF + 20), TEXT_OFF + 32);
+	CHECK_EQ(elfsym__next_function(es, TEXT_OFF + 32), UINT64_MAX);
 	elfsym__close(es);
 }
 
