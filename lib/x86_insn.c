@@ -178,12 +178,36 @@ static size_t imm_len(enum imm_size imm, int opsize16, int rex_w)
 	}
 }
 
+/* The registers an instruction of form p (opcode op, two-byte if two)
+ * writes through its ModRM byte modrm, REX prefix rex (0: none); -1 if it
+ * is not plain after all (a store; lea of a register, undefined). */
+static long modrm_writes(struct plain_op p, unsigned char op, int two, int rex, unsigned char modrm)
+{
+	int mod = modrm >> 6, reg = ((modrm >> 3) & 7) | (rex & 4 ? 8 : 0);
+	int rm = (modrm & 7) | (rex & 1 ? 8 : 0);
+
+	if (p.form == P_W_RM && mod != 3)
+		return -1;
+	if (p.form == P_W_REG && op == 0x8d && !two && mod == 3)
+		return -1;
+	if (p.form == P_W_REG)
+		return 1L << reg;
+	if (p.form != P_W_RM)
+		return 0;
+	/* a byte register 4-7 with no REX is ah, ch, dh, bh: part of
+	 * register 0-3 (0x80 is the only byte-writing form here) */
+	if (op == 0x80 && !two && !rex && rm >= 4)
+		return 1L << rm | 1L << (rm - 4);
+	return 1L << rm;
+}
+
 size_t x86_insn__plain_len(const unsigned char *b, size_t n, unsigned int *writes)
 {
 	size_t i = 0, m = 0, len;
 	int opsize16 = 0, rex = 0, two = 0;
 	struct plain_op p;
 	unsigned char op;
+	long w = 0;
 
 	*writes = 0;
 	for (; i < n && (b[i] == 0x66 || b[i] == 0x64 || b[i] == 0x65); i++)
@@ -198,36 +222,20 @@ size_t x86_insn__plain_len(const unsigned char *b, size_t n, unsigned int *write
 		return 0;
 	op = b[i++];
 	p = two ? plain_op2(op) : plain_op1(op);
-	if (p.form == P_NONE)
-		return 0;
 	if (p.form == P_W_REG || p.form == P_W_RM || p.form == P_FLAGS) {
 		m = modrm_len(b + i, n - i);
-		if (!m)
-			return 0;
-		if (!two)
+		if (m && !two)
 			p = plain_group(op, (b[i] >> 3) & 7, p);
-		if (p.form == P_NONE)
-			return 0;
-		if (p.form == P_W_RM && b[i] >> 6 != 3)
-			return 0; /* a store */
-		if (p.form == P_W_REG && op == 0x8d && !two && b[i] >> 6 == 3)
-			return 0; /* lea of a register: undefined */
-		if (p.form == P_W_REG)
-			*writes = 1u << (((b[i] >> 3) & 7) | (rex & 4 ? 8 : 0));
-		else if (p.form == P_W_RM)
-			*writes = 1u << ((b[i] & 7) | (rex & 1 ? 8 : 0));
-		/* a byte register 4-7 with no REX is ah, ch, dh, bh: part of
-		 * register 0-3 (0x80 is the only byte-writing form here) */
-		if (p.form == P_W_RM && op == 0x80 && !two && !rex && (b[i] & 7) >= 4)
-			*writes |= 1u << ((b[i] & 7) - 4);
+		w = m && p.form != P_NONE ? modrm_writes(p, op, two, rex, b[i]) : -1;
 	} else if (p.form == P_W_RAX) {
-		*writes = 1u << X86_REG_RAX;
+		w = 1L << X86_REG_RAX;
 	} else if (p.form == P_W_OPREG) {
-		*writes = 1u << ((op & 7) | (rex & 1 ? 8 : 0));
+		w = 1L << ((op & 7) | (rex & 1 ? 8 : 0));
 	}
 	len = i + m + imm_len((enum imm_size)p.imm, opsize16, rex & 8);
-	if (len > n || (*writes & X86_STACK_REGS))
+	if (p.form == P_NONE || w < 0 || len > n || (w & X86_STACK_REGS))
 		return 0;
+	*writes = (unsigned int)w;
 	return len;
 }
 
