@@ -5,12 +5,15 @@
  * (user/resolve/elfsym.h) and asked what the tracer asks: functions by name
  * and by address, imports, the build-id, every function, then the probes
  * it would place there (probes__add_known: known functions, shim sites,
- * region and task bodies; each first instruction read back from the file).
+ * region and task bodies; each first instruction read back from the file),
+ * and how far past its first instructions each function would be probed
+ * (lib/entry_skip.h: the file's program headers and code read again).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "lib/entry_skip.h"
 #include "lib/proc.h"
 #include "tests/fuzz/fuzz.h"
 #include "user/resolve/elfsym.h"
@@ -61,6 +64,24 @@ static void queries(const struct elfsym *es)
 	probes__shim_sites(es, "pthread_barrier_wait", &enter, &exit);
 }
 
+struct skips {
+	const struct elfsym *es;
+	int fd;
+};
+
+/* Every function's probe placement: within its span, which the cookie holds. */
+static int skip_of(void *ctx, const char *name, uint64_t offset)
+{
+	const struct skips *s = ctx;
+	uint64_t next = elfsym__next_function(s->es, offset);
+	uint64_t span = next == UINT64_MAX ? 0 : next - offset;
+	unsigned int skip = entry_skip__in_file(s->fd, offset, span, 0);
+
+	if (skip > 127 || (span && skip >= span))
+		broken("entry_skip__in_file", name);
+	return 0;
+}
+
 /* The probes the tracer would add for this file, as a library of process 0
  * named by its /proc/self/fd path (no process needed, nothing attached). */
 static void probes(const struct elfsym *es, int fd)
@@ -91,6 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	queries(es);
 	probes(es, fd);
+	elfsym__each_function(es, skip_of, &(struct skips){.es = es, .fd = fd});
 	elfsym__close(es);
 	return 0;
 }
