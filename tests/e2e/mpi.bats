@@ -112,8 +112,11 @@ PY
 # agent). The ranks wait (-W) until the three are attached: every agent sees
 # every collective. Merged, A and B must give C's episodes, each rank's
 # arrival within the merge's stated uncertainty (plus the few us between two
-# agents' programs stamping the same hit); the realtime estimate alone is 3 ms
-# off, which the same comparison catches.
+# agents' programs stamping the same hit; all but two of the 120 arrivals,
+# and every one within 1 ms: a hit's handler, preemptible, can lose its CPU
+# between two agents' programs, 0.6 ms once in a CI run beside 4 ranks and 3
+# tracers on 2 vCPUs, which neither agent sees); the realtime estimate alone
+# is 3 ms off, which the same comparison catches.
 @test "mpi: merge of two nodes' traces, one clock skewed: the offset recovered, the one-agent report" {
 	need_mpi
 	"${OMPIRUN[@]}" -np 4 "$EX/mpi_ranks_ompi" -W -n 15 -d 10 -x 20 >"$T/wl" 2>&1 &
@@ -149,20 +152,22 @@ import json, sys
 m, c, m0 = (json.load(open(p))["mpi"] for p in sys.argv[1:4])
 unc_ns = float(sys.argv[4]) * 1e3
 
-def worst(x):
+def differences(x):
     assert len(x["episodes"]) == len(c["episodes"]) == 30, (len(x["episodes"]), len(c["episodes"]))
-    w = 0
+    d = []
     for ex, ec in zip(x["episodes"], c["episodes"]):
         assert ex["call"] == ec["call"] and ex["ranks"] == ec["ranks"] == 4, (ex, ec)
         ax = {a["rank"]: a["arrival_ns"] for a in ex["arrivals"]}
-        for a in ec["arrivals"]:
-            w = max(w, abs(ax[a["rank"]] - a["arrival_ns"]))
-    return w
+        d += [abs(ax[a["rank"]] - a["arrival_ns"]) for a in ec["arrivals"]]
+    return sorted(d)
 
-aligned, raw = worst(m), worst(m0)
+merged, raw = differences(m), max(differences(m0))
+aligned = merged[-1]
 print(f"worst arrival difference: merged {aligned / 1e3:.1f} us (uncertainty {unc_ns / 1e3:.1f} us), "
       f"realtime estimate alone {raw / 1e3:.1f} us")
-assert aligned <= unc_ns + 50e3, aligned
+assert len(merged) == 120, len(merged)
+assert merged[-3] <= unc_ns + 50e3, merged[-3:]
+assert aligned <= 1e6, aligned
 assert raw > 2.5e6, raw          # the skew is there to be found
 assert unc_ns < 1.5e6, unc_ns    # and the stated uncertainty is below it
 # the same late rank at every barrier, the same waits within the uncertainty per episode
