@@ -34,15 +34,14 @@ static int entry_only; /* -e */
 
 /* Past the function's first instructions where sbt-bpf goes past them
  * (lib/entry_skip.h), the registers its records read left alone. */
-static uint64_t probed_offset(const char *path, const char *symbol, uint64_t offset, uint64_t next)
+static uint64_t probed_offset(const char *path, const char *symbol, uint64_t offset, uint64_t span)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	unsigned int skip;
 
 	if (fd < 0)
 		return offset;
-	skip = entry_skip__in_file(fd, offset, next == UINT64_MAX ? 0 : next - offset,
-				   probes__regs_read(symbol));
+	skip = entry_skip__in_file(fd, offset, span, probes__regs_read(symbol));
 	close(fd);
 	return offset + skip;
 }
@@ -58,7 +57,7 @@ static int attach_file(struct floor *skel, pid_t pid, const char *path, const ch
 		return 0;
 	n = elfsym__find(es, symbol, offs, 4);
 	for (i = 0; i < n; i++)
-		offs[i] = probed_offset(path, symbol, offs[i], elfsym__next_function(es, offs[i]));
+		offs[i] = probed_offset(path, symbol, offs[i], elfsym__function_span(es, offs[i]));
 	elfsym__close(es);
 	if (multi) {
 		uint64_t cookies[4] = {0};

@@ -8,9 +8,7 @@
 #include <unistd.h>
 #include "lib/entry_skip.h"
 #include "lib/x86_insn.h"
-
-/* The cookie carries at most this many bytes (include/sbt/events.h). */
-#define SKIP_MAX 127
+#include "sbt/events.h"
 
 #if defined(__x86_64__)
 /* Where the direct branches of one file land (x86_insn__mark_landings()):
@@ -22,6 +20,8 @@ struct landings {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime, ctime;
+	Elf64_Phdr *ph; /* its program headers, n of them */
+	int n;
 	uint64_t lo, hi;
 	unsigned char *bits;
 };
@@ -91,18 +91,19 @@ static int mark_segment(struct landings *l, int fd, const Elf64_Phdr *ph)
 	return 0;
 }
 
-/* l's span and bits from the file at fd; -1 if it has no code, or too much. */
+/* l's program headers, span and bits from the file at fd; -1 if it has no
+ * code, or too much. */
 static int build(struct landings *l, int fd, uint64_t size)
 {
-	Elf64_Phdr *ph;
-	int i, n = 0, err = 0;
+	const Elf64_Phdr *ph;
+	int i, err = 0;
 
-	ph = phdrs(fd, size, &n);
+	ph = l->ph = phdrs(fd, size, &l->n);
 	if (!ph)
 		return -1;
 	l->lo = UINT64_MAX;
 	l->hi = 0;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < l->n; i++)
 		if (is_code(&ph[i], size)) {
 			l->lo = ph[i].p_vaddr < l->lo ? ph[i].p_vaddr : l->lo;
 			if (ph[i].p_vaddr + ph[i].p_filesz > l->hi)
@@ -111,11 +112,17 @@ static int build(struct landings *l, int fd, uint64_t size)
 	if (l->lo >= l->hi || l->hi - l->lo > LANDINGS_SPAN_MAX ||
 	    !(l->bits = calloc((l->hi - l->lo) / 8 + 1, 1)))
 		err = -1;
-	for (i = 0; !err && i < n; i++)
+	for (i = 0; !err && i < l->n; i++)
 		if (is_code(&ph[i], size))
 			err = mark_segment(l, fd, &ph[i]);
-	free(ph);
 	return err;
+}
+
+static void drop(struct landings *l)
+{
+	free(l->bits);
+	free(l->ph);
+	memset(l, 0, sizeof(*l));
 }
 
 /* The landings of the file at fd, built if not cached; NULL if it cannot
@@ -129,11 +136,9 @@ static const struct landings *landings_of(int fd, const struct stat *st)
 		if (same_file(&cache[i], st))
 			return &cache[i];
 	l = &cache[cache_next];
-	free(l->bits);
-	memset(l, 0, sizeof(*l));
+	drop(l);
 	if (build(l, fd, (uint64_t)st->st_size)) {
-		free(l->bits);
-		l->bits = NULL;
+		drop(l);
 		return NULL;
 	}
 	l->dev = st->st_dev;
@@ -145,21 +150,19 @@ static const struct landings *landings_of(int fd, const struct stat *st)
 	return l;
 }
 
-/* The address of file offset off, by the code segment holding it. */
-static int vaddr_of(int fd, const struct stat *st, uint64_t off, uint64_t *va)
+/* The address of file offset off of l's file, by the code segment holding
+ * it. */
+static int vaddr_of(const struct landings *l, uint64_t off, uint64_t *va)
 {
-	uint64_t size = (uint64_t)st->st_size;
-	int i, n = 0, err = -1;
-	Elf64_Phdr *ph = phdrs(fd, size, &n);
+	int i;
 
-	for (i = 0; ph && i < n && err; i++)
-		if (is_code(&ph[i], size) && off >= ph[i].p_offset &&
-		    off - ph[i].p_offset < ph[i].p_filesz) {
-			*va = off - ph[i].p_offset + ph[i].p_vaddr;
-			err = 0;
+	for (i = 0; i < l->n; i++)
+		if (is_code(&l->ph[i], (uint64_t)l->size) && off >= l->ph[i].p_offset &&
+		    off - l->ph[i].p_offset < l->ph[i].p_filesz) {
+			*va = off - l->ph[i].p_offset + l->ph[i].p_vaddr;
+			return 0;
 		}
-	free(ph);
-	return err;
+	return -1;
 }
 
 /* Whether a direct branch anywhere in the code of the ELF file at fd lands
@@ -172,11 +175,12 @@ static int branch_lands(int fd, uint64_t fn, const struct x86_entry_skip *s)
 	uint64_t va, t;
 	int k, lands;
 
-	if (fstat(fd, &st) || vaddr_of(fd, &st, fn, &va))
+	if (fstat(fd, &st))
 		return 1;
 	pthread_mutex_lock(&cache_lock);
 	l = landings_of(fd, &st);
-	for (k = 0, lands = !l; l && k < s->nat && !lands; k++) {
+	lands = !l || vaddr_of(l, fn, &va);
+	for (k = 0; !lands && k < s->nat; k++) {
 		t = va + s->at[k];
 		lands = t < l->lo || t >= l->hi ||
 			(l->bits[(t - l->lo) / 8] >> ((t - l->lo) % 8)) & 1;
@@ -201,7 +205,7 @@ unsigned int entry_skip__in_file(int fd, uint64_t offset, uint64_t span, unsigne
 	if (span && (uint64_t)n > span)
 		n = (ssize_t)span;
 	x86_insn__entry_skip(insn, (size_t)n, keep, &s);
-	if (s.checked && (!span || (env && !strcmp(env, "endbr")) || s.skip > SKIP_MAX ||
+	if (s.checked && (!span || (env && !strcmp(env, "endbr")) || s.skip > SBT_ENTRY_SKIP_MAX ||
 			  branch_lands(fd, offset, &s)))
 		return 0;
 	return s.skip;

@@ -270,18 +270,21 @@ void x86_insn__entry_skip(const unsigned char *b, size_t n, unsigned int keep,
 	memset(s, 0, sizeof(*s));
 }
 
+/* The signed 32-bit little-endian displacement at b. */
+static uint64_t rel32(const unsigned char *b)
+{
+	return (uint64_t)(int64_t)(int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 |
+					    (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+}
+
 /* The target of the direct branch the bytes at b would be (a jmp, jcc or
  * call with a relative displacement), at address at; 0 if none. */
 static uint64_t branch_target(const unsigned char *b, size_t n, uint64_t at)
 {
 	if (n >= 5 && (b[0] == 0xe8 || b[0] == 0xe9))
-		return at + 5 +
-		       (uint64_t)(int64_t)(int32_t)((uint32_t)b[1] | (uint32_t)b[2] << 8 |
-						    (uint32_t)b[3] << 16 | (uint32_t)b[4] << 24);
+		return at + 5 + rel32(b + 1);
 	if (n >= 6 && b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f)
-		return at + 6 +
-		       (uint64_t)(int64_t)(int32_t)((uint32_t)b[2] | (uint32_t)b[3] << 8 |
-						    (uint32_t)b[4] << 16 | (uint32_t)b[5] << 24);
+		return at + 6 + rel32(b + 2);
 	if (n >= 2 && (b[0] == 0xeb || (b[0] >= 0x70 && b[0] <= 0x7f)))
 		return at + 2 + (uint64_t)(int64_t)(int8_t)b[1];
 	return 0;

@@ -115,7 +115,7 @@
  * instruction (past its endbr64 or its first plain instructions, where the
  * kernel emulates the one probed: doc/design.md §5.4); the probed address
  * (SBT_ARG_IP) is the function's plus that. */
-#define SBT_ENTRY_SKIP_MAX	 127 /* lib/entry_skip.c: SKIP_MAX */
+#define SBT_ENTRY_SKIP_MAX	 127
 #define SBT_COOKIE_SKIP(n)	 ((__u64)(n) << 44)
 #define SBT_COOKIE_SKIP_BYTES(c) (((c) >> 44) & SBT_ENTRY_SKIP_MAX)
 /* That argument: the cost in ns in the low 32 bits, this bit when there is

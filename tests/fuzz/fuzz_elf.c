@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include "lib/entry_skip.h"
 #include "lib/proc.h"
+#include "sbt/events.h"
 #include "tests/fuzz/fuzz.h"
 #include "user/resolve/elfsym.h"
 #include "user/resolve/probes.h"
@@ -73,11 +74,10 @@ struct skips {
 static int skip_of(void *ctx, const char *name, uint64_t offset)
 {
 	const struct skips *s = ctx;
-	uint64_t next = elfsym__next_function(s->es, offset);
-	uint64_t span = next == UINT64_MAX ? 0 : next - offset;
+	uint64_t span = elfsym__function_span(s->es, offset);
 	unsigned int skip = entry_skip__in_file(s->fd, offset, span, 0);
 
-	if (skip > 127 || (span && skip >= span))
+	if (skip > SBT_ENTRY_SKIP_MAX || (span && skip >= span))
 		broken("entry_skip__in_file", name);
 	return 0;
 }

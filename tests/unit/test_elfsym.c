@@ -145,9 +145,9 @@ TEST(versions_stripped_and_addresses_to_offsets)
 	CHECK_STR(s.names[1], "work");
 	CHECK_STR(s.names[2], "main");
 	/* where each function ends, as far as the symbols tell */
-	CHECK_EQ(elfsym__next_function(es, TEXT_OFF), TEXT_OFF + 16);
-	CHECK_EQ(elfsym__next_function(es, TEXT_OFF + 20), TEXT_OFF + 32);
-	CHECK_EQ(elfsym__next_function(es, TEXT_OFF + 32), UINT64_MAX);
+	CHECK_EQ(elfsym__function_span(es, TEXT_OFF), 16);
+	CHECK_EQ(elfsym__function_span(es, TEXT_OFF + 20), 12);
+	CHECK_EQ(elfsym__function_span(es, TEXT_OFF + 32), 0);
 	elfsym__close(es);
 }
 

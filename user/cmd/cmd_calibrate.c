@@ -58,7 +58,6 @@ static void print(const struct calibration *c, int measured)
 	printf("%-26s %12s %12s  %s\n", "function", "entry ns", "return ns", "probed instruction");
 	for (i = 0; i < c->n; i++) {
 		const struct alpha *a = &c->a[i];
-
 		char skip[32] = "";
 
 		if (a->entry_skip)

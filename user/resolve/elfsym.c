@@ -337,7 +337,7 @@ int elfsym__each_function(const struct elfsym *es,
 	return 0;
 }
 
-uint64_t elfsym__next_function(const struct elfsym *es, uint64_t offset)
+uint64_t elfsym__function_span(const struct elfsym *es, uint64_t offset)
 {
 	uint64_t next = UINT64_MAX;
 	size_t i;
@@ -345,7 +345,7 @@ uint64_t elfsym__next_function(const struct elfsym *es, uint64_t offset)
 	for (i = 0; i < es->n; i++)
 		if (es->syms[i].defined && es->syms[i].offset > offset && es->syms[i].offset < next)
 			next = es->syms[i].offset;
-	return next;
+	return next == UINT64_MAX ? 0 : next - offset;
 }
 
 int elfsym__imports(const struct elfsym *es, const char *name)

@@ -40,9 +40,9 @@ int elfsym__find(const struct elfsym *es, const char *name, uint64_t *offsets, i
 int elfsym__each_function(const struct elfsym *es,
 			  int (*fn)(void *ctx, const char *name, uint64_t offset), void *ctx);
 
-/* The file offset of the first defined function after offset (the end of
- * the one at offset, as far as the symbols tell); UINT64_MAX if none. */
-uint64_t elfsym__next_function(const struct elfsym *es, uint64_t offset);
+/* The bytes from offset to the first defined function after it (the span
+ * of the one at offset, as far as the symbols tell); 0 if none follows. */
+uint64_t elfsym__function_span(const struct elfsym *es, uint64_t offset);
 
 /* Whether the file imports `name` (an undefined dynamic symbol): the file
  * calls the function through the dynamic linker. */

@@ -515,14 +515,6 @@ static int probeable(const struct mapped_file *f, uint64_t offset)
 	return 1;
 }
 
-/* The bytes from offset to the next function es defines; 0 if none does. */
-static uint64_t span_of(const struct elfsym *es, uint64_t offset)
-{
-	uint64_t next = elfsym__next_function(es, offset);
-
-	return next == UINT64_MAX ? 0 : next - offset;
-}
-
 int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const struct mapped_file *f,
 		       const char *symbol, int kind)
 {
@@ -539,7 +531,8 @@ int probes__add_symbol(struct probe_table *t, const struct elfsym *es, const str
 				 "%s%s", len ? ", " : "", symbol);
 			continue;
 		}
-		err = add_probe(t, symbol, kind, f, offs[i], &sel, span_of(es, offs[i]));
+		err = add_probe(t, symbol, kind, f, offs[i], &sel,
+				elfsym__function_span(es, offs[i]));
 		if (err)
 			return err;
 	}
@@ -612,7 +605,7 @@ static int add_body(void *ctx, const char *name, uint64_t offset)
 	if (!(((b->classes & SBT_TRACE_BARRIER) && is_region_body(name)) ||
 	      ((b->classes & (SBT_TRACE_BARRIER | SBT_TRACE_TASK)) && is_task_body(name))))
 		return 0;
-	n = probes__add_body(b->t, name, b->f, offset, span_of(b->es, offset));
+	n = probes__add_body(b->t, name, b->f, offset, elfsym__function_span(b->es, offset));
 	if (n == -ENOTSUP)
 		return 0;
 	if (n < 0)
