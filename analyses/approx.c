@@ -318,7 +318,8 @@ static void join_workers(struct phases *p, struct ph_thread *w, __u64 ta_exit, _
 	struct ph_thread *main = hmap_get(&p->threads, w->pid, 0);
 	__u64 tm, ta;
 
-	if (!main || main == w)
+	/* a main thread gone first (the process killed) joined nobody */
+	if (!main || main == w || main->exit_ns)
 		return;
 	main->join_ta = max_u64(main->join_ta, ta_exit);
 	main->join_tm = max_u64(main->join_tm, tm_exit);

@@ -332,6 +332,13 @@ int condbar__same_broadcaster(const struct condbar *cb, __u32 pid, __u64 cv)
 	return c && c->same_last;
 }
 
+__u64 condbar__mutex(const struct condbar *cb, __u32 pid, __u64 cv)
+{
+	const struct cb_cond *c = hmap_get(&cb->conds, pid, cv);
+
+	return c ? c->mutex : 0;
+}
+
 int condbar__is_broadcast(const struct condbar *cb, __u16 probe)
 {
 	return probe < cb->nprobes && !strcmp(cb->probes[probe].symbol, "pthread_cond_broadcast");

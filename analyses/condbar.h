@@ -34,6 +34,9 @@ int condbar__is_barrier(const struct condbar *cb, __u32 pid, __u64 cv);
  * by the same thread every time without unlocks probed to tell (a barrier
  * whose last thread never changes, or a producer and idle consumers). */
 int condbar__same_broadcaster(const struct condbar *cb, __u32 pid, __u64 cv);
+/* The mutex the waits on condvar cv of process pid gave up (0: none seen):
+ * a condvar barrier's threads leave it by unlocking that mutex. */
+__u64 condbar__mutex(const struct condbar *cb, __u32 pid, __u64 cv);
 /* Whether probe id is a broadcast (what releases a condvar barrier). */
 int condbar__is_broadcast(const struct condbar *cb, __u16 probe);
 

@@ -146,6 +146,7 @@ void episodes__settle(struct phases *p, struct ph_thread *t, __u64 depart_ns, __
 
 	if (!ep)
 		return;
+	cond_leave__others(p, ep, t, depart_ns);
 	t->waiting = NULL;
 	if (!awaits_arrivals(ep))
 		release(p, ep);

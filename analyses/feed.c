@@ -407,7 +407,8 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		int paired;
 
 		if (cbar)
-			episodes__settle(p, t, e->ts, 0, e->site, t->stack[d].blocked_ns);
+			cond_leave__begin(p, t, t->stack[d].obj, e->ts, e->site,
+					  t->stack[d].blocked_ns);
 		if (sbar)
 			sem_barrier_return(p, t, d, e, kind);
 		paired = !ph_is_release(kind) && p->cfg.sync &&
@@ -606,6 +607,7 @@ static int feed_one(struct phases *p, const struct sbt_event *e)
 		return -ENOMEM;
 	if (t->burst_sem && !continues_burst(p, t, e))
 		feed__burst_done(p, t);
+	cond_leave__before(p, t, e);
 	if (is_call(e))
 		t->ctr_target = CTR_NONE; /* set again by an arrival or a departure */
 	/* futex records inside a probed call are part of that call: they get
@@ -625,6 +627,7 @@ static int feed_one(struct phases *p, const struct sbt_event *e)
 	    !(e->type == SBT_EV_FUTEX_ENTER && t->depth > 0))
 		approx__time(p, t, e->ts);
 	dispatch(p, t, e);
+	cond_leave__after(p, t, e);
 	charge(p, t, e);
 	if (p->on_record)
 		p->on_record(p->record_ctx, e, p);

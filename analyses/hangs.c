@@ -192,6 +192,7 @@ void phases__finish(struct phases *p)
 	phases__release_held(p);
 	for (i = 0; i < p->nthreads; i++)
 		feed__burst_done(p, p->thread_list[i]);
+	cond_leave__finish(p);
 	/* no more arrivals come to episodes that expected some (completing
 	 * one takes it out of the list: from the end) */
 	for (i = p->ninflight; i-- > 0;)

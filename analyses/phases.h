@@ -212,6 +212,11 @@ struct ph_thread {
 	/* the last arrival at a semaphore barrier leaves when its burst of
 	 * posts ends (feed.c): the semaphore, and its latest post's return */
 	__u64 burst_sem, burst_end_ns, burst_site;
+	/* a thread leaving a condvar barrier leaves when it has unlocked the
+	 * barrier's mutex (feed.c): the mutex, its departure so far, and how
+	 * far the unlock has come (enum cbar_step) */
+	__u64 cbar_mutex, cbar_end_ns, cbar_site, cbar_blocked_ns;
+	int cbar_step;
 	/* internal: its process's live threads (threads.c), and the latest
 	 * loss of its process it has taken in (episodes.c) */
 	struct ph_thread *live_prev, *live_next;

@@ -18,6 +18,7 @@
  *   tasks.c           OpenMP tasks: created, waited for, run while waiting
  *   waits.c           lock, semaphore, condvar and task waits inside compute, by kind
  *   eff_sums.c        efficiency sums of sites, threads and the run (efficiency.h)
+ *   cond_leave.c      when a thread leaves a condvar barrier: its unlock of the mutex
  *   approx.c          the time-based approximation (Malony-Reed §3)
  *   approx_barrier.c  barrier exits (Malony-Reed §4.2, Sarukkai-Malony §3.2)
  *   approx_handoff.c  lock, semaphore, condvar and futex hand-offs (Malony-Reed §4.3)
@@ -72,6 +73,7 @@ struct phases {
 	struct hmap objects;	     /* (pid, object) -> struct obj_state */
 	struct condbar *condbar;     /* which condvars are barriers (condbar.c) */
 	struct sembar *sembar;	     /* which semaphores are barriers (sembar.c) */
+	int cbar_leaving;	     /* threads leaving a condvar barrier (cond_leave.c) */
 	struct semgroups *semgroups; /* their release groups, in feed order */
 	struct sbt_event *held;	     /* records held while one is undecided */
 	size_t nheld, cap_held;
@@ -195,6 +197,23 @@ void phases__release_held(struct phases *p);
 /* feed.c: thread t's burst of posts at a semaphore barrier ended: it
  * leaves the barrier at its last post's return. */
 void feed__burst_done(struct phases *p, struct ph_thread *t);
+
+/* cond_leave.c: thread t's wait at, or broadcast of, condvar barrier cv
+ * returned at ts; it leaves when it has unlocked the barrier's mutex, as
+ * far as its next records show (the return where none do). _before() and
+ * _after() take each record of t around its dispatch; _done() settles at
+ * the departure known so far; _others() settles the threads of ep still
+ * unlocking that left by depart_ns, before thread t leaves ep then (exits
+ * are approximated in the order they are settled), earliest first;
+ * _finish() settles every thread still unlocking, earliest first. */
+void cond_leave__begin(struct phases *p, struct ph_thread *t, __u64 cv, __u64 ts, __u64 site,
+		       __u64 blocked_ns);
+void cond_leave__before(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+void cond_leave__after(struct phases *p, struct ph_thread *t, const struct sbt_event *e);
+void cond_leave__done(struct phases *p, struct ph_thread *t);
+void cond_leave__others(struct phases *p, const struct ph_episode *ep, const struct ph_thread *t,
+			__u64 depart_ns);
+void cond_leave__finish(struct phases *p);
 
 /* threads.c: thread tid, added on first sight (NULL: no memory); its
  * THREAD_START (a recycled id starts afresh) and THREAD_EXIT records. */

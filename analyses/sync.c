@@ -172,6 +172,23 @@ static void account_wait(struct sync *s, struct sync_obj *o, struct sync_share *
 	add_site(s, o, c->site, wait);
 }
 
+/* A wait that gave up (timed out): waiting time of the object and of the
+ * thread, as a condvar's timed-out wait is, though no acquisition. */
+static void account_timeout(struct sync *s, struct sync_obj *o, struct sync_share *sh,
+			    const struct sync_call *c)
+{
+	__u64 wait = c->exit_ns - c->enter_ns;
+
+	o->timeouts++;
+	o->wait_ns += wait;
+	if (wait > o->max_wait_ns)
+		o->max_wait_ns = wait;
+	o->blocked_ns += c->blocked_ns;
+	if (sh)
+		sh->wait_ns += wait;
+	add_site(s, o, c->site, wait);
+}
+
 /* ---- holds ------------------------------------------------------------------ */
 
 /* tid holds lock (its object o, NULL: not known) from ts. */
@@ -225,6 +242,9 @@ int sync__call_result(const struct sbt_probe_info *probes, int nprobes, __u16 pr
 		return (int)retval ? 0 : EBUSY;
 	if (!strncmp(sym, "omp_", 4) || !strncmp(sym, "GOMP_", 5) || !strncmp(sym, "__kmpc_", 7))
 		return 0;
+	/* a robust mutex whose owner died: the caller holds it now */
+	if ((int)retval == EOWNERDEAD)
+		return 0;
 	return (int)retval; /* an int: the upper bits are garbage */
 }
 
@@ -250,8 +270,7 @@ static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 	} else if (kind == SBT_PK_TRYLOCK) {
 		o->failed++;
 	} else if (ret == ETIMEDOUT) {
-		o->timeouts++;
-		o->wait_ns += c->exit_ns - c->enter_ns;
+		account_timeout(s, o, sh, c);
 	} else {
 		o->interrupted++;
 	}
@@ -305,7 +324,7 @@ static int sem_call(struct sync *s, const struct sync_call *c, int kind, struct 
 	} else if (kind == SBT_PK_SEM_TRYWAIT)
 		o->failed++;
 	else if (timed(&s->probes[c->probe]))
-		o->timeouts++;
+		account_timeout(s, o, sync_share_of(s, o, c->tid), c);
 	else
 		o->interrupted++;
 	return 0;

@@ -148,7 +148,8 @@ const struct sync_obj *sync__obj(const struct sync *s, int kind, size_t i);
 /* futex op classification, private/clock flags masked. */
 int sync__futex_is_wait(__u32 op);
 /* What a call of probe id's function returned (retval: its return register),
- * as pthread's functions say it: 0 succeeded, else an errno. OpenMP's lock
+ * as pthread's functions say it: 0 succeeded (EOWNERDEAD too: a robust
+ * mutex acquired from an owner that died), else an errno. OpenMP's lock
  * and critical-section functions return void (they succeed), except
  * omp_test_lock and omp_test_nest_lock: non-zero when acquired (EBUSY when
  * not). */

@@ -8,7 +8,8 @@
  * calls per step (after the sweeps, after the reduction), one before the
  * first: 2 * STEPS + 1 phases. Every worker prints the window around each
  * barrier call: from just after it holds the barrier's mutex (its arrival,
- * where it counts itself in) to the return of its wait or broadcast. */
+ * where it counts itself in) to its unlock of that mutex (its departure:
+ * until then, the threads woken cannot leave their waits). */
 #define _GNU_SOURCE
 #include "workload.h"
 #include "heat_rod.h"
@@ -42,8 +43,8 @@
 			(B).counter = 0;                                                           \
 			pthread_cond_broadcast(&(B).cv);                                           \
 		}                                                                                  \
-		window_close(W);                                                                   \
 		pthread_mutex_unlock(&(B).mutex);                                                  \
+		window_close(W);                                                                   \
 	} while (0)
 
 /* Global so debug info can name the barrier in a trace. */

@@ -27,6 +27,7 @@ enum {
 	P_CRIT,
 	P_CRIT_HINT,
 	P_CRIT_END,
+	P_SEMTIMED,
 	NPROBES
 };
 
@@ -48,6 +49,7 @@ static const struct sbt_probe_info probes[NPROBES] = {
 			 .kind = SBT_PK_LOCK,
 			 .symbol = "__kmpc_critical_with_hint"},
 	[P_CRIT_END] = {.id = P_CRIT_END, .kind = SBT_PK_UNLOCK, .symbol = "__kmpc_end_critical"},
+	[P_SEMTIMED] = {.id = P_SEMTIMED, .kind = SBT_PK_SEM_WAIT, .symbol = "sem_timedwait"},
 };
 
 #define PID		   9

@@ -478,6 +478,37 @@ TEST(join_resumes_at_the_last_worker_exit)
 	phases__free(p);
 }
 
+/* A process killed: its main thread, which waited in a join (unprobed)
+ * since 1000, exits first, at 9000, its clock never re-based (8000 + 1000:
+ * nothing of the workers' cost was taken from its wait); the worker, whose
+ * 12 region calls cost 6000, exits after it, at 9100: 2100 + 7000 - 6000 =
+ * 3100. The main thread joined nobody: the run ends at the worker's
+ * approximated exit, not at the main thread's clock (9000, the measured
+ * time: no probe cost removed from a killed run). */
+TEST(killed_main_thread_joins_nobody)
+{
+	static const __u64 a_enter[NPROBES] = {[P_REGION] = 300};
+	static const __u64 a_exit[NPROBES] = {[P_REGION] = 200};
+	struct collected c;
+	struct phases *p = approx_phases(&c, a_enter, a_exit, PH_MODEL_MR, PH_EXIT_RANK);
+	__u64 ts = 2200;
+	int i;
+
+	feed(p, SBT_EV_THREAD_START, 0, PID, 1000, 0, 0);
+	feed(p, SBT_EV_THREAD_START, 0, 3, 2100, 0, 0);
+	for (i = 0; i < 12; i++, ts += 500) {
+		enter(p, P_REGION, 3, ts, 0, SITE_B);
+		leave(p, P_REGION, 3, ts + 250, 0);
+	}
+	feed(p, SBT_EV_THREAD_EXIT, 0, PID, 9000, 0, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 1, 3, 9100, 0, 0);
+	CHECK_EQ(phases__thread_approx(p, 3), 3100);
+	CHECK_EQ(phases__approx_last_ts(p), 3100);
+	CHECK_EQ(phases__last_ts(p), 9100);
+	phases__finish(p);
+	phases__free(p);
+}
+
 /* Property test of the approximation on random traces (doc/design.md §5.4
  * invariants), every model and exit order, workers exiting in random order
  * around a call of the main thread: per-thread order kept, no barrier exit

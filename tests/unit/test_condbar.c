@@ -12,7 +12,8 @@
  * Splash-3's BARRIER: three episodes, the last arriver changing in the
  * third. Every episode is a barrier episode, the first two included (their
  * records were held until the third proved the pattern): arrivals at the
- * wait and the broadcast, departures at their returns.
+ * wait and the broadcast, departures at the returns of the unlocks that
+ * follow them (the macro's last step).
  */
 TEST(splash_barrier_is_recognized_from_its_first_episode)
 {
@@ -36,16 +37,103 @@ TEST(splash_barrier_is_recognized_from_its_first_episode)
 	CHECK_EQ(c.ep[0].first_arrive, 10102);
 	CHECK_EQ(c.ep[0].last_arrive, 10302); /* the broadcast */
 	a = arrival_of(&c.ep[0], 3);
-	CHECK_EQ(a->depart_ns, 10304);
+	CHECK_EQ(a->depart_ns, 10306);
 	a = arrival_of(&c.ep[0], 1);
-	CHECK_EQ(a->depart_ns, 10410);
-	CHECK_EQ(ph_wait_ns(a), 10410 - 10102);
+	CHECK_EQ(a->depart_ns, 10412);
+	CHECK_EQ(ph_wait_ns(a), 10412 - 10102);
 	a = arrival_of(&c.ep[1], 2);
-	CHECK_EQ(a->start_ns, 10420); /* its wait's return in the first */
-	CHECK_EQ(ph_compute_ns(a), 20202 - 10420);
+	CHECK_EQ(a->start_ns, 10422); /* its unlock's return in the first */
+	CHECK_EQ(ph_compute_ns(a), 20202 - 10422);
 	CHECK_EQ(c.ep[2].last_arrive, 30202);
 	CHECK_EQ(arrival_of(&c.ep[2], 2)->arrive_ns, 30202);
 	CHECK_EQ(phases__nsites(p), 1);
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	phases__free(p);
+}
+
+#define FUTEX_WAKE_PRIVATE 129
+
+/* The futex wake of thread tid's unlock of the barrier's mutex, at ts and
+ * returning at ts + 5 (a thread was waiting for the mutex). */
+static void mutex_wake(struct phases *p, __u32 tid, __u64 ts)
+{
+	feed(p, SBT_EV_FUTEX_ENTER, 0, tid, ts, MUTEX, FUTEX_WAKE_PRIVATE);
+	feed(p, SBT_EV_FUTEX_EXIT, 0, tid, ts + 5, 1, 0);
+}
+
+/* Thread tid locks at ts and broadcasts at ts + 2 (returning at ts + 4);
+ * its unlock is not probed. */
+static void cb_last_unprobed_unlock(struct phases *p, __u32 tid, __u64 ts)
+{
+	enter(p, P_LOCK, tid, ts, MUTEX, SITE_B);
+	leave(p, P_LOCK, tid, ts + 1, 0);
+	enter(p, P_BCAST, tid, ts + 2, CV, SITE_B);
+	leave(p, P_BCAST, tid, ts + 4, 0);
+}
+
+/*
+ * Unlocks unprobed (the default --trace): a thread leaves the barrier when
+ * it lets the mutex go, seen as the unlock's futex wake where a thread
+ * waits for the mutex. The broadcaster lost its CPU before its unlock
+ * (12000: the waiters woken could not leave their waits before it), the
+ * first waiter woke the second with its unlock, the second's unlock wakes
+ * nobody: it leaves at its wait's return, known at its next record. With
+ * no probe cost, the approximated departures are the measured ones: the
+ * broadcaster, still unlocking when a waiter leaves, is settled first (the
+ * exits are approximated in the order they are settled).
+ */
+TEST(condvar_barrier_threads_leave_at_their_unlock)
+{
+	static const __u64 zero[NPROBES];
+	static struct sbt_probe_info no_unlock[NPROBES];
+	struct phases_config cfg = {
+		.probes = no_unlock,
+		.nprobes = NPROBES,
+		.start_ns = START,
+		.alpha_enter = zero,
+		.alpha_exit = zero,
+		.model = PH_MODEL_MR,
+	};
+	struct phases_ops ops = {.episode = on_episode};
+	struct collected c = {0};
+	const struct ph_episode *ep;
+	struct phases *p;
+	__u32 tid;
+
+	memcpy(no_unlock, probes, sizeof(probes));
+	no_unlock[P_UNLOCK] = (struct sbt_probe_info){0};
+	memset(pending_depth, 0, sizeof(pending_depth));
+	p = phases__new(&cfg, &ops, &c);
+
+	for (tid = 1; tid <= 2; tid++)
+		cb_wait_in(p, tid, 10000 + 100 * tid);
+	cb_last_unprobed_unlock(p, 3, 10300);
+	mutex_wake(p, 3, 12000);
+	leave(p, P_CWAIT, 1, 12100, 0);
+	mutex_wake(p, 1, 12101);
+	leave(p, P_CWAIT, 2, 12200, 0);
+	/* the last thread changes: a barrier */
+	for (tid = 2; tid <= 3; tid++)
+		cb_wait_in(p, tid, 20000 + 100 * tid);
+	cb_last_unprobed_unlock(p, 1, 20400);
+	leave(p, P_CWAIT, 2, 20500, 0);
+	leave(p, P_CWAIT, 3, 20600, 0);
+	phases__finish(p);
+	CHECK_EQ(c.n, 2);
+	if (c.n != 2)
+		return;
+	ep = &c.ep[0];
+	CHECK_EQ(arrival_of(ep, 3)->depart_ns, 12005);
+	CHECK_EQ(arrival_of(ep, 1)->depart_ns, 12106);
+	CHECK_EQ(arrival_of(ep, 2)->depart_ns, 12200);
+	ep = &c.ep[1];
+	CHECK_EQ(arrival_of(ep, 1)->depart_ns, 20404);
+	CHECK_EQ(arrival_of(ep, 2)->depart_ns, 20500);
+	CHECK_EQ(arrival_of(ep, 3)->depart_ns, 20600);
+	for (int k = 0; k < 2; k++)
+		for (tid = 1; tid <= 3; tid++)
+			CHECK_EQ(arrival_of(&c.ep[k], tid)->ta_depart,
+				 arrival_of(&c.ep[k], tid)->depart_ns);
 	CHECK_EQ(phases__grouping_errors(p), 0);
 	phases__free(p);
 }

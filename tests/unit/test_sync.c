@@ -40,6 +40,28 @@ TEST(mutex_contention_wait_and_hold)
 	teardown();
 }
 
+/* A robust mutex whose owner died: thread 1 holds it from 100 and exits at
+ * 300 without unlocking; thread 2, waiting from 150, gets it at 310 with
+ * EOWNERDEAD (it holds it now) and unlocks at 400: an acquisition after a
+ * wait of 160, a hold of 90. */
+TEST(robust_mutex_taken_from_a_dead_owner_is_acquired)
+{
+	const struct sync_obj *o;
+
+	setup();
+	call(P_LOCK, 1, 90, 100, MTX, 0);
+	ev(SBT_EV_ENTER, P_LOCK, 2, 150, MTX, 0);
+	ev(SBT_EV_THREAD_EXIT, 0, 1, 300, 0, 0);
+	ev(SBT_EV_EXIT, P_LOCK, 2, 310, EOWNERDEAD, SITE);
+	call(P_UNLOCK, 2, 400, 405, MTX, 0);
+	o = only(SYNC_LOCK);
+	CHECK_EQ(o->count, 2);
+	CHECK_EQ(o->failed + o->timeouts + o->interrupted, 0);
+	CHECK_EQ(share(o, 2)->wait_ns, 160);
+	CHECK_EQ(share(o, 2)->hold_ns, 90);
+	teardown();
+}
+
 /* A critical section entered through two probed functions on the same
  * object (libomp) is one acquisition and one hold, whatever the void
  * functions leave in the return register. */
@@ -62,7 +84,9 @@ TEST(nested_acquire_of_one_object_counts_once)
 	teardown();
 }
 
-/* A timed lock that times out is counted as such, not as an acquisition. */
+/* A timed lock or semaphore wait that times out is counted as such, not as
+ * an acquisition; its time is waiting time, of the object and the thread
+ * (as a condvar's timed-out wait is). */
 TEST(timeouts_are_not_acquisitions)
 {
 	const struct sync_obj *o;
@@ -73,6 +97,21 @@ TEST(timeouts_are_not_acquisitions)
 	CHECK_EQ(o->count, 0);
 	CHECK_EQ(o->timeouts, 1);
 	CHECK_EQ(o->holds, 0);
+	CHECK_EQ(o->wait_ns, 5000);
+	CHECK_EQ(share(o, 1)->wait_ns, 5000);
+	/* sem_timedwait returns -1 (ETIMEDOUT in errno, unseen) */
+	call(P_SEMTIMED, 2, 6000, 9000, SEM, -1);
+	call(P_POST, 1, 9500, 9510, SEM, 0);
+	call(P_SEMTIMED, 2, 9600, 9700, SEM, 0);
+	phases__finish(fx.ph); /* a semaphore's records are held until it is classified */
+	o = only(SYNC_SEM);
+	CHECK_EQ(o->count, 1);
+	CHECK_EQ(o->timeouts, 1);
+	CHECK_EQ(o->paired, 1);
+	CHECK_EQ(o->wait_ns, 3000 + 100);
+	CHECK_EQ(o->max_wait_ns, 3000);
+	CHECK_EQ(share(o, 2)->wait_ns, 3100);
+	CHECK_EQ(share(o, 2)->count, 1);
 	teardown();
 }
 
