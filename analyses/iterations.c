@@ -23,13 +23,14 @@ struct it_teams {
 };
 
 /* One way a site counts iterations: its returns (entry) or its episodes
- * (every): the iterations' times, the team of the one open, the first
- * team seen, and by team once two were. */
+ * (every): the iterations' times, the team of the one open and whether its
+ * start is known, the first team timed, and by team once two were. */
 struct it_count {
-	__u64 n;
+	__u64 n, timed;
 	__u64 start[2]; /* the latest boundary, per view */
 	struct it_stats st[2];
 	__u32 open_team, first_team;
+	int open_known;
 	struct it_teams *teams;
 };
 
@@ -158,33 +159,37 @@ static struct it_stats *team_stats(struct it_count *c, __u32 threads)
 	return ts->t[ts->n++].st;
 }
 
-/* One more boundary at start[], of an iteration on team threads: the time
- * since the previous one is the iteration's that began there. */
-static void boundary(struct it_count *c, const __u64 start[2], __u32 threads)
+/* One more boundary at start[], of an iteration on team threads (known:
+ * its start is, the episode was seen whole): the time since the previous
+ * one is the iteration's that began there, if that one's start was known
+ * (an episode begun before the session, attached to, has a bound only, and
+ * of the threads seen). */
+static void boundary(struct it_count *c, const __u64 start[2], __u32 threads, int known)
 {
-	struct it_stats *by_team = NULL;
+	struct it_stats *by_team;
 	int v;
 
-	if (c->n == 1)
-		c->first_team = c->open_team;
-	if (c->n)
+	if (c->n && c->open_known) {
+		if (!c->timed++)
+			c->first_team = c->open_team;
 		by_team = team_stats(c, c->open_team);
-	for (v = 0; v < 2; v++) {
-		__u64 dt = start[v] > c->start[v] ? start[v] - c->start[v] : 0;
+		for (v = 0; v < 2; v++) {
+			__u64 dt = start[v] > c->start[v] ? start[v] - c->start[v] : 0;
 
-		if (c->n) {
 			it_stats__add(&c->st[v], dt);
 			if (by_team)
 				it_stats__add(&by_team[v], dt);
 		}
-		c->start[v] = start[v];
 	}
+	for (v = 0; v < 2; v++)
+		c->start[v] = start[v];
 	c->open_team = threads;
+	c->open_known = known;
 	c->n++;
 }
 
 void iterations__episode(struct iterations *it, __u32 pid, __u32 site, const __u64 start[2],
-			 __u32 team)
+			 __u32 team, int partial)
 {
 	struct it_proc *p = proc_of(it, pid);
 	struct it_site *s = p ? site_of(it, p, site) : NULL;
@@ -192,8 +197,8 @@ void iterations__episode(struct iterations *it, __u32 pid, __u32 site, const __u
 	if (!s)
 		return;
 	if (!period__feed(&p->det, site))
-		boundary(&s->entry, start, team);
-	boundary(&s->every, start, team);
+		boundary(&s->entry, start, team, !partial);
+	boundary(&s->every, start, team, !partial);
 }
 
 size_t iterations__nprocs(const struct iterations *it)

@@ -54,9 +54,11 @@ struct iterations *iterations__new(void);
 void iterations__free(struct iterations *it);
 /* An episode of process pid completed at site (phases__site() id: dense, each
  * of one process), its phase begun at start[view], with team threads (the
- * iteration it begins is counted under that team size). */
+ * iteration it begins is counted under that team size); partial: it began
+ * before the session (attached to), its start and team known only in part,
+ * so the iteration it begins is counted but not timed. */
 void iterations__episode(struct iterations *it, __u32 pid, __u32 site, const __u64 start[2],
-			 __u32 team);
+			 __u32 team, int partial);
 /* Processes seen, in order; the outer iteration of the i-th in *o.
  * Returns 0 if it has one, -1 if no period was found. */
 size_t iterations__nprocs(const struct iterations *it);

@@ -177,7 +177,7 @@ static void note_iteration(struct report *r, const struct ph_episode *ep)
 	ph_episode_times(ep, PH_APPROXIMATED, &a);
 	start[PH_MEASURED] = m.start;
 	start[PH_APPROXIMATED] = a.start;
-	iterations__episode(r->it, ep->pid, ep->site, start, ep->n);
+	iterations__episode(r->it, ep->pid, ep->site, start, ep->n, ep->partial);
 }
 
 static void on_episode(void *ctx, const struct ph_episode *ep)

@@ -18,11 +18,11 @@ TEST(times_trend_and_jitter)
 	int k, j;
 
 	start[0] = t, start[1] = ta;
-	iterations__episode(it, 7, 0, start, 2);
+	iterations__episode(it, 7, 0, start, 2, 0);
 	for (k = 0; k < 6; k++) {
 		for (j = 0; j < 3; j++) {
 			start[0] = t + j, start[1] = ta + j;
-			iterations__episode(it, 7, 1 + j, start, 2);
+			iterations__episode(it, 7, 1 + j, start, 2, 0);
 		}
 		t += 100 + 10 * k;
 		ta += (100 + 10 * k) / 2;
@@ -58,8 +58,8 @@ TEST(per_process_and_none)
 
 	for (k = 0; k < 8; k++) {
 		start[0] = start[1] = 50 * k;
-		iterations__episode(it, 1, 4, start, 2);
-		iterations__episode(it, 2, 10 + k, start, 2);
+		iterations__episode(it, 1, 4, start, 2, 0);
+		iterations__episode(it, 2, 10 + k, start, 2, 0);
 	}
 	CHECK_EQ(iterations__nprocs(it), 2);
 	CHECK_EQ(iterations__result(it, 0, &o), 0);
@@ -89,7 +89,7 @@ TEST(iterations_by_team_size)
 		__u32 team = k % 2 ? 2 : 1;
 
 		start[0] = t, start[1] = t / 2;
-		iterations__episode(it, 3, 0, start, team);
+		iterations__episode(it, 3, 0, start, team, 0);
 		t += team == 1 ? 100 : 60;
 	}
 	CHECK_EQ(iterations__result(it, 0, &o), 0);
@@ -108,9 +108,36 @@ TEST(iterations_by_team_size)
 	it = iterations__new();
 	for (k = 0; k < 5; k++) {
 		start[0] = 1000 + 100 * k, start[1] = 500 + 50 * k;
-		iterations__episode(it, 3, 0, start, 4);
+		iterations__episode(it, 3, 0, start, 4, 0);
 	}
 	CHECK_EQ(iterations__result(it, 0, &o), 0);
+	CHECK_EQ(o.nteams, 0);
+	iterations__free(it);
+}
+
+/* Attached mid-run: the first two episodes began before the session (3 of
+ * the 4 threads seen in the first, 2 in the second; their starts are
+ * bounds, 0 ns apart here). The iterations they begin are counted, not
+ * timed, and make no team size of their own: 6 iterations, 3 timed, all
+ * on 4 threads, 100 each. */
+TEST(iterations_begun_before_the_session_are_not_timed)
+{
+	struct iterations *it = iterations__new();
+	struct it_result o;
+	__u64 start[2] = {1000, 1000};
+	int k;
+
+	iterations__episode(it, 3, 0, start, 3, 1);
+	iterations__episode(it, 3, 0, start, 2, 1);
+	for (k = 0; k < 4; k++) {
+		start[0] = start[1] = 1100 + 100 * (__u64)k;
+		iterations__episode(it, 3, 0, start, 4, 0);
+	}
+	CHECK_EQ(iterations__result(it, 0, &o), 0);
+	CHECK_EQ(o.count, 6);
+	CHECK_EQ(o.time[0].timed, 3);
+	NEAR(o.time[0].mean_ns, 100);
+	NEAR(o.time[0].min_ns, 100);
 	CHECK_EQ(o.nteams, 0);
 	iterations__free(it);
 }
