@@ -290,6 +290,56 @@ void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_ev
 		release(p, ep);
 }
 
+/* The first and last arrival of ep, from its arrivals. */
+static void arrival_bounds(struct ph_episode *ep)
+{
+	__u32 i;
+
+	for (i = 0; i < ep->n; i++) {
+		if (!i || ep->arr[i].arrive_ns < ep->first_arrive)
+			ep->first_arrive = ep->arr[i].arrive_ns;
+		if (!i || ep->arr[i].arrive_ns > ep->last_arrive)
+			ep->last_arrive = ep->arr[i].arrive_ns;
+	}
+}
+
+void episodes__withdraw(struct phases *p, struct ph_thread *t, __u64 ts)
+{
+	struct ph_episode *ep = t->waiting;
+	struct ph_arrival *a;
+	struct ph_thread *o;
+	__u32 i;
+
+	if (!ep)
+		return;
+	if (ep->departed || ep->state != PH_OPEN || t->waiting_idx >= ep->n) {
+		episodes__settle(p, t, ts, 0, 0, 0); /* too late: a wait of no time */
+		return;
+	}
+	i = t->waiting_idx;
+	a = &ep->arr[i];
+	/* its compute window goes on */
+	t->ovh_mark -= a->overhead_ns;
+	t->prm_mark -= a->preempted_ns;
+	ep->partial -= a->partial;
+	p->arrivals--;
+	t->waiting = NULL;
+	t->ctr_target = CTR_NONE;
+	ep->arr[i] = ep->arr[--ep->n];
+	o = i < ep->n ? hmap_get(&p->threads, ep->arr[i].tid, 0) : NULL;
+	if (o && o->waiting == ep)
+		o->waiting_idx = i;
+	hangs__unwatch(p, ep);
+	if (!ep->n) {
+		hmap_del(&p->open, ep->pid, ep->key);
+		inflight_remove(p, ep);
+		episode__free(ep);
+		return;
+	}
+	arrival_bounds(ep);
+	hangs__watch(p, ep);
+}
+
 /* OpenMP runtimes run a team's queued tasks in its barriers: a thread that
  * arrived ran task bodies while it waited, and that is work. Its arrival
  * moves to the return of each such body (record e), with what its compute

@@ -339,6 +339,14 @@ static void call_returned(struct phases *p, struct ph_thread *t, int d, const st
 	fn(p->ctx, &c);
 }
 
+/* Record e is the return of libgomp's GOMP_single_copy_start with NULL:
+ * the thread runs the single, and waits in GOMP_single_copy_end; the
+ * others wait for it in GOMP_single_copy_start (a team barrier then). */
+static int runs_the_single(const struct phases *p, const struct sbt_event *e)
+{
+	return !e->obj && !strcmp(p->cfg.probes[e->probe].symbol, "GOMP_single_copy_start");
+}
+
 /* Call d of thread t is its wait at, or broadcast of, the condvar barrier
  * it arrived at. */
 static int departs_cond_barrier(const struct phases *p, const struct ph_thread *t, int d, int kind)
@@ -398,7 +406,9 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	} else if (kind == SBT_PK_TASK_NEW) {
 		/* its own time is the program's: nothing to do */
 	} else if (is_barrier(kind)) {
-		if (barrier_depth(p, t, d) == 0)
+		if (barrier_depth(p, t, d) == 0 && runs_the_single(p, e))
+			episodes__withdraw(p, t, e->ts);
+		else if (barrier_depth(p, t, d) == 0)
 			episodes__settle(p, t, e->ts, (__s64)e->obj,
 					 implicit__barrier_site(p, t, d, e),
 					 t->stack[d].blocked_ns);

@@ -236,6 +236,11 @@ const struct ph_thread *threads__joined(const struct phases *p, const struct ph_
  * open episode of key (the object, or a region instance: implicit.c). */
 void episodes__arrive(struct phases *p, struct ph_thread *t, const struct sbt_event *e, __u64 key,
 		      __u64 object);
+/* Thread t's arrival was no wait after all (GOMP_single_copy_start returned
+ * NULL at ts: the thread runs the single, and waits in
+ * GOMP_single_copy_end): taken back while nobody has left its episode, its
+ * compute window going on; settled at ts after that. */
+void episodes__withdraw(struct phases *p, struct ph_thread *t, __u64 ts);
 /* A task body returned (record e) inside the barrier wait of thread t: the
  * thread worked until then, and its arrival moves there. */
 void episodes__task_ran(struct phases *p, struct ph_thread *t, const struct sbt_event *e);

@@ -466,11 +466,18 @@ static void text_measured_costs(struct report *r)
 
 	if (!t->hits && !t->refused)
 		return;
+	if (!t->hits) { /* nothing measured to show */
+		fprintf(r->o.out,
+			"    %" PRIu64 " probe hits timed by the shim, all preempted: charged as "
+			"calibrated\n",
+			(uint64_t)t->refused);
+		return;
+	}
 	fprintf(r->o.out,
 		"    %" PRIu64 " probe hits timed by the shim: mean %.0f ns measured (calibration: "
 		"%.0f ns)",
-		(uint64_t)t->hits, t->hits ? (double)t->measured_ns / (double)t->hits : 0.0,
-		t->hits ? (double)t->calibrated_ns / (double)t->hits : 0.0);
+		(uint64_t)t->hits, (double)t->measured_ns / (double)t->hits,
+		(double)t->calibrated_ns / (double)t->hits);
 	if (t->refused)
 		fprintf(r->o.out, "; %" PRIu64 " preempted, charged as calibrated",
 			(uint64_t)t->refused);

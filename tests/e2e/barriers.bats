@@ -123,6 +123,22 @@ load helpers
 	$CHECK omp "$T/l.json" "$T/wl.out" "$T/l.sbt" 3
 }
 
+# single copyprivate: libgomp's is two functions, the waiters in
+# GOMP_single_copy_start and the runner (whose GOMP_single_copy_start
+# returns at once, no wait) in GOMP_single_copy_end; libomp's one,
+# __kmpc_copyprivate, for the whole team.
+@test "single copyprivate: one barrier episode per construct, the thread that ran it last (gcc, clang)" {
+	local rt
+	for rt in gomp llvm; do
+		run env OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 "$SBT" record -o "$T/c.sbt" -- \
+			"$EX/omp_barriers_$rt" -n 4 -d 5 -c
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/wl.out"
+		"$SBT" report --format json "$T/c.sbt" >"$T/c.json"
+		$CHECK copyprivate "$T/c.json" "$T/wl.out" "$T/c.sbt" 4
+	done
+}
+
 # Fortran (gfortran, libgomp), NPB's way: one region around the time loop,
 # SINGLE, a DO with a reduction, NOWAIT, an explicit BARRIER; sites named by
 # the .F90 file's lines; with the shim and with plain uprobes.

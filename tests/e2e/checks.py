@@ -22,6 +22,7 @@ what the example workloads measured about themselves in the same run.
   checks.py mutex REPORT.json WORKLOAD.out THREADS ITERS [futex [joins]]  (futex: calls
                           traced; joins: pthread_join's waits named, SCHED_FIFO runs only)
   checks.py sem REPORT.json WORKLOAD.out ITEMS
+  checks.py copyprivate REPORT.json WORKLOAD.out ORIGIN PHASES  (omp_barriers -c)
   checks.py cond REPORT.json WORKLOAD.out ITEMS
   checks.py pages REPORT.json WORKLOAD.out THREADS PHASES PAGES SLEEPS
   checks.py taskclock REPORT.json WORKLOAD.out ORIGIN
@@ -491,6 +492,46 @@ def omp(report, wl_out, org_spec, phases, region="1"):
     check(len(sites) == 2, f"{len(sites)} explicit barrier sites, expected 2")
     check(all(s["episodes"] == phases for s in sites), "episodes per site")
     check(r["regions"]["count"] == 1, f"{r['regions']['count']} parallel regions, expected 1")
+    common_facts(r)
+
+
+COPY_SYMBOLS = {"GOMP_single_copy_start", "GOMP_single_copy_end", "__kmpc_copyprivate"}
+
+
+def copyprivate(report, wl_out, org_spec, phases):
+    """omp_barriers -c: each phase's single copyprivate is one barrier
+    episode of the whole team (libgomp: GOMP_single_copy_start where the
+    others wait, GOMP_single_copy_end for the thread that ran the single;
+    libomp: __kmpc_copyprivate), the thread that ran it (the workload says
+    which) its last arrival, every arrival at its window's start (the
+    runner's after its body) and every departure inside the window."""
+    r = load(report)
+    text = open(wl_out).read()
+    wins = windows(wl_out, part=True)
+    runner = {int(m.group(1)): int(m.group(2)) for m in
+              re.finditer(r"^phase (\d+) part copy thread \d+ tid (\d+) ran 1 ", text, re.M)}
+    cps = [p for p in r["phases"] if p["symbol"] in COPY_SYMBOLS]
+    check(len(cps) == phases, f"{len(cps)} copyprivate phases, expected {phases}")
+    check(len(runner) == phases, f"the workload names {len(runner)} runners, expected {phases}")
+    org, costs = origin(org_spec, r), Costs(r)
+    for k, p in enumerate(cps):
+        mine = {tid: w for (kk, part, tid), w in wins.items() if (kk, part) == (k, "copy")}
+        got = {t["tid"]: t for t in p["threads"]}
+        if not check(set(got) == set(mine),
+                     f"copy {k}: threads {sorted(got)}, the workload's {sorted(mine)}"):
+            continue
+        check(p["critical_tid"] == runner.get(k),
+              f"copy {k}: last arrival {p['critical_tid']}, the single ran on {runner.get(k)}")
+        for tid, t in got.items():
+            w = mine[tid]
+            a, d = org + t["arrive_ns"], org + t["depart_ns"]
+            tol = costs.arrive_tol(w, p["symbol"])
+            check(w.enter <= a <= w.enter + tol,
+                  f"copy {k} tid {tid}: arrival {ms(a - w.enter)} after the workload's "
+                  f"(allowed 0..{ms(tol)})")
+            check(a <= d <= w.leave,
+                  f"copy {k} tid {tid}: departure {ms(w.leave - d)} before the workload's "
+                  f"(must be >= 0, after the arrival)")
     common_facts(r)
 
 
@@ -1647,6 +1688,7 @@ def main(argv):
         "cond": lambda: cond(a[0], a[1], int(a[2])),
         "tasks": lambda: tasks(a[0], a[1], a[2] if len(a) > 2 else None),
         "barrier_tasks": lambda: barrier_tasks(load(a[0]), a[1], origin(a[2], load(a[0]))),
+        "copyprivate": lambda: copyprivate(a[0], a[1], a[2], int(a[3])),
         "pages": lambda: pages(a[0], a[1], int(a[2]), int(a[3]), int(a[4]), int(a[5])),
         "taskclock": lambda: taskclock(a[0], a[1], a[2]),
         "live": lambda: live(a[0], int(a[1])),

@@ -28,6 +28,8 @@ enum {
 	P_SEMW,
 	P_POST,
 	P_SEMTRY,
+	P_COPY_START,
+	P_COPY_END,
 	NPROBES
 };
 
@@ -50,6 +52,12 @@ static const struct sbt_probe_info probes[NPROBES] = {
 	[P_SEMW] = {.id = P_SEMW, .kind = SBT_PK_SEM_WAIT, .symbol = "sem_wait"},
 	[P_POST] = {.id = P_POST, .kind = SBT_PK_SEM_POST, .symbol = "sem_post"},
 	[P_SEMTRY] = {.id = P_SEMTRY, .kind = SBT_PK_SEM_TRYWAIT, .symbol = "sem_trywait"},
+	[P_COPY_START] = {.id = P_COPY_START,
+			  .kind = SBT_PK_TEAM_BARRIER,
+			  .symbol = "GOMP_single_copy_start"},
+	[P_COPY_END] = {.id = P_COPY_END,
+			.kind = SBT_PK_TEAM_BARRIER,
+			.symbol = "GOMP_single_copy_end"},
 };
 
 #define PID	100

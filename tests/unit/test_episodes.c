@@ -208,6 +208,57 @@ TEST(team_barrier_ignores_argument)
 	phases__free(p);
 }
 
+/*
+ * libgomp's single copyprivate, twice. Thread 1 runs the first single: its
+ * GOMP_single_copy_start (2000) returns NULL at 2010, no wait; thread 2
+ * waits for it in GOMP_single_copy_start from 2005 (before thread 1's
+ * return: taken back from the middle of the episode); thread 1 arrives in
+ * GOMP_single_copy_end at 5000; both leave at 5100 and 5200. The second,
+ * thread 2 runs it: thread 1 waits from 6000, thread 2's call returns NULL
+ * at 6110 and it arrives at 9000. One episode each, the single's runner
+ * last, its body compute: 5000 - 2000 and 9000 - 5200.
+ */
+TEST(single_copyprivate_is_one_barrier_episode)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_arrival *a;
+	struct ph_episode_times m;
+
+	enter(p, P_COPY_START, 1, 2000, 0, SITE_A);
+	enter(p, P_COPY_START, 2, 2005, 0, SITE_A);
+	leave(p, P_COPY_START, 1, 2010, 0);
+	enter(p, P_COPY_END, 1, 5000, 0, SITE_B);
+	leave(p, P_COPY_END, 1, 5100, 0);
+	leave(p, P_COPY_START, 2, 5200, 0x7ffd0000);
+	enter(p, P_COPY_START, 2, 6100, 0, SITE_A);
+	enter(p, P_COPY_START, 1, 6000 + 200, 0, SITE_A);
+	leave(p, P_COPY_START, 2, 6210, 0);
+	enter(p, P_COPY_END, 2, 9000, 0, SITE_B);
+	leave(p, P_COPY_END, 2, 9100, 0);
+	leave(p, P_COPY_START, 1, 9150, 0x7ffd0000);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(c.ep[0].n, 2);
+	CHECK_EQ(c.ep[0].first_arrive, 2005);
+	CHECK_EQ(c.ep[0].last_arrive, 5000);
+	ph_episode_times(&c.ep[0], PH_MEASURED, &m);
+	CHECK_EQ(m.critical_tid, 1);
+	a = arrival_of(&c.ep[0], 1);
+	CHECK_EQ(a->depart_ns, 5100);
+	CHECK_EQ(ph_compute_ns(a), 5000 - START);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->depart_ns, 5200);
+	CHECK_EQ(c.ep[1].n, 2);
+	CHECK_EQ(c.ep[1].first_arrive, 6200);
+	CHECK_EQ(c.ep[1].last_arrive, 9000);
+	ph_episode_times(&c.ep[1], PH_MEASURED, &m);
+	CHECK_EQ(m.critical_tid, 2);
+	CHECK_EQ(ph_compute_ns(arrival_of(&c.ep[1], 2)), 9000 - 5200);
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	phases__free(p);
+}
+
 /* A user-declared barrier wrapping pthread_barrier_wait is one episode. */
 TEST(nested_barrier_calls_count_once)
 {

@@ -30,6 +30,9 @@ static const struct known_func known[] = {
 	{"GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp"},
 	{"GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp"},
 	{"GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+	/* the others of the team wait for the one that runs the single here;
+	 * it returns NULL at once to that one, no wait (feed.c) */
+	{"GOMP_single_copy_start", SBT_PK_TEAM_BARRIER, "libgomp"},
 	{"GOMP_parallel", SBT_PK_REGION, "libgomp"},
 	{"GOMP_parallel_loop_static", SBT_PK_REGION, "libgomp"},
 	{"GOMP_parallel_loop_dynamic", SBT_PK_REGION, "libgomp"},
@@ -42,6 +45,10 @@ static const struct known_func known[] = {
 	{"GOMP_parallel_sections", SBT_PK_REGION, "libgomp"},
 	{"GOMP_parallel_reductions", SBT_PK_REGION, "libgomp"},
 	{"__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp"},
+	/* single copyprivate: every thread of the team calls it and waits in
+	 * it for the one that ran the single (libgomp's is split in two:
+	 * GOMP_single_copy_end above, GOMP_single_copy_start) */
+	{"__kmpc_copyprivate", SBT_PK_TEAM_BARRIER, "libomp"},
 	{"__kmpc_fork_call", SBT_PK_REGION, "libomp"},
 	/* OpenMP locks (libgomp and libomp export both) and critical
 	 * sections: a named one's object is the section's own word (libgomp's
