@@ -65,6 +65,23 @@ static int frame_below(const struct phases *p, const struct ph_thread *t, int d,
 	return -1;
 }
 
+/* The key of a team barrier called at depth d of thread t (it names no
+ * object): its team's, the region instance whose body the thread runs (the
+ * innermost body frame of an instance below it), so that teams running at
+ * once in one process (nested regions, regions started by several threads)
+ * keep their episodes apart; 0 where no body of an instance is seen (a
+ * region forked before the session: all its threads alike). Bit 62 keeps
+ * it from the instance's own key, its implicit barrier's. */
+static __u64 team_key(const struct phases *p, const struct ph_thread *t, int d)
+{
+	int i;
+
+	for (i = d - 1; i >= 0 && i < t->stack_cap; i--)
+		if (kind_at(p, t, i) == SBT_PK_REGION_BODY && t->stack[i].inst)
+			return t->stack[i].inst | 1ULL << 62;
+	return 0;
+}
+
 /* Call d of thread t is made by a barrier's implementation: the first frame
  * below it that is a barrier or a body is a barrier (libomp's passive wait
  * is a pthread_cond_wait inside __kmpc_barrier; a --probe barrier made of a
@@ -253,7 +270,7 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	if (is_barrier(kind) && barrier_depth(p, t, d) == 0) {
 		__u64 object = kind == SBT_PK_BARRIER ? e->obj : 0;
 
-		episodes__arrive(p, t, e, object, object);
+		episodes__arrive(p, t, e, object ? object : team_key(p, t, d), object);
 	} else if (cond_barrier_call(p, t, kind, e->probe, e->obj) && barrier_depth(p, t, d) == 0) {
 		episodes__arrive(p, t, e, e->obj, e->obj);
 	} else if (sem_barrier_call(p, t, kind, e->obj)) {

@@ -445,6 +445,8 @@ const struct ph_preempted *phases__preempted(const struct phases *p);
 /* The approximated time of thread tid's latest event (after phases__feed()
  * of that event); 0 when unknown or not approximating. */
 __u64 phases__thread_approx(const struct phases *p, __u32 tid);
+/* When thread tid exited (its exit record), 0 while alive or unknown. */
+__u64 phases__thread_exit(const struct phases *p, __u32 tid);
 /* The cost of record e's probe hit (a call's entry or return, a futex
  * tracepoint, a counter read) as the approximation charges it at its time
  * (the calibrated cost in force), or the CPU time sbt-bpf took from its

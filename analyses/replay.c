@@ -293,6 +293,15 @@ static __u64 start_of(const struct tf_thread *th, __u64 job_start)
 	return th->start_ns > job_start ? th->start_ns : job_start;
 }
 
+/* Until when the trace (of r's job, if one) shows its process: the job's
+ * end, else the recording's (0: not known). */
+static __u64 recorded_until(const struct replay *r)
+{
+	if (r->job && r->job->end_ns)
+		return r->job->end_ns;
+	return r->m->end_ns;
+}
+
 int replay__run(struct replay *r, struct phases *ph, __u64 hang_ns,
 		void (*before_finish)(void *ctx), void *ctx)
 {
@@ -320,6 +329,10 @@ int replay__run(struct replay *r, struct phases *ph, __u64 hang_ns,
 			last_check = e.ts;
 		}
 	}
+	/* The recording went on after the last record (a hung job sends none):
+	 * a hang is one until the job's end, or the recording's. */
+	if (hang_ns && rc >= 0)
+		phases__check_hangs(ph, recorded_until(r), hang_ns);
 	if (before_finish)
 		before_finish(ctx);
 	phases__finish(ph);

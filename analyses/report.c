@@ -236,6 +236,9 @@ static void note_hang(struct report *r, const struct ph_episode *ep, const struc
 	h->nmissing = m->n;
 	h->listed_missing = m->listed;
 	memcpy(h->missing, m->tids, m->listed * sizeof(*m->tids));
+	/* a thread gone is the likeliest reason a barrier never completes */
+	for (i = 0; i < m->listed; i++)
+		h->missing_exit[i] = phases__thread_exit(r->ph, m->tids[i]);
 }
 
 /* The threads of the process seen stopped (phases__set_stopped()): the

@@ -29,6 +29,7 @@ struct hang_note {
 	__u32 nwaiting, nmissing;
 	int listed_waiting, listed_missing;
 	__u32 waiting[PH_HANG_LISTED], missing[PH_HANG_LISTED];
+	__u64 missing_exit[PH_HANG_LISTED]; /* when a missing thread exited; 0: alive */
 	/* threads of the process stopped then (the first PH_STOPPED_KEPT):
 	 * nstopped > 0 makes it a stop, not a hang */
 	__u32 stopped[PH_STOPPED_KEPT];

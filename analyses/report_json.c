@@ -580,6 +580,25 @@ static void json_tids(struct json *j, const char *key, const __u32 *tids, int n)
 	json_arr_end(j);
 }
 
+/* The listed missing threads that had exited: tid and when. */
+static void missing_exited(struct report *r, const struct hang_note *h)
+{
+	struct json *j = &r->json;
+	int i;
+
+	json_key(j, "missing_exited");
+	json_arr_begin(j);
+	for (i = 0; i < h->listed_missing; i++) {
+		if (!h->missing_exit[i])
+			continue;
+		json_obj_begin(j);
+		json_ku64(j, "tid", h->missing[i]);
+		json_ku64(j, "exit_ns", report__rel(r, h->missing_exit[i]));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void json_hang(struct report *r, const struct hang_note *h)
 {
 	struct json *j = &r->json;
@@ -598,6 +617,7 @@ static void json_hang(struct report *r, const struct hang_note *h)
 	json_ku64(j, "waiting_threads", h->nwaiting);
 	json_tids(j, "missing", h->missing, h->listed_missing);
 	json_ku64(j, "missing_threads", h->nmissing);
+	missing_exited(r, h);
 	/* not a hang: threads of the process were stopped (the first few) */
 	json_tids(j, "stopped", h->stopped,
 		  h->nstopped < PH_STOPPED_KEPT ? h->nstopped : PH_STOPPED_KEPT);

@@ -267,6 +267,23 @@ static void print_tids(struct report *r, const __u32 *tids, int listed, __u64 n)
 		fprintf(r->o.out, " and %" PRIu64 " more", (uint64_t)(n - listed));
 }
 
+/* The missing threads, those that exited with the time they did. */
+static void print_missing(struct report *r, const struct hang_note *h)
+{
+	int i;
+
+	for (i = 0; i < h->listed_missing; i++) {
+		fprintf(r->o.out, " %u (%s", h->missing[i], report__comm(r, h->missing[i]));
+		if (h->missing_exit[i])
+			fprintf(r->o.out, ", exited at %.3f s",
+				sec(report__rel(r, h->missing_exit[i])));
+		fputc(')', r->o.out);
+	}
+	if (h->nmissing > (__u32)h->listed_missing)
+		fprintf(r->o.out, " and %" PRIu64 " more",
+			(uint64_t)(h->nmissing - h->listed_missing));
+}
+
 static const char *hang_heading(const struct hang_note *h)
 {
 	if (h->nstopped)
@@ -298,7 +315,7 @@ static void text_hang(struct report *r, const struct hang_note *h)
 	fprintf(r->o.out, "\n    waiting:");
 	print_tids(r, h->waiting, h->listed_waiting, h->nwaiting);
 	fprintf(r->o.out, "\n    missing:");
-	print_tids(r, h->missing, h->listed_missing, h->nmissing);
+	print_missing(r, h);
 	fprintf(r->o.out, "%s\n", h->nmissing ? "" : " (none known)");
 	if (h->nstopped)
 		print_stopped(r, h);

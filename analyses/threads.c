@@ -176,3 +176,10 @@ const struct ph_thread *threads__joined(const struct phases *p, const struct ph_
 		return NULL;
 	return w;
 }
+
+__u64 phases__thread_exit(const struct phases *p, __u32 tid)
+{
+	const struct ph_thread *t = hmap_get(&p->threads, tid, 0);
+
+	return t ? t->exit_ns : 0;
+}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* A workload that hangs at a barrier: after GOOD_PHASES normal phases every
  * worker but the last waits again at hang_barrier, while the last one (the
- * straggler) never arrives. Never exits on its own; tests kill it. */
+ * straggler) never arrives: it sleeps, or with -x its thread ends (a worker
+ * that returned early). Never exits on its own; tests kill it. */
 #define _GNU_SOURCE
 #include "workload.h"
 
@@ -9,7 +10,7 @@
 pthread_barrier_t hang_barrier;
 
 static unsigned long nthreads = 3, good_phases = 2, unit_ns = 20 * NSEC_PER_MSEC;
-static int wait_start;
+static int wait_start, straggler_exits;
 
 static void barrier_wait_checked(void)
 {
@@ -37,6 +38,8 @@ static void worker_main(unsigned int index)
 		return;
 	}
 	emit("straggler tid %d\n", (int)tid);
+	if (straggler_exits)
+		return;
 	for (;;)
 		pause();
 }
@@ -44,13 +47,14 @@ static void worker_main(unsigned int index)
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-t THREADS] [-g GOOD_PHASES] [-d D_MS] [-W] [-h]\n"
+		"Usage: %s [-t THREADS] [-g GOOD_PHASES] [-d D_MS] [-x] [-W] [-h]\n"
 		"Runs GOOD_PHASES barrier phases of D_MS ms (sleeping), then hangs: all\n"
 		"workers but the last wait at hang_barrier, the last never arrives.\n"
 		"Never exits on its own.\n"
 		"  -t THREADS      worker threads, 2..256 (default 3)\n"
 		"  -g GOOD_PHASES  phases before the hang, 0..1000000 (default 2)\n"
 		"  -d D_MS         work per phase in ms, 0..100000 (default 20)\n"
+		"  -x              the last worker's thread ends instead of sleeping\n"
 		"  -W              print 'ready PID', wait for SIGUSR1 before creating threads\n"
 		"  -h              show this help\n"
 		"Example: timeout 2 %s -t 3 -g 2 -d 20\n",
@@ -63,6 +67,7 @@ int main(int argc, char **argv)
 		OPT_NUM('t', nthreads, 2, 256, 1),
 		OPT_NUM('g', good_phases, 0, 1000000, 1),
 		OPT_NUM('d', unit_ns, 0, 100000, NSEC_PER_MSEC),
+		OPT_FLAG('x', straggler_exits),
 		OPT_FLAG('W', wait_start),
 		{0},
 	};

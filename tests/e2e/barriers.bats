@@ -181,6 +181,30 @@ load helpers
 	[ "$(grep -c '"hang_barrier" (barrier:' "$T/sbt.out")" -eq 2 ]
 }
 
+# The commonest reason a barrier never completes: a thread of the team is
+# gone (returned early, died). The hang report says so, with when.
+@test "hang: a missing thread that exited is said to have, live and in the trace's JSON" {
+	bg "$T/sbt.out" "$SBT" --hang-timeout 1 -o "$T/h.sbt" -- "$EX/hang_barrier" -t 3 -g 2 -x
+	wait_for "$T/sbt.out" "^SBT HANG" 15
+	straggler=$(sed -nE 's/^straggler tid ([0-9]+)$/\1/p' "$T/sbt.out")
+	[ -n "$straggler" ]
+	grep -A2 '^SBT HANG' "$T/sbt.out" |
+		grep -qE "^    missing: $straggler \(hang_barrier, exited at [0-9]+\.[0-9]{3} s\)$"
+	kill -INT "$BG"
+	wait_exit "$BG" 10
+	"$SBT" report --hang-timeout 1 --format json "$T/h.sbt" >"$T/h.json"
+	python3 - "$T/h.json" "$straggler" <<'PY'
+import json, sys
+hangs = json.load(open(sys.argv[1]))["hangs"]
+assert len(hangs) == 1, hangs
+h = hangs[0]
+assert h["missing"] == [int(sys.argv[2])], h
+assert [m["tid"] for m in h["missing_exited"]] == [int(sys.argv[2])], h
+# it exited after its last departure and before the hang was reported
+assert 0 < h["missing_exited"][0]["exit_ns"] <= h["since_ns"] + 10**9, h
+PY
+}
+
 # wait_in_futex PID TID: until thread TID of PID sleeps in futex() (x86_64
 # syscall 202): at a barrier, in this workload.
 wait_in_futex() {

@@ -158,6 +158,45 @@ TEST(concurrent_instances_of_one_body)
 	phases__free(p);
 }
 
+/*
+ * Two teams at once in one process (regions started by two threads of the
+ * program): masters 1 and 3 fork bodies A and B with workers 2 and 4; each
+ * team meets at an explicit GOMP_barrier (which names no object) at the
+ * same times. Each team's barrier is its own episode, of its own two
+ * threads: the team barrier's key is the instance whose body its threads
+ * run. (Before, the four arrivals were one episode.)
+ */
+TEST(team_barriers_of_teams_at_once_are_apart)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	int k;
+
+	fork_region(p, 1, 1000, BODY_A);
+	fork_region(p, 3, 1001, BODY_B);
+	body_in(p, 1, 1010, BODY_A);
+	body_in(p, 2, 1011, BODY_A);
+	body_in(p, 3, 1012, BODY_B);
+	body_in(p, 4, 1013, BODY_B);
+	enter(p, P_GOMP, 1, 2000, 0, SITE_A);
+	enter(p, P_GOMP, 3, 2001, 0, SITE_B);
+	enter(p, P_GOMP, 2, 2500, 0, SITE_A);
+	enter(p, P_GOMP, 4, 2600, 0, SITE_B);
+	for (k = 1; k <= 4; k++)
+		leave(p, P_GOMP, (__u32)k, 2700 + (__u64)k, 0);
+	CHECK_EQ(c.n, 2);
+	for (k = 0; k < c.n && k < 2; k++) {
+		__u32 master = arrival_of(&c.ep[k], 1) ? 1 : 3;
+
+		CHECK_EQ(c.ep[k].n, 2);
+		CHECK_EQ(c.ep[k].object, 0);
+		CHECK(arrival_of(&c.ep[k], master + 1) != NULL);
+		CHECK_EQ(c.ep[k].last_arrive, master == 1 ? 2500 : 2600);
+	}
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	phases__free(p);
+}
+
 /* gcc names task bodies like region bodies: one no frame forked (run by a
  * worker waiting in the implicit barrier, or inside a body) starts no share
  * and arrives nowhere; nor does a body whose fork came before the session.
