@@ -117,6 +117,12 @@ static inline const char *report__symbol(const struct report *r, __u16 probe)
 	return report_src__symbol(&r->src, probe);
 }
 
+/* Probe id's entry in the probe table, or NULL. */
+static inline const struct sbt_probe_info *report__probe(const struct report *r, __u16 probe)
+{
+	return probe < r->src.phases.nprobes ? &r->src.phases.probes[probe] : NULL;
+}
+
 /* Whether episodes of probe are a parallel region's implicit barrier. */
 static inline int report__implicit(const struct report *r, __u16 probe)
 {

@@ -324,6 +324,53 @@ static void text_hang(struct report *r, const struct hang_note *h)
 
 /* ---- summary ------------------------------------------------------------------- */
 
+/* Sites of probe id in process pid: how many, and how many had one thread. */
+static void count_sites(struct report *r, __u32 pid, __u16 probe, size_t *n, size_t *lone)
+{
+	size_t i;
+
+	*n = *lone = 0;
+	for (i = 0; i < phases__nsites(r->ph); i++) {
+		const struct ph_site *s = phases__site(r->ph, i);
+
+		if (s->pid == pid && s->probe == probe) {
+			(*n)++;
+			*lone += s->nidle == 1;
+		}
+	}
+}
+
+/* A --probe barrier whose every site had one thread, several threads
+ * calling it: its first argument differs per thread (a sense-reversing
+ * barrier handed the thread's own flag), so it names no barrier they share:
+ * said once per probe, with the way out (:team). */
+static void text_lone_barriers(struct report *r)
+{
+	size_t i, j, n, lone;
+
+	for (i = 0; i < phases__nsites(r->ph); i++) {
+		const struct ph_site *s = phases__site(r->ph, i);
+		const struct sbt_probe_info *pi = report__probe(r, s->probe);
+		int seen = 0;
+
+		if (!pi || pi->kind != SBT_PK_BARRIER ||
+		    !strcmp(pi->symbol, "pthread_barrier_wait"))
+			continue;
+		for (j = 0; j < i && !seen; j++)
+			seen = phases__site(r->ph, j)->pid == s->pid &&
+			       phases__site(r->ph, j)->probe == s->probe;
+		count_sites(r, s->pid, s->probe, &n, &lone);
+		if (seen || n < 2 || lone < n)
+			continue;
+		fprintf(r->o.out,
+			"    note: %s (pid %u): every one of its %zu objects had one thread: its "
+			"first "
+			"argument differs per thread (no barrier they share); a barrier of the "
+			"calling threads' team: --probe FILE:%s:team\n",
+			pi->symbol, s->pid, n, pi->symbol);
+	}
+}
+
 static void text_site(struct report *r, const struct ph_site *s)
 {
 	/* a parallel region's implicit barrier: one episode per instance */
@@ -706,6 +753,7 @@ static void text_end(struct report *r, const struct report_drops *d)
 		text_regions(r, reg);
 	for (i = 0; i < phases__nsites(r->ph); i++)
 		text_site(r, phases__site(r->ph, i));
+	text_lone_barriers(r);
 	text_threads(r);
 	report_text__efficiency(r);
 	report_text__iterations(r);

@@ -5,7 +5,10 @@
  * last, so every other worker ends up in FUTEX_WAIT each phase. A tracer can
  * only find the barrier through .symtab, not through any library import.
  * Being our own code, the barrier counts its futex calls exactly: each
- * worker prints them with the window around each barrier call. */
+ * worker prints them with the window around each barrier call. With -s the
+ * workers meet at a sense-reversing spin barrier instead, which is handed
+ * each thread's own sense flag (sense_barrier(&my_sense)): its argument
+ * names no object the threads share. */
 #define _GNU_SOURCE
 #include "workload.h"
 
@@ -37,7 +40,7 @@ struct cbarrier bar;
 static __thread unsigned long futex_waits, futex_wakes, futex_woken;
 
 static unsigned long nthreads = 4, nphases = 5, unit_ns = 10 * NSEC_PER_MSEC;
-static int wait_start;
+static int wait_start, sense_reversing;
 
 static inline void cpu_relax(void)
 {
@@ -85,11 +88,29 @@ __attribute__((noinline)) NOCLONE static void spin_futex_barrier(struct cbarrier
 	}
 }
 
+/* The textbook sense-reversing barrier: the last arriver flips the shared
+ * sense to the thread's own (flipped) one; the others spin, yielding, until
+ * it does. No futex: nothing for the futex table. */
+static int shared_sense;
+
+__attribute__((noinline)) NOCLONE static void sense_barrier(int *my_sense)
+{
+	*my_sense = !*my_sense;
+	if (__atomic_add_fetch(&bar.arrived, 1, __ATOMIC_ACQ_REL) == bar.nthreads) {
+		__atomic_store_n(&bar.arrived, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&shared_sense, *my_sense, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&shared_sense, __ATOMIC_ACQUIRE) != *my_sense)
+		sched_yield();
+}
+
 static void worker_main(unsigned int index)
 {
 	pid_t tid = get_tid();
 	uint64_t work_ns = (index + 1) * unit_ns;
 	unsigned long k;
+	int my_sense = 0;
 
 	for (k = 0; k < nphases; k++) {
 		struct window w;
@@ -99,7 +120,10 @@ static void worker_main(unsigned int index)
 		t0 = now_ns();
 		work_for_ns(work_ns, 0);
 		window_open(&w);
-		spin_futex_barrier(&bar);
+		if (sense_reversing)
+			sense_barrier(&my_sense);
+		else
+			spin_futex_barrier(&bar);
 		window_close(&w);
 		/* Printed after the barrier so it never delays an arrival. */
 		emit("phase %lu thread %u tid %d compute_ns %llu wait_ns %llu " WINDOW_FMT
@@ -113,13 +137,14 @@ static void worker_main(unsigned int index)
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-t THREADS] [-n PHASES] [-d D_MS] [-W] [-h]\n"
+		"Usage: %s [-t THREADS] [-n PHASES] [-d D_MS] [-s] [-W] [-h]\n"
 		"Worker i (0-based) sleeps (i+1)*D_MS ms, then waits at a hand-rolled\n"
 		"spin-then-futex barrier (static spin_futex_barrier, global bar), PHASES\n"
 		"times; worker THREADS-1 always arrives last.\n"
 		"  -t THREADS  worker threads, 1..256 (default 4)\n"
 		"  -n PHASES   barrier phases, 1..1000000 (default 5)\n"
 		"  -d D_MS     work unit in ms, 0..100000 (default 10)\n"
+		"  -s          a sense-reversing spin barrier (sense_barrier(&own_flag))\n"
 		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
 		"  -h          show this help\n"
 		"Example: %s -t 4 -n 3 -d 10\n",
@@ -132,6 +157,7 @@ int main(int argc, char **argv)
 		OPT_NUM('t', nthreads, 1, 256, 1),
 		OPT_NUM('n', nphases, 1, 1000000, 1),
 		OPT_NUM('d', unit_ns, 0, 100000, NSEC_PER_MSEC),
+		OPT_FLAG('s', sense_reversing),
 		OPT_FLAG('W', wait_start),
 		{0},
 	};

@@ -14,7 +14,8 @@ what the example workloads measured about themselves in the same run.
   checks.py condbar REPORT.json WORKLOAD.out ORIGIN PHASES  (cond_barrier: mutex + condvar)
   checks.py sembar REPORT.json WORKLOAD.out ORIGIN PHASES   (sem_barrier: semaphores)
   checks.py tasks REPORT.json WORKLOAD.out   (omp_tasks: tasks created, waits, time in them)
-  checks.py custom REPORT.json WORKLOAD.out ORIGIN PHASES   (spin_futex_barrier probed)
+  checks.py custom REPORT.json WORKLOAD.out ORIGIN PHASES [spin]  (spin_futex_barrier probed;
+                          spin: custom_barrier -s, sense_barrier probed)
   checks.py futex REPORT.json WORKLOAD.out                  (the same barrier, not probed)
   checks.py phases REPORT.json N
   checks.py stopped TRACE.sbt SIGNAL_NS  (nothing recorded after a Ctrl-C at SIGNAL_NS)
@@ -878,10 +879,11 @@ def bar_word(r):
     return words[0] if words else None
 
 
-def custom(report, wl_out, org_spec, phases):
+def custom(report, wl_out, org_spec, phases, spin=False):
     """custom_barrier with spin_futex_barrier declared by --probe: its phases
     as for any barrier, and each arrival's blocked time exactly where the
-    barrier itself made a futex wait that blocked."""
+    barrier itself made a futex wait that blocked (spin: custom_barrier -s,
+    whose barrier makes none)."""
     r = load(report)
     wins, calls = futex_counts(wl_out)
     barrier_phases(r, wins, origin(org_spec, r), Costs(r), lambda k: (k, None), phases)
@@ -895,7 +897,7 @@ def custom(report, wl_out, org_spec, phases):
                   f"the barrier made {c[0]} blocking futex waits")
             check(t["blocked_ns"] <= t["wait_ns"], f"phase {p['index']} tid {t['tid']}: "
                   f"blocked longer than it waited")
-    w = bar_word(r)
+    w = None if spin else bar_word(r)
     if w:
         waits = sum(c[0] for c in calls.values())
         check(w["waits"] == waits, f"{w['waits']} futex waits on bar, the barrier made {waits}")
@@ -1676,7 +1678,7 @@ def main(argv):
         "barrier": lambda: barrier(a[0], a[1], a[2], int(a[3])),
         "condbar": lambda: condbar(a[0], a[1], a[2], int(a[3])),
         "sembar": lambda: sembar(a[0], a[1], a[2], int(a[3])),
-        "custom": lambda: custom(a[0], a[1], a[2], int(a[3])),
+        "custom": lambda: custom(a[0], a[1], a[2], int(a[3]), a[4:] == ["spin"]),
         "futex": lambda: futex(a[0], a[1]),
         "phases": lambda: phases(a[0], int(a[1])),
         "stopped": lambda: stopped(a[0], int(a[1])),

@@ -71,6 +71,26 @@ load helpers
 	$CHECK custom "$T/p.json" "$T/wl.out" "$T/p.sbt" 4
 }
 
+# A sense-reversing barrier is handed each thread's own flag: probed as
+# :barrier, each thread is a barrier of its own, and the report says why and
+# what to do; probed as :team, its phases against the workers' windows.
+@test "--probe of a barrier whose argument is the thread's own flag: a note says so; as :team, its phases" {
+	run "$SBT" record -o "$T/s.sbt" --probe "$EX/custom_barrier:sense_barrier:barrier" \
+		-- "$EX/custom_barrier" -t 3 -n 4 -d 10 -s
+	[ "$status" -eq 0 ]
+	"$SBT" report "$T/s.sbt" >"$T/s.txt"
+	grep -qE '^    note: sense_barrier \(pid [0-9]+\): every one of its 3 objects had one thread' "$T/s.txt"
+	grep -qF -- '--probe FILE:sense_barrier:team' "$T/s.txt"
+	run "$SBT" record -o "$T/t.sbt" --probe "$EX/custom_barrier:sense_barrier:team" \
+		-- "$EX/custom_barrier" -t 3 -n 4 -d 10 -s
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/t.sbt" >"$T/t.json"
+	$CHECK custom "$T/t.json" "$T/wl.out" "$T/t.sbt" 4 spin
+	"$SBT" report "$T/t.sbt" >"$T/t.txt"
+	refute_grep -q 'note: sense_barrier' "$T/t.txt"
+}
+
 @test "--probe BINARY:0xADDR:KIND: a stripped binary's barrier by its address" {
 	cp "$EX/custom_barrier" "$T/stripped"
 	strip "$T/stripped"
