@@ -7,7 +7,9 @@
  * slices, flows from a V to the P it satisfied; counter deltas as counter
  * tracks, and each phase's efficiencies on its site's counter track; futex
  * waits outside probed calls (joins, hand-made locks and barriers) as wait
- * slices. Times are exact: integer ns written as us with three decimals.
+ * slices; OpenMP region and task bodies and task waits as begin/end slices
+ * of their thread. Times are exact: integer ns written as us with three
+ * decimals.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@ struct chrome {
 	__u64 flow_id;
 	struct hmap holds;     /* (tid, lock) -> struct hold */
 	struct hmap processes; /* (view, pid) -> named already */
+	struct hmap open;      /* (tid, probe) -> __u64: its body/wait slices begun */
 };
 
 static struct chrome *state(struct exporter *x)
@@ -58,6 +61,7 @@ static int init(struct exporter *x, char *err, size_t errlen)
 	json_init(&c->j, x->o.out, 0);
 	hmap_init(&c->holds);
 	hmap_init(&c->processes);
+	hmap_init(&c->open);
 	x->state = c;
 	return 0;
 }
@@ -68,6 +72,7 @@ static void fini(struct exporter *x)
 
 	hmap_free_values(&c->holds);
 	hmap_free(&c->processes);
+	hmap_free_values(&c->open);
 	free(c);
 }
 
@@ -287,6 +292,45 @@ static void call(struct exporter *x, const struct ph_call *c)
 		note_hold(x, c);
 }
 
+/* Bodies (a region's share, a task) and task waits nest in their thread's
+ * calls as the records come: begin and end events, in each view. An end
+ * whose begin the trace lacks (entered before the session) is left out. */
+static int body_or_task_wait(const struct exporter *x, __u16 probe)
+{
+	int kind = probe < x->src.phases.nprobes ? x->src.phases.probes[probe].kind : 0;
+
+	return kind == SBT_PK_REGION_BODY || kind == SBT_PK_TASK_WAIT;
+}
+
+static void record(struct exporter *x, const struct sbt_event *e, __u64 ta)
+{
+	struct chrome *c = state(x);
+	int begin = e->type == SBT_EV_ENTER;
+	const char *ph = begin ? "B" : "E";
+	__u64 *open;
+
+	if ((!begin && e->type != SBT_EV_EXIT) || !body_or_task_wait(x, e->probe))
+		return;
+	open = hmap_get(&c->open, e->tid, e->probe);
+	if (!begin && (!open || !*open))
+		return;
+	if (!open && !(open = hmap_put_new(&c->open, e->tid, e->probe, sizeof(*open))))
+		return; /* no memory: not drawn */
+	*open += begin ? 1 : -1;
+	if (x->o.views & EXPORT_MEASURED) {
+		process(x, PH_MEASURED, e->pid);
+		event(x, ph, x->src.phases.probes[e->probe].symbol, "task", PH_MEASURED, e->pid,
+		      e->tid, e->ts);
+		json_obj_end(&c->j);
+	}
+	if ((x->o.views & EXPORT_APPROXIMATED) && ta) {
+		process(x, PH_APPROXIMATED, e->pid);
+		event(x, ph, x->src.phases.probes[e->probe].symbol, "task", PH_APPROXIMATED, e->pid,
+		      e->tid, ta);
+		json_obj_end(&c->j);
+	}
+}
+
 /* A futex wait outside probed calls: the time its thread was blocked, in
  * each view (a join's approximated return is the joined exit's, model 7). */
 static void futex_wait(struct exporter *x, const struct ph_call *c)
@@ -417,6 +461,7 @@ const struct export_format_ops export_chrome_ops = {
 	.episode = episode,
 	.call = call,
 	.futex_wait = futex_wait,
+	.record = record,
 	.end = end,
 	.fini = fini,
 };

@@ -524,6 +524,10 @@ static int report_jobs(struct replay *rp, const struct report_opts *ro, __u64 ha
 		if (job->end_ns)
 			jobs__end(js, job, &(struct report_drops){.total = job->drops});
 	}
+	/* the processes still running when the recording ended: hung until then */
+	for (size_t i = 0; hang_ns && rc >= 0 && (job = jobs__at(js, i)); i++)
+		if (!job->ended && job->ph)
+			phases__check_hangs(job->ph, rp->m->end_ns, hang_ns);
 	jobs__end_all(js, job_drops, NULL);
 	if (rc < 0)
 		log_err("reading records: %s", strerror(-rc));

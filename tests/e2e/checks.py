@@ -23,6 +23,7 @@ what the example workloads measured about themselves in the same run.
   checks.py mutex REPORT.json WORKLOAD.out THREADS ITERS [futex [joins]]  (futex: calls
                           traced; joins: pthread_join's waits named, SCHED_FIFO runs only)
   checks.py sem REPORT.json WORKLOAD.out ITEMS
+  checks.py chrome_tasks CHROME.json REPORT.json  (omp_tasks exported)
   checks.py copyprivate REPORT.json WORKLOAD.out ORIGIN PHASES  (omp_barriers -c)
   checks.py cond REPORT.json WORKLOAD.out ITEMS
   checks.py pages REPORT.json WORKLOAD.out THREADS PHASES PAGES SLEEPS
@@ -1213,6 +1214,39 @@ def tasks(report, wl_out, org_spec=None):
     check(r["drops"]["total"] == 0, f"{r['drops']['total']} records lost")
 
 
+def chrome_tasks(chrome, report):
+    """export (chrome) of an omp_tasks trace: each thread's region shares,
+    tasks run and task waits as begin/end slices, as many as the report
+    counts (its regions' implicit barriers, its tasks ran and waits), each
+    end after its begin, properly nested, in both views."""
+    r = load(report)
+    events = load(chrome)["traceEvents"]
+    offset = 1 << 22  # the approximated view's ids
+    for view in (0, 1):
+        stacks, begun = {}, {}
+        for e in sorted((e for e in events if e.get("cat") == "task" and
+                         (e["tid"] >= offset) == bool(view)), key=lambda e: (e["ts"], e["ph"] == "B")):
+            tid = e["tid"] - offset * view
+            st = stacks.setdefault(tid, [])
+            if e["ph"] == "B":
+                st.append(e["name"])
+                begun[tid] = begun.get(tid, 0) + 1
+            else:
+                check(st and st[-1] == e["name"],
+                      f"view {view} tid {tid}: end of {e['name']} at {e['ts']}, open {st[-3:]}")
+                if st:
+                    st.pop()
+        for t in r["threads"]:
+            tasks = t.get("tasks") or {"ran": 0, "waits": 0}
+            shares = sum(1 for p in r["phases"] if p["implicit"]
+                         for x in p["threads"] if x["tid"] == t["tid"])
+            want = tasks["ran"] + tasks["waits"] + shares
+            check(begun.get(t["tid"], 0) == want,
+                  f"view {view} tid {t['tid']}: {begun.get(t['tid'], 0)} body and wait slices, "
+                  f"the report: {tasks['ran']} tasks, {tasks['waits']} waits, {shares} region shares")
+            check(not stacks.get(t["tid"]), f"view {view} tid {t['tid']}: left open {stacks.get(t['tid'])}")
+
+
 def barrier_tasks(r, wl_out, org):
     """omp_tasks: the tasks a thread ran at step S's barrier (the single's,
     or with -e the end of step S's region) are its work. In that barrier's
@@ -1690,6 +1724,7 @@ def main(argv):
         "cond": lambda: cond(a[0], a[1], int(a[2])),
         "tasks": lambda: tasks(a[0], a[1], a[2] if len(a) > 2 else None),
         "barrier_tasks": lambda: barrier_tasks(load(a[0]), a[1], origin(a[2], load(a[0]))),
+        "chrome_tasks": lambda: chrome_tasks(a[0], a[1]),
         "copyprivate": lambda: copyprivate(a[0], a[1], a[2], int(a[3])),
         "pages": lambda: pages(a[0], a[1], int(a[2]), int(a[3]), int(a[4]), int(a[5])),
         "taskclock": lambda: taskclock(a[0], a[1], a[2]),

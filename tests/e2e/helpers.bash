@@ -49,7 +49,9 @@ setup() {
 teardown() {
 	local p san=0
 	# Commands sbt-bpf launched outlive it: their pids are in its output.
-	[ -n "${T:-}" ] && BG_PIDS+=($(cat "$T"/* 2>/dev/null | sed -nE 's/^sbt-bpf: tracing pid ([0-9]+) .*/\1/p'))
+	# Each file on its own (grep, not cat | sed): a trace file beside the
+	# output, ending without a newline, would swallow its first line.
+	[ -n "${T:-}" ] && BG_PIDS+=($(grep -ahoE '^sbt-bpf: tracing pid [0-9]+ ' "$T"/* 2>/dev/null | awk '{print $4}'))
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 	if [ -n "${TMUX_SESSION:-}" ]; then tmux kill-session -t "$TMUX_SESSION" 2>/dev/null || true; fi

@@ -138,6 +138,9 @@ load helpers
 		"$SBT" report --format json "$T/$b.sbt" >"$T/$b.json"
 		$CHECK tasks "$T/$b.json" "$T/$b.out" "$T/$b.sbt"
 		"$SBT" report "$T/$b.sbt" | grep -qE '^Tasks:$'
+		# Perfetto: tasks, waits and region shares as nested slices
+		"$SBT" export -o "$T/$b.chrome.json" "$T/$b.sbt"
+		$CHECK chrome_tasks "$T/$b.chrome.json" "$T/$b.json"
 		# a taskloop's tasks, created inside the runtime: counted as run
 		OMP_NUM_THREADS=3 run "$SBT" record --trace barrier,task -o "$T/$b-l.sbt" -- "$EX/$b" -n 3 -b 16 -l
 		[ "$status" -eq 0 ]
