@@ -347,7 +347,7 @@ static void call_returned(struct phases *p, struct ph_thread *t, int d, const st
 		c.enter_a = t->stack[d].ta;
 	}
 	if (approx__enabled(p))
-		c.exit_a = approx__time(p, t, e->ts);
+		c.exit_a = t->cbar_step ? approx__time_based(t, e->ts) : approx__time(p, t, e->ts);
 	if (v) {
 		c.v_tid = v->tid;
 		c.v_ns = v->ts;
@@ -577,8 +577,9 @@ static void charge(struct phases *p, struct ph_thread *t, const struct sbt_event
 {
 	switch (e->type) {
 	case SBT_EV_EXIT:
-		/* after a departure re-based it */
-		if (approx__enabled(p))
+		/* after a departure re-based it; a thread leaving a condvar
+		 * barrier (cond_leave.c) is approximated at its departure */
+		if (approx__enabled(p) && !t->cbar_step)
 			approx__time(p, t, e->ts);
 		/* fall through */
 	case SBT_EV_ENTER:
@@ -586,7 +587,7 @@ static void charge(struct phases *p, struct ph_thread *t, const struct sbt_event
 		break;
 	case SBT_EV_FUTEX_EXIT:
 		/* a return from a wait may have been re-timed on its wake */
-		if (approx__enabled(p) && t->depth == 0)
+		if (approx__enabled(p) && t->depth == 0 && !t->cbar_step)
 			approx__time(p, t, e->ts);
 		/* fall through */
 	case SBT_EV_FUTEX_ENTER:
@@ -650,8 +651,10 @@ static int feed_one(struct phases *p, const struct sbt_event *e)
 		approx__measured(p, t, e);
 	if (approx__enabled(p))
 		approx_conc__at(p, t, e->ts);
+	/* (not the records of a thread leaving a condvar barrier: its unlock,
+	 * before the departure re-bases it, cond_leave.c) */
 	if (approx__enabled(p) && e->type != SBT_EV_EXIT && e->type != SBT_EV_FUTEX_EXIT &&
-	    !(e->type == SBT_EV_FUTEX_ENTER && t->depth > 0))
+	    !(e->type == SBT_EV_FUTEX_ENTER && t->depth > 0) && !t->cbar_step)
 		approx__time(p, t, e->ts);
 	dispatch(p, t, e);
 	cond_leave__after(p, t, e);
