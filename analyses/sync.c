@@ -154,32 +154,12 @@ static void add_site(struct sync *s, struct sync_obj *o, __u64 site, __u64 wait_
 
 /* A successful wait or acquisition: counts, times, thread (sh) and site
  * shares. */
-static void account_wait(struct sync *s, struct sync_obj *o, struct sync_share *sh,
-			 const struct sync_call *c)
+/* Call c's time: waiting time of the object, the thread and its site. */
+static void add_wait(struct sync *s, struct sync_obj *o, struct sync_share *sh,
+		     const struct sync_call *c)
 {
 	__u64 wait = c->exit_ns - c->enter_ns;
 
-	o->count++;
-	o->wait_ns += wait;
-	if (wait > o->max_wait_ns)
-		o->max_wait_ns = wait;
-	o->blocked_ns += c->blocked_ns;
-	o->contended += c->futex_waits > 0;
-	if (sh) {
-		sh->count++;
-		sh->wait_ns += wait;
-	}
-	add_site(s, o, c->site, wait);
-}
-
-/* A wait that gave up (timed out): waiting time of the object and of the
- * thread, as a condvar's timed-out wait is, though no acquisition. */
-static void account_timeout(struct sync *s, struct sync_obj *o, struct sync_share *sh,
-			    const struct sync_call *c)
-{
-	__u64 wait = c->exit_ns - c->enter_ns;
-
-	o->timeouts++;
 	o->wait_ns += wait;
 	if (wait > o->max_wait_ns)
 		o->max_wait_ns = wait;
@@ -187,6 +167,25 @@ static void account_timeout(struct sync *s, struct sync_obj *o, struct sync_shar
 	if (sh)
 		sh->wait_ns += wait;
 	add_site(s, o, c->site, wait);
+}
+
+static void account_wait(struct sync *s, struct sync_obj *o, struct sync_share *sh,
+			 const struct sync_call *c)
+{
+	o->count++;
+	o->contended += c->futex_waits > 0;
+	if (sh)
+		sh->count++;
+	add_wait(s, o, sh, c);
+}
+
+/* A wait that gave up (timed out): waiting time of the object and of the
+ * thread, as a condvar's timed-out wait is, though no acquisition. */
+static void account_timeout(struct sync *s, struct sync_obj *o, struct sync_share *sh,
+			    const struct sync_call *c)
+{
+	o->timeouts++;
+	add_wait(s, o, sh, c);
 }
 
 /* ---- holds ------------------------------------------------------------------ */

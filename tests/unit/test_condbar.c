@@ -62,6 +62,27 @@ static void mutex_wake(struct phases *p, __u32 tid, __u64 ts)
 	feed(p, SBT_EV_FUTEX_EXIT, 0, tid, ts + 5, 1, 0);
 }
 
+/* A phase analysis (Malony-Reed, every probe costing cost[id]) whose probe
+ * table has no pthread_mutex_unlock: the default --trace. */
+static struct phases *new_phases_unprobed_unlock(struct collected *c, const __u64 *cost)
+{
+	static struct sbt_probe_info no_unlock[NPROBES];
+	struct phases_config cfg = {
+		.probes = no_unlock,
+		.nprobes = NPROBES,
+		.start_ns = START,
+		.alpha_enter = cost,
+		.alpha_exit = cost,
+		.model = PH_MODEL_MR,
+	};
+
+	memcpy(no_unlock, probes, sizeof(probes));
+	no_unlock[P_UNLOCK] = (struct sbt_probe_info){0};
+	memset(c, 0, sizeof(*c));
+	memset(pending_depth, 0, sizeof(pending_depth));
+	return phases__new(&cfg, &(struct phases_ops){.episode = on_episode}, c);
+}
+
 /* Thread tid locks at ts and broadcasts at ts + 2 (returning at ts + 4);
  * its unlock is not probed. */
 static void cb_last_unprobed_unlock(struct phases *p, __u32 tid, __u64 ts)
@@ -86,25 +107,10 @@ static void cb_last_unprobed_unlock(struct phases *p, __u32 tid, __u64 ts)
 TEST(condvar_barrier_threads_leave_at_their_unlock)
 {
 	static const __u64 zero[NPROBES];
-	static struct sbt_probe_info no_unlock[NPROBES];
-	struct phases_config cfg = {
-		.probes = no_unlock,
-		.nprobes = NPROBES,
-		.start_ns = START,
-		.alpha_enter = zero,
-		.alpha_exit = zero,
-		.model = PH_MODEL_MR,
-	};
-	struct phases_ops ops = {.episode = on_episode};
-	struct collected c = {0};
+	struct collected c;
 	const struct ph_episode *ep;
-	struct phases *p;
+	struct phases *p = new_phases_unprobed_unlock(&c, zero);
 	__u32 tid;
-
-	memcpy(no_unlock, probes, sizeof(probes));
-	no_unlock[P_UNLOCK] = (struct sbt_probe_info){0};
-	memset(pending_depth, 0, sizeof(pending_depth));
-	p = phases__new(&cfg, &ops, &c);
 
 	for (tid = 1; tid <= 2; tid++)
 		cb_wait_in(p, tid, 10000 + 100 * tid);
@@ -151,26 +157,13 @@ TEST(condvar_barrier_threads_leave_at_their_unlock)
 TEST(condvar_barrier_departures_at_the_unlock_need_no_repair)
 {
 	static __u64 cost[NPROBES];
-	static struct sbt_probe_info no_unlock[NPROBES];
-	struct phases_config cfg = {
-		.probes = no_unlock,
-		.nprobes = NPROBES,
-		.start_ns = START,
-		.alpha_enter = cost,
-		.alpha_exit = cost,
-		.model = PH_MODEL_MR,
-	};
-	struct phases_ops ops = {.episode = on_episode};
-	struct collected c = {0};
+	struct collected c;
 	struct phases *p;
 	int k;
 
 	for (k = 0; k < NPROBES; k++)
 		cost[k] = 40;
-	memcpy(no_unlock, probes, sizeof(probes));
-	no_unlock[P_UNLOCK] = (struct sbt_probe_info){0};
-	memset(pending_depth, 0, sizeof(pending_depth));
-	p = phases__new(&cfg, &ops, &c);
+	p = new_phases_unprobed_unlock(&c, cost);
 	for (k = 0; k < 2; k++) {
 		__u64 b = 10000 + 10000 * (__u64)k;
 		__u32 last = k ? 1 : 3, w1 = k ? 2 : 1, w2 = k ? 3 : 2;
