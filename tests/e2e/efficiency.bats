@@ -56,4 +56,7 @@ PY
 	run $ECHECK locks "$T/m.json" "$T/wl.out"
 	echo "$output"
 	[ "$status" -eq 0 ]
+	# no barrier phases: the wait-state table says where the waits are
+	"$SBT" report "$T/m.sbt" >"$T/m.txt"
+	grep -A5 '^Wait states' "$T/m.txt" | grep -qF '(no barrier phases: each thread'
 }
