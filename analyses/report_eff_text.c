@@ -125,8 +125,9 @@ static void waits_table(struct report *r, const struct sync_waits *w)
 
 	waits_head(r);
 	if (!phases__completed(r->ph))
-		fprintf(r->o.out, "    (no barrier phases: each thread's lock, semaphore and condvar "
-				  "waits are its Threads row's lock/sem ms\n    and the tables below)\n");
+		fprintf(r->o.out,
+			"    (no barrier phases: each thread's lock, semaphore and condvar "
+			"waits are its Threads row's lock/sem ms\n    and the tables below)\n");
 	for (i = 0; i < phases__nthreads(r->ph); i++) {
 		const struct ph_thread *t = phases__thread(r->ph, i);
 		struct sync_thread_waits c = sync_waits__thread(w, t->tid);

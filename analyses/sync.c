@@ -222,7 +222,13 @@ static void hold_account(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64
 
 static void hold_end(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64 ts, __u16 probe)
 {
-	struct sync_hold *h = hmap_del(&s->holds, tid, lock);
+	struct sync_hold *h = hmap_get(&s->holds, tid, lock);
+
+	if (h && h->depth) { /* a recursive mutex's inner unlock */
+		h->depth--;
+		return;
+	}
+	h = hmap_del(&s->holds, tid, lock);
 
 	/* none: acquired before the trace, or not by this thread; suspended:
 	 * a condition wait gave it up, and did not return */
@@ -252,6 +258,18 @@ static int timed(const struct sbt_probe_info *p)
 	return strstr(p->symbol, "timed") || strstr(p->symbol, "clock");
 }
 
+/* Call c took a lock its thread holds already (a recursive mutex): one
+ * more unlock comes before the hold ends, and no acquisition. */
+static int relocked(struct sync *s, const struct sync_call *c)
+{
+	struct sync_hold *h = hmap_get(&s->holds, c->tid, c->obj);
+
+	if (!h || h->suspended)
+		return 0;
+	h->depth++;
+	return 1;
+}
+
 static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 {
 	struct sync_obj *o = sync_obj_get(s, SYNC_LOCK, c->pid, c->obj, c->probe);
@@ -263,7 +281,9 @@ static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 	/* a failed trylock neither waited (sync__acquire()) nor counts */
 	sh = ret == 0 || kind != SBT_PK_TRYLOCK ? sync_share_of(s, o, c->tid) : NULL;
 	sync_caused__acquired(o, sh, c->exit_ns);
-	if (ret == 0) {
+	if (ret == 0 && relocked(s, c)) {
+		o->nested++;
+	} else if (ret == 0) {
 		account_wait(s, o, sh, c);
 		hold_begin(s, o, c->tid, c->obj, c->exit_ns);
 	} else if (kind == SBT_PK_TRYLOCK) {

@@ -72,8 +72,9 @@ struct sync_obj {
 	__u64 failed;	   /* trylock / trywait failures */
 	__u64 timeouts;	   /* ETIMEDOUT of timed variants */
 	__u64 interrupted; /* EINTR and other errors */
-	__u64 posts;	   /* semaphores: V; condvars: signals; futex: wake calls */
-	__u64 broadcasts;  /* condvars: broadcasts; futex: threads woken */
+	__u64 nested;	  /* locks: a recursive mutex locked again by its holder (no acquisition) */
+	__u64 posts;	  /* semaphores: V; condvars: signals; futex: wake calls */
+	__u64 broadcasts; /* condvars: broadcasts; futex: threads woken */
 	__u64 wait_ns, max_wait_ns;
 	__u64 hold_ns, max_hold_ns; /* locks only */
 	__u64 holds;

@@ -58,6 +58,7 @@ static void json_kind_counts(struct json *j, const struct sync_obj *o)
 		json_ku64(j, "acquisitions", o->count);
 		json_ku64(j, "contended", o->contended);
 		json_ku64(j, "try_failures", o->failed);
+		json_ku64(j, "nested", o->nested); /* a recursive mutex locked by its holder */
 		json_ku64(j, "hold_ns", o->hold_ns);
 		json_ku64(j, "max_hold_ns", o->max_hold_ns);
 		json_ku64(j, "holds", o->holds);

@@ -62,6 +62,34 @@ TEST(robust_mutex_taken_from_a_dead_owner_is_acquired)
 	teardown();
 }
 
+/* A recursive mutex: thread 1 locks it at 100, again at 200 and 300 (its
+ * holder: no acquisition, no new hold), unlocks at 400, 500 and 600 (the
+ * last lets it go); thread 2, asking from 150, gets it at 610. Two
+ * acquisitions, two holds: 100..600 and 610..700. */
+TEST(recursive_mutex_relocked_by_its_holder_is_one_hold)
+{
+	const struct sync_obj *o;
+
+	setup();
+	call(P_LOCK, 1, 90, 100, MTX, 0);
+	ev(SBT_EV_ENTER, P_LOCK, 2, 150, MTX, 0);
+	call(P_LOCK, 1, 200, 205, MTX, 0);
+	call(P_TRY, 1, 300, 305, MTX, 0);
+	call(P_UNLOCK, 1, 400, 405, MTX, 0);
+	call(P_UNLOCK, 1, 500, 505, MTX, 0);
+	call(P_UNLOCK, 1, 600, 605, MTX, 0);
+	ev(SBT_EV_EXIT, P_LOCK, 2, 610, 0, SITE);
+	call(P_UNLOCK, 2, 700, 705, MTX, 0);
+	o = only(SYNC_LOCK);
+	CHECK_EQ(o->count, 2);
+	CHECK_EQ(o->nested, 2);
+	CHECK_EQ(o->holds, 2);
+	CHECK_EQ(o->hold_ns, 500 + 90);
+	CHECK_EQ(share(o, 1)->hold_ns, 500);
+	CHECK_EQ(share(o, 2)->wait_ns, 460);
+	teardown();
+}
+
 /* A critical section entered through two probed functions on the same
  * object (libomp) is one acquisition and one hold, whatever the void
  * functions leave in the return register. */
