@@ -30,7 +30,7 @@ void cond_leave__begin(struct phases *p, struct ph_thread *t, __u64 cv, __u64 ts
 {
 	__u64 mutex = p->condbar ? condbar__mutex(p->condbar, t->pid, cv) : 0;
 
-	if (!mutex) {
+	if (!mutex || !t->waiting) {
 		episodes__settle(p, t, ts, 0, site, blocked_ns);
 		return;
 	}
@@ -39,18 +39,26 @@ void cond_leave__begin(struct phases *p, struct ph_thread *t, __u64 cv, __u64 ts
 	t->cbar_site = site;
 	t->cbar_blocked_ns = blocked_ns;
 	t->cbar_step = CBAR_RETURNED;
-	p->cbar_leaving++;
+	t->leaving_next = t->waiting->leaving;
+	t->waiting->leaving = t;
 	/* the counters read at the return are the departure's */
 	t->ctr_target = CTR_DEPARTURE;
 }
 
 void cond_leave__done(struct phases *p, struct ph_thread *t)
 {
+	struct ph_thread **o;
+
 	if (t->cbar_step == CBAR_NONE)
 		return;
 	t->cbar_step = CBAR_NONE;
 	t->cbar_mutex = 0;
-	p->cbar_leaving--;
+	for (o = &t->waiting->leaving; *o; o = &(*o)->leaving_next)
+		if (*o == t) {
+			*o = t->leaving_next;
+			break;
+		}
+	t->leaving_next = NULL;
 	episodes__settle(p, t, t->cbar_end_ns, 0, t->cbar_site, t->cbar_blocked_ns);
 }
 
@@ -106,20 +114,15 @@ void cond_leave__after(struct phases *p, struct ph_thread *t, const struct sbt_e
 
 /* The thread of ep other than t still unlocking whose departure so far is
  * the earliest, no later than depart_ns; or NULL. */
-static struct ph_thread *first_leaving(struct phases *p, const struct ph_episode *ep,
-				       const struct ph_thread *t, __u64 depart_ns)
+static struct ph_thread *first_leaving(const struct ph_episode *ep, const struct ph_thread *t,
+				       __u64 depart_ns)
 {
 	struct ph_thread *first = NULL, *o;
-	__u32 i;
 
-	for (i = 0; i < ep->n; i++) {
-		if (ep->arr[i].depart_ns || ep->arr[i].tid == t->tid)
-			continue;
-		o = hmap_get(&p->threads, ep->arr[i].tid, 0);
-		if (o && o->waiting == ep && o->cbar_step != CBAR_NONE &&
-		    o->cbar_end_ns <= depart_ns && (!first || o->cbar_end_ns < first->cbar_end_ns))
+	for (o = ep->leaving; o; o = o->leaving_next)
+		if (o != t && o->cbar_end_ns <= depart_ns &&
+		    (!first || o->cbar_end_ns < first->cbar_end_ns))
 			first = o;
-	}
 	return first;
 }
 
@@ -130,25 +133,16 @@ void cond_leave__others(struct phases *p, const struct ph_episode *ep, const str
 
 	/* exits are approximated in the order they are settled: those that
 	 * left earlier, still unlocking, go first */
-	while (p->cbar_leaving && (o = first_leaving(p, ep, t, depart_ns)))
+	while ((o = first_leaving(ep, t, depart_ns)))
 		cond_leave__done(p, o);
 }
 
 void cond_leave__finish(struct phases *p)
 {
-	while (p->cbar_leaving) {
-		struct ph_thread *first = NULL;
-		size_t i;
+	size_t i;
 
-		for (i = 0; i < p->nthreads; i++) {
-			struct ph_thread *o = p->thread_list[i];
-
-			if (o->cbar_step != CBAR_NONE &&
-			    (!first || o->cbar_end_ns < first->cbar_end_ns))
-				first = o;
-		}
-		if (!first)
-			break;
-		cond_leave__done(p, first);
-	}
+	/* each settles those of its episode that left before it first
+	 * (cond_leave__others()) */
+	for (i = 0; i < p->nthreads; i++)
+		cond_leave__done(p, p->thread_list[i]);
 }

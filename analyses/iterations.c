@@ -26,7 +26,7 @@ struct it_teams {
  * (every): the iterations' times, the team of the one open and whether its
  * start is known, the first team timed, and by team once two were. */
 struct it_count {
-	__u64 n, timed;
+	__u64 n;
 	__u64 start[2]; /* the latest boundary, per view */
 	struct it_stats st[2];
 	__u32 open_team, first_team;
@@ -170,7 +170,7 @@ static void boundary(struct it_count *c, const __u64 start[2], __u32 threads, in
 	int v;
 
 	if (c->n && c->open_known) {
-		if (!c->timed++)
+		if (!c->first_team) /* a team has a thread or more */
 			c->first_team = c->open_team;
 		by_team = team_stats(c, c->open_team);
 		for (v = 0; v < 2; v++) {

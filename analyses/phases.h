@@ -93,7 +93,9 @@ struct ph_episode {
 	 * how many episodes are in flight (doc/design.md §5.1, Bounds) */
 	size_t inflight_ix; /* its slot in the in-flight list */
 	size_t watch_ix;    /* its slot in the hang watch + 1; 0: not watched (hangs.c) */
-	__u64 lost_base;    /* losses in flight when it opened (episodes.c) */
+	struct ph_thread
+		*leaving; /* its threads still unlocking a condvar barrier (cond_leave.c) */
+	__u64 lost_base;  /* losses in flight when it opened (episodes.c) */
 	/* error band (band.c): the least and greatest approximated phase span
 	 * (ph_episode_times().phase_ns) over the costs the session's
 	 * calibrations allow; band_known 0: no band */
@@ -217,6 +219,7 @@ struct ph_thread {
 	 * far the unlock has come (enum cbar_step) */
 	__u64 cbar_mutex, cbar_end_ns, cbar_site, cbar_blocked_ns;
 	int cbar_step;
+	struct ph_thread *leaving_next; /* in its episode's list of those (ph_episode.leaving) */
 	/* internal: its process's live threads (threads.c), and the latest
 	 * loss of its process it has taken in (episodes.c) */
 	struct ph_thread *live_prev, *live_next;

@@ -73,7 +73,6 @@ struct phases {
 	struct hmap objects;	     /* (pid, object) -> struct obj_state */
 	struct condbar *condbar;     /* which condvars are barriers (condbar.c) */
 	struct sembar *sembar;	     /* which semaphores are barriers (sembar.c) */
-	int cbar_leaving;	     /* threads leaving a condvar barrier (cond_leave.c) */
 	struct semgroups *semgroups; /* their release groups, in feed order */
 	struct sbt_event *held;	     /* records held while one is undecided */
 	size_t nheld, cap_held;
@@ -205,7 +204,7 @@ void feed__burst_done(struct phases *p, struct ph_thread *t);
  * the departure known so far; _others() settles the threads of ep still
  * unlocking that left by depart_ns, before thread t leaves ep then (exits
  * are approximated in the order they are settled), earliest first;
- * _finish() settles every thread still unlocking, earliest first. */
+ * _finish() settles every thread still unlocking. */
 void cond_leave__begin(struct phases *p, struct ph_thread *t, __u64 cv, __u64 ts, __u64 site,
 		       __u64 blocked_ns);
 void cond_leave__before(struct phases *p, struct ph_thread *t, const struct sbt_event *e);

@@ -324,51 +324,58 @@ static void text_hang(struct report *r, const struct hang_note *h)
 
 /* ---- summary ------------------------------------------------------------------- */
 
-/* Sites of probe id in process pid: how many, and how many had one thread. */
-static void count_sites(struct report *r, __u32 pid, __u16 probe, size_t *n, size_t *lone)
+/* Sites of one --probe barrier in one process: how many, how many had one
+ * thread, and whether the note was said. */
+struct lone_sites {
+	size_t n, lone;
+	int said;
+};
+
+static int user_barrier(const struct sbt_probe_info *pi)
 {
-	size_t i;
-
-	*n = *lone = 0;
-	for (i = 0; i < phases__nsites(r->ph); i++) {
-		const struct ph_site *s = phases__site(r->ph, i);
-
-		if (s->pid == pid && s->probe == probe) {
-			(*n)++;
-			*lone += s->nidle == 1;
-		}
-	}
+	return pi && pi->kind == SBT_PK_BARRIER && strcmp(pi->symbol, "pthread_barrier_wait");
 }
 
 /* A --probe barrier whose every site had one thread, several threads
  * calling it: its first argument differs per thread (a sense-reversing
  * barrier handed the thread's own flag), so it names no barrier they share:
- * said once per probe, with the way out (:team). */
+ * said once per probe, with the way out (:team). One pass counts, one
+ * says, in site order. */
 static void text_lone_barriers(struct report *r)
 {
-	size_t i, j, n, lone;
+	struct hmap by_probe; /* (pid, probe) -> struct lone_sites */
+	struct lone_sites *l;
+	size_t i;
 
+	hmap_init(&by_probe);
 	for (i = 0; i < phases__nsites(r->ph); i++) {
 		const struct ph_site *s = phases__site(r->ph, i);
-		const struct sbt_probe_info *pi = report__probe(r, s->probe);
-		int seen = 0;
 
-		if (!pi || pi->kind != SBT_PK_BARRIER ||
-		    !strcmp(pi->symbol, "pthread_barrier_wait"))
+		if (!user_barrier(report__probe(r, s->probe)))
 			continue;
-		for (j = 0; j < i && !seen; j++)
-			seen = phases__site(r->ph, j)->pid == s->pid &&
-			       phases__site(r->ph, j)->probe == s->probe;
-		count_sites(r, s->pid, s->probe, &n, &lone);
-		if (seen || n < 2 || lone < n)
+		l = hmap_get(&by_probe, s->pid, s->probe);
+		if (!l && !(l = hmap_put_new(&by_probe, s->pid, s->probe, sizeof(*l))))
+			break; /* no memory: no note */
+		l->n++;
+		l->lone += s->nidle == 1;
+	}
+	for (i = 0; i < phases__nsites(r->ph); i++) {
+		const struct ph_site *s = phases__site(r->ph, i);
+		const char *sym = report__symbol(r, s->probe);
+
+		l = hmap_get(&by_probe, s->pid, s->probe);
+		if (!l || l->said || l->n < 2 || l->lone < l->n)
 			continue;
+		l->said = 1;
 		fprintf(r->o.out,
 			"    note: %s (pid %u): every one of its %zu objects had one thread: its "
 			"first "
 			"argument differs per thread (no barrier they share); a barrier of the "
-			"calling threads' team: --probe FILE:%s:team\n",
-			pi->symbol, s->pid, n, pi->symbol);
+			"calling "
+			"threads' team: --probe FILE:%s:team\n",
+			sym, s->pid, l->n, sym);
 	}
+	hmap_free_values(&by_probe);
 }
 
 static void text_site(struct report *r, const struct ph_site *s)

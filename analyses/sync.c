@@ -152,9 +152,7 @@ static void add_site(struct sync *s, struct sync_obj *o, __u64 site, __u64 wait_
 	o->sites[o->nsites++] = (struct sync_site){.site = site, .count = 1, .wait_ns = wait_ns};
 }
 
-/* A successful wait or acquisition: counts, times, thread (sh) and site
- * shares. */
-/* Call c's time: waiting time of the object, the thread and its site. */
+/* Call c's time: waiting time of the object, the thread (sh) and its site. */
 static void add_wait(struct sync *s, struct sync_obj *o, struct sync_share *sh,
 		     const struct sync_call *c)
 {
@@ -169,6 +167,7 @@ static void add_wait(struct sync *s, struct sync_obj *o, struct sync_share *sh,
 	add_site(s, o, c->site, wait);
 }
 
+/* A successful wait or acquisition: counts, and its time. */
 static void account_wait(struct sync *s, struct sync_obj *o, struct sync_share *sh,
 			 const struct sync_call *c)
 {
