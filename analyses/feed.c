@@ -15,6 +15,7 @@
 #include <string.h>
 #include "analyses/phases_impl.h"
 #include "analyses/condbar.h"
+#include "analyses/forkjoin.h"
 #include "analyses/sembar.h"
 #include "analyses/semgroups.h"
 #include "analyses/sync.h"
@@ -240,6 +241,12 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	int d, sync;
 	__u64 ta;
 
+	/* no frame: a join's wait stays a futex wait outside any probed call,
+	 * which names the thread joined */
+	if (kind == SBT_PK_JOIN) {
+		forkjoin__join(p->forkjoin, t->pid, t->tid);
+		return;
+	}
 	if (is_barrier(kind))
 		unwind_lost_return(p, t, e->probe);
 	d = t->depth;
@@ -378,6 +385,8 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	int kind = p->cfg.probes[e->probe].kind;
 	int d, cbar, sbar;
 
+	if (kind == SBT_PK_JOIN)
+		return; /* its entry made no frame */
 	/* every semaphore wait's return, as the classifier sees them */
 	if (p->semgroups && (kind == SBT_PK_SEM_WAIT || kind == SBT_PK_SEM_TRYWAIT)) {
 		struct sg_step st;
@@ -517,6 +526,8 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 			return;
 		/* a join waits outside any probed call */
 		joined = top < 0 ? threads__joined(p, t, e->ts) : NULL;
+		if (top < 0 && !joined)
+			threads__join_returned(p, t, e->ts);
 		if (top >= 0 && top < t->stack_cap) {
 			t->stack[top].blocked_ns += d;
 			t->stack[top].futex_waits++;
@@ -544,6 +555,13 @@ static int bad_record(const struct phases *p, const struct sbt_event *e)
 	return e->type < SBT_EV_ENTER || e->type > SBT_EV_COUNTERS;
 }
 
+/* The thread that created a thread, from its start record (0: not known,
+ * or a process's main thread, whose cost names its parent process). */
+static __u32 thread_creator(const struct sbt_event *e)
+{
+	return e->tid != e->pid && !(e->flags & SBT_RF_COST) ? e->cost : 0;
+}
+
 static void dispatch(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	switch (e->type) {
@@ -557,7 +575,7 @@ static void dispatch(struct phases *p, struct ph_thread *t, const struct sbt_eve
 		phase_counters__record(p, t, e);
 		break;
 	case SBT_EV_THREAD_START:
-		threads__start(p, t, e->ts);
+		threads__start(p, t, thread_creator(e), e->ts);
 		break;
 	case SBT_EV_THREAD_EXIT:
 		threads__exit(p, t, e->ts);

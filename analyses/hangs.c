@@ -7,6 +7,7 @@
  * an episode open only because tracing stopped is cut, not hung.
  */
 #include <string.h>
+#include "analyses/forkjoin.h"
 #include "analyses/phases_impl.h"
 
 /* ---- the watch: a binary min-heap on the latest arrival ----------------- */
@@ -193,6 +194,7 @@ void phases__finish(struct phases *p)
 	for (i = 0; i < p->nthreads; i++)
 		feed__burst_done(p, p->thread_list[i]);
 	cond_leave__finish(p);
+	forkjoin__finish(p->forkjoin);
 	/* no more arrivals come to episodes that expected some (completing
 	 * one takes it out of the list: from the end) */
 	for (i = p->ninflight; i-- > 0;)

@@ -20,11 +20,12 @@ struct jobs {
 	struct hmap running; /* pid -> struct job * */
 	struct job **all;
 	size_t n, cap;
-	int printed;	     /* job reports printed so far (JSON array separators) */
-	size_t nsynced;	     /* jobs that called a probed function */
-	struct job *live;    /* live_first: the job shown live */
-	__u64 watch_matched; /* --watch patterns some job's report matched */
-	struct hmap left;    /* pids of processes left out (no memory to start them) */
+	int printed;	      /* job reports printed so far (JSON array separators) */
+	size_t nsynced;	      /* jobs that called a probed function */
+	struct job *threaded; /* the first job that created a thread */
+	struct job *live;     /* live_first: the job shown live */
+	__u64 watch_matched;  /* --watch patterns some job's report matched */
+	struct hmap left;     /* pids of processes left out (no memory to start them) */
 	size_t nleft;
 	__u32 left_named[LEFT_NAMED];
 	size_t ncut; /* reports kept aside that ran out of memory */
@@ -264,12 +265,17 @@ static void go_live(struct jobs *j, struct job *job)
 }
 
 /* Entry e of job: the job synchronizes; the first to reach a barrier is
- * shown live (the lines of episodes are barriers'). */
+ * shown live (the lines of episodes are barriers'). A join is no
+ * synchronization of its own: a launcher that joins a helper thread is not
+ * a job to report beside the program it runs (the threads it creates make
+ * it the one reported when no process synchronizes: jobs__reported()). */
 static void synchronizes(struct jobs *j, struct job *job, const struct sbt_event *e)
 {
 	const struct phases_config *pc = &j->c.src.phases;
 	int kind = e->probe < pc->nprobes ? pc->probes[e->probe].kind : 0;
 
+	if (kind == SBT_PK_JOIN)
+		return;
 	if (!job->synced) {
 		job->synced = 1;
 		j->nsynced++;
@@ -293,6 +299,11 @@ struct job *jobs__feed(struct jobs *j, const struct sbt_event *e)
 		return NULL;
 	if (e->type == SBT_EV_ENTER && !job->live)
 		synchronizes(j, job, e);
+	if (e->type == SBT_EV_THREAD_START && e->tid != e->pid && !job->threaded) {
+		job->threaded = 1;
+		if (!j->threaded)
+			j->threaded = job;
+	}
 	phases__feed(job->ph, e);
 	/* each hit's cost: the MPI view's run rebuilt across ranks removes it */
 	cost = (struct mpi_cost){record_cost, job->ph};
@@ -547,11 +558,20 @@ size_t jobs__nsynced(const struct jobs *j)
 	return j->nsynced;
 }
 
+const struct job *jobs__threaded(const struct jobs *j)
+{
+	return j->threaded;
+}
+
 int jobs__reported(const struct jobs *j, const struct job *job)
 {
 	if (!j->c.live_first)
 		return 1;
-	return job->synced || (!j->nsynced && j->n && job == j->all[0]);
+	/* none synchronized: the first that created threads (a fork-join
+	 * program run by a script), else the first */
+	if (job->synced)
+		return 1;
+	return !j->nsynced && j->n && job == (j->threaded ? j->threaded : j->all[0]);
 }
 
 int jobs__reported_for_good(const struct jobs *j, const struct job *job)

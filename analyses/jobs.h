@@ -42,6 +42,7 @@ struct job {
 	struct job_aside *aside; /* that stream into memory, else NULL */
 	__u64 drops;		 /* records lost, when known at its end */
 	int synced;		 /* it called a probed function (a probe record) */
+	int threaded;		 /* it created a thread (fork-join steps, analyses/forkjoin.h) */
 	int live;		 /* live_first: its report goes to the output as it is written */
 	int rank;		 /* its MPI rank (jobs__set_rank()); -1: none known */
 	void *user;		 /* the caller's per-job data */
@@ -93,6 +94,8 @@ int jobs__failed(const struct jobs *j);
 size_t jobs__count(const struct jobs *j);
 /* Jobs that called a probed function. */
 size_t jobs__nsynced(const struct jobs *j);
+/* The first job that created a thread (NULL: none). */
+const struct job *jobs__threaded(const struct jobs *j);
 /* Whether the job is one the output reports (with live_first, those that
  * synchronized, or the first job when none did; every job otherwise). */
 int jobs__reported(const struct jobs *j, const struct job *job);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyses/condbar.h"
+#include "analyses/forkjoin.h"
 #include "analyses/phases_impl.h"
 #include "analyses/sembar.h"
 #include "analyses/semgroups.h"
@@ -24,6 +25,17 @@ static void new_classifiers(struct phases *p)
 		p->sembar = NULL;
 		p->semgroups = NULL;
 	}
+}
+
+/* pthread_join calls end fork-join steps' creations where they are probed. */
+static int joins_probed(const struct phases_config *cfg)
+{
+	int i;
+
+	for (i = 0; i < cfg->nprobes; i++)
+		if (cfg->probes[i].kind == SBT_PK_JOIN)
+			return 1;
+	return 0;
 }
 
 struct phases *phases__new(const struct phases_config *cfg, const struct phases_ops *ops, void *ctx)
@@ -50,6 +62,7 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	if (!cfg->no_sync_barriers)
 		new_classifiers(p);
 	p->band = band__new(p);
+	p->forkjoin = forkjoin__new(joins_probed(cfg)); /* NULL: no steps reported */
 	return p;
 }
 
@@ -106,6 +119,7 @@ void phases__free(struct phases *p)
 	sembar__free(p->sembar);
 	semgroups__free(p->semgroups);
 	band__free(p->band);
+	forkjoin__free(p->forkjoin);
 	free(p->held);
 	free(p);
 }
@@ -138,6 +152,11 @@ void phases__on_record(struct phases *p,
 }
 
 /* ---- accessors ------------------------------------------------------------- */
+
+const struct forkjoin *phases__forkjoin(const struct phases *p)
+{
+	return p->forkjoin;
+}
 
 size_t phases__nsites(const struct phases *p)
 {

@@ -411,6 +411,8 @@ const struct ph_site *phases__site(const struct phases *p, size_t i);
 size_t phases__nthreads(const struct phases *p);
 const struct ph_thread *phases__thread(const struct phases *p, size_t i);
 const struct ph_region_stats *phases__regions(const struct phases *p);
+/* Fork-join steps (analyses/forkjoin.h); NULL: none kept (no memory). */
+const struct forkjoin *phases__forkjoin(const struct phases *p);
 __u64 phases__completed(const struct phases *p);
 /* Completed episodes that were partial (counted in phases__completed()). */
 __u64 phases__partial(const struct phases *p);

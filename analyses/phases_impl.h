@@ -136,7 +136,8 @@ struct phases {
 	__u64 duty_ts, conc_gen;
 	int conc_entry;
 	unsigned int conc_threads;
-	struct band *band; /* the error band's analyses (band.c); NULL: none */
+	struct band *band;	   /* the error band's analyses (band.c); NULL: none */
+	struct forkjoin *forkjoin; /* fork-join steps (forkjoin.h); NULL: no memory */
 };
 
 /* A process: its live threads, and its latest loss of records. */
@@ -222,8 +223,10 @@ struct ph_thread *threads__get(struct phases *p, __u32 pid, __u32 tid);
 int threads__hold_frame(struct ph_thread *t, int d);
 /* The state of process pid, made on first use (NULL: no memory). */
 struct ph_proc *threads__proc(struct phases *p, __u32 pid);
-void threads__start(struct phases *p, struct ph_thread *t, __u64 ts);
+/* creator: the thread that created t (0: not known) */
+void threads__start(struct phases *p, struct ph_thread *t, __u32 creator, __u64 ts);
 void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts);
+void threads__join_returned(struct phases *p, const struct ph_thread *t, __u64 ts);
 /* The thread whose exit ended t's futex wait, returned at return_ns: a
  * join (glibc's pthread_join waits on the joined thread's tid word for the
  * value of its tid, and the kernel wakes it when that thread exits); NULL

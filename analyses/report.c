@@ -324,7 +324,10 @@ const char *report__borrowed(const struct report *r, __u16 probe, int *how)
 	const struct phases_config *pc = &r->src.phases;
 	int e = alpha_series__entry_of(pc->alpha_series, probe, how);
 
+	/* a join is hit once per thread created: what it borrowed is no
+	 * figure's doubt (and every threaded program would list it) */
 	if (e < 0 || !probe || probe >= pc->nprobes || !pc->probes[probe].kind ||
+	    pc->probes[probe].kind == SBT_PK_JOIN ||
 	    (*how != ALPHA_BY_CLASS && *how != ALPHA_BY_FALLBACK))
 		return NULL;
 	return alpha_series__entry(pc->alpha_series, e).name;

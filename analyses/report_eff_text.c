@@ -73,7 +73,9 @@ static void eff_table(struct report *r)
 	eff_run(r->ph, PH_APPROXIMATED, &a);
 	if (!e.s.phases) {
 		/* a row of 1.000 would read as a perfectly balanced run */
-		fprintf(r->o.out, "Efficiency: no barrier phases, no load balance to measure\n");
+		fprintf(r->o.out, "Efficiency: no barrier phases, %s\n",
+			report__has_fork_join(r) ? "the fork-join steps' load balance is below"
+						 : "no load balance to measure");
 		return;
 	}
 	eff_head(r);

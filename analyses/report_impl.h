@@ -171,7 +171,8 @@ const char *report__costs_source(const struct report *r);
  * session (or to counter records). */
 int report__cost_entry_used(const struct report *r, size_t e);
 /* A probe that borrowed its cost (from its first instruction's class, or
- * the fallback): the entry, 0 for others (*how: enum alpha_how). */
+ * the fallback): the entry, 0 for others and for joins (*how: enum
+ * alpha_how). */
 const char *report__borrowed(const struct report *r, __u16 probe, int *how);
 /* The name of a first instruction's class as calibrations give it. */
 const char *report__insn_class(int cls);
@@ -202,6 +203,11 @@ __u64 report__drops_total(const struct report *r, const struct report_drops *d);
 /* report_iter.c: the outer iterations (doc/design.md §5.6), the text
  * "Iterations" section and the JSON iterations{} object. */
 void report_text__iterations(struct report *r);
+/* Fork-join steps (report_forkjoin.c): whether there are any; the text
+ * section and the JSON fork_join{} object. */
+int report__has_fork_join(const struct report *r);
+void report_text__fork_join(struct report *r);
+void report_json__fork_join(struct report *r);
 void report_json__iterations(struct report *r);
 /* report_speedup.c: what the run is for another report's --baseline, and
  * the speedup against the baseline (text section, JSON baseline{}). */

@@ -678,6 +678,7 @@ static void json_lists(struct report *r)
 		json_hang(r, &r->hangs[i]);
 	json_arr_end(j);
 	json_ku64(j, "hang_count", r->hangs_total);
+	report_json__fork_join(r);
 	report_json__iterations(r);
 	report_json__baseline(r);
 	report_json__critical_path(r);

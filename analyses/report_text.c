@@ -763,6 +763,7 @@ static void text_end(struct report *r, const struct report_drops *d)
 	text_lone_barriers(r);
 	text_threads(r);
 	report_text__efficiency(r);
+	report_text__fork_join(r);
 	report_text__iterations(r);
 	report_text__baseline(r);
 	report_text__critical_path(r);

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include "lib/array.h"
+#include "analyses/forkjoin.h"
 #include "analyses/phases_impl.h"
 #include "analyses/sync.h"
 
@@ -134,12 +135,13 @@ static void recycle(struct phases *p, struct ph_thread *t)
 	t->prm_mark = t->preempted_total;
 }
 
-void threads__start(struct phases *p, struct ph_thread *t, __u64 ts)
+void threads__start(struct phases *p, struct ph_thread *t, __u32 creator, __u64 ts)
 {
 	if (t->exit_ns)
 		recycle(p, t);
 	t->start_ns = ts;
 	approx__fork(p, t, ts);
+	forkjoin__start(p->forkjoin, t->pid, creator, t->tid, ts, t->ta_begin);
 }
 
 /* The kernel wakes a joiner (exit_mm()) a little before the exit record
@@ -156,10 +158,26 @@ void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts)
 	live_unlink(p, t);
 	t->depth = 0;
 	approx__join(p, t, ts);
+	forkjoin__exit(p->forkjoin, t->tid, ts, approx__enabled(p) ? t->ta_prev : ts);
 	/* A released thread that never returned: settle without departure.
 	 * A thread that dies inside an open barrier leaves it hanging. */
 	if (t->waiting && t->waiting->state == PH_RELEASING)
 		episodes__settle(p, t, 0, 0, 0, 0);
+}
+
+/* A futex wait of t outside any probed call, for the id of a thread of its
+ * process that has not exited yet, returned at ts: a join, which the kernel
+ * wakes (clearing the id) before the exit record. The joined thread's step
+ * ends there: its creator may create the next step's threads before that
+ * record comes. */
+void threads__join_returned(struct phases *p, const struct ph_thread *t, __u64 ts)
+{
+	struct ph_thread *w = hmap_get(&p->threads, t->futex.val, 0);
+
+	if (!w || w == t || w->pid != t->pid || w->exit_ns)
+		return;
+	forkjoin__exit(p->forkjoin, w->tid, ts,
+		       approx__enabled(p) ? approx__time_based(w, ts) : ts);
 }
 
 /* pthread_join in glibc and musl waits on the word the kernel clears and

@@ -27,12 +27,13 @@ static __always_inline int emit_with_comm(__u16 type, __u16 flag, __u32 pid, __u
 	return emit_comm_x(type, flag, pid, tid, task, 0);
 }
 
-/* A new process's main thread's start record: it tells userspace when the
- * process was born, and from what parent, in cost (a child gone before
- * userspace reads it ran its parent's program). */
-static __always_inline int emit_fork(__u32 ppid, __u32 cpid, struct task_struct *child)
+/* A start record, of a new process's main thread or of a new thread, with
+ * where it came from in cost: a process's parent process (a child gone before
+ * userspace reads it ran its parent's program), a thread's creating thread
+ * (the threads one thread creates make fork-join steps, doc/design.md §5.1). */
+static __always_inline int emit_start(__u32 from, __u32 cpid, struct task_struct *child)
 {
-	struct sbt_event rec = {.pid = cpid, .type = SBT_EV_THREAD_START, .cost = ppid};
+	struct sbt_event rec = {.pid = cpid, .type = SBT_EV_THREAD_START, .cost = from};
 	__u64 comm[2] = {};
 
 	BPF_CORE_READ_INTO(&comm, child, comm);
@@ -48,7 +49,7 @@ static __always_inline int follow_fork(__u32 ppid, __u32 cpid, struct task_struc
 	if (!sbt_in_tree(ppid))
 		return 0;
 	sbt_tree_set(cpid, 1);
-	return emit_fork(ppid, cpid, child);
+	return emit_start(ppid, cpid, child);
 }
 
 /* -p without --follow: a target started a process that is not traced.
@@ -77,12 +78,12 @@ int thread_start(struct bpf_raw_tracepoint_args *ctx)
 		if (follow)
 			return follow_fork(ppid, cpid, child);
 		if (proc_all)
-			return emit_fork(ppid, cpid, child);
+			return emit_start(ppid, cpid, child);
 		return unfollowed_fork(ppid, cpid, child);
 	}
 	if (!(proc_all || sbt_is_target(cpid)))
 		return 0;
-	return emit_with_comm(SBT_EV_THREAD_START, 0, cpid, BPF_CORE_READ(child, pid), child);
+	return emit_start(BPF_CORE_READ(parent, pid), cpid, child);
 }
 
 /* sched_process_exit(struct task_struct *p, ...) runs in the exiting task. */

@@ -20,8 +20,9 @@
 	   * selects others (SBT_COOKIE_ARGS) */
 #define SBT_EV_EXIT 2 /* function return; obj = return value, site = call site */
 #define SBT_EV_THREAD_START                                                                        \
-	3 /* a thread of a traced process was created; obj, site = comm. A process of a followed   \
-	   * tree forked (tid == pid): cost = its parent's pid, without SBT_RF_COST */
+	3 /* a thread of a traced process was created; obj, site = comm; cost = the thread that    \
+	   * created it (0 in older traces). A process of a followed tree forked (tid == pid):     \
+	   * cost = its parent's pid. Neither with SBT_RF_COST */
 #define SBT_EV_THREAD_EXIT                                                                         \
 	4		     /* a thread exited; obj, site = comm; probe = 1: last of its process  \
 			      */
@@ -91,7 +92,11 @@
  * parent, site = the color (split); its return's obj = the new one, read
  * through its output argument (SBT_COOKIE_OUT). */
 #define SBT_PK_MPI_COMM 21
-#define SBT_PK_MAX	21
+/* pthread_join and its variants: the calling thread joins a thread it (most
+ * often) created, which ends its fork-join step's creations (doc/design.md
+ * §5.1, Fork-join steps); obj = the pthread_t */
+#define SBT_PK_JOIN 22
+#define SBT_PK_MAX  22
 
 /* Upper bound on probe ids, carried in the attach cookie and in the record. */
 #define SBT_MAX_PROBES 1024

@@ -139,6 +139,24 @@ load helpers
 	done
 }
 
+# Phoenix's way: no barrier at all, the threads created and joined at every
+# step; the steps from the thread records, checked against the workload's
+# own creation, start, end and join times. Run by a shell, the report is the
+# program's (the process that created threads), not the shell's.
+@test "fork-join steps: threads created and joined at every step, each a step of the main thread" {
+	run "$SBT" record -o "$T/fj.sbt" -- "$EX/fork_join" -t 4 -n 3 -l 20000 -b 1000
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/wl.out"
+	"$SBT" report --format json "$T/fj.sbt" >"$T/fj.json"
+	$CHECK fork_join "$T/fj.json" "$T/wl.out" "$T/fj.sbt" 4
+	run "$SBT" -- sh -c "'$EX/fork_join' -t 4 -n 2 -l 2000 -b 100; true"
+	[ "$status" -eq 0 ]
+	# 2 word counts: a map step of 4 threads and a merge of 2 each
+	[[ "$output" == *"the fork-join steps' load balance is below"* ]]
+	echo "$output" | grep -Eq '^ +[0-9]+ +[0-9]+ +4 +3\.0 '
+	[[ "$output" == *"and 2 threads alone in its step (not counted)"* ]]
+}
+
 # Fortran (gfortran, libgomp), NPB's way: one region around the time loop,
 # SINGLE, a DO with a reduction, NOWAIT, an explicit BARRIER; sites named by
 # the .F90 file's lines; with the shim and with plain uprobes.

@@ -35,6 +35,7 @@ what the example workloads measured about themselves in the same run.
   checks.py jobs JOBS.json                (print "pid phases ended" per process)
   checks.py forked JOBS.json WORKLOAD.out PHASES  (barrier_imbalance -f: the child forked
                           without exec, a job from its fork; both processes' phases exact)
+  checks.py fork_join REPORT.json WORKLOAD.out ORIGIN THREADS  (fork_join: create/join steps)
 ORIGIN is what the report's times count from: the .sbt trace it came from, or
 the multi-process JSON report (its job's start_ns).
 Exit status 0 when every check holds; each failure is printed.
@@ -1695,6 +1696,67 @@ def losses(report, wl_out, org_spec):
           f"{d['missing_phases']} phases estimated missing, {missing} left no record")
 
 
+def fork_join(report, wl_out, org_spec, map_threads):
+    """fork_join (Phoenix's word count): every step, with two threads or
+    more, a fork-join step of the main thread with the workload's threads;
+    the most idle steps between the workload's own creation and join times,
+    their first and last threads out where the workload's clocks tell them
+    apart; idle time and load balance within the teardown of a thread."""
+    r = load(report)
+    text = open(wl_out).read()
+    steps = {int(m.group(1)): (int(m.group(2)), int(m.group(3)), int(m.group(4))) for m in
+             re.finditer(r"^step (\d+) threads (\d+) create (\d+) joined (\d+)$", text, re.M)}
+    workers = {}
+    for m in re.finditer(r"^step (\d+) thread \d+ tid (\d+) start (\d+) end (\d+)$", text, re.M):
+        workers.setdefault(int(m.group(1)), []).append(
+            (int(m.group(2)), int(m.group(3)), int(m.group(4))))
+    check(all(len(workers.get(k, [])) == n for k, (n, _, _) in steps.items()),
+          "the workload printed a line for each of its threads")
+    multi = {k for k, (n, _, _) in steps.items() if n >= 2}
+    fj = r["fork_join"]
+    check(steps and steps[0][0] == map_threads, f"the first step has {map_threads} threads")
+    if not check(len(fj["creators"]) == 1, f"{len(fj['creators'])} creators, expected 1"):
+        return
+    c = fj["creators"][0]
+    check(c["tid"] == c["pid"], f"creator {c['tid']} is not the main thread {c['pid']}")
+    check(c["steps"] == len(multi), f"{c['steps']} steps, the workload made {len(multi)} "
+          "of two threads or more")
+    check(c["lone"] == len(steps) - len(multi), f"{c['lone']} one-thread steps, expected "
+          f"{len(steps) - len(multi)}")
+    check(c["threads"] == sum(steps[k][0] for k in multi), f"{c['threads']} threads in steps")
+    check(fj["running_threads"] == 0, f"{fj['running_threads']} threads still running")
+    org = origin(org_spec, r)
+    idle = sum(sum(max(e for _, _, e in workers[k]) - e for _, _, e in workers[k]) for k in multi)
+    lives = [[e - s for _, s, e in workers[k]] for k in multi]
+    balance = sum(sum(l) / len(l) for l in lives) / sum(max(l) for l in lives)
+    n = c["threads"]
+    check(abs(c["idle_ns"] - idle) <= 0.2 * idle + n * 1_000_000,
+          f"idle {ms(c['idle_ns'])}, the workload's {ms(idle)}")
+    check(abs(c["balance"] - balance) <= 0.1,
+          f"balance {c['balance']:.3f}, the workload's {balance:.3f}")
+    check(len(c["most_idle"]) == min(3, len(multi)), f"{len(c['most_idle'])} steps listed")
+    for s in c["most_idle"]:
+        k = s["index"]
+        if not check(k in multi, f"listed step {k} is not one of two threads or more"):
+            continue
+        n_k, create, joined = steps[k]
+        ends = sorted((e, tid) for tid, _, e in workers[k])
+        first_start = min(st for _, st, _ in workers[k])
+        check(s["threads"] == n_k, f"step {k}: {s['threads']} threads, expected {n_k}")
+        check(create <= org + s["start_ns"] <= first_start,
+              f"step {k}: starts {ms(org + s['start_ns'] - create)} after the workload's "
+              f"creation (allowed 0..{ms(first_start - create)})")
+        check(ends[-1][0] <= org + s["end_ns"] <= joined + 1_000_000,
+              f"step {k}: ends {ms(org + s['end_ns'] - ends[-1][0])} after its last thread's "
+              f"end (allowed 0..{ms(joined + 1_000_000 - ends[-1][0])})")
+        if ends[-1][0] - ends[-2][0] >= LATE_MARGIN_NS:
+            check(s["last_tid"] == ends[-1][1], f"step {k}: last out {s['last_tid']}, "
+                  f"the workload's {ends[-1][1]}")
+        if ends[1][0] - ends[0][0] >= LATE_MARGIN_NS:
+            check(s["first_tid"] == ends[0][1], f"step {k}: first out {s['first_tid']}, "
+                  f"the workload's {ends[0][1]}")
+
+
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
@@ -1735,6 +1797,7 @@ def main(argv):
         "jobs": lambda: jobs(a[0]),
         "forked": lambda: forked(a[0], a[1], int(a[2])),
         "losses": lambda: losses(a[0], a[1], a[2]),
+        "fork_join": lambda: fork_join(a[0], a[1], a[2], int(a[3])),
     }
     if kind not in calls:
         sys.exit(f"unknown check {kind}\n{__doc__}")
@@ -1747,9 +1810,3 @@ def main(argv):
 if __name__ == "__main__":
     main(sys.argv)
 
-
-def unbanded(d):
-    """An approximated object without its error band's keys (*_low, *_high):
-    a live report's band spans the calibrations taken so far, a report of the
-    file all of them."""
-    return {k: v for k, v in d.items() if not k.endswith(("_low", "_high"))}

@@ -100,6 +100,12 @@ static const struct known_func known[] = {
 	{"pthread_cond_clockwait", SBT_PK_COND_WAIT, "glibc"},
 	{"pthread_cond_signal", SBT_PK_COND_SIGNAL, "glibc"},
 	{"pthread_cond_broadcast", SBT_PK_COND_SIGNAL, "glibc"},
+	/* the end of a fork-join step's creations (the join's wait is the
+	 * futex's, seen outside any probed call) */
+	{"pthread_join", SBT_PK_JOIN, "glibc"},
+	{"pthread_timedjoin_np", SBT_PK_JOIN, "glibc"},
+	{"pthread_clockjoin_np", SBT_PK_JOIN, "glibc"},
+	{"pthread_tryjoin_np", SBT_PK_JOIN, "glibc"},
 	/* MPI (doc/design.md §5.8): Open MPI's libmpi and MPICH's libmpich
 	 * define each MPI_F as a weak alias of PMPI_F; PMPI_F is probed, which
 	 * a profiling library's own MPI_F calls too */
@@ -271,6 +277,7 @@ unsigned int probe_kind__class(int kind)
 	case SBT_PK_TEAM_BARRIER:
 	case SBT_PK_REGION:
 	case SBT_PK_REGION_BODY:
+	case SBT_PK_JOIN:
 		return SBT_TRACE_BARRIER;
 	case SBT_PK_LOCK:
 	case SBT_PK_TRYLOCK:

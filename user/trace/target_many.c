@@ -415,9 +415,9 @@ static int starts_job(const struct target_many *m, const struct sbt_event *e)
 		!strcmp(info->symbol, "pthread_cond_broadcast"));
 }
 
-/* A job, if --filter accepts it. Its threads start when it started (exec or
- * fork) during the session, else with the session. */
-static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
+/* A job, if --filter accepts it (else NULL). Its threads start when it
+ * started (exec or fork) during the session, else with the session. */
+static struct job *maybe_start_job(struct target_many *m, const struct sbt_event *e)
 {
 	struct proc_note *n = note_of(m, e->pid);
 	__u64 session_start = m->base.ctx->start_ns;
@@ -425,20 +425,20 @@ static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 	char comm[32];
 
 	if (!n || n->ignored)
-		return;
+		return NULL;
 	/* a short-lived process may be gone by the time its first barrier is
 	 * read: its name is in its exec record */
 	if (!filter__accepts(&m->base.ctx->env->filter, e->pid) &&
 	    (kill(e->pid, 0) == 0 || errno != ESRCH ||
 	     !filter__accepts_gone(&m->base.ctx->env->filter, n->comm))) {
 		n->ignored = 1;
-		return;
+		return NULL;
 	}
 	snprintf(comm, sizeof(comm), "[%s]", n->comm[0] ? n->comm : "?");
 	job = many__start_job(m, e->pid, n->start_ns > session_start ? n->start_ns : session_start,
 			      n->start_ns > session_start, n->cmdline[0] ? n->cmdline : comm);
 	if (!job)
-		return;
+		return NULL;
 	log_debug("pid %d: a job; names from %s", (int)e->pid,
 		  sym_timeline__count(job->user) ? "what was noted and the running process"
 						 : "nowhere (by address)");
@@ -446,6 +446,7 @@ static void maybe_start_job(struct target_many *m, const struct sbt_event *e)
 	 * stays due: the note goes after it (many_rescan()) */
 	if (!n->rescan)
 		forget_proc(m, e->pid);
+	return job;
 }
 
 /* A process was forked (record e, its parent's pid in cost; following a
@@ -547,6 +548,12 @@ static int many_record(struct target *tg, const struct sbt_event *e)
 		trace_ctx__unfollowed(tg->ctx, e);
 		return 1;
 	case SBT_EV_THREAD_START:
+		/* following a tree, a process that creates threads is a job
+		 * (its fork-join steps), whether or not it calls a probed
+		 * function */
+		if (!job && m->tree && e->tid != e->pid)
+			job = maybe_start_job(m, e);
+		/* fall through */
 	case SBT_EV_THREAD_EXIT:
 		if (job)
 			return 0;
@@ -755,6 +762,16 @@ static void many_finish(struct target *tg)
 
 	if (!m->tree || env->force || jobs__nsynced(tg->ctx->jobs))
 		return;
+	/* threads created and joined: the report has their steps */
+	if (jobs__threaded(tg->ctx->jobs)) {
+		log_warn(
+			"'%s' synchronized its threads through none of the functions sbt-bpf "
+			"traces but their creation and join: the report shows fork-join steps.\n"
+			"  a barrier of its own: declare it with --probe BINARY:SYMBOL:barrier (or "
+			":team, :lock, ...); --force: no such warning",
+			tg->ctx->command);
+		return;
+	}
 	probes__known(env->classes, known, sizeof(known));
 	log_warn(
 		"'%s' and the processes %s started called none of the functions sbt-bpf "

@@ -616,10 +616,11 @@ static void note_command_end(struct tracer *t)
 
 		if (!jobs__reported(t->ctx.jobs, job))
 			continue;
-		/* a wrapper's child reported live as it exited, before the
-		 * command (the wrapper) ended: the line after its report */
-		if (job->ended && job->live && !t->env->view.json && !t->env->record &&
-		    !report__command_end(job->report)[0])
+		/* a wrapper's child reported as it exited, before the command
+		 * (the wrapper) ended, live or kept aside for the end: the
+		 * line after its report */
+		if (job->ended && (job->live || job->aside) && !t->env->view.json &&
+		    !t->env->record && !report__command_end(job->report)[0])
 			fprintf(job->out, "Command: %s\n", end);
 		report__set_command_end(job->report, end);
 		return;

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Fork-join steps (analyses/forkjoin.h; doc/design.md §5.1, Fork-join steps).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "lib/array.h"
+#include "lib/hmap.h"
+#include "analyses/forkjoin.h"
+
+/* A thread of a step, while it lives. */
+struct fj_member {
+	struct fj_step *step;
+	__u64 start_ns;
+};
+
+struct forkjoin {
+	struct hmap creators; /* (tid, pid) -> index into list */
+	struct hmap members;  /* tid -> struct fj_member */
+	struct fj_creator **list;
+	size_t n, cap;
+	int joins_probed;
+};
+
+struct forkjoin *forkjoin__new(int joins_probed)
+{
+	struct forkjoin *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	hmap_init(&f->creators);
+	hmap_init(&f->members);
+	f->joins_probed = joins_probed;
+	return f;
+}
+
+/* Each step still open is held by its members, or by its creator alone
+ * (current, no thread alive). */
+static void free_open_steps(struct forkjoin *f)
+{
+	const struct hmap_slot *sl;
+	size_t pos = 0, i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->list[i]->current && !f->list[i]->current->live)
+			free(f->list[i]->current);
+	while ((sl = hmap_next(&f->members, &pos))) {
+		struct fj_step *s = ((struct fj_member *)sl->val)->step;
+
+		if (--s->live == 0)
+			free(s);
+	}
+}
+
+void forkjoin__free(struct forkjoin *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	free_open_steps(f);
+	for (i = 0; i < f->n; i++)
+		free(f->list[i]);
+	free(f->list);
+	hmap_free(&f->creators);
+	hmap_free_values(&f->members);
+	free(f);
+}
+
+static struct fj_creator *find_creator(const struct forkjoin *f, __u32 pid, __u32 tid)
+{
+	size_t ix;
+
+	return hmap_get_index(&f->creators, tid, pid, &ix) ? f->list[ix] : NULL;
+}
+
+static struct fj_creator *creator_of(struct forkjoin *f, __u32 pid, __u32 tid)
+{
+	struct fj_creator *c = find_creator(f, pid, tid);
+
+	if (c)
+		return c;
+	if (array_reserve((void **)&f->list, &f->cap, f->n + 1, sizeof(*f->list)))
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	if (hmap_put_index(&f->creators, tid, pid, f->n)) {
+		free(c);
+		return NULL;
+	}
+	c->pid = pid;
+	c->tid = tid;
+	f->list[f->n++] = c;
+	return c;
+}
+
+/* The step a creation of c at ts goes to: its current one, or a new one
+ * (after a join; without joins in the trace, after its threads ended). */
+static struct fj_step *step_for(struct fj_creator *c, __u64 ts, __u64 ta)
+{
+	struct fj_step *s = c->current;
+
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->index = c->steps + c->lone + c->open_steps++;
+	s->start_ns = ts;
+	s->start_a = ta;
+	s->creator = c;
+	c->current = s;
+	return s;
+}
+
+void forkjoin__start(struct forkjoin *f, __u32 pid, __u32 creator, __u32 tid, __u64 ts, __u64 ta)
+{
+	struct fj_creator *c;
+	struct fj_member *m;
+	struct fj_step *s;
+
+	if (!f || tid == pid)
+		return;
+	/* a recycled id whose exit was lost: the old thread was gone by now */
+	forkjoin__exit(f, tid, ts, ta);
+	c = creator_of(f, pid, creator ? creator : pid);
+	s = c ? step_for(c, ts, ta) : NULL;
+	if (!s || !(m = hmap_put_new(&f->members, tid, 0, sizeof(*m))))
+		return;
+	m->step = s;
+	m->start_ns = ts;
+	c->live++;
+	s->live++;
+	s->threads++;
+}
+
+static void close_step(struct fj_creator *c, struct fj_step *s);
+
+/* c's current step takes no more creations: closed now if none of its
+ * threads is alive, else by the last one's exit. */
+static void end_creations(struct fj_creator *c)
+{
+	struct fj_step *s = c->current;
+
+	c->current = NULL;
+	if (s && !s->live)
+		close_step(c, s);
+}
+
+void forkjoin__join(struct forkjoin *f, __u32 pid, __u32 tid)
+{
+	struct fj_creator *c = f ? find_creator(f, pid, tid) : NULL;
+
+	if (c)
+		end_creations(c);
+}
+
+void forkjoin__finish(struct forkjoin *f)
+{
+	size_t i;
+
+	for (i = 0; f && i < f->n; i++)
+		if (f->list[i]->current && !f->list[i]->current->live)
+			end_creations(f->list[i]);
+}
+
+/* The step's worst-kept list, the most idle first. */
+static void keep_worst(struct fj_creator *c, const struct fj_step *s)
+{
+	__u32 i;
+
+	if (c->nworst == FJ_WORST_KEPT && c->worst[FJ_WORST_KEPT - 1].idle_ns >= s->idle_ns)
+		return;
+	i = c->nworst < FJ_WORST_KEPT ? c->nworst++ : FJ_WORST_KEPT - 1;
+	while (i > 0 && c->worst[i - 1].idle_ns < s->idle_ns) {
+		c->worst[i] = c->worst[i - 1];
+		i--;
+	}
+	c->worst[i] = *s;
+}
+
+/* The step's last thread exited and its creator creates no more in it:
+ * its figures go into its creator's. */
+static void close_step(struct fj_creator *c, struct fj_step *s)
+{
+	c->open_steps--;
+	if (s->threads < 2) {
+		c->lone++;
+	} else {
+		s->idle_ns = (__u64)s->threads * s->end_ns - s->exit_sum;
+		c->steps++;
+		c->threads += s->threads;
+		c->span_ns += s->end_ns - s->start_ns;
+		c->span_a_ns += s->end_a > s->start_a ? s->end_a - s->start_a : 0;
+		c->run_sum_ns += s->run_sum_ns;
+		c->mean_sum_ns += s->run_sum_ns / s->threads;
+		c->max_sum_ns += s->run_max_ns;
+		c->idle_ns += s->idle_ns;
+		keep_worst(c, s);
+	}
+	free(s);
+}
+
+void forkjoin__exit(struct forkjoin *f, __u32 tid, __u64 ts, __u64 ta)
+{
+	struct fj_member *m = f ? hmap_del(&f->members, tid, 0) : NULL;
+	struct fj_creator *c;
+	struct fj_step *s;
+	__u64 run;
+
+	if (!m)
+		return;
+	s = m->step;
+	c = s->creator;
+	run = ts > m->start_ns ? ts - m->start_ns : 0;
+	free(m);
+	s->run_sum_ns += run;
+	if (run > s->run_max_ns)
+		s->run_max_ns = run;
+	if (!s->first_tid || ts < s->first_exit) {
+		s->first_exit = ts;
+		s->first_tid = tid;
+	}
+	if (ts >= s->end_ns) {
+		s->end_ns = ts;
+		s->last_tid = tid;
+	}
+	if (ta > s->end_a)
+		s->end_a = ta;
+	s->exit_sum += ts;
+	c->live--;
+	if (--s->live)
+		return;
+	/* the creator may create more in its current step until it joins;
+	 * without joins in the trace, a step ends with its threads */
+	if (s != c->current)
+		close_step(c, s);
+	else if (!f->joins_probed)
+		end_creations(c);
+}
+
+size_t forkjoin__ncreators(const struct forkjoin *f)
+{
+	return f ? f->n : 0;
+}
+
+const struct fj_creator *forkjoin__creator(const struct forkjoin *f, size_t i)
+{
+	return f && i < f->n ? f->list[i] : NULL;
+}
+
+__u64 forkjoin__steps(const struct forkjoin *f)
+{
+	__u64 n = 0;
+	size_t i;
+
+	for (i = 0; f && i < f->n; i++)
+		n += f->list[i]->steps;
+	return n;
+}
+
+__u64 forkjoin__running(const struct forkjoin *f)
+{
+	__u64 n = 0;
+	size_t i;
+
+	for (i = 0; f && i < f->n; i++)
+		n += f->list[i]->live;
+	return n;
+}
+
+double fj_creator_balance(const struct fj_creator *c)
+{
+	return c->max_sum_ns ? (double)c->mean_sum_ns / (double)c->max_sum_ns : 0.0;
+}
