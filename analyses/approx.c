@@ -276,13 +276,13 @@ void approx__preempted(struct phases *p, const struct sbt_event *e)
  * creator's approximated time. The record does not name the creator: the
  * process's main thread is taken to be it, and a thread of its own process
  * starts at its measured time when there is none. */
-void approx__fork(struct phases *p, struct ph_thread *t, __u64 tm)
+void approx__fork(struct phases *p, struct ph_thread *t, __u32 creator, __u64 tm)
 {
-	struct ph_thread *main = hmap_get(&p->threads, t->pid, 0);
+	struct ph_thread *c = hmap_get(&p->threads, creator ? creator : t->pid, 0);
 	__u64 ta = tm;
 
-	if (approx__enabled(p) && main && main != t && !main->exit_ns)
-		ta = approx__time_based(main, tm);
+	if (approx__enabled(p) && c && c != t && c->pid == t->pid && !c->exit_ns)
+		ta = approx__time_based(c, tm);
 	t->ta_begin = ta;
 	approx__restart(t, tm, ta);
 	note_last(p, tm, ta);

@@ -362,8 +362,9 @@ __u64 approx__handoff(const struct phases *p, __u64 *least1, __u64 measured);
 void approx_conc__at(struct phases *p, struct ph_thread *t, __u64 ts);
 void approx_conc__hit(struct phases *p, struct ph_thread *t, __u64 ts, __u64 ns);
 __u64 approx_conc__scaled(const struct phases *p, __u64 ns);
-/* Thread t was created at tm (fork), or exited at tm (join). */
-void approx__fork(struct phases *p, struct ph_thread *t, __u64 tm);
+/* Thread t was created at tm by thread creator (0: not known, the main
+ * thread) (fork), or exited at tm (join). */
+void approx__fork(struct phases *p, struct ph_thread *t, __u32 creator, __u64 tm);
 void approx__join(struct phases *p, struct ph_thread *t, __u64 tm);
 /* Thread t is its process's main thread and every other thread of the
  * process has exited: the release its join waits end on (*ta, at the

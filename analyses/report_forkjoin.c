@@ -46,13 +46,29 @@ static void text_creator(struct report *r, const struct fj_creator *c)
 	fprintf(r->o.out, " %8.3f %12.3f\n", fj_creator_balance(c), ms(c->idle_ns));
 }
 
+/* Worth a section: the run's phases, or more than its thread pool's one
+ * step (an OpenMP runtime's workers, created once and never joined, are
+ * one step from their creation to the process's end). */
+static int text_worth_it(const struct report *r)
+{
+	const struct forkjoin *f = phases__forkjoin(r->ph);
+	size_t i;
+
+	if (!phases__completed(r->ph))
+		return report__has_fork_join(r);
+	for (i = 0; i < forkjoin__ncreators(f); i++)
+		if (forkjoin__creator(f, i)->steps > 1)
+			return 1;
+	return 0;
+}
+
 void report_text__fork_join(struct report *r)
 {
 	const struct forkjoin *f = phases__forkjoin(r->ph);
 	__u64 lone = 0, running = forkjoin__running(f);
 	size_t i, n = forkjoin__ncreators(f);
 
-	if (!report__has_fork_join(r))
+	if (!text_worth_it(r))
 		return;
 	fprintf(r->o.out,
 		"Fork-join steps (the threads one thread created between its joins, first creation "

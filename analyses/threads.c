@@ -139,8 +139,11 @@ void threads__start(struct phases *p, struct ph_thread *t, __u32 creator, __u64 
 {
 	if (t->exit_ns)
 		recycle(p, t);
+	/* declared from /proc before its creation record was read (its
+	 * process became a job at this creation): it began in the session */
+	t->start_unknown = 0;
 	t->start_ns = ts;
-	approx__fork(p, t, ts);
+	approx__fork(p, t, creator, ts);
 	forkjoin__start(p->forkjoin, t->pid, creator, t->tid, ts, t->ta_begin);
 }
 

@@ -95,6 +95,9 @@ def workloads():
         ("omp_tasks_llvm -n 10 -b 40 -u 20 (tasks in waits and at barriers), 2 threads",
          [f"{EX}/omp_tasks_llvm", "-n", "10", "-b", "40", "-u", "20"], {"OMP_NUM_THREADS": "2"},
          []),
+        # Phoenix's way: threads created and joined at every step, no barrier
+        ("fork_join -t 4 -n 5 -l 20000 -b 1000 (threads created and joined every step)",
+         [f"{EX}/fork_join", "-t", "4", "-n", "5", "-l", "20000", "-b", "1000"], {}, []),
         # dense: a probe hit every few tens of microseconds
         ("barrier_imbalance -t 2 -n 3000 -d 0 -m spin (dense: barriers only)",
          [f"{EX}/barrier_imbalance", "-t", "2", "-n", "3000", "-d", "0", "-m", "spin"], {},

@@ -1757,6 +1757,13 @@ def fork_join(report, wl_out, org_spec, map_threads):
                   f"the workload's {ends[0][1]}")
 
 
+
+def unbanded(d):
+    """An approximated object without its error band's keys (*_low, *_high):
+    a live report's band spans the calibrations taken so far, a report of the
+    file all of them."""
+    return {k: v for k, v in d.items() if not k.endswith(("_low", "_high"))}
+
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)

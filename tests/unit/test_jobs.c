@@ -462,3 +462,30 @@ TEST(a_process_forked_in_the_session_is_a_job_from_its_fork)
 	CHECK(strstr(text, "measured: mean 4.000 ms, min 4.000, max 4.000;") != NULL);
 	free(text);
 }
+
+/* A tree where nothing synchronized (-- sh -c PROG): the process that
+ * created threads is the one reported, not the shell that ran it; one that
+ * synchronizes is, whatever threads the others created. */
+TEST(tree_where_none_synchronized_reports_the_first_that_created_threads)
+{
+	struct names *names = names__new();
+	FILE *out = tmpfile();
+	struct jobs *j = new_tree(out, 0, names);
+	struct job *sh = jobs__start(j, PID_SH, 900, "sh -c ./prog");
+	struct job *a = jobs__start(j, PID_A, 950, "./prog A");
+	struct sbt_event start = ev(SBT_EV_THREAD_START, PID_A, 101, 1000, 0, 0);
+	char *text;
+
+	CHECK(jobs__reported(j, sh) && !jobs__reported(j, a));
+	jobs__feed(j, &start);
+	CHECK(jobs__threaded(j) == a);
+	CHECK(!jobs__reported(j, sh) && jobs__reported(j, a));
+	jobs__end_all(j, NULL, NULL);
+	text = read_all(out);
+	CHECK_EQ(count(text, "SBT summary: "), 1);
+	CHECK(strstr(text, " 1 threads") != NULL); /* A's: 101 (the main thread never seen) */
+	free(text);
+	jobs__free(j);
+	fclose(out);
+	names__free(names);
+}
