@@ -8,7 +8,7 @@ recorded run's fork-join figures as sbt-bpf reports them (sum of step spans,
 idle time, load balance) beside the same figures the workload computes from
 its own timestamps in that run (a step from just before its first
 pthread_create to its last thread's last instruction; a thread's life from
-its first instruction to its last). Ratios are sbt-bpf's over the
+just before its pthread_create to its last instruction). Ratios are sbt-bpf's over the
 workload's.
 
     sudo bench/forkjoin.py [-r ROUNDS] [-t THREADS] [-n ITERATIONS] [-l LINES] [-b BYTES]
@@ -33,7 +33,8 @@ def own_figures(text):
     steps = {int(m[1]): (int(m[2]), int(m[3])) for m in
              re.finditer(r"^step (\d+) threads (\d+) create (\d+) joined \d+$", text, re.M)}
     workers = {}
-    for m in re.finditer(r"^step (\d+) thread \d+ tid \d+ start (\d+) end (\d+)$", text, re.M):
+    rx = r"^step (\d+) thread \d+ tid \d+ create (\d+) start \d+ end (\d+)$"
+    for m in re.finditer(rx, text, re.M):
         workers.setdefault(int(m[1]), []).append((int(m[2]), int(m[3])))
     multi = [k for k, (n, _) in steps.items() if n >= 2]
     span = sum(max(e for _, e in workers[k]) - steps[k][1] for k in multi)

@@ -9,11 +9,13 @@
  * workers adding pairs of histograms, then half as many, down to one (a
  * step of one thread). ITERATIONS times over.
  *
- * Ground truth, in lines the tests read: every worker prints its step, its
- * index, its thread id and the CLOCK_MONOTONIC times of its first and last
- * instruction ("step K thread I tid T start NS end NS"); the main thread
- * prints each step's times just before its first pthread_create and just
- * after its last pthread_join ("step K threads N create NS joined NS"). */
+ * Ground truth, in lines the tests read, printed by the main thread after
+ * each step's joins (a worker that printed would be timed printing): every
+ * worker's step, index, thread id, and CLOCK_MONOTONIC times just before
+ * its pthread_create, at its first instruction and at its last ("step K
+ * thread I tid T create NS start NS end NS"); each step's times just before
+ * its first pthread_create and just after its last pthread_join ("step K
+ * threads N create NS joined NS"). */
 #define _GNU_SOURCE
 #include "workload.h"
 
@@ -29,6 +31,8 @@ struct job {
 	unsigned long step, index;
 	unsigned long first, last; /* map: lines; reduce: histograms a, b */
 	pthread_t thread;
+	int tid;
+	uint64_t create_ns, start_ns, end_ns;
 };
 
 /* Line i is 1 + 2 * avg_bytes * i / nlines bytes long: the lines grow along
@@ -81,25 +85,25 @@ static void count_words(unsigned *h, size_t from, size_t to)
 static void *map_worker(void *arg)
 {
 	struct job *j = arg;
-	uint64_t start = now_ns();
 
+	j->start_ns = now_ns();
+	j->tid = (int)get_tid();
 	memset(hist[j->index], 0, sizeof(hist[0]));
 	count_words(hist[j->index], line_start[j->first], line_start[j->last]);
-	emit("step %lu thread %lu tid %d start %llu end %llu\n", j->step, j->index, (int)get_tid(),
-	     (unsigned long long)start, (unsigned long long)now_ns());
+	j->end_ns = now_ns();
 	return NULL;
 }
 
 static void *reduce_worker(void *arg)
 {
 	struct job *j = arg;
-	uint64_t start = now_ns();
 	unsigned long b;
 
+	j->start_ns = now_ns();
+	j->tid = (int)get_tid();
 	for (b = 0; b < BUCKETS; b++)
 		hist[j->first][b] += hist[j->last][b];
-	emit("step %lu thread %lu tid %d start %llu end %llu\n", j->step, j->index, (int)get_tid(),
-	     (unsigned long long)start, (unsigned long long)now_ns());
+	j->end_ns = now_ns();
 	return NULL;
 }
 
@@ -113,6 +117,7 @@ static void run_step(unsigned long step, struct job *jobs, unsigned long n, void
 	for (i = 0; i < n; i++) {
 		jobs[i].step = step;
 		jobs[i].index = i;
+		jobs[i].create_ns = now_ns();
 		err = pthread_create(&jobs[i].thread, NULL, fn, &jobs[i]);
 		if (err) {
 			fprintf(stderr, "pthread_create: %s\n", strerror(err));
@@ -123,6 +128,10 @@ static void run_step(unsigned long step, struct job *jobs, unsigned long n, void
 		pthread_join(jobs[i].thread, NULL);
 	emit("step %lu threads %lu create %llu joined %llu\n", step, n, (unsigned long long)create,
 	     (unsigned long long)now_ns());
+	for (i = 0; i < n; i++)
+		emit("step %lu thread %lu tid %d create %llu start %llu end %llu\n", step, i,
+		     jobs[i].tid, (unsigned long long)jobs[i].create_ns,
+		     (unsigned long long)jobs[i].start_ns, (unsigned long long)jobs[i].end_ns);
 }
 
 /* Map, then the merge tree; returns the next step's number. */
@@ -153,8 +162,8 @@ static void usage(FILE *f, const char *prog)
 		"(no barrier, no lock). Map: THREADS workers count the words of equal numbers\n"
 		"of lines whose lengths grow along the text (the last worker gets the most\n"
 		"bytes); reduce: a merge tree of histograms, THREADS / 2 workers, then half\n"
-		"as many, down to one. Every worker prints its start and end times, the main\n"
-		"thread each step's creation and join times.\n"
+		"as many, down to one. After each step the main thread prints its creation and\n"
+		"join times, and each worker's creation, start and end times.\n"
 		"  -t THREADS     map workers, 2..64 (default 4)\n"
 		"  -n ITERATIONS  word counts, 1..1000 (default 2)\n"
 		"  -l LINES       lines of the text, 64..10000000 (default 20000)\n"
