@@ -526,7 +526,8 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 			return;
 		/* a join waits outside any probed call */
 		joined = top < 0 ? threads__joined(p, t, e->ts) : NULL;
-		if (top < 0 && !joined)
+		/* woken (a timed join's timeout or a signal is no end) */
+		if (top < 0 && !joined && !ret)
 			threads__join_returned(p, t, e->ts);
 		if (top >= 0 && top < t->stack_cap) {
 			t->stack[top].blocked_ns += d;

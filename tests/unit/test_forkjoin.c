@@ -2,6 +2,7 @@
 /* Fork-join steps (analyses/forkjoin.h): threads created and joined, step
  * by step, with exact figures; and through the phase analysis, from thread
  * records and the joins' futex waits. */
+#include <errno.h>
 #include <linux/futex.h>
 #include "analyses/forkjoin.h"
 #include "phases_fixture.h"
@@ -284,5 +285,26 @@ TEST(a_probed_join_ends_the_creations_and_its_wait_still_names_the_thread)
 	CHECK_EQ(c->span_ns, 2900 - 2000);
 	CHECK_EQ(c->worst[0].last_tid, 1002);
 	CHECK_EQ(thread_of(p, MAIN)->depth, 0);
+	phases__free(p);
+}
+
+TEST(a_timed_out_wait_on_a_thread_id_does_not_end_the_thread)
+{
+	struct collected col;
+	struct phases *p = new_phases(&col);
+	const struct fj_creator *c;
+
+	thread_start(p, MAIN, 1101, 1000);
+	thread_start(p, MAIN, 1102, 1010);
+	/* pthread_timedjoin_np(1102) times out at 1500; 1102 ends at 2000 */
+	feed(p, SBT_EV_FUTEX_ENTER, 0, MAIN, 1100, 0x7000, FUTEX_WAIT | (__u64)1102 << 32);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 1101, 1200, 0, 0);
+	feed(p, SBT_EV_FUTEX_EXIT, 0, MAIN, 1500, (__u64)-ETIMEDOUT, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 1102, 2000, 0, 0);
+	phases__finish(p);
+	c = forkjoin__creator(phases__forkjoin(p), 0);
+	CHECK_EQ(c->steps, 1);
+	CHECK_EQ(c->span_ns, 2000 - 1000);
+	CHECK_EQ(c->worst[0].last_tid, 1102);
 	phases__free(p);
 }
