@@ -244,7 +244,7 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	/* no frame: a join's wait stays a futex wait outside any probed call,
 	 * which names the thread joined */
 	if (kind == SBT_PK_JOIN) {
-		forkjoin__join(p->forkjoin, t->pid, t->tid);
+		forkjoin__join(p->forkjoin, t->pid, t->tid, e->ts);
 		return;
 	}
 	if (is_barrier(kind))

@@ -19,10 +19,9 @@ struct forkjoin {
 	struct hmap members;  /* tid -> struct fj_member */
 	struct fj_creator **list;
 	size_t n, cap;
-	int joins_probed;
 };
 
-struct forkjoin *forkjoin__new(int joins_probed)
+struct forkjoin *forkjoin__new(void)
 {
 	struct forkjoin *f = calloc(1, sizeof(*f));
 
@@ -30,7 +29,6 @@ struct forkjoin *forkjoin__new(int joins_probed)
 		return NULL;
 	hmap_init(&f->creators);
 	hmap_init(&f->members);
-	f->joins_probed = joins_probed;
 	return f;
 }
 
@@ -95,13 +93,17 @@ static struct fj_creator *creator_of(struct forkjoin *f, __u32 pid, __u32 tid)
 	return c;
 }
 
+static void end_creations(struct fj_creator *c);
+
 /* The step a creation of c at ts goes to: its current one, or a new one
- * (after a join; without joins in the trace, after its threads ended). */
+ * (after a join; for a creator not seen joining, after its threads ended). */
 static struct fj_step *step_for(struct fj_creator *c, __u64 ts, __u64 ta)
 {
 	struct fj_step *s = c->current;
 
-	if (s)
+	if (s && !c->joins && !s->live)
+		end_creations(c);
+	else if (s)
 		return s;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -130,6 +132,7 @@ void forkjoin__start(struct forkjoin *f, __u32 pid, __u32 creator, __u32 tid, __
 		return;
 	m->step = s;
 	m->start_ns = ts;
+	c->last_create = ts;
 	c->live++;
 	s->live++;
 	s->threads++;
@@ -148,12 +151,28 @@ static void end_creations(struct fj_creator *c)
 		close_step(c, s);
 }
 
-void forkjoin__join(struct forkjoin *f, __u32 pid, __u32 tid)
+void forkjoin__join(struct forkjoin *f, __u32 pid, __u32 tid, __u64 ts)
 {
-	struct fj_creator *c = f ? find_creator(f, pid, tid) : NULL;
+	struct fj_creator *c = f ? creator_of(f, pid, tid) : NULL;
+	struct fj_step *s = c ? c->current : NULL;
 
-	if (c)
-		end_creations(c);
+	if (!c)
+		return;
+	/* from its first join on, its joins end its steps' creations (a
+	 * creator attached to joins threads created before the probes
+	 * went in) */
+	c->joins++;
+	/* its own work after its last creation, before its first join, in
+	 * every step (SPLASH's way with two threads is a worker alone in its
+	 * step beside the main thread, closed at its exit before a creator is
+	 * seen joining) */
+	if (c->last_create && ts > c->last_create) {
+		c->creator_ns += ts - c->last_create;
+		if (s)
+			s->creator_ns = ts - c->last_create;
+	}
+	c->last_create = 0;
+	end_creations(c);
 }
 
 void forkjoin__finish(struct forkjoin *f)
@@ -233,10 +252,11 @@ void forkjoin__exit(struct forkjoin *f, __u32 tid, __u64 ts, __u64 ta)
 	if (--s->live)
 		return;
 	/* the creator may create more in its current step until it joins;
-	 * without joins in the trace, a step ends with its threads */
+	 * one not seen joining (detached threads, no join probe, a creation
+	 * before the probes went in), a step ends with its threads */
 	if (s != c->current)
 		close_step(c, s);
-	else if (!f->joins_probed)
+	else if (!c->joins)
 		end_creations(c);
 }
 

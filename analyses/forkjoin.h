@@ -5,11 +5,12 @@
  * (Phoenix's map and reduce, a naive fork-join loop) and may call no
  * barrier at all. A *step* of a creating thread is the threads it created
  * between two of its joins: a creation after a pthread_join call (or the
- * first) begins the next step. Without join calls in the trace (the probe
- * not attached), the threads alive at once: a creation while none of the
- * creator's earlier threads lives begins the next step. A step lasts from
- * its first creation to its last exit; a thread that exits before the last
- * leaves its CPU idle until then, as it would wait at a barrier.
+ * first) begins the next step. Until a creator is seen joining (the probe
+ * not attached, or not yet: an attach; detached threads), the threads alive
+ * at once: a creation while none of its earlier threads lives begins the
+ * next step. A step lasts from its first creation to its last exit; a
+ * thread that exits before the last leaves its CPU idle until then, as it
+ * would wait at a barrier.
  *
  * Pure and streaming: fed thread starts and exits in time order. A step's
  * figures are summed into its creator when its last thread exits, so memory
@@ -38,12 +39,14 @@ struct fj_step {
 	__u32 last_tid;		    /* the thread that exited last */
 	__u64 exit_sum;		    /* internal: the exits summed (idle_ns from it) */
 	__u64 first_exit;	    /* internal */
+	__u64 creator_ns;	    /* the creator's own time from its last creation to its
+				     * first join (SPLASH's way: its share of the work) */
 	__u32 live;		    /* internal: its threads alive */
 	struct fj_creator *creator; /* internal */
 };
 
 /* The steps of one creating thread. Sums are over steps of two threads or
- * more; a thread alone in its step (a helper thread) is only counted. */
+ * more, but creator_ns; a thread alone in its step is only counted. */
 struct fj_creator {
 	__u32 pid, tid;
 	__u64 steps;
@@ -54,26 +57,29 @@ struct fj_creator {
 	__u64 mean_sum_ns;	  /* each step's mean life, summed */
 	__u64 max_sum_ns;	  /* each step's longest life, summed */
 	__u64 idle_ns;
+	__u64 creator_ns; /* its own time between its last creations and its joins,
+			   * in every step (alone ones too) */
 	struct fj_step worst[FJ_WORST_KEPT]; /* the most idle first */
 	__u32 nworst;
 	__u32 live;		 /* its threads alive now */
 	__u32 open_steps;	 /* internal: its steps with threads alive */
+	__u64 joins;		 /* join calls it made */
+	__u64 last_create;	 /* internal: its last creation since its last join */
 	struct fj_step *current; /* internal: the step its creations go to */
 };
 
 struct forkjoin;
 
-/* joins_probed: pthread_join calls are in the trace (forkjoin__join()).
- * NULL: no memory. */
-struct forkjoin *forkjoin__new(int joins_probed);
+/* NULL: no memory. */
+struct forkjoin *forkjoin__new(void);
 void forkjoin__free(struct forkjoin *f);
 /* Thread tid of process pid was created by thread creator at ts (ta
  * approximated). creator 0: not known (a trace from before creators were
  * recorded): the process's main thread. A thread's own process creation
  * (tid == pid) is no step's. */
 void forkjoin__start(struct forkjoin *f, __u32 pid, __u32 creator, __u32 tid, __u64 ts, __u64 ta);
-/* Thread tid of process pid called pthread_join (or a variant). */
-void forkjoin__join(struct forkjoin *f, __u32 pid, __u32 tid);
+/* Thread tid of process pid called pthread_join (or a variant) at ts. */
+void forkjoin__join(struct forkjoin *f, __u32 pid, __u32 tid, __u64 ts);
 /* Thread tid exited at ts (ta approximated). A thread whose creation was
  * not seen belongs to no step. */
 void forkjoin__exit(struct forkjoin *f, __u32 tid, __u64 ts, __u64 ta);

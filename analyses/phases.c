@@ -27,17 +27,6 @@ static void new_classifiers(struct phases *p)
 	}
 }
 
-/* pthread_join calls end fork-join steps' creations where they are probed. */
-static int joins_probed(const struct phases_config *cfg)
-{
-	int i;
-
-	for (i = 0; i < cfg->nprobes; i++)
-		if (cfg->probes[i].kind == SBT_PK_JOIN)
-			return 1;
-	return 0;
-}
-
 struct phases *phases__new(const struct phases_config *cfg, const struct phases_ops *ops, void *ctx)
 {
 	struct phases *p = calloc(1, sizeof(*p));
@@ -62,7 +51,7 @@ struct phases *phases__new(const struct phases_config *cfg, const struct phases_
 	if (!cfg->no_sync_barriers)
 		new_classifiers(p);
 	p->band = band__new(p);
-	p->forkjoin = forkjoin__new(joins_probed(cfg)); /* NULL: no steps reported */
+	p->forkjoin = forkjoin__new(); /* NULL: no steps reported */
 	return p;
 }
 

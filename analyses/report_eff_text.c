@@ -74,8 +74,8 @@ static void eff_table(struct report *r)
 	if (!e.s.phases) {
 		/* a row of 1.000 would read as a perfectly balanced run */
 		fprintf(r->o.out, "Efficiency: no barrier phases, %s\n",
-			report__has_fork_join(r) ? "the fork-join steps' load balance is below"
-						 : "no load balance to measure");
+			report__shows_fork_join(r) ? "the fork-join steps' load balance is below"
+						   : "no load balance to measure");
 		return;
 	}
 	eff_head(r);
@@ -85,6 +85,11 @@ static void eff_table(struct report *r)
 	for (i = 0; i < phases__nthreads(r->ph); i++)
 		if (phases__thread(r->ph, i)->eff[PH_MEASURED].phases)
 			eff_thread_row(r, phases__thread(r->ph, i));
+	/* threads created at every step run outside any phase after their
+	 * last barrier, which the run's runtime counts */
+	if (report__shows_fork_join(r))
+		fprintf(r->o.out, "    (threads created and joined at every step: their time "
+				  "outside barrier phases is in the fork-join steps below)\n");
 }
 
 static void waits_head(struct report *r)

@@ -203,9 +203,11 @@ __u64 report__drops_total(const struct report *r, const struct report_drops *d);
 /* report_iter.c: the outer iterations (doc/design.md §5.6), the text
  * "Iterations" section and the JSON iterations{} object. */
 void report_text__iterations(struct report *r);
-/* Fork-join steps (report_forkjoin.c): whether there are any; the text
- * section and the JSON fork_join{} object. */
+/* Fork-join steps (report_forkjoin.c): whether there are any, whether the
+ * text shows them (with barrier phases, only beyond a thread pool's one
+ * step); the text section and the JSON fork_join{} object. */
 int report__has_fork_join(const struct report *r);
+int report__shows_fork_join(const struct report *r);
 void report_text__fork_join(struct report *r);
 void report_json__fork_join(struct report *r);
 void report_json__iterations(struct report *r);

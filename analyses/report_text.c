@@ -452,7 +452,7 @@ static void text_threads(struct report *r)
 	}
 	sync_waits__free(&waits);
 	/* the columns count barrier phases: a fork-join program's are zeros */
-	if (!phases__completed(r->ph) && report__has_fork_join(r))
+	if (!phases__completed(r->ph) && report__shows_fork_join(r))
 		fprintf(r->o.out, "    (no barrier phase: the threads' lives are in the fork-join "
 				  "steps below)\n");
 }

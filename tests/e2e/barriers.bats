@@ -149,12 +149,25 @@ load helpers
 	echo "$output" >"$T/wl.out"
 	"$SBT" report --format json "$T/fj.sbt" >"$T/fj.json"
 	$CHECK fork_join "$T/fj.json" "$T/wl.out" "$T/fj.sbt" 4
-	run "$SBT" -- sh -c "'$EX/fork_join' -t 4 -n 2 -l 2000 -b 100; true"
+	run "$SBT" -- sh -c "'$EX/fork_join' -t 4 -n 2 -l 20000 -b 200; true"
 	[ "$status" -eq 0 ]
-	# 2 word counts: a map step of 4 threads and a merge of 2 each
+	# 2 word counts: a map step of 4 threads and a merge of 2 each, 2 steps
+	# of one thread; the warning names the program, not the shell
 	[[ "$output" == *"the fork-join steps' load balance is below"* ]]
-	echo "$output" | grep -Eq '^ +[0-9]+ +[0-9]+ +4 +3\.0 '
-	[[ "$output" == *"and 2 threads alone in its step (not counted)"* ]]
+	echo "$output" | grep -Eq '^ +[0-9]+ +[0-9]+ +4 +2 +3\.0 '
+	echo "$output" | grep -q "^sbt-bpf: warning: '$EX/fork_join -t 4 -n 2 -l 20000 -b 200' synchronized its threads"
+}
+
+# Attached mid-run: thread creations are recorded before the join probe
+# goes in; the steps of that window are still each the workload's own.
+@test "fork-join steps attached to mid-run (-p): no step merged with the next" {
+	start_workload "$T/wl.out" "$EX/fork_join" -t 4 -n 40 -l 20000 -b 1000 -W
+	kill -USR1 "$WL"
+	wait_for "$T/wl.out" "^step 2 threads"
+	start_tracer "$T/sbt.out" record -p "$WL" -o "$T/a.sbt"
+	wait_exit "$TR" 30
+	"$SBT" report --format json "$T/a.sbt" >"$T/a.json"
+	$CHECK fork_join_attached "$T/a.json" "$T/wl.out" "$T/a.sbt" 4
 }
 
 # Fortran (gfortran, libgomp), NPB's way: one region around the time loop,

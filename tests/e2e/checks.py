@@ -36,6 +36,7 @@ what the example workloads measured about themselves in the same run.
   checks.py forked JOBS.json WORKLOAD.out PHASES  (barrier_imbalance -f: the child forked
                           without exec, a job from its fork; both processes' phases exact)
   checks.py fork_join REPORT.json WORKLOAD.out ORIGIN THREADS  (fork_join: create/join steps)
+  checks.py fork_join_attached REPORT.json WORKLOAD.out ORIGIN THREADS  (the same, -p mid-run)
 ORIGIN is what the report's times count from: the .sbt trace it came from, or
 the multi-process JSON report (its job's start_ns).
 Exit status 0 when every check holds; each failure is printed.
@@ -1696,13 +1697,9 @@ def losses(report, wl_out, org_spec):
           f"{d['missing_phases']} phases estimated missing, {missing} left no record")
 
 
-def fork_join(report, wl_out, org_spec, map_threads):
-    """fork_join (Phoenix's word count): every step, with two threads or
-    more, a fork-join step of the main thread with the workload's threads;
-    the most idle steps between the workload's own creation and join times,
-    their first and last threads out where the workload's clocks tell them
-    apart; idle time and load balance within the teardown of a thread."""
-    r = load(report)
+def fj_workload(wl_out):
+    """fork_join's own steps {k: (threads, create, joined)} and workers
+    {k: [(tid, create, start, end)]}."""
     text = open(wl_out).read()
     steps = {int(m.group(1)): (int(m.group(2)), int(m.group(3)), int(m.group(4))) for m in
              re.finditer(r"^step (\d+) threads (\d+) create (\d+) joined (\d+)$", text, re.M)}
@@ -1713,19 +1710,60 @@ def fork_join(report, wl_out, org_spec, map_threads):
             (int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5))))
     check(all(len(workers.get(k, [])) == n for k, (n, _, _) in steps.items()),
           "the workload printed a line for each of its threads")
-    multi = {k for k, (n, _, _) in steps.items() if n >= 2}
+    return steps, workers
+
+
+def fj_step(s, k, steps, workers, org):
+    """A listed step against the workload's step k: its threads, its start
+    between the workload's creation and its first thread's start, its end
+    between its last thread's end and the join's return, its first and last
+    threads out where the workload's clocks tell them apart."""
+    n_k, create, joined = steps[k]
+    ends = sorted((e, tid) for tid, _, _, e in workers[k])
+    first_start = min(st for _, _, st, _ in workers[k])
+    check(s["threads"] == n_k, f"step {k}: {s['threads']} threads, expected {n_k}")
+    check(create <= org + s["start_ns"] <= first_start,
+          f"step {k}: starts {ms(org + s['start_ns'] - create)} after the workload's "
+          f"creation (allowed 0..{ms(first_start - create)})")
+    check(ends[-1][0] <= org + s["end_ns"] <= joined + 1_000_000,
+          f"step {k}: ends {ms(org + s['end_ns'] - ends[-1][0])} after its last thread's "
+          f"end (allowed 0..{ms(joined + 1_000_000 - ends[-1][0])})")
+    if ends[-1][0] - ends[-2][0] >= LATE_MARGIN_NS:
+        check(s["last_tid"] == ends[-1][1], f"step {k}: last out {s['last_tid']}, "
+              f"the workload's {ends[-1][1]}")
+    if ends[1][0] - ends[0][0] >= LATE_MARGIN_NS:
+        check(s["first_tid"] == ends[0][1], f"step {k}: first out {s['first_tid']}, "
+              f"the workload's {ends[0][1]}")
+
+
+def fj_creator(r):
     fj = r["fork_join"]
-    check(steps and steps[0][0] == map_threads, f"the first step has {map_threads} threads")
+    check(fj["running_threads"] == 0, f"{fj['running_threads']} threads still running")
     if not check(len(fj["creators"]) == 1, f"{len(fj['creators'])} creators, expected 1"):
-        return
+        return None
     c = fj["creators"][0]
     check(c["tid"] == c["pid"], f"creator {c['tid']} is not the main thread {c['pid']}")
+    return c
+
+
+def fork_join(report, wl_out, org_spec, map_threads):
+    """fork_join (Phoenix's word count): every step, with two threads or
+    more, a fork-join step of the main thread with the workload's threads;
+    the most idle steps between the workload's own creation and join times,
+    their first and last threads out where the workload's clocks tell them
+    apart; idle time and load balance within the teardown of a thread."""
+    r = load(report)
+    steps, workers = fj_workload(wl_out)
+    multi = {k for k, (n, _, _) in steps.items() if n >= 2}
+    check(steps and steps[0][0] == map_threads, f"the first step has {map_threads} threads")
+    c = fj_creator(r)
+    if not c:
+        return
     check(c["steps"] == len(multi), f"{c['steps']} steps, the workload made {len(multi)} "
           "of two threads or more")
     check(c["lone"] == len(steps) - len(multi), f"{c['lone']} one-thread steps, expected "
           f"{len(steps) - len(multi)}")
     check(c["threads"] == sum(steps[k][0] for k in multi), f"{c['threads']} threads in steps")
-    check(fj["running_threads"] == 0, f"{fj['running_threads']} threads still running")
     org = origin(org_spec, r)
     idle = sum(sum(max(w[3] for w in workers[k]) - w[3] for w in workers[k]) for k in multi)
     # a life as sbt-bpf counts it: from the thread's creation to its end
@@ -1738,26 +1776,33 @@ def fork_join(report, wl_out, org_spec, map_threads):
           f"balance {c['balance']:.3f}, the workload's {balance:.3f}")
     check(len(c["most_idle"]) == min(3, len(multi)), f"{len(c['most_idle'])} steps listed")
     for s in c["most_idle"]:
-        k = s["index"]
-        if not check(k in multi, f"listed step {k} is not one of two threads or more"):
-            continue
-        n_k, create, joined = steps[k]
-        ends = sorted((e, tid) for tid, _, _, e in workers[k])
-        first_start = min(st for _, _, st, _ in workers[k])
-        check(s["threads"] == n_k, f"step {k}: {s['threads']} threads, expected {n_k}")
-        check(create <= org + s["start_ns"] <= first_start,
-              f"step {k}: starts {ms(org + s['start_ns'] - create)} after the workload's "
-              f"creation (allowed 0..{ms(first_start - create)})")
-        check(ends[-1][0] <= org + s["end_ns"] <= joined + 1_000_000,
-              f"step {k}: ends {ms(org + s['end_ns'] - ends[-1][0])} after its last thread's "
-              f"end (allowed 0..{ms(joined + 1_000_000 - ends[-1][0])})")
-        if ends[-1][0] - ends[-2][0] >= LATE_MARGIN_NS:
-            check(s["last_tid"] == ends[-1][1], f"step {k}: last out {s['last_tid']}, "
-                  f"the workload's {ends[-1][1]}")
-        if ends[1][0] - ends[0][0] >= LATE_MARGIN_NS:
-            check(s["first_tid"] == ends[0][1], f"step {k}: first out {s['first_tid']}, "
-                  f"the workload's {ends[0][1]}")
+        if check(s["index"] in multi, f"listed step {s['index']} is not of two threads or more"):
+            fj_step(s, s["index"], steps, workers, org)
 
+
+def fork_join_attached(report, wl_out, org_spec, map_threads):
+    """fork_join attached to mid-run (-p): the steps after the attach, none
+    merged with the next (thread creations are recorded before the join
+    probe goes in): no step of more threads than the workload's largest,
+    each listed step one of the workload's, by its times."""
+    r = load(report)
+    steps, workers = fj_workload(wl_out)
+    multi = {k for k, (n, _, _) in steps.items() if n >= 2}
+    c = fj_creator(r)
+    if not c:
+        return
+    check(0 < c["steps"] <= len(multi), f"{c['steps']} steps, the workload made {len(multi)}")
+    check(c["threads"] <= map_threads * c["steps"], f"{c['threads']} threads in {c['steps']} "
+          f"steps: more than {map_threads} a step")
+    idle = sum(sum(max(w[3] for w in workers[k]) - w[3] for w in workers[k]) for k in multi)
+    check(c["idle_ns"] <= 1.2 * idle + c["threads"] * 1_000_000,
+          f"idle {ms(c['idle_ns'])}, more than the workload's whole run's {ms(idle)}")
+    org = origin(org_spec, r)
+    for s in c["most_idle"]:
+        mine = [k for k in multi if steps[k][1] <= org + s["start_ns"] <= steps[k][2]]
+        if check(len(mine) == 1, f"listed step at {ms(s['start_ns'])} is in {len(mine)} of "
+                 "the workload's steps"):
+            fj_step(s, mine[0], steps, workers, org)
 
 
 def unbanded(d):
@@ -1807,6 +1852,7 @@ def main(argv):
         "forked": lambda: forked(a[0], a[1], int(a[2])),
         "losses": lambda: losses(a[0], a[1], a[2]),
         "fork_join": lambda: fork_join(a[0], a[1], a[2], int(a[3])),
+        "fork_join_attached": lambda: fork_join_attached(a[0], a[1], a[2], int(a[3])),
     }
     if kind not in calls:
         sys.exit(f"unknown check {kind}\n{__doc__}")

@@ -24,7 +24,7 @@ static void three_threads(struct forkjoin *f, __u32 first_tid, __u64 b)
 
 TEST(a_step_is_its_threads_from_first_creation_to_last_exit)
 {
-	struct forkjoin *f = forkjoin__new(0);
+	struct forkjoin *f = forkjoin__new();
 	const struct fj_creator *c;
 
 	three_threads(f, 201, 1000);
@@ -60,7 +60,7 @@ TEST(a_step_is_its_threads_from_first_creation_to_last_exit)
 
 TEST(steps_kept_are_the_most_idle)
 {
-	struct forkjoin *f = forkjoin__new(0);
+	struct forkjoin *f = forkjoin__new();
 	const struct fj_creator *c;
 	__u64 idle[5] = {10, 50, 30, 70, 20}, b;
 	int k;
@@ -85,7 +85,7 @@ TEST(steps_kept_are_the_most_idle)
 
 TEST(creators_and_lone_threads_and_threads_still_running)
 {
-	struct forkjoin *f = forkjoin__new(0);
+	struct forkjoin *f = forkjoin__new();
 	const struct fj_creator *c;
 
 	/* main creates a helper alone, then two workers; worker 402 creates
@@ -121,7 +121,7 @@ TEST(creators_and_lone_threads_and_threads_still_running)
 
 TEST(a_recycled_thread_id_starts_in_its_own_step)
 {
-	struct forkjoin *f = forkjoin__new(0);
+	struct forkjoin *f = forkjoin__new();
 	const struct fj_creator *c;
 
 	/* 501's exit was lost; the id comes back in the next step */
@@ -181,28 +181,33 @@ TEST(a_join_ends_its_thread_before_the_exit_record_comes)
 
 /* ---- where pthread_join calls are probed --------------------------------------- */
 
-TEST(with_joins_probed_a_step_is_the_creations_between_joins)
+TEST(once_a_creator_joins_a_step_is_its_creations_between_joins)
 {
-	struct forkjoin *f = forkjoin__new(1);
+	struct forkjoin *f = forkjoin__new();
 	const struct fj_creator *c;
 
-	/* 701 ends before 702 is created: no join between, one step */
+	/* main joined before (a thread of before the attach) */
+	forkjoin__join(f, PID, MAIN, 50);
+	/* 701 ends before 702 is created: no join between, one step; main
+	 * works 80 ns after its last creation before it joins */
 	forkjoin__start(f, PID, MAIN, 701, 100, 100);
 	forkjoin__exit(f, 701, 150, 150);
 	forkjoin__start(f, PID, MAIN, 702, 200, 200);
-	forkjoin__join(f, PID, MAIN);
+	forkjoin__join(f, PID, MAIN, 280);
 	forkjoin__exit(f, 702, 400, 400);
-	forkjoin__join(f, PID, MAIN);
+	forkjoin__join(f, PID, MAIN, 410);
 	/* the next step; its threads end before the join */
 	forkjoin__start(f, PID, MAIN, 703, 500, 500);
 	forkjoin__start(f, PID, MAIN, 704, 510, 510);
 	forkjoin__exit(f, 703, 600, 600);
 	forkjoin__exit(f, 704, 650, 650);
 	CHECK_EQ(forkjoin__steps(f), 1);
-	forkjoin__join(f, PID, MAIN);
+	forkjoin__join(f, PID, MAIN, 660);
 	c = forkjoin__creator(f, 0);
 	CHECK_EQ(c->steps, 2);
 	CHECK_EQ(c->threads, 4);
+	CHECK_EQ(c->joins, 4);
+	CHECK_EQ(c->creator_ns, 80 + (660 - 510));
 	CHECK_EQ(c->span_ns, (400 - 100) + (650 - 500));
 	CHECK_EQ(c->idle_ns, (400 - 150) + (650 - 600));
 	CHECK_EQ(c->worst[0].index, 0);
@@ -212,14 +217,14 @@ TEST(with_joins_probed_a_step_is_the_creations_between_joins)
 
 TEST(a_creation_after_a_join_begins_a_step_beside_the_one_still_running)
 {
-	struct forkjoin *f = forkjoin__new(1);
+	struct forkjoin *f = forkjoin__new();
 	const struct fj_creator *c;
 
 	/* a sliding window: 801 joined, 803 created while 802 runs */
 	forkjoin__start(f, PID, MAIN, 801, 100, 100);
 	forkjoin__start(f, PID, MAIN, 802, 110, 110);
 	forkjoin__exit(f, 801, 200, 200);
-	forkjoin__join(f, PID, MAIN);
+	forkjoin__join(f, PID, MAIN, 0);
 	forkjoin__start(f, PID, MAIN, 803, 210, 210);
 	forkjoin__start(f, PID, MAIN, 804, 220, 220);
 	forkjoin__exit(f, 802, 300, 300);
@@ -243,14 +248,14 @@ TEST(a_creation_after_a_join_begins_a_step_beside_the_one_still_running)
 
 TEST(an_open_step_at_the_end_is_freed_and_not_counted)
 {
-	struct forkjoin *f = forkjoin__new(1);
+	struct forkjoin *f = forkjoin__new();
 
 	/* one step with a thread alive, one ended but never joined (leak check
 	 * under the sanitizers) */
 	forkjoin__start(f, PID, MAIN, 901, 100, 100);
 	forkjoin__start(f, PID, MAIN, 902, 100, 100);
 	forkjoin__exit(f, 901, 200, 200);
-	forkjoin__join(f, PID, MAIN);
+	forkjoin__join(f, PID, MAIN, 0);
 	forkjoin__start(f, PID, MAIN, 903, 300, 300);
 	forkjoin__exit(f, 903, 400, 400);
 	CHECK_EQ(forkjoin__steps(f), 0);
@@ -268,7 +273,12 @@ TEST(a_probed_join_ends_the_creations_and_its_wait_still_names_the_thread)
 	struct phases *p = phases__new(&cfg, NULL, NULL);
 	const struct fj_creator *c;
 
-	/* 1001 is gone before 1002 is created; main joins both */
+	/* a first step, joined; then 1001 is gone before 1002 is created,
+	 * main joins both */
+	thread_start(p, MAIN, 1000, 1500);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 1000, 1600, 0, 0);
+	feed(p, SBT_EV_ENTER, 1, MAIN, 1700, 0x1000, 0);
+	feed(p, SBT_EV_EXIT, 1, MAIN, 1710, 0, 0);
 	thread_start(p, MAIN, 1001, 2000);
 	feed(p, SBT_EV_THREAD_EXIT, 0, 1001, 2100, 0, 0);
 	thread_start(p, MAIN, 1002, 2200);
@@ -280,9 +290,12 @@ TEST(a_probed_join_ends_the_creations_and_its_wait_still_names_the_thread)
 	feed(p, SBT_EV_EXIT, 1, MAIN, 2910, 0, 0);
 	feed(p, SBT_EV_THREAD_EXIT, 0, 1002, 2950, 0, 0);
 	c = forkjoin__creator(phases__forkjoin(p), 0);
+	CHECK_EQ(c->lone, 1);
 	CHECK_EQ(c->steps, 1);
 	CHECK_EQ(c->threads, 2);
 	CHECK_EQ(c->span_ns, 2900 - 2000);
+	/* its own time before its first join, the step alone too */
+	CHECK_EQ(c->creator_ns, (1700 - 1500) + (2300 - 2200));
 	CHECK_EQ(c->worst[0].last_tid, 1002);
 	CHECK_EQ(thread_of(p, MAIN)->depth, 0);
 	phases__free(p);
@@ -307,4 +320,25 @@ TEST(a_timed_out_wait_on_a_thread_id_does_not_end_the_thread)
 	CHECK_EQ(c->span_ns, 2000 - 1000);
 	CHECK_EQ(c->worst[0].last_tid, 1102);
 	phases__free(p);
+}
+
+TEST(a_creator_never_seen_joining_makes_a_step_of_the_threads_alive_at_once)
+{
+	struct forkjoin *f = forkjoin__new();
+	const struct fj_creator *c;
+	int k;
+
+	/* detached threads: three steps of two, the creator never joins */
+	for (k = 0; k < 3; k++) {
+		forkjoin__start(f, PID, MAIN, 1200 + 2 * k, 1000 * k, 1000 * k);
+		forkjoin__start(f, PID, MAIN, 1201 + 2 * k, 1000 * k + 10, 1000 * k + 10);
+		forkjoin__exit(f, 1200 + 2 * k, 1000 * k + 100, 1000 * k + 100);
+		forkjoin__exit(f, 1201 + 2 * k, 1000 * k + 300, 1000 * k + 300);
+	}
+	c = forkjoin__creator(f, 0);
+	CHECK_EQ(c->steps, 3);
+	CHECK_EQ(c->span_ns, 3 * 300);
+	CHECK_EQ(c->idle_ns, 3 * 200);
+	CHECK_EQ(c->creator_ns, 0);
+	forkjoin__free(f);
 }

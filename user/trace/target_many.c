@@ -758,18 +758,19 @@ static void many_finish(struct target *tg)
 {
 	struct target_many *m = many_of(tg);
 	const struct env *env = tg->ctx->env;
+	const struct job *threaded = jobs__threaded(tg->ctx->jobs);
 	char known[2048];
 
 	if (!m->tree || env->force || jobs__nsynced(tg->ctx->jobs))
 		return;
 	/* threads created and joined: the report has their steps */
-	if (jobs__threaded(tg->ctx->jobs)) {
-		log_warn(
-			"'%s' synchronized its threads through none of the functions sbt-bpf "
-			"traces but their creation and join: the report shows fork-join steps.\n"
-			"  a barrier of its own: declare it with --probe BINARY:SYMBOL:barrier (or "
-			":team, :lock, ...); --force: no such warning",
-			tg->ctx->command);
+	if (threaded) {
+		log_warn("'%s' synchronized its threads through none of the functions sbt-bpf "
+			 "traces but their creation and join: the report shows its fork-join "
+			 "steps.\n"
+			 "  a barrier of its own can be declared with --probe "
+			 "BINARY:SYMBOL:barrier (or :team, :lock, ...); --force: no such warning",
+			 threaded->command);
 		return;
 	}
 	probes__known(env->classes, known, sizeof(known));
