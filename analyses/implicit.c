@@ -28,6 +28,7 @@ struct ph_body {
 	__u64 fork_tm, fork_ta; /* the fork: the master's entry into the frame */
 	__u16 fork_probe;
 	__u64 armed_ns; /* its probe went in then (found while tracing), else 0 */
+	__u32 running;	/* its instances forked and not released */
 };
 
 /* An instance of body b forked at fork_ts began before b's probe went in:
@@ -53,6 +54,7 @@ void implicit__fork(struct phases *p, struct ph_thread *t, int d, const struct s
 
 	if (!b)
 		return;
+	b->running++;
 	b->inst = INSTANCE_KEY(++p->instances);
 	b->fork_tm = e->ts;
 	b->fork_ta = t->stack[d].ta;
@@ -119,9 +121,16 @@ void implicit__before_body(struct phases *p, struct ph_thread *t, const struct s
 void implicit__body(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e)
 {
 	__u64 inst = implicit__instance_of(p, t, d, e);
+	const struct ph_body *b;
 
 	if (!inst)
 		return;
+	/* a worker's share while two teams run its body at once (regions
+	 * forked by several threads, nested active levels) is matched to the
+	 * latest fork: the teams' implicit barriers may mix; said */
+	b = d == 0 ? hmap_get(&p->bodies, e->pid, e->site) : NULL;
+	if (b && b->running > 1)
+		p->concurrent_forks++;
 	t->stack[d].inst = inst;
 	t->had_share = 1;
 	t->last_depart = e->ts;
@@ -159,9 +168,12 @@ void implicit__release(struct phases *p, struct ph_thread *t, int d, const struc
 {
 	struct ph_episode *ep =
 		t->stack[d].inst ? hmap_get(&p->open, e->pid, t->stack[d].inst) : NULL;
+	struct ph_body *b = t->stack[d].inst ? hmap_get(&p->bodies, e->pid, t->stack[d].obj) : NULL;
 	struct ph_thread **team;
 	__u32 i, n = 0;
 
+	if (b && b->running)
+		b->running--;
 	if (!ep)
 		return;
 	team = malloc((ep->n + 1) * sizeof(*team));

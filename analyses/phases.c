@@ -197,6 +197,11 @@ __u64 phases__lost(const struct phases *p)
 	return p->lost;
 }
 
+__u64 phases__concurrent_forks(const struct phases *p)
+{
+	return p->concurrent_forks;
+}
+
 __u64 phases__grouping_errors(const struct phases *p)
 {
 	return p->grouping_errors;

@@ -423,6 +423,11 @@ __u64 phases__lost(const struct phases *p);
  * PTHREAD_BARRIER_SERIAL_THREAD: the grouping into episodes was wrong (or a
  * departure record was lost). */
 __u64 phases__grouping_errors(const struct phases *p);
+/* Workers' shares of a parallel region begun while two instances of its
+ * body ran (teams started by several threads at once, nested active
+ * levels): matched to the latest fork, the teams' implicit barriers may mix
+ * threads. */
+__u64 phases__concurrent_forks(const struct phases *p);
 /* Records fed older than one fed before them: the recording's rings were
  * not merged back into time order there (user/bpf/rings.h). */
 __u64 phases__out_of_order(const struct phases *p);

@@ -702,6 +702,7 @@ static void json_end(struct report *r, const struct report_drops *d)
 	}
 	json_ku64(j, "events", phases__events(r->ph));
 	json_ku64(j, "grouping_errors", phases__grouping_errors(r->ph));
+	json_ku64(j, "concurrent_forks", phases__concurrent_forks(r->ph));
 	json_ku64(j, "out_of_order", phases__out_of_order(r->ph));
 	json_regions(r);
 	json_lists(r);

@@ -780,6 +780,12 @@ static void text_end(struct report *r, const struct report_drops *d)
 			"WARNING: %" PRIu64 " pthread_barrier_wait episodes without exactly one "
 			"serial thread: episodes may be mis-grouped\n",
 			(uint64_t)phases__grouping_errors(r->ph));
+	if (phases__concurrent_forks(r->ph))
+		fprintf(r->o.out,
+			"WARNING: %" PRIu64 " workers' shares of a parallel region began while "
+			"two teams ran it (regions started by several threads at once, or nested "
+			"active levels): their implicit barriers may mix the teams' threads\n",
+			(uint64_t)phases__concurrent_forks(r->ph));
 	if (phases__out_of_order(r->ph))
 		fprintf(r->o.out,
 			"WARNING: %" PRIu64 " records came after later ones: times around them "

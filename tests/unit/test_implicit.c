@@ -155,6 +155,40 @@ TEST(concurrent_instances_of_one_body)
 	CHECK_EQ(c.ep[1].n, 1);
 	CHECK_EQ(c.ep[1].arr[0].tid, 1);
 	CHECK_EQ(c.ep[1].arr[0].depart_ns, 1310);
+	/* each master's share is its own frame's: nothing mixed */
+	CHECK_EQ(phases__concurrent_forks(p), 0);
+	phases__free(p);
+}
+
+/* Two threads of the program each fork a team of two running the same body
+ * at once (a region called from two pthreads): the workers' shares are
+ * matched to the latest fork, which may mix the teams; counted, said. */
+TEST(workers_of_two_teams_running_one_body_are_counted)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	fork_region(p, 1, 1100, BODY_A);
+	fork_region(p, 3, 1105, BODY_A);
+	body_in(p, 1, 1110, BODY_A);
+	body_in(p, 3, 1111, BODY_A);
+	body_in(p, 2, 1112, BODY_A); /* 1's worker */
+	body_in(p, 4, 1113, BODY_A); /* 3's worker */
+	body_out(p, 1, 1200);
+	body_out(p, 2, 1210);
+	body_out(p, 3, 1220);
+	body_out(p, 4, 1230);
+	join_region(p, 1, 1240);
+	join_region(p, 3, 1250);
+	CHECK_EQ(phases__concurrent_forks(p), 2);
+	/* one team after the other: nothing counted */
+	fork_region(p, 1, 2000, BODY_A);
+	body_in(p, 1, 2010, BODY_A);
+	body_in(p, 2, 2011, BODY_A);
+	body_out(p, 1, 2100);
+	body_out(p, 2, 2110);
+	join_region(p, 1, 2120);
+	CHECK_EQ(phases__concurrent_forks(p), 2);
 	phases__free(p);
 }
 
