@@ -305,7 +305,7 @@ static int body_or_task_wait(const struct exporter *x, __u16 probe)
 static void record(struct exporter *x, const struct sbt_event *e, __u64 ta)
 {
 	struct chrome *c = state(x);
-	int begin = e->type == SBT_EV_ENTER;
+	int begin = e->type == SBT_EV_ENTER, v;
 	const char *ph = begin ? "B" : "E";
 	__u64 *open;
 
@@ -317,16 +317,15 @@ static void record(struct exporter *x, const struct sbt_event *e, __u64 ta)
 	if (!open && !(open = hmap_put_new(&c->open, e->tid, e->probe, sizeof(*open))))
 		return; /* no memory: not drawn */
 	*open += begin ? 1 : -1;
-	if (x->o.views & EXPORT_MEASURED) {
-		process(x, PH_MEASURED, e->pid);
-		event(x, ph, x->src.phases.probes[e->probe].symbol, "task", PH_MEASURED, e->pid,
-		      e->tid, e->ts);
-		json_obj_end(&c->j);
-	}
-	if ((x->o.views & EXPORT_APPROXIMATED) && ta) {
-		process(x, PH_APPROXIMATED, e->pid);
-		event(x, ph, x->src.phases.probes[e->probe].symbol, "task", PH_APPROXIMATED, e->pid,
-		      e->tid, ta);
+	for (v = PH_MEASURED; v <= PH_APPROXIMATED; v++) {
+		__u64 ts = v == PH_MEASURED ? e->ts : ta;
+
+		/* no approximated time: not in that view */
+		if (!(x->o.views & (v == PH_MEASURED ? EXPORT_MEASURED : EXPORT_APPROXIMATED)) ||
+		    (v == PH_APPROXIMATED && !ts))
+			continue;
+		process(x, v, e->pid);
+		event(x, ph, x->src.phases.probes[e->probe].symbol, "task", v, e->pid, e->tid, ts);
 		json_obj_end(&c->j);
 	}
 }

@@ -93,17 +93,14 @@ static struct fj_creator *creator_of(struct forkjoin *f, __u32 pid, __u32 tid)
 	return c;
 }
 
-static void end_creations(struct fj_creator *c);
-
 /* The step a creation of c at ts goes to: its current one, or a new one
- * (after a join; for a creator not seen joining, after its threads ended). */
+ * (none current: after a join; for a creator not seen joining, after its
+ * threads ended, forkjoin__exit()). */
 static struct fj_step *step_for(struct fj_creator *c, __u64 ts, __u64 ta)
 {
 	struct fj_step *s = c->current;
 
-	if (s && !c->joins && !s->live)
-		end_creations(c);
-	else if (s)
+	if (s)
 		return s;
 	s = calloc(1, sizeof(*s));
 	if (!s)

@@ -299,11 +299,8 @@ struct job *jobs__feed(struct jobs *j, const struct sbt_event *e)
 		return NULL;
 	if (e->type == SBT_EV_ENTER && !job->live)
 		synchronizes(j, job, e);
-	if (e->type == SBT_EV_THREAD_START && e->tid != e->pid && !job->threaded) {
-		job->threaded = 1;
-		if (!j->threaded)
-			j->threaded = job;
-	}
+	if (!j->threaded && e->type == SBT_EV_THREAD_START && e->tid != e->pid)
+		j->threaded = job;
 	phases__feed(job->ph, e);
 	/* each hit's cost: the MPI view's run rebuilt across ranks removes it */
 	cost = (struct mpi_cost){record_cost, job->ph};

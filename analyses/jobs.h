@@ -42,7 +42,6 @@ struct job {
 	struct job_aside *aside; /* that stream into memory, else NULL */
 	__u64 drops;		 /* records lost, when known at its end */
 	int synced;		 /* it called a probed function (a probe record) */
-	int threaded;		 /* it created a thread (fork-join steps, analyses/forkjoin.h) */
 	int live;		 /* live_first: its report goes to the output as it is written */
 	int rank;		 /* its MPI rank (jobs__set_rank()); -1: none known */
 	void *user;		 /* the caller's per-job data */
