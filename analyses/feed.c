@@ -249,6 +249,9 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	}
 	if (is_barrier(kind))
 		unwind_lost_return(p, t, e->probe);
+	/* a creator that waits other than by a join waited for its threads */
+	if (is_barrier(kind) || kind == SBT_PK_SEM_WAIT || kind == SBT_PK_COND_WAIT)
+		forkjoin__waited(p->forkjoin, t->pid, t->tid);
 	d = t->depth;
 	/* the program's own synchronization, not a barrier's implementation */
 	sync = p->cfg.sync && !same_as_caller(p, t, d) && !inside_barrier(p, t, d);
@@ -526,9 +529,8 @@ static void on_futex_exit(struct phases *p, struct ph_thread *t, const struct sb
 			return;
 		/* a join waits outside any probed call */
 		joined = top < 0 ? threads__joined(p, t, e->ts) : NULL;
-		/* woken (a timed join's timeout or a signal is no end) */
-		if (top < 0 && !joined && !ret)
-			threads__join_returned(p, t, e->ts);
+		if (top < 0 && !joined)
+			threads__futex_returned(p, t, e->ts, ret);
 		if (top >= 0 && top < t->stack_cap) {
 			t->stack[top].blocked_ns += d;
 			t->stack[top].futex_waits++;

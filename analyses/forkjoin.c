@@ -8,6 +8,10 @@
 #include "lib/hmap.h"
 #include "analyses/forkjoin.h"
 
+/* The ended groups a watched creator holds before its first join; past
+ * this many it is taken for one that never joins (detached threads). */
+#define FJ_HELD_MAX 64
+
 /* A thread of a step, while it lives. */
 struct fj_member {
 	struct fj_step *step;
@@ -39,9 +43,15 @@ static void free_open_steps(struct forkjoin *f)
 	const struct hmap_slot *sl;
 	size_t pos = 0, i;
 
-	for (i = 0; i < f->n; i++)
-		if (f->list[i]->current && !f->list[i]->current->live)
-			free(f->list[i]->current);
+	for (i = 0; i < f->n; i++) {
+		struct fj_creator *c = f->list[i];
+
+		if (c->current && !c->current->live)
+			free(c->current);
+		while (c->nheld)
+			free(c->held[--c->nheld]);
+		free(c->held);
+	}
 	while ((sl = hmap_next(&f->members, &pos))) {
 		struct fj_step *s = ((struct fj_member *)sl->val)->step;
 
@@ -113,7 +123,8 @@ static struct fj_step *step_for(struct fj_creator *c, __u64 ts, __u64 ta)
 	return s;
 }
 
-void forkjoin__start(struct forkjoin *f, __u32 pid, __u32 creator, __u32 tid, __u64 ts, __u64 ta)
+void forkjoin__start(struct forkjoin *f, __u32 pid, __u32 creator, __u32 tid, __u64 ts, __u64 ta,
+		     int watched)
 {
 	struct fj_creator *c;
 	struct fj_member *m;
@@ -124,6 +135,8 @@ void forkjoin__start(struct forkjoin *f, __u32 pid, __u32 creator, __u32 tid, __
 	/* a recycled id whose exit was lost: the old thread was gone by now */
 	forkjoin__exit(f, tid, ts, ta);
 	c = creator_of(f, pid, creator ? creator : pid);
+	if (c && !c->steps && !c->lone && !c->open_steps)
+		c->watched = watched; /* its first creation */
 	s = c ? step_for(c, ts, ta) : NULL;
 	if (!s || !(m = hmap_put_new(&f->members, tid, 0, sizeof(*m))))
 		return;
@@ -148,13 +161,94 @@ static void end_creations(struct fj_creator *c)
 		close_step(c, s);
 }
 
+/* b's threads into a, both c's steps; b, ended, is freed. */
+static void merge_step(struct fj_creator *c, struct fj_step *a, struct fj_step *b)
+{
+	if (b->start_ns < a->start_ns) {
+		a->start_ns = b->start_ns;
+		a->start_a = b->start_a;
+		a->index = b->index;
+	}
+	if (b->end_ns >= a->end_ns) {
+		a->end_ns = b->end_ns;
+		a->last_tid = b->last_tid;
+	}
+	if (b->end_a > a->end_a)
+		a->end_a = b->end_a;
+	if (!a->first_tid || (b->first_tid && b->first_exit < a->first_exit)) {
+		a->first_exit = b->first_exit;
+		a->first_tid = b->first_tid;
+	}
+	a->threads += b->threads;
+	a->run_sum_ns += b->run_sum_ns;
+	if (b->run_max_ns > a->run_max_ns)
+		a->run_max_ns = b->run_max_ns;
+	a->exit_sum += b->exit_sum;
+	c->open_steps--;
+	free(b);
+}
+
+/* A watched creator's first join: the groups it held and its current one
+ * were one step, its creations before the join. */
+static void merge_held(struct fj_creator *c)
+{
+	__u32 i = 0;
+
+	if (!c->nheld)
+		return;
+	if (!c->current)
+		c->current = c->held[i++];
+	for (; i < c->nheld; i++)
+		merge_step(c, c->current, c->held[i]);
+	c->nheld = 0;
+}
+
+/* The groups c held are steps of their own. */
+static void close_held(struct fj_creator *c)
+{
+	__u32 i;
+
+	for (i = 0; i < c->nheld; i++)
+		close_step(c, c->held[i]);
+	c->nheld = 0;
+}
+
+void forkjoin__waited(struct forkjoin *f, __u32 pid, __u32 tid)
+{
+	struct fj_creator *c = f ? find_creator(f, pid, tid) : NULL;
+
+	if (c && !c->joins)
+		close_held(c);
+}
+
+/* A watched creator's current step ended before any join: held, its
+ * creations may go on (or the last one that fits in held: it is taken for
+ * one that never joins). */
+static void hold_step(struct fj_creator *c)
+{
+	struct fj_step *s = c->current;
+
+	if (c->nheld == FJ_HELD_MAX ||
+	    array_reserve((void **)&c->held, &c->cap_held, c->nheld + 1, sizeof(*c->held))) {
+		close_held(c);
+		c->watched = 0;
+		end_creations(c);
+		return;
+	}
+	c->held[c->nheld++] = s;
+	c->current = NULL;
+}
+
 void forkjoin__join(struct forkjoin *f, __u32 pid, __u32 tid, __u64 ts)
 {
 	struct fj_creator *c = f ? creator_of(f, pid, tid) : NULL;
-	struct fj_step *s = c ? c->current : NULL;
+	struct fj_step *s;
 
 	if (!c)
 		return;
+	if (!c->joins)
+		merge_held(c);
+	s = c->current;
 	/* from its first join on, its joins end its steps' creations (a
 	 * creator attached to joins threads created before the probes
 	 * went in) */
@@ -176,9 +270,11 @@ void forkjoin__finish(struct forkjoin *f)
 {
 	size_t i;
 
-	for (i = 0; f && i < f->n; i++)
+	for (i = 0; f && i < f->n; i++) {
+		close_held(f->list[i]);
 		if (f->list[i]->current && !f->list[i]->current->live)
 			end_creations(f->list[i]);
+	}
 }
 
 /* The step's worst-kept list, the most idle first. */
@@ -253,6 +349,8 @@ void forkjoin__exit(struct forkjoin *f, __u32 tid, __u64 ts, __u64 ta)
 	 * before the probes went in), a step ends with its threads */
 	if (s != c->current)
 		close_step(c, s);
+	else if (!c->joins && c->watched)
+		hold_step(c);
 	else if (!c->joins)
 		end_creations(c);
 }

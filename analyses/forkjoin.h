@@ -8,7 +8,12 @@
  * first) begins the next step. Until a creator is seen joining (the probe
  * not attached, or not yet: an attach; detached threads), the threads alive
  * at once: a creation while none of its earlier threads lives begins the
- * next step. A step lasts from its first creation to its last exit; a
+ * next step. A creator whose joins were probed from its start (it began in
+ * the session) has those groups held until its first join, which makes them
+ * one step (workers so short that the first ends before the last is
+ * created), or until it waits otherwise (a barrier, a semaphore, a condvar,
+ * a futex: it waited for its threads some other way) or the trace ends,
+ * which keeps them apart. A step lasts from its first creation to its last exit; a
  * thread that exits before the last leaves its CPU idle until then, as it
  * would wait at a barrier.
  *
@@ -61,8 +66,12 @@ struct fj_creator {
 			   * in every step (alone ones too) */
 	struct fj_step worst[FJ_WORST_KEPT]; /* the most idle first */
 	__u32 nworst;
-	__u32 live;		 /* its threads alive now */
-	__u32 open_steps;	 /* internal: its steps with threads alive */
+	__u32 live;	       /* its threads alive now */
+	__u32 open_steps;      /* internal: its steps not yet closed */
+	int watched;	       /* internal: its joins probed from its start */
+	struct fj_step **held; /* internal: its groups ended before its first join */
+	__u32 nheld;
+	size_t cap_held;
 	__u64 joins;		 /* join calls it made */
 	__u64 last_create;	 /* internal: its last creation since its last join */
 	struct fj_step *current; /* internal: the step its creations go to */
@@ -75,11 +84,17 @@ struct forkjoin *forkjoin__new(void);
 void forkjoin__free(struct forkjoin *f);
 /* Thread tid of process pid was created by thread creator at ts (ta
  * approximated). creator 0: not known (a trace from before creators were
- * recorded): the process's main thread. A thread's own process creation
+ * recorded): the process's main thread. watched: the creator began in the
+ * session, its joins probed from its start. A thread's own process creation
  * (tid == pid) is no step's. */
-void forkjoin__start(struct forkjoin *f, __u32 pid, __u32 creator, __u32 tid, __u64 ts, __u64 ta);
+void forkjoin__start(struct forkjoin *f, __u32 pid, __u32 creator, __u32 tid, __u64 ts, __u64 ta,
+		     int watched);
 /* Thread tid of process pid called pthread_join (or a variant) at ts. */
 void forkjoin__join(struct forkjoin *f, __u32 pid, __u32 tid, __u64 ts);
+/* Thread tid of process pid waited other than by a join (a barrier, a
+ * semaphore or condvar wait, a futex wait): the groups of threads it
+ * created that ended before are steps of their own. */
+void forkjoin__waited(struct forkjoin *f, __u32 pid, __u32 tid);
 /* Thread tid exited at ts (ta approximated). A thread whose creation was
  * not seen belongs to no step. */
 void forkjoin__exit(struct forkjoin *f, __u32 tid, __u64 ts, __u64 ta);

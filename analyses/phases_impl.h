@@ -228,7 +228,9 @@ struct ph_proc *threads__proc(struct phases *p, __u32 pid);
 /* creator: the thread that created t (0: not known) */
 void threads__start(struct phases *p, struct ph_thread *t, __u32 creator, __u64 ts);
 void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts);
-void threads__join_returned(struct phases *p, const struct ph_thread *t, __u64 ts);
+/* A futex wait of t outside any probed call, not a join that the exit ended,
+ * returned at ts with ret (threads.c). */
+void threads__futex_returned(struct phases *p, const struct ph_thread *t, __u64 ts, __s64 ret);
 /* The thread whose exit ended t's futex wait, returned at return_ns: a
  * join (glibc's pthread_join waits on the joined thread's tid word for the
  * value of its tid, and the kernel wakes it when that thread exits); NULL

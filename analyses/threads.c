@@ -137,6 +137,8 @@ static void recycle(struct phases *p, struct ph_thread *t)
 
 void threads__start(struct phases *p, struct ph_thread *t, __u32 creator, __u64 ts)
 {
+	const struct ph_thread *c = hmap_get(&p->threads, creator ? creator : t->pid, 0);
+
 	if (t->exit_ns)
 		recycle(p, t);
 	/* declared from /proc before its creation record was read (its
@@ -144,7 +146,9 @@ void threads__start(struct phases *p, struct ph_thread *t, __u32 creator, __u64 
 	t->start_unknown = 0;
 	t->start_ns = ts;
 	approx__fork(p, t, creator, ts);
-	forkjoin__start(p->forkjoin, t->pid, creator, t->tid, ts, t->ta_begin);
+	/* a creator that began in the session had its joins probed */
+	forkjoin__start(p->forkjoin, t->pid, creator, t->tid, ts, t->ta_begin,
+			c && !c->start_unknown);
 }
 
 /* The kernel wakes a joiner (exit_mm()) a little before the exit record
@@ -168,16 +172,27 @@ void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts)
 		episodes__settle(p, t, 0, 0, 0, 0);
 }
 
-/* A futex wait of t outside any probed call, for the id of a thread of its
- * process that has not exited yet, returned at ts: a join, which the kernel
- * wakes (clearing the id) before the exit record. The joined thread's step
- * ends there: its creator may create the next step's threads before that
- * record comes. */
-void threads__join_returned(struct phases *p, const struct ph_thread *t, __u64 ts)
+/* A futex wait of t outside any probed call, not ended by an exit
+ * (threads__joined()), returned at ts with ret. For the id of a thread of
+ * its process that has not exited yet, and woken: a join, which the kernel
+ * wakes (clearing the id) before the exit record; the joined thread's step
+ * ends there, as its creator may create the next step's threads before that
+ * record comes. For no thread's id: t waited for something else, which
+ * ends the groups of threads it held as one step (forkjoin__waited()); but
+ * for a contended lock's word (2 in glibc's locks: stdio, malloc), which is
+ * no wait for threads. */
+#define LOCK_CONTENDED 2
+
+void threads__futex_returned(struct phases *p, const struct ph_thread *t, __u64 ts, __s64 ret)
 {
 	struct ph_thread *w = hmap_get(&p->threads, t->futex.val, 0);
 
-	if (!w || w == t || w->pid != t->pid || w->exit_ns)
+	if (!w || w->pid != t->pid) {
+		if (t->futex.val != LOCK_CONTENDED)
+			forkjoin__waited(p->forkjoin, t->pid, t->tid);
+		return;
+	}
+	if (w == t || w->exit_ns || ret)
 		return;
 	forkjoin__exit(p->forkjoin, w->tid, ts,
 		       approx__enabled(p) ? approx__time_based(w, ts) : ts);

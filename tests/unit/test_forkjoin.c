@@ -16,7 +16,7 @@ static void three_threads(struct forkjoin *f, __u32 first_tid, __u64 b)
 	__u32 i;
 
 	for (i = 0; i < 3; i++)
-		forkjoin__start(f, PID, MAIN, first_tid + i, b + 10 * i, b + 10 * i);
+		forkjoin__start(f, PID, MAIN, first_tid + i, b + 10 * i, b + 10 * i, 0);
 	for (i = 0; i < 3; i++)
 		forkjoin__exit(f, first_tid + i, b + 10 * i + 100 * (i + 1),
 			       b + 10 * i + 100 * (i + 1));
@@ -67,8 +67,8 @@ TEST(steps_kept_are_the_most_idle)
 
 	for (k = 0; k < 5; k++) {
 		b = 1000 * (k + 1);
-		forkjoin__start(f, PID, MAIN, 300 + 2 * k, b, b);
-		forkjoin__start(f, PID, MAIN, 301 + 2 * k, b, b);
+		forkjoin__start(f, PID, MAIN, 300 + 2 * k, b, b, 0);
+		forkjoin__start(f, PID, MAIN, 301 + 2 * k, b, b, 0);
 		forkjoin__exit(f, 300 + 2 * k, b + 100, b + 100);
 		forkjoin__exit(f, 301 + 2 * k, b + 100 + idle[k], b + 100 + idle[k]);
 	}
@@ -90,17 +90,17 @@ TEST(creators_and_lone_threads_and_threads_still_running)
 
 	/* main creates a helper alone, then two workers; worker 402 creates
 	 * two of its own, one of which is still running at the end */
-	forkjoin__start(f, PID, MAIN, 401, 100, 100);
+	forkjoin__start(f, PID, MAIN, 401, 100, 100, 0);
 	forkjoin__exit(f, 401, 150, 150);
-	forkjoin__start(f, PID, MAIN, 402, 200, 200);
-	forkjoin__start(f, PID, MAIN, 403, 210, 210);
-	forkjoin__start(f, PID, 402, 404, 220, 220);
-	forkjoin__start(f, PID, 402, 405, 230, 230);
+	forkjoin__start(f, PID, MAIN, 402, 200, 200, 0);
+	forkjoin__start(f, PID, MAIN, 403, 210, 210, 0);
+	forkjoin__start(f, PID, 402, 404, 220, 220, 0);
+	forkjoin__start(f, PID, 402, 405, 230, 230, 0);
 	forkjoin__exit(f, 404, 300, 300);
 	forkjoin__exit(f, 403, 400, 400);
 	forkjoin__exit(f, 402, 500, 500);
 	/* the process's own creation is no step's, nor an unknown thread's exit */
-	forkjoin__start(f, PID + 1, 0, PID + 1, 600, 600);
+	forkjoin__start(f, PID + 1, 0, PID + 1, 600, 600, 0);
 	forkjoin__exit(f, 999, 700, 700);
 	CHECK_EQ(forkjoin__ncreators(f), 2);
 	c = forkjoin__creator(f, 0);
@@ -125,11 +125,11 @@ TEST(a_recycled_thread_id_starts_in_its_own_step)
 	const struct fj_creator *c;
 
 	/* 501's exit was lost; the id comes back in the next step */
-	forkjoin__start(f, PID, MAIN, 501, 100, 100);
-	forkjoin__start(f, PID, MAIN, 502, 100, 100);
+	forkjoin__start(f, PID, MAIN, 501, 100, 100, 0);
+	forkjoin__start(f, PID, MAIN, 502, 100, 100, 0);
 	forkjoin__exit(f, 502, 200, 200);
-	forkjoin__start(f, PID, MAIN, 501, 300, 300);
-	forkjoin__start(f, PID, MAIN, 503, 300, 300);
+	forkjoin__start(f, PID, MAIN, 501, 300, 300, 0);
+	forkjoin__start(f, PID, MAIN, 503, 300, 300, 0);
 	forkjoin__exit(f, 501, 400, 400);
 	forkjoin__exit(f, 503, 450, 450);
 	c = forkjoin__creator(f, 0);
@@ -190,15 +190,15 @@ TEST(once_a_creator_joins_a_step_is_its_creations_between_joins)
 	forkjoin__join(f, PID, MAIN, 50);
 	/* 701 ends before 702 is created: no join between, one step; main
 	 * works 80 ns after its last creation before it joins */
-	forkjoin__start(f, PID, MAIN, 701, 100, 100);
+	forkjoin__start(f, PID, MAIN, 701, 100, 100, 0);
 	forkjoin__exit(f, 701, 150, 150);
-	forkjoin__start(f, PID, MAIN, 702, 200, 200);
+	forkjoin__start(f, PID, MAIN, 702, 200, 200, 0);
 	forkjoin__join(f, PID, MAIN, 280);
 	forkjoin__exit(f, 702, 400, 400);
 	forkjoin__join(f, PID, MAIN, 410);
 	/* the next step; its threads end before the join */
-	forkjoin__start(f, PID, MAIN, 703, 500, 500);
-	forkjoin__start(f, PID, MAIN, 704, 510, 510);
+	forkjoin__start(f, PID, MAIN, 703, 500, 500, 0);
+	forkjoin__start(f, PID, MAIN, 704, 510, 510, 0);
 	forkjoin__exit(f, 703, 600, 600);
 	forkjoin__exit(f, 704, 650, 650);
 	CHECK_EQ(forkjoin__steps(f), 1);
@@ -221,12 +221,12 @@ TEST(a_creation_after_a_join_begins_a_step_beside_the_one_still_running)
 	const struct fj_creator *c;
 
 	/* a sliding window: 801 joined, 803 created while 802 runs */
-	forkjoin__start(f, PID, MAIN, 801, 100, 100);
-	forkjoin__start(f, PID, MAIN, 802, 110, 110);
+	forkjoin__start(f, PID, MAIN, 801, 100, 100, 0);
+	forkjoin__start(f, PID, MAIN, 802, 110, 110, 0);
 	forkjoin__exit(f, 801, 200, 200);
 	forkjoin__join(f, PID, MAIN, 0);
-	forkjoin__start(f, PID, MAIN, 803, 210, 210);
-	forkjoin__start(f, PID, MAIN, 804, 220, 220);
+	forkjoin__start(f, PID, MAIN, 803, 210, 210, 0);
+	forkjoin__start(f, PID, MAIN, 804, 220, 220, 0);
 	forkjoin__exit(f, 802, 300, 300);
 	c = forkjoin__creator(f, 0);
 	CHECK_EQ(c->steps, 1);
@@ -252,11 +252,11 @@ TEST(an_open_step_at_the_end_is_freed_and_not_counted)
 
 	/* one step with a thread alive, one ended but never joined (leak check
 	 * under the sanitizers) */
-	forkjoin__start(f, PID, MAIN, 901, 100, 100);
-	forkjoin__start(f, PID, MAIN, 902, 100, 100);
+	forkjoin__start(f, PID, MAIN, 901, 100, 100, 0);
+	forkjoin__start(f, PID, MAIN, 902, 100, 100, 0);
 	forkjoin__exit(f, 901, 200, 200);
 	forkjoin__join(f, PID, MAIN, 0);
-	forkjoin__start(f, PID, MAIN, 903, 300, 300);
+	forkjoin__start(f, PID, MAIN, 903, 300, 300, 0);
 	forkjoin__exit(f, 903, 400, 400);
 	CHECK_EQ(forkjoin__steps(f), 0);
 	CHECK_EQ(forkjoin__running(f), 1);
@@ -330,8 +330,8 @@ TEST(a_creator_never_seen_joining_makes_a_step_of_the_threads_alive_at_once)
 
 	/* detached threads: three steps of two, the creator never joins */
 	for (k = 0; k < 3; k++) {
-		forkjoin__start(f, PID, MAIN, 1200 + 2 * k, 1000 * k, 1000 * k);
-		forkjoin__start(f, PID, MAIN, 1201 + 2 * k, 1000 * k + 10, 1000 * k + 10);
+		forkjoin__start(f, PID, MAIN, 1200 + 2 * k, 1000 * k, 1000 * k, 0);
+		forkjoin__start(f, PID, MAIN, 1201 + 2 * k, 1000 * k + 10, 1000 * k + 10, 0);
 		forkjoin__exit(f, 1200 + 2 * k, 1000 * k + 100, 1000 * k + 100);
 		forkjoin__exit(f, 1201 + 2 * k, 1000 * k + 300, 1000 * k + 300);
 	}
@@ -341,4 +341,178 @@ TEST(a_creator_never_seen_joining_makes_a_step_of_the_threads_alive_at_once)
 	CHECK_EQ(c->idle_ns, 3 * 200);
 	CHECK_EQ(c->creator_ns, 0);
 	forkjoin__free(f);
+}
+
+/* ---- a creator whose joins were probed from its start (launched) ------------ */
+
+/* Step k of a loop of tiny workers: 3 threads created 100 ns apart from b,
+ * each ending 50 ns after its creation (before the next is created). */
+static void tiny_workers(struct forkjoin *f, __u32 first_tid, __u64 b)
+{
+	__u32 i;
+
+	for (i = 0; i < 3; i++) {
+		forkjoin__start(f, PID, MAIN, first_tid + i, b + 100 * i, b + 100 * i, 1);
+		forkjoin__exit(f, first_tid + i, b + 100 * i + 50, b + 100 * i + 50);
+	}
+}
+
+TEST(workers_ended_before_the_last_is_created_are_one_step_at_the_first_join)
+{
+	struct forkjoin *f = forkjoin__new();
+	const struct fj_creator *c;
+
+	tiny_workers(f, 1301, 1000);
+	c = forkjoin__creator(f, 0);
+	CHECK_EQ(c->steps, 0);
+	CHECK_EQ(c->lone, 0);
+	forkjoin__join(f, PID, MAIN, 1300);
+	CHECK_EQ(c->steps, 1);
+	CHECK_EQ(c->lone, 0);
+	CHECK_EQ(c->threads, 3);
+	CHECK_EQ(c->span_ns, 1250 - 1000);
+	CHECK_EQ(c->run_sum_ns, 150);
+	CHECK_EQ(c->max_sum_ns, 50);
+	/* exits at 1050, 1150, 1250 */
+	CHECK_EQ(c->idle_ns, 200 + 100);
+	CHECK_EQ(c->creator_ns, 1300 - 1200);
+	CHECK_EQ(c->worst[0].index, 0);
+	CHECK_EQ(c->worst[0].first_tid, 1301);
+	CHECK_EQ(c->worst[0].last_tid, 1303);
+	/* the next step, joined, is the second */
+	tiny_workers(f, 1304, 2000);
+	forkjoin__join(f, PID, MAIN, 2300);
+	CHECK_EQ(c->steps, 2);
+	CHECK_EQ(c->threads, 6);
+	CHECK_EQ(c->worst[1].index, 1);
+	CHECK_EQ(c->worst[1].start_ns, 2000);
+	forkjoin__free(f);
+}
+
+TEST(a_first_join_with_a_thread_alive_takes_the_groups_before_it)
+{
+	struct forkjoin *f = forkjoin__new();
+	const struct fj_creator *c;
+
+	/* 1401 ends, then 1402 and 1403 run; main joins while 1403 runs */
+	forkjoin__start(f, PID, MAIN, 1401, 100, 100, 1);
+	forkjoin__exit(f, 1401, 150, 150);
+	forkjoin__start(f, PID, MAIN, 1402, 200, 200, 1);
+	forkjoin__start(f, PID, MAIN, 1403, 210, 210, 1);
+	forkjoin__exit(f, 1402, 300, 300);
+	forkjoin__join(f, PID, MAIN, 310);
+	c = forkjoin__creator(f, 0);
+	CHECK_EQ(c->steps, 0);
+	forkjoin__exit(f, 1403, 500, 500);
+	CHECK_EQ(c->steps, 1);
+	CHECK_EQ(c->threads, 3);
+	CHECK_EQ(c->span_ns, 400);
+	CHECK_EQ(c->idle_ns, (500 - 150) + (500 - 300));
+	CHECK_EQ(c->worst[0].index, 0);
+	CHECK_EQ(c->worst[0].first_tid, 1401);
+	CHECK_EQ(c->worst[0].last_tid, 1403);
+	forkjoin__free(f);
+}
+
+TEST(a_launched_creator_that_never_joins_or_waits_otherwise_keeps_its_groups_apart)
+{
+	struct forkjoin *f = forkjoin__new();
+	const struct fj_creator *c;
+	int k;
+
+	/* detached threads, two steps of two; then two more, between which
+	 * the creator waits at a barrier (or a semaphore) and then joins
+	 * another thread: the groups before the wait are steps of their own */
+	for (k = 0; k < 4; k++) {
+		if (k == 2)
+			forkjoin__waited(f, PID, MAIN);
+		forkjoin__start(f, PID, MAIN, 1500 + 2 * k, 1000 * k, 1000 * k, 1);
+		forkjoin__start(f, PID, MAIN, 1501 + 2 * k, 1000 * k + 10, 1000 * k + 10, 1);
+		forkjoin__exit(f, 1500 + 2 * k, 1000 * k + 100, 1000 * k + 100);
+		forkjoin__exit(f, 1501 + 2 * k, 1000 * k + 300, 1000 * k + 300);
+	}
+	c = forkjoin__creator(f, 0);
+	CHECK_EQ(c->steps, 2);
+	forkjoin__finish(f);
+	CHECK_EQ(c->steps, 4);
+	CHECK_EQ(c->span_ns, 4 * 300);
+	CHECK_EQ(c->idle_ns, 4 * 200);
+	forkjoin__free(f);
+}
+
+TEST(a_launched_creator_holds_so_many_groups_then_takes_itself_for_one_that_never_joins)
+{
+	struct forkjoin *f = forkjoin__new();
+	const struct fj_creator *c;
+	__u32 k;
+
+	/* one-thread groups, detached */
+	for (k = 0; k < 100; k++) {
+		forkjoin__start(f, PID, MAIN, 2000 + 2 * k, 1000 * k, 1000 * k, 1);
+		forkjoin__start(f, PID, MAIN, 2001 + 2 * k, 1000 * k, 1000 * k, 1);
+		forkjoin__exit(f, 2000 + 2 * k, 1000 * k + 100, 1000 * k + 100);
+		forkjoin__exit(f, 2001 + 2 * k, 1000 * k + 200, 1000 * k + 200);
+	}
+	c = forkjoin__creator(f, 0);
+	/* held up to 64; the 65th ended them and every later group is a step
+	 * at its end */
+	CHECK_EQ(c->steps, 100);
+	CHECK_EQ(c->nheld, 0);
+	/* a join now ends only the creations after it */
+	forkjoin__join(f, PID, MAIN, 200000);
+	CHECK_EQ(c->steps, 100);
+	CHECK_EQ(c->idle_ns, 100 * 100);
+	forkjoin__free(f);
+}
+
+TEST(a_creator_attached_to_is_not_taken_to_join_before_it_is_seen_to)
+{
+	struct collected col;
+	struct phases *p = new_phases(&col);
+	const struct fj_creator *c;
+
+	/* main ran before the session: its joins may not have been probed
+	 * yet; each group of threads alive at once is a step at its end */
+	phases__add_thread(p, PID, MAIN, 0);
+	thread_start(p, MAIN, 1601, 1000);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 1601, 1100, 0, 0);
+	thread_start(p, MAIN, 1602, 1200);
+	thread_start(p, MAIN, 1603, 1210);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 1602, 1300, 0, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 1603, 1400, 0, 0);
+	c = forkjoin__creator(phases__forkjoin(p), 0);
+	CHECK_EQ(c->lone, 1);
+	CHECK_EQ(c->steps, 1);
+	phases__free(p);
+}
+
+TEST(a_launched_creator_waiting_on_a_futex_ends_its_groups_but_not_on_a_lock)
+{
+	struct collected col;
+	struct phases *p = new_phases(&col);
+	const struct fj_creator *c;
+
+	/* main began in the session; a wait on a contended lock's word (2)
+	 * between groups is no wait for threads; one on another word is */
+	phases__add_thread(p, PID, MAIN, START);
+	thread_start(p, MAIN, 1701, 1000);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 1701, 1100, 0, 0);
+	feed(p, SBT_EV_FUTEX_ENTER, 0, MAIN, 1110, 0x7000, FUTEX_WAIT | (__u64)2 << 32);
+	feed(p, SBT_EV_FUTEX_EXIT, 0, MAIN, 1120, 0, 0);
+	thread_start(p, MAIN, 1702, 1200);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 1702, 1300, 0, 0);
+	c = forkjoin__creator(phases__forkjoin(p), 0);
+	CHECK_EQ(c->nheld, 2);
+	feed(p, SBT_EV_FUTEX_ENTER, 0, MAIN, 1310, 0x7100, FUTEX_WAIT | (__u64)7 << 32);
+	feed(p, SBT_EV_FUTEX_EXIT, 0, MAIN, 1320, 0, 0);
+	CHECK_EQ(c->nheld, 0);
+	CHECK_EQ(c->lone, 2);
+	thread_start(p, MAIN, 1703, 1400);
+	thread_start(p, MAIN, 1704, 1410);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 1703, 1500, 0, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 1704, 1600, 0, 0);
+	phases__finish(p);
+	CHECK_EQ(c->steps, 1);
+	CHECK_EQ(c->span_ns, 200);
+	phases__free(p);
 }
