@@ -293,6 +293,11 @@ __u64 report__rel(const struct report *r, __u64 ts)
 	return ts > r->src.phases.start_ns ? ts - r->src.phases.start_ns : 0;
 }
 
+__s64 report__rel_signed(const struct report *r, __u64 ts)
+{
+	return (__s64)(ts - r->src.phases.start_ns);
+}
+
 int report__approx(const struct report *r)
 {
 	return r->src.phases.alpha_enter && r->src.phases.alpha_exit;

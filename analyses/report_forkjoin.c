@@ -62,7 +62,7 @@ static void text_worst(struct report *r, const struct fj_creator *c)
 		fprintf(r->o.out,
 			"      step %" PRIu64 " at %.3f s: %u threads over %.3f ms, balance %.3f, "
 			"idle %.3f ms; first out %u, last out %u\n",
-			(uint64_t)s->index, sec(report__rel(r, s->start_ns)), s->threads,
+			(uint64_t)s->index, report__rel_signed(r, s->start_ns) / 1e9, s->threads,
 			ms(s->end_ns - s->start_ns), step_balance(s), ms(s->idle_ns), s->first_tid,
 			s->last_tid);
 	}
@@ -168,8 +168,9 @@ static void json_step(struct report *r, const struct fj_step *s)
 
 	json_obj_begin(j);
 	json_ku64(j, "index", s->index);
-	json_ku64(j, "start_ns", report__rel(r, s->start_ns));
-	json_ku64(j, "end_ns", report__rel(r, s->end_ns));
+	/* an attach's first step may begin before the session start */
+	json_ki64(j, "start_ns", report__rel_signed(r, s->start_ns));
+	json_ki64(j, "end_ns", report__rel_signed(r, s->end_ns));
 	json_ku64(j, "threads", s->threads);
 	json_ku64(j, "run_sum_ns", s->run_sum_ns);
 	json_ku64(j, "run_max_ns", s->run_max_ns);

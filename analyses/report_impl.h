@@ -162,6 +162,9 @@ const struct barrier_names *report__episode_names(const struct report *r,
 						  struct barrier_names *bn);
 /* Time since the session start. */
 __u64 report__rel(const struct report *r, __u64 ts);
+/* The same, negative before the session start: an attach records thread
+ * creations a little before its probes are all in (its start). */
+__s64 report__rel_signed(const struct report *r, __u64 ts);
 /* The probe costs are known: approximated values are reported. */
 int report__approx(const struct report *r);
 /* Where the probe costs came from (alpha_series.h ALPHA_SOURCE_*, or
