@@ -21,6 +21,7 @@
  * without unlocks it is not, and is said to be ambiguous
  * (condbar__same_broadcaster()).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyses/condbar.h"
@@ -193,6 +194,9 @@ static void wait_returned(struct condbar *cb, const struct sbt_event *e)
 		return; /* entered before the session */
 	if (c && (i = find_tid(c->waiters, c->nwait, e->tid)) >= 0)
 		c->waiters[i] = c->waiters[--c->nwait];
+	/* a barrier's waits end with its release, never a timeout */
+	if (c && e->obj == ETIMEDOUT)
+		rule_out(cb, c);
 	t->relock_cv = t->wait_cv;
 	t->relock_mutex = t->wait_mutex;
 	t->wait_cv = 0;
@@ -313,6 +317,20 @@ void condbar__decide_pending(struct condbar *cb)
 		c->next_pending = NULL;
 		if (c->state == CB_PENDING)
 			set_state(cb, c, CB_NOT);
+	}
+	cb->pending = NULL;
+	cb->pending_tail = &cb->pending;
+}
+
+void condbar__defer_pending(struct condbar *cb)
+{
+	struct cb_cond *c, *next;
+
+	for (c = cb->pending; c; c = next) {
+		next = c->next_pending;
+		c->next_pending = NULL;
+		if (c->state == CB_PENDING)
+			set_state(cb, c, CB_UNSEEN);
 	}
 	cb->pending = NULL;
 	cb->pending_tail = &cb->pending;

@@ -28,6 +28,10 @@ int condbar__pending(const struct condbar *cb);
 /* No more evidence is coming (or waiting for it costs too much): the
  * undecided condvars are not barriers. */
 void condbar__decide_pending(struct condbar *cb);
+/* Waiting for the evidence holds the live view too long: the undecided
+ * condvars are left undecided, each pending again at its next wait, and
+ * may still be found barriers from their next groups on. */
+void condbar__defer_pending(struct condbar *cb);
 /* Whether condvar cv of process pid was recognized as a barrier. */
 int condbar__is_barrier(const struct condbar *cb, __u32 pid, __u64 cv);
 /* Whether condvar cv of process pid was ruled out only for being released

@@ -698,17 +698,38 @@ static int pending(const struct phases *p)
 	       (p->sembar && sembar__pending(p->sembar));
 }
 
-void phases__release_held(struct phases *p)
+static void feed_held(struct phases *p)
 {
 	size_t i;
 
+	for (i = 0; i < p->nheld; i++)
+		feed_one(p, &p->held[i]);
+	p->nheld = 0;
+}
+
+void phases__release_held(struct phases *p)
+{
 	if (p->condbar)
 		condbar__decide_pending(p->condbar);
 	if (p->sembar)
 		sembar__decide_pending(p->sembar);
-	for (i = 0; i < p->nheld; i++)
-		feed_one(p, &p->held[i]);
-	p->nheld = 0;
+	feed_held(p);
+}
+
+void phases__release_stale(struct phases *p, __u64 now_ns, __u64 max_ns)
+{
+	struct phases *side;
+	int i;
+
+	for (i = 0; (side = band__side(p->band, i)); i++)
+		phases__release_stale(side, now_ns, max_ns);
+	if (!p->nheld || now_ns < p->held[0].ts + max_ns)
+		return;
+	if (p->condbar)
+		condbar__defer_pending(p->condbar);
+	if (p->sembar)
+		sembar__defer_pending(p->sembar);
+	feed_held(p);
 }
 
 int phases__feed(struct phases *p, const struct sbt_event *e)

@@ -170,6 +170,10 @@ void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns)
 	for (i = 0; (side = band__side(p->band, i)); i++)
 		phases__check_hangs(side, now_ns, timeout_ns);
 	p->hang_timeout_ns = timeout_ns;
+	/* the analysis has seen the run up to its records held back only: a
+	 * thread's arrival among them is no missing thread */
+	if (p->nheld && p->held[0].ts < now_ns)
+		now_ns = p->held[0].ts;
 	while (p->nwatch && now_ns >= p->watch[0]->last_arrive &&
 	       now_ns - p->watch[0]->last_arrive >= timeout_ns)
 		report_hang(p, p->watch[0]);

@@ -388,6 +388,10 @@ void phases__on_record(struct phases *p,
 void phases__add_thread(struct phases *p, __u32 pid, __u32 tid, __u64 start_ns);
 /* Report episodes waiting longer than timeout_ns at time now_ns (once each). */
 void phases__check_hangs(struct phases *p, __u64 now_ns, __u64 timeout_ns);
+/* Live: records held back for a condvar's or semaphore's classification
+ * (doc/design.md §5.1) longer than max_ns by now_ns are analysed now, the
+ * classification left for later waits. */
+void phases__release_stale(struct phases *p, __u64 now_ns, __u64 max_ns);
 /* How long the longest wait not yet reported as a hang (arrivals, no
  * departure) has lasted at now_ns; 0: none. */
 __u64 phases__longest_wait(const struct phases *p, __u64 now_ns);

@@ -335,6 +335,20 @@ void sembar__decide_pending(struct sembar *sb)
 	sb->pending_tail = &sb->pending;
 }
 
+void sembar__defer_pending(struct sembar *sb)
+{
+	struct sb_sem *s, *next;
+
+	for (s = sb->pending; s; s = next) {
+		next = s->next_pending;
+		s->next_pending = NULL;
+		if (s->state == SB_PENDING)
+			set_state(sb, s, SB_UNSEEN);
+	}
+	sb->pending = NULL;
+	sb->pending_tail = &sb->pending;
+}
+
 int sembar__is_barrier(const struct sembar *sb, __u32 pid, __u64 sem)
 {
 	const struct sb_sem *s = hmap_get(&sb->sems, pid, sem);

@@ -31,6 +31,9 @@ int sembar__pending(const struct sembar *sb);
 /* No more evidence is coming: judge the groups in progress (a cut one
  * decides nothing), the undecided semaphores are not barriers. */
 void sembar__decide_pending(struct sembar *sb);
+/* Waiting for the evidence holds the live view too long: the undecided
+ * semaphores are left undecided, each pending again at its next wait. */
+void sembar__defer_pending(struct sembar *sb);
 /* Whether semaphore sem of process pid was recognized as a barrier. */
 int sembar__is_barrier(const struct sembar *sb, __u32 pid, __u64 sem);
 

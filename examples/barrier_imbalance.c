@@ -11,7 +11,9 @@
  * first thread of a forked process synchronizes); the child says when it
  * was forked and how long it lived, each worker its process. -g: the run
  * again in a child forked without exec (then in its child, ...), which
- * inherits its parent's memory as a tracer left it. */
+ * inherits its parent's memory as a tracer left it. -i: a thread blocked in
+ * pthread_cond_wait from before the first phase to the end (a monitor or
+ * I/O thread), which a tracer must not wait for. */
 #define _GNU_SOURCE
 #include <sys/wait.h>
 #include "workload.h"
@@ -21,7 +23,7 @@ pthread_barrier_t phase_barrier;
 
 static unsigned long nthreads = 4, nphases = 5, unit_ns = 10 * NSEC_PER_MSEC;
 static unsigned long unit_us_ns = ULONG_MAX, last_pct = 100, serial_ns = ULONG_MAX;
-static int spin = 1, wait_start, balanced, fork_child;
+static int spin = 1, wait_start, balanced, fork_child, idle_waiter;
 
 /* Worker index's work per phase: (index + 1) units; -b: the mean of those,
  * for every worker; -l: the last worker's scaled (what-if checks, bench/whatif.py). */
@@ -100,6 +102,45 @@ static void fork_join(void)
 	}
 }
 
+/* -i: the idle thread's condvar, signalled when the run is done. */
+static pthread_mutex_t idle_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idle_cond = PTHREAD_COND_INITIALIZER;
+static int idle_done;
+
+static void *idle_main(void *arg)
+{
+	uint64_t t0 = now_ns();
+
+	(void)arg;
+	pthread_mutex_lock(&idle_mutex);
+	while (!idle_done)
+		pthread_cond_wait(&idle_cond, &idle_mutex);
+	pthread_mutex_unlock(&idle_mutex);
+	emit("idle tid %d waited_ns %llu\n", (int)get_tid(), (unsigned long long)(now_ns() - t0));
+	return NULL;
+}
+
+static pthread_t idle_start(void)
+{
+	pthread_t th;
+	int err = pthread_create(&th, NULL, idle_main, NULL);
+
+	if (err) {
+		fprintf(stderr, "pthread_create: %s\n", strerror(err));
+		exit(1);
+	}
+	return th;
+}
+
+static void idle_stop(pthread_t th)
+{
+	pthread_mutex_lock(&idle_mutex);
+	idle_done = 1;
+	pthread_cond_signal(&idle_cond);
+	pthread_mutex_unlock(&idle_mutex);
+	pthread_join(th, NULL);
+}
+
 /* -g: the next generation, a child forked without exec that runs the
  * workload again. Returns in the child; the parent waits for it, says how
  * it ended and exits 0 if it exited 0, 1 otherwise. */
@@ -136,7 +177,7 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s [-t THREADS] [-n PHASES] [-d D_MS | -u D_US] [-b] [-l PCT] [-m "
 		"spin|sleep] "
-		"[-F SER_MS] [-f] [-g GENS] [-W] [-x COMMAND [ARG...]] [-h]\n"
+		"[-F SER_MS] [-f] [-g GENS] [-i] [-W] [-x COMMAND [ARG...]] [-h]\n"
 		"Worker i (0-based) works (i+1)*D_MS ms, then waits at one global barrier\n"
 		"(phase_barrier), PHASES times; worker THREADS-1 always arrives last.\n"
 		"  -t THREADS  worker threads, 1..256 (default 4)\n"
@@ -152,6 +193,8 @@ static void usage(FILE *f, const char *prog)
 		"              on its own copy of the barrier, in each process the main thread\n"
 		"              is worker 0; the child prints 'child pid PID forked_ns NS\n"
 		"              lived_ns NS' as it exits, the parent waits for it\n"
+		"  -i          one more thread, blocked in pthread_cond_wait from before the\n"
+		"              first phase to the end ('idle tid T waited_ns NS')\n"
 		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
 		"  -g GENS     when done, fork a child (no exec) that runs the workload again\n"
 		"              ('generation G pid PID'), GENS generations deep, 0..100; each\n"
@@ -180,11 +223,13 @@ int main(int argc, char **argv)
 		OPT_NUM('F', serial_ns, 0, 100000, NSEC_PER_MSEC),
 		OPT_FLAG('f', fork_child),
 		OPT_FLAG('W', wait_start),
+		OPT_FLAG('i', idle_waiter),
 		OPT_NUM('g', generations, 0, 100, 1),
 		OPT_EXEC('x', then_exec),
 		{0},
 	};
 	uint64_t start, forked_ns = 0;
+	pthread_t idle = 0;
 	pid_t child = -1;
 	int err, st;
 
@@ -197,6 +242,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	start = begin_run(wait_start);
+	if (idle_waiter)
+		idle = idle_start();
 	if (fork_child) {
 		fflush(NULL);
 		forked_ns = now_ns();
@@ -219,6 +266,8 @@ int main(int argc, char **argv)
 		fork_generation(gen + 1);
 		start = now_ns();
 	}
+	if (idle_waiter && child) /* -f's child has no idle thread */
+		idle_stop(idle);
 	pthread_barrier_destroy(&phase_barrier);
 	if (!child) { /* -f: the child's life, fork to exit */
 		emit("child pid %d forked_ns %llu lived_ns %llu\n", (int)getpid(),

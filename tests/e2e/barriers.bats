@@ -90,6 +90,22 @@ load helpers
 	grep -q "No records lost." <<<"$output"
 }
 
+# A thread blocked in pthread_cond_wait the whole run (a monitor): the
+# records held for the condvar's classification wait at most 1 s live, so
+# the live lines come while the run goes on (before: all at its end). The
+# run's 30 phases of ~100 ms and the lines share one file, in the order
+# written: an SBT line before the workload's own phase 25, 2.5 s in.
+@test "live: a thread waiting on a condvar the whole run holds no line back" {
+	"$SBT" -- "$EX/barrier_imbalance" -t 2 -n 30 -d 50 -m sleep -i >"$T/out" 2>&1
+	grep -q '^idle tid [0-9]* waited_ns' "$T/out"
+	[ "$(grep -c '"phase_barrier" (barrier: ' "$T/out")" -eq 30 ]
+	first_sbt=$(grep -n -m1 '"phase_barrier" (barrier: ' "$T/out" | cut -d: -f1)
+	phase25=$(grep -n -m1 '^phase 25 thread' "$T/out" | cut -d: -f1)
+	[ -n "$first_sbt" ]
+	[ -n "$phase25" ]
+	[ "$first_sbt" -lt "$phase25" ]
+}
+
 @test "live: --watch prints arrival order, --warn-time warns" {
 	# barriers of ~40 ms: well above the limit unless the machine is very busy
 	run "$SBT" --watch phase_barrier --warn-time 15 -- "$EX/barrier_imbalance" -t 3 -n 3 -d 20 -m sleep

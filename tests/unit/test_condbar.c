@@ -5,6 +5,7 @@
  * (signal, or broadcast whose woken consumers wait again), a start gate
  * broadcast once and a condvar whose team changes are no barriers; a
  * first group missing threads that waited before the session. */
+#include <errno.h>
 #include "analyses/condbar.h"
 #include "condbar_fixture.h"
 
@@ -373,5 +374,81 @@ TEST(first_group_missing_earlier_waiters_is_rebased)
 	CHECK_EQ(c.ep[0].n, 2); /* thread 1's arrival unseen */
 	CHECK_EQ(c.ep[1].n, 3);
 	CHECK_EQ(c.ep[2].n, 3);
+	phases__free(p);
+}
+
+/* Live, records held for a condvar's classification are analysed once they
+ * are older than the bound: the condvar is left undecided, and its next
+ * groups may still make it a barrier, from the next wait on (the first two
+ * groups were cond waits by then). */
+TEST(records_held_too_long_live_are_analysed_and_the_condvar_stays_undecided)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	cb_episode(p, 10000, 3);
+	cb_episode(p, 20000, 3);
+	phases__release_stale(p, 20500, 100000);
+	CHECK_EQ(c.n, 0); /* not stale yet: still held */
+	phases__release_stale(p, 10102 + 100000, 100000);
+	CHECK_EQ(c.n, 0); /* analysed as condvar waits */
+	/* tid 2 last now: the third group proves the barrier */
+	cb_episode(p, 200000, 2);
+	cb_episode(p, 210000, 1);
+	phases__finish(p);
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(c.ep[0].last_arrive, 200302);
+	CHECK_EQ(c.ep[1].last_arrive, 210302);
+	phases__free(p);
+}
+
+/* A hang check sees the run as far as the analysis has: a barrier whose
+ * other thread's arrival is among the records held is not hung, and is
+ * once that thread's arrival is analysed and nobody else comes. */
+TEST(a_hang_check_does_not_look_past_the_records_held)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	__u64 t = 2000;
+	int k;
+
+	for (k = 0; k < 2; k++, t += 1000) {
+		enter(p, P_PBW, 1, t, OBJ_X, SITE_A);
+		enter(p, P_PBW, 2, t + 1, OBJ_X, SITE_A);
+		leave(p, P_PBW, 1, t + 10, 0);
+		leave(p, P_PBW, 2, t + 10, 0);
+	}
+	enter(p, P_PBW, 1, 5000, OBJ_X, SITE_A);
+	/* tid 3 waits on a condvar: what follows is held */
+	cwait(p, 3, 5050);
+	enter(p, P_PBW, 2, 5100, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 5110, 0);
+	leave(p, P_PBW, 2, 5110, 0);
+	/* as far as the analysis has seen, tid 1 waits since 5000: not 1000 */
+	phases__check_hangs(p, 9000, 1000);
+	CHECK_EQ(c.nhang, 0);
+	CHECK_EQ(c.n, 2);
+	phases__release_stale(p, 9000, 1000);
+	CHECK_EQ(c.n, 3);
+	phases__check_hangs(p, 9000, 1000);
+	CHECK_EQ(c.nhang, 0);
+	phases__free(p);
+}
+
+/* A condvar whose wait timed out is no barrier's (a monitor polling with
+ * pthread_cond_timedwait): nothing is held for it after. */
+TEST(a_timed_out_wait_rules_the_condvar_out)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	cwait(p, 3, 1000);
+	leave(p, P_CWAIT, 3, 2000, ETIMEDOUT);
+	/* a barrier episode after it is analysed at once, not held */
+	enter(p, P_PBW, 1, 3000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 3001, OBJ_X, SITE_A);
+	leave(p, P_PBW, 1, 3010, 0);
+	leave(p, P_PBW, 2, 3010, 0);
+	CHECK_EQ(c.n, 1);
 	phases__free(p);
 }

@@ -504,6 +504,22 @@ static void recalibrate(struct tracer *t, __u64 now)
 	probe_costs__recalibrate(&t->ctx.costs, now, &busy);
 }
 
+/* Records held for a condvar's or semaphore's classification wait at most
+ * this long live: the view and the hang checks would wait with them. */
+#define LIVE_HOLD_MAX_NS (1000ULL * 1000 * 1000)
+
+static void release_stale(struct tracer *t, __u64 now)
+{
+	size_t i;
+
+	for (i = 0; i < jobs__count(t->ctx.jobs); i++) {
+		struct job *job = jobs__at(t->ctx.jobs, i);
+
+		if (!job->ended && job->ph)
+			phases__release_stale(job->ph, now, LIVE_HOLD_MAX_NS);
+	}
+}
+
 static void check_hangs(struct tracer *t, __u64 now)
 {
 	size_t i;
@@ -539,6 +555,7 @@ int tracer__run(struct tracer *t, tracer_tick_fn tick, void *ctx)
 		if (tg->ops->rescan)
 			tg->ops->rescan(tg);
 		now = clock_ns(CLOCK_MONOTONIC);
+		release_stale(t, now);
 		if (env->view.hang_ns && !env->top)
 			check_hangs(t, now);
 		show_status(t, now);
