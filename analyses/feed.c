@@ -235,6 +235,31 @@ void feed__burst_done(struct phases *p, struct ph_thread *t)
 		episodes__expect(p, t->pid, semgroups__key(sem, seq), expect);
 }
 
+/* Probe id probe is function symbol's. */
+static int probe_is(const struct phases *p, __u16 probe, const char *symbol)
+{
+	return !strcmp(p->cfg.probes[probe].symbol, symbol);
+}
+
+/* libomp's reduction (doc/design.md §4): one team barrier from the entry
+ * of __kmpc_reduce to its return with 0 (the tree method's workers,
+ * released there), or, having returned 1 or 2 (the thread combines, then
+ * the atomic and critical methods' barrier, or the tree's release), to the
+ * return of the __kmpc_end_reduce that follows. Record e, of thread t, is a
+ * call of that __kmpc_end_reduce. */
+static int continues_reduction(const struct phases *p, const struct ph_thread *t,
+			       const struct sbt_event *e)
+{
+	return t->reduce_open && probe_is(p, e->probe, "__kmpc_end_reduce");
+}
+
+/* Record e, of thread t, is a return of __kmpc_reduce with 1 or 2. */
+static int reduction_goes_on(const struct phases *p, const struct ph_thread *t,
+			     const struct sbt_event *e)
+{
+	return e->obj && t->waiting && probe_is(p, e->probe, "__kmpc_reduce");
+}
+
 static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
 {
 	int kind = p->cfg.probes[e->probe].kind;
@@ -277,7 +302,10 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 		sync__cond_enter(p->cfg.sync, e->pid, e->tid, e->probe, e->site, e->ts);
 	/* Only the outermost barrier call counts: a user-declared barrier that
 	 * wraps pthread_barrier_wait is one episode, not two. */
-	if (is_barrier(kind) && barrier_depth(p, t, d) == 0) {
+	if (is_barrier(kind) && barrier_depth(p, t, d) == 0 && continues_reduction(p, t, e)) {
+		/* still waiting since its __kmpc_reduce */
+	} else if (is_barrier(kind) && barrier_depth(p, t, d) == 0) {
+		t->reduce_open = 0;
 		__u64 object = kind == SBT_PK_BARRIER ? e->obj : 0;
 
 		episodes__arrive(p, t, e, object ? object : team_key(p, t, d), object);
@@ -371,7 +399,7 @@ static void call_returned(struct phases *p, struct ph_thread *t, int d, const st
  * others wait for it in GOMP_single_copy_start (a team barrier then). */
 static int runs_the_single(const struct phases *p, const struct sbt_event *e)
 {
-	return !e->obj && !strcmp(p->cfg.probes[e->probe].symbol, "GOMP_single_copy_start");
+	return !e->obj && probe_is(p, e->probe, "GOMP_single_copy_start");
 }
 
 /* Call d of thread t is its wait at, or broadcast of, the condvar barrier
@@ -381,6 +409,29 @@ static int departs_cond_barrier(const struct phases *p, const struct ph_thread *
 	return d < t->stack_cap && t->waiting && t->waiting->key == t->stack[d].obj &&
 	       cond_barrier_call(p, t, kind, t->stack[d].probe, t->stack[d].obj) &&
 	       barrier_depth(p, t, d) == 0;
+}
+
+/* The episode is named by its __kmpc_reduce's call, whichever method. */
+static void reduction_open(const struct phases *p, struct ph_thread *t, int d,
+			   const struct sbt_event *e)
+{
+	t->reduce_open = 1;
+	t->reduce_blocked_ns = d < t->stack_cap ? t->stack[d].blocked_ns : 0;
+	t->reduce_site = implicit__barrier_site(p, t, d, e);
+}
+
+/* The outermost barrier call d of thread t returned with e: its departure
+ * (a reduction's, with the wait blocked in its __kmpc_reduce). */
+static void barrier_returned(struct phases *p, struct ph_thread *t, int d,
+			     const struct sbt_event *e)
+{
+	__u64 blocked = (d < t->stack_cap ? t->stack[d].blocked_ns : 0) +
+			(t->reduce_open ? t->reduce_blocked_ns : 0);
+	__u64 site = t->reduce_open ? t->reduce_site : implicit__barrier_site(p, t, d, e);
+
+	t->reduce_open = 0;
+	t->reduce_blocked_ns = 0;
+	episodes__settle(p, t, e->ts, (__s64)e->obj, site, blocked);
 }
 
 static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
@@ -437,10 +488,10 @@ static void on_return(struct phases *p, struct ph_thread *t, const struct sbt_ev
 	} else if (is_barrier(kind)) {
 		if (barrier_depth(p, t, d) == 0 && runs_the_single(p, e))
 			episodes__withdraw(p, t, e->ts);
+		else if (barrier_depth(p, t, d) == 0 && reduction_goes_on(p, t, e))
+			reduction_open(p, t, d, e);
 		else if (barrier_depth(p, t, d) == 0)
-			episodes__settle(p, t, e->ts, (__s64)e->obj,
-					 implicit__barrier_site(p, t, d, e),
-					 t->stack[d].blocked_ns);
+			barrier_returned(p, t, d, e);
 	} else if (!same_as_caller(p, t, d) && !inside_barrier(p, t, d)) {
 		struct sync_post v = {0};
 		int paired;

@@ -219,6 +219,10 @@ struct ph_thread {
 	 * far the unlock has come (enum cbar_step) */
 	__u64 cbar_mutex, cbar_end_ns, cbar_site, cbar_blocked_ns;
 	int cbar_step;
+	/* libomp's reduction returned 1 or 2 from __kmpc_reduce: the thread
+	 * waits on in __kmpc_end_reduce (feed.c), its wait so far blocked */
+	int reduce_open;
+	__u64 reduce_blocked_ns, reduce_site;
 	struct ph_thread *leaving_next; /* in its episode's list of those (ph_episode.leaving) */
 	/* internal: its process's live threads (threads.c), and the latest
 	 * loss of its process it has taken in (episodes.c) */

@@ -125,6 +125,7 @@ static void recycle(struct phases *p, struct ph_thread *t)
 	t->start_unknown = 0;
 	t->last_depart = 0;
 	t->last_site = 0;
+	t->reduce_open = 0;
 	t->depth = 0;
 	t->futex.active = 0;
 	waits__mark(t);

@@ -4,13 +4,18 @@
 // functions), a loop with a reduction, a loop over the elements, and an
 // explicit barrier each thread times itself around on CLOCK_MONOTONIC (the
 // e2e tests' ground truth, the same lines as examples/omp_heat.F90 prints).
-// Thread 0 works LATE_US more before that barrier: each step has a known
-// late thread.
+// Thread 0 works LATE_US more before that barrier, and in its last iteration
+// of the reduction: each step has a known late thread at both. The
+// reduction's loop is split in equal static chunks, one a thread, so that a
+// thread knows its last iteration: it times its arrival there, and its
+// departure after the construct (clang's libomp waits inside
+// __kmpc_reduce/__kmpc_end_reduce, then at the loop's own __kmpc_barrier;
+// gcc's libgomp at one GOMP_barrier).
 //
 // Usage: omp_domain [STEPS [SIZE [LATE_US]]]   (defaults 50 200000 1000)
-// Prints "barrier_line L", per step and thread "phase K thread I tid T
-// arrive_ns A depart_ns D", then "steps N size S threads P energy E" and
-// "total_ns N".
+// Prints "barrier_line L", "reduction_line L", per step and thread "phase K thread I tid T
+// arrive_ns A depart_ns D" and "reduction K thread I tid T arrive_ns A
+// depart_ns D", then "steps N size S threads P energy E" and "total_ns N".
 #include <omp.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -30,7 +35,9 @@ class Domain
       public:
 	Domain(int size, int steps, int threads)
 	    : e_(size, 1.0), p_(size, 0.0), q_(size, 0.0), threads_(threads),
-	      arrive_(size_t(steps) * threads), depart_(size_t(steps) * threads), tids_(threads)
+	      arrive_(size_t(steps) * threads), depart_(size_t(steps) * threads),
+	      red_arrive_(size_t(steps) * threads), red_depart_(size_t(steps) * threads),
+	      tids_(threads)
 	{
 	}
 
@@ -41,8 +48,8 @@ class Domain
 	void spin(int us) const;
 
 	std::vector<double> e_, p_, q_;
-	int threads_, bar_line_ = 0;
-	std::vector<int64_t> arrive_, depart_;
+	int threads_, bar_line_ = 0, red_line_ = 0;
+	std::vector<int64_t> arrive_, depart_, red_arrive_, red_depart_;
 	std::vector<long> tids_;
 };
 
@@ -57,6 +64,7 @@ void Domain::spin(int us) const
 double Domain::advance(int steps, int late_us)
 {
 	const long n = long(e_.size());
+	const long chunk = n / threads_;
 	double energy = 0;
 
 #pragma omp parallel
@@ -68,11 +76,19 @@ double Domain::advance(int steps, int late_us)
 #pragma omp for
 			for (long i = 1; i < n - 1; i++)
 				p_[i] = 0.5 * e_[i] + 0.25 * (e_[i - 1] + e_[i + 1]);
-#pragma omp for reduction(+ : energy)
-			for (long i = 0; i < n; i++) {
+			if (me == 0)
+				red_line_ = __LINE__ + 1;
+#pragma omp for reduction(+ : energy) schedule(static, chunk)
+			for (long i = 0; i < chunk * threads_; i++) {
 				q_[i] = p_[i] * p_[i];
 				energy += q_[i];
+				if (i == (me + 1) * chunk - 1) {
+					if (me == 0)
+						spin(late_us);
+					red_arrive_[size_t(s) * threads_ + me] = example::now_ns();
+				}
 			}
+			red_depart_[size_t(s) * threads_ + me] = example::now_ns();
 			if (me == 0)
 				spin(late_us);
 			arrive_[size_t(s) * threads_ + me] = example::now_ns();
@@ -87,12 +103,16 @@ double Domain::advance(int steps, int late_us)
 
 void Domain::print(int steps) const
 {
-	printf("barrier_line %d\n", bar_line_);
+	printf("barrier_line %d\nreduction_line %d\n", bar_line_, red_line_);
 	for (int s = 0; s < steps; s++)
-		for (int t = 0; t < threads_; t++)
+		for (int t = 0; t < threads_; t++) {
+			size_t k = size_t(s) * threads_ + t;
+
 			printf("phase %d thread %d tid %ld arrive_ns %lld depart_ns %lld\n", s, t,
-			       tids_[t], (long long)arrive_[size_t(s) * threads_ + t],
-			       (long long)depart_[size_t(s) * threads_ + t]);
+			       tids_[t], (long long)arrive_[k], (long long)depart_[k]);
+			printf("reduction %d thread %d tid %ld arrive_ns %lld depart_ns %lld\n", s,
+			       t, tids_[t], (long long)red_arrive_[k], (long long)red_depart_[k]);
+		}
 }
 
 int main(int argc, char **argv)

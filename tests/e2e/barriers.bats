@@ -202,7 +202,7 @@ load helpers
 
 # C++ (a class's methods hold the loops, as in LULESH): g++'s outlined
 # functions are named demangled, clang's by their .cpp lines.
-@test "C++ OpenMP: a method's loops and explicit barrier, named demangled (g++) and by line (clang++)" {
+@test "C++ OpenMP: a method's loops, reduction and explicit barrier, named demangled (g++) and by line (clang++)" {
 	run env OMP_NUM_THREADS=2 "$SBT" record -o "$T/g.sbt" -- "$EX/omp_domain_gomp" 20 100000 3000
 	[ "$status" -eq 0 ]
 	echo "$output" >"$T/wl.out"

@@ -544,10 +544,12 @@ def copyprivate(report, wl_out, org_spec, phases):
 LATE_MARGIN_NS = 1_000_000
 
 
-def step_windows(text):
+def step_windows(text, what="phase"):
     """{step: {tid: (arrive_ns, depart_ns)}} of the "phase K thread I tid T
-    arrive_ns A depart_ns D" lines omp_heat, omp_domain and cxx_team print."""
-    rx = r"^phase (\d+) thread \d+ tid (\d+) arrive_ns (\d+) depart_ns (\d+)$"
+    arrive_ns A depart_ns D" lines omp_heat, omp_domain and cxx_team print
+    (omp_domain's "reduction K ..." lines likewise)."""
+    rx = what + r" (\d+) thread \d+ tid (\d+) arrive_ns (\d+) depart_ns (\d+)$"
+    rx = "^" + rx
     wins = {}
     for k, tid, a, d in re.findall(rx, text, re.M):
         wins.setdefault(int(k), {})[int(tid)] = (int(a), int(d))
@@ -588,14 +590,24 @@ def timed(report, wl_out, org_spec, steps, source, function=None):
     episode a step, named by SOURCE's lines (and FUNCTION, a demangled C++
     name, where given); at the explicit one, every thread's arrival and
     departure inside its own timed window, and the late thread the one that
-    arrived last where the workload's clock says so by LATE_MARGIN_NS."""
+    arrived last where the workload's clock says so by LATE_MARGIN_NS.
+    omp_domain's reduction likewise at its line's first site (libomp's
+    __kmpc_reduce and __kmpc_end_reduce, where the team waits; the loop's
+    own __kmpc_barrier after it is a fourth site, at the same line)."""
     r = load(report)
     text = open(wl_out).read()
     line = int(re.search(r"^barrier_line (\d+)$", text, re.M).group(1))
+    red = re.search(r"^reduction_line (\d+)$", text, re.M)
     wins = step_windows(text)
     check(len(wins) == steps, f"the workload printed {len(wins)} steps, expected {steps}")
     loops = [s for s in r["sites"] if not s["implicit"]]
-    check(len(loops) == 3, f"loop-barrier sites: {[s['call_site'] for s in loops]}")
+    at_red = [s for s in loops if red and re.search(rf"\({source}:{red.group(1)}\)( #\d+)?$",
+                                                    s["call_site"])]
+    check(len(loops) == 3 + (len(at_red) == 2),
+          f"loop-barrier sites: {[s['call_site'] for s in loops]}")
+    if red and check(at_red, f"no site at the reduction's line {red.group(1)}"):
+        eps = [p for p in r["phases"] if p["site"] == min(s["id"] for s in at_red)]
+        timed_episodes(eps, step_windows(text, "reduction"), origin(org_spec, r), steps)
     check(all(f"({source}:" in s["call_site"] and s["episodes"] == steps and
               (function is None or s["call_site"].startswith(function + " (")) for s in loops),
           f"sites (name, episodes): {[(s['call_site'], s['episodes']) for s in loops]}")

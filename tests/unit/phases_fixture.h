@@ -30,6 +30,8 @@ enum {
 	P_SEMTRY,
 	P_COPY_START,
 	P_COPY_END,
+	P_REDUCE,
+	P_END_REDUCE,
 	NPROBES
 };
 
@@ -58,6 +60,10 @@ static const struct sbt_probe_info probes[NPROBES] = {
 	[P_COPY_END] = {.id = P_COPY_END,
 			.kind = SBT_PK_TEAM_BARRIER,
 			.symbol = "GOMP_single_copy_end"},
+	[P_REDUCE] = {.id = P_REDUCE, .kind = SBT_PK_TEAM_BARRIER, .symbol = "__kmpc_reduce"},
+	[P_END_REDUCE] = {.id = P_END_REDUCE,
+			  .kind = SBT_PK_TEAM_BARRIER,
+			  .symbol = "__kmpc_end_reduce"},
 };
 
 #define PID	100

@@ -259,6 +259,62 @@ TEST(single_copyprivate_is_one_barrier_episode)
 	phases__free(p);
 }
 
+/*
+ * libomp's reductions. The atomic (or critical) method: __kmpc_reduce
+ * returns 2 (1) at once, the thread combines, and waits in the
+ * __kmpc_end_reduce that follows; thread 1 at 2000, thread 2 at 3000, both
+ * out of __kmpc_end_reduce at 3100 and 3110. The tree method: __kmpc_reduce
+ * waits, returns 0 to the worker (thread 2, 5000 to 6100) when the master
+ * (thread 1, 6000, back with 1 at 6050) has combined and released it from
+ * its __kmpc_end_reduce (6060 to 6070). One episode each, from each
+ * thread's __kmpc_reduce entry to its last return, named by the
+ * __kmpc_reduce's call.
+ */
+TEST(a_libomp_reduction_is_one_barrier_episode_whichever_method)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+	const struct ph_arrival *a;
+	struct ph_episode_times m;
+
+	enter(p, P_REDUCE, 1, 2000, 0, SITE_A);
+	leave(p, P_REDUCE, 1, 2005, 2);
+	enter(p, P_END_REDUCE, 1, 2010, 0, SITE_B);
+	enter(p, P_REDUCE, 2, 3000, 0, SITE_A);
+	leave(p, P_REDUCE, 2, 3005, 2);
+	enter(p, P_END_REDUCE, 2, 3010, 0, SITE_B);
+	leave(p, P_END_REDUCE, 1, 3100, 0);
+	leave(p, P_END_REDUCE, 2, 3110, 0);
+	enter(p, P_REDUCE, 2, 5000, 0, SITE_A);
+	enter(p, P_REDUCE, 1, 6000, 0, SITE_A);
+	leave(p, P_REDUCE, 1, 6050, 1);
+	enter(p, P_END_REDUCE, 1, 6060, 0, SITE_B);
+	leave(p, P_END_REDUCE, 1, 6070, 0);
+	leave(p, P_REDUCE, 2, 6100, 0);
+	phases__finish(p);
+
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(c.ep[0].n, 2);
+	CHECK_EQ(c.ep[0].first_arrive, 2000);
+	CHECK_EQ(c.ep[0].last_arrive, 3000);
+	ph_episode_times(&c.ep[0], PH_MEASURED, &m);
+	CHECK_EQ(m.critical_tid, 2);
+	a = arrival_of(&c.ep[0], 1);
+	CHECK_EQ(a->depart_ns, 3100);
+	CHECK_EQ(ph_wait_ns(a), 3100 - 2000);
+	CHECK_EQ(arrival_of(&c.ep[0], 2)->depart_ns, 3110);
+	CHECK_EQ(c.ep[1].n, 2);
+	CHECK_EQ(c.ep[1].first_arrive, 5000);
+	CHECK_EQ(c.ep[1].last_arrive, 6000);
+	ph_episode_times(&c.ep[1], PH_MEASURED, &m);
+	CHECK_EQ(m.critical_tid, 1);
+	CHECK_EQ(arrival_of(&c.ep[1], 1)->depart_ns, 6070);
+	CHECK_EQ(arrival_of(&c.ep[1], 2)->depart_ns, 6100);
+	CHECK_EQ(phases__nsites(p), 1);
+	CHECK_EQ(phases__grouping_errors(p), 0);
+	phases__free(p);
+}
+
 /* A user-declared barrier wrapping pthread_barrier_wait is one episode. */
 TEST(nested_barrier_calls_count_once)
 {

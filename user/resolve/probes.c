@@ -49,6 +49,12 @@ static const struct known_func known[] = {
 	 * it for the one that ran the single (libgomp's is split in two:
 	 * GOMP_single_copy_end above, GOMP_single_copy_start) */
 	{"__kmpc_copyprivate", SBT_PK_TEAM_BARRIER, "libomp"},
+	/* a reduction without nowait: the team waits in __kmpc_reduce (tree
+	 * method) or in the __kmpc_end_reduce its return of 1 or 2 calls for
+	 * (atomic and critical methods): one barrier from the first's entry
+	 * (feed.c) */
+	{"__kmpc_reduce", SBT_PK_TEAM_BARRIER, "libomp"},
+	{"__kmpc_end_reduce", SBT_PK_TEAM_BARRIER, "libomp"},
 	{"__kmpc_fork_call", SBT_PK_REGION, "libomp"},
 	/* OpenMP locks (libgomp and libomp export both) and critical
 	 * sections: a named one's object is the section's own word (libgomp's
