@@ -55,7 +55,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 EX_DIR    := $(OUTPUT)/examples
 PTHREAD_EXAMPLES := barrier_imbalance hang_barrier mutex_contention sem_pipeline sem_barrier cond_queue cond_barrier page_touch stepper prologues \
 		    custom_barrier fork_join
-OMP_EXAMPLES := omp_barriers omp_critical omp_for omp_kernels omp_nested omp_resize omp_tailcall omp_tasks
+OMP_EXAMPLES := omp_barriers omp_cancel omp_critical omp_for omp_kernels omp_nested omp_resize omp_tailcall omp_tasks
 # MPI examples, by each MPI Debian ships whose compiler wrapper is installed
 # (make deps-test installs both): pure MPI, and hybrid MPI + OpenMP
 MPICC_OMPI  := $(shell command -v mpicc.openmpi 2>/dev/null)

@@ -200,6 +200,19 @@ load helpers
 	done
 }
 
+# A region holding `cancel parallel` and a loop holding `cancel for` (a
+# search): every barrier of the region is the runtime's cancellable one.
+@test "OpenMP cancellation: a cancellable region's barriers, each a step (gcc, clang)" {
+	local rt
+	for rt in gomp llvm; do
+		run env OMP_NUM_THREADS=2 "$SBT" record -o "$T/c.sbt" -- "$EX/omp_cancel_$rt" -n 10 -d 3
+		[ "$status" -eq 0 ]
+		echo "$output" >"$T/wl.out"
+		"$SBT" report --format json "$T/c.sbt" >"$T/c.json"
+		$CHECK cancel "$T/c.json" "$T/wl.out" "$T/c.sbt" 10
+	done
+}
+
 # C++ (a class's methods hold the loops, as in LULESH): g++'s outlined
 # functions are named demangled, clang's by their .cpp lines.
 @test "C++ OpenMP: a method's loops, reduction and explicit barrier, named demangled (g++) and by line (clang++)" {

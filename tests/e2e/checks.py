@@ -621,6 +621,26 @@ def timed(report, wl_out, org_spec, steps, source, function=None):
     common_facts(r)
 
 
+
+def cancel(report, wl_out, org_spec, steps):
+    """omp_cancel: a region holding `cancel parallel` and `cancel for`, whose
+    barriers are the runtimes' cancellable ones: two loop-barrier sites
+    (the explicit barrier, the loop's end), each one episode a step, named
+    by omp_cancel.c's lines; at the explicit one, every thread's arrival and
+    departure inside its own timed window and the late thread the one that
+    arrived last where the workload's clock says so."""
+    r = load(report)
+    text = open(wl_out).read()
+    line = int(re.search(r"^barrier_line (\d+)$", text, re.M).group(1))
+    loops = [s for s in r["sites"] if not s["implicit"]]
+    check(len(loops) == 2 and all(s["episodes"] == steps for s in loops),
+          f"loop-barrier sites (name, episodes): {[(s['call_site'], s['episodes']) for s in loops]}")
+    mine = [s for s in loops if s["call_site"].endswith(f"(omp_cancel.c:{line})")]
+    if check(len(mine) == 1, f"no site at omp_cancel.c:{line}: {[s['call_site'] for s in loops]}"):
+        eps = [p for p in r["phases"] if p["site"] == mine[0]["id"]]
+        timed_episodes(eps, step_windows(text), origin(org_spec, r), steps)
+    common_facts(r)
+
 def method(report, wl_out, name):
     """omp_domain with --probe BINARY:NAME:region on the method that holds
     the parallel region, named as C++ writes it: one call, as long as the
@@ -1833,6 +1853,7 @@ def main(argv):
         "omp": lambda: omp(a[0], a[1], a[2], int(a[3]), *a[4:5]),
         "omp_nested": lambda: omp_nested(a[0], a[1], a[2], int(a[3])),
         "timed": lambda: timed(a[0], a[1], a[2], int(a[3]), *a[4:6]),
+        "cancel": lambda: cancel(a[0], a[1], a[2], int(a[3])),
         "method": lambda: method(a[0], a[1], a[2]),
         "team": lambda: team(a[0], a[1], a[2], int(a[3]), a[4]),
         "omp_kernels": lambda: omp_kernels(a[0], a[1], a[2], int(a[3]),

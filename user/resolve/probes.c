@@ -30,6 +30,11 @@ static const struct known_func known[] = {
 	{"GOMP_loop_end", SBT_PK_TEAM_BARRIER, "libgomp"},
 	{"GOMP_sections_end", SBT_PK_TEAM_BARRIER, "libgomp"},
 	{"GOMP_single_copy_end", SBT_PK_TEAM_BARRIER, "libgomp"},
+	/* a region with a `cancel parallel` (or a loop with `cancel for`) has
+	 * every barrier in these: its team's barriers all the same */
+	{"GOMP_barrier_cancel", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_loop_end_cancel", SBT_PK_TEAM_BARRIER, "libgomp"},
+	{"GOMP_sections_end_cancel", SBT_PK_TEAM_BARRIER, "libgomp"},
 	/* the others of the team wait for the one that runs the single here;
 	 * it returns NULL at once to that one, no wait (feed.c) */
 	{"GOMP_single_copy_start", SBT_PK_TEAM_BARRIER, "libgomp"},
@@ -45,6 +50,7 @@ static const struct known_func known[] = {
 	{"GOMP_parallel_sections", SBT_PK_REGION, "libgomp"},
 	{"GOMP_parallel_reductions", SBT_PK_REGION, "libgomp"},
 	{"__kmpc_barrier", SBT_PK_TEAM_BARRIER, "libomp"},
+	{"__kmpc_cancel_barrier", SBT_PK_TEAM_BARRIER, "libomp"},
 	/* single copyprivate: every thread of the team calls it and waits in
 	 * it for the one that ran the single (libgomp's is split in two:
 	 * GOMP_single_copy_end above, GOMP_single_copy_start) */
@@ -176,6 +182,7 @@ static const struct {
 	 * object record none: a register the record does not read is one the
 	 * probe may go past a write of (x86_insn__entry_skip) */
 	{"GOMP_barrier", {SBT_ARG_CONST(0), SBT_ARG_CONST(0), 0}},
+	{"GOMP_barrier_cancel", {SBT_ARG_CONST(0), SBT_ARG_CONST(0), 0}},
 	{"pthread_barrier_wait", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_mutex_lock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
 	{"pthread_mutex_timedlock", {SBT_ARG_DEFAULT, SBT_ARG_CONST(0), 0}},
