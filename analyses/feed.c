@@ -671,6 +671,24 @@ static void charge(struct phases *p, struct ph_thread *t, const struct sbt_event
 	}
 }
 
+void feed__abandon_waits(struct phases *p, struct ph_thread *t, __u64 ts)
+{
+	int kind;
+
+	/* a thread that dies in a barrier leaves it hanging (hangs.c) */
+	while (!t->waiting && t->depth > 0 && t->depth <= t->stack_cap) {
+		struct sbt_event e;
+
+		kind = p->cfg.probes[t->stack[t->depth - 1].probe].kind;
+		if (kind != SBT_PK_LOCK && kind != SBT_PK_SEM_WAIT && kind != SBT_PK_COND_WAIT)
+			return;
+		/* -1: a semaphore's failure; a lock's other than a timeout */
+		e = sbt_event_make(SBT_EV_EXIT, t->stack[t->depth - 1].probe, t->pid, t->tid, ts,
+				   (__u64)-1, 0);
+		on_return(p, t, &e);
+	}
+}
+
 static int feed_one(struct phases *p, const struct sbt_event *e)
 {
 	struct ph_thread *t;

@@ -199,6 +199,10 @@ void phases__release_held(struct phases *p);
 /* feed.c: thread t's burst of posts at a semaphore barrier ended: it
  * leaves the barrier at its last post's return. */
 void feed__burst_done(struct phases *p, struct ph_thread *t);
+/* Thread t exits at ts inside lock, semaphore or condvar waits that will
+ * never return (cancelled, or killed by its process's exit): each ends
+ * there, failed (feed.c). */
+void feed__abandon_waits(struct phases *p, struct ph_thread *t, __u64 ts);
 
 /* cond_leave.c: thread t's wait at, or broadcast of, condvar barrier cv
  * returned at ts; it leaves when it has unlocked the barrier's mutex, as

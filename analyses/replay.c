@@ -452,6 +452,9 @@ static struct job *start_job(struct replay *rp, struct jobs *js, struct job_inde
 	if (!job)
 		return NULL;
 	job->drops = tj->drops;
+	/* the command, a job from the start: how it ended (a launch) */
+	if (tj == &m->jobs[0])
+		report__set_command_end(job->report, m->command_end);
 	/* a failure is the MPI view's, said at the end (jobs__failed()) */
 	if (tj->rank_id)
 		jobs__set_rank(js, job, (int)(tj->rank_id - 1),

@@ -588,9 +588,6 @@ static const char *range(char *buf, size_t n, __u64 a, __u64 b)
 	return buf;
 }
 
-/* Where the probe costs came from (doc/design.md §5.4), the costs charged
- * (their range over the session's calibrations), and the probes whose cost
- * was borrowed. */
 /* How much dearer a hit got with every CPU hitting (the band's widening). */
 static void text_all_cpus(struct report *r)
 {
@@ -603,6 +600,23 @@ static void text_all_cpus(struct report *r)
 		greatest);
 }
 
+/* Probe id is a function an earlier probe is of too (a versioned duplicate:
+ * pthread_cond_wait@GLIBC_2.2.5 and @@GLIBC_2.3.2), said once. */
+static int same_function_before(const struct report *r, int id)
+{
+	const struct sbt_probe_info *p = &r->src.phases.probes[id];
+	int k;
+
+	for (k = 1; k < id; k++)
+		if (!strcmp(r->src.phases.probes[k].symbol, p->symbol) &&
+		    !strcmp(r->src.phases.probes[k].object, p->object))
+			return 1;
+	return 0;
+}
+
+/* Where the probe costs came from (doc/design.md §5.4), the costs charged
+ * (their range over the session's calibrations), and the probes whose cost
+ * was borrowed. */
 static void text_costs(struct report *r)
 {
 	const struct alpha_series *s = r->src.phases.alpha_series;
@@ -646,7 +660,7 @@ static void text_costs(struct report *r)
 		const struct sbt_probe_info *p = &r->src.phases.probes[id];
 		const char *obj;
 
-		if (!from || borrowed++ >= REPORT_BORROWED_KEPT)
+		if (!from || same_function_before(r, id) || borrowed++ >= REPORT_BORROWED_KEPT)
 			continue;
 		obj = strrchr(p->object, '/');
 		fprintf(r->o.out, "        %s (%s): %s's cost, %s\n", p->symbol,

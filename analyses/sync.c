@@ -187,6 +187,16 @@ static void account_timeout(struct sync *s, struct sync_obj *o, struct sync_shar
 	add_wait(s, o, sh, c);
 }
 
+/* A wait that failed other than by a timeout (a semaphore wait a signal
+ * interrupted: EINTR): waiting time too, up to the signal, which the
+ * thread's phases count as sync wait as well. */
+static void account_interrupted(struct sync *s, struct sync_obj *o, struct sync_share *sh,
+				const struct sync_call *c)
+{
+	o->interrupted++;
+	add_wait(s, o, sh, c);
+}
+
 /* ---- holds ------------------------------------------------------------------ */
 
 /* tid holds lock (its object o, NULL: not known) from ts. */
@@ -290,7 +300,7 @@ static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 	} else if (ret == ETIMEDOUT) {
 		account_timeout(s, o, sh, c);
 	} else {
-		o->interrupted++;
+		account_interrupted(s, o, sh, c);
 	}
 }
 
@@ -344,7 +354,7 @@ static int sem_call(struct sync *s, const struct sync_call *c, int kind, struct 
 	else if (timed(&s->probes[c->probe]))
 		account_timeout(s, o, sync_share_of(s, o, c->tid), c);
 	else
-		o->interrupted++;
+		account_interrupted(s, o, sync_share_of(s, o, c->tid), c);
 	return 0;
 }
 
@@ -356,7 +366,9 @@ static void cond_call(struct sync *s, const struct sync_call *c)
 
 	const struct sync_hold *h = c->arg2 ? hmap_get(&s->holds, c->tid, c->arg2) : NULL;
 
-	if (h && h->suspended)
+	/* -1: no return, the thread ended in the wait (feed__abandon_waits()),
+	 * not holding the mutex again */
+	if (h && h->suspended && (int)c->retval != -1)
 		hold_begin(s, hmap_get(&s->objs[SYNC_LOCK], c->pid, c->arg2), c->tid, c->arg2,
 			   c->exit_ns);
 	if (!o)

@@ -20,7 +20,8 @@ static double avg_us(__u64 total, __u64 n)
 	return n ? total / 1e3 / n : 0;
 }
 
-/* The threads that waited most on o, "tid:ms tid:ms". */
+/* The threads that waited most on o, "tid:ms tid:ms"; not those that only
+ * posted or signalled (no wait). */
 static void top_waiters(const struct sync_obj *o, char *buf, size_t n)
 {
 	size_t len = 0;
@@ -36,12 +37,14 @@ static void top_waiters(const struct sync_obj *o, char *buf, size_t n)
 
 			for (q = 0; q < k; q++)
 				taken |= used[q] == (int)i;
-			if (!taken &&
+			if (!taken && o->threads[i].wait_ns &&
 			    (!found || o->threads[i].wait_ns > o->threads[best].wait_ns)) {
 				best = i;
 				found = 1;
 			}
 		}
+		if (!found)
+			break;
 		used[k] = best;
 		len += snprintf(buf + len, n > len ? n - len : 0, "%s%u:%.1f", k ? " " : "",
 				o->threads[best].tid, ms(o->threads[best].wait_ns));

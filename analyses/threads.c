@@ -162,6 +162,7 @@ void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts)
 	if (t->join_return_ns && ts - t->join_return_ns <= JOIN_WAKE_SLACK_NS && p->cfg.sync)
 		sync__futex_joined(p->cfg.sync, t->pid, t->join_uaddr, t->tid);
 	t->join_return_ns = 0;
+	feed__abandon_waits(p, t, ts);
 	t->exit_ns = ts;
 	live_unlink(p, t);
 	t->depth = 0;

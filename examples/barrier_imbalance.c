@@ -23,7 +23,7 @@ pthread_barrier_t phase_barrier;
 
 static unsigned long nthreads = 4, nphases = 5, unit_ns = 10 * NSEC_PER_MSEC;
 static unsigned long unit_us_ns = ULONG_MAX, last_pct = 100, serial_ns = ULONG_MAX;
-static int spin = 1, wait_start, balanced, fork_child, idle_waiter;
+static int spin = 1, wait_start, balanced, fork_child, idle_waiter, main_exits;
 
 /* Worker index's work per phase: (index + 1) units; -b: the mean of those,
  * for every worker; -l: the last worker's scaled (what-if checks, bench/whatif.py). */
@@ -71,11 +71,18 @@ static void worker_after_main(unsigned int index)
 	worker_main(index + 1);
 }
 
-/* The workers' run: a thread each; -f: the main thread is worker 0. */
+/* The workers' run: a thread each; -f: the main thread is worker 0; -E:
+ * the main thread leaves them to it (pthread_exit), the LLNL tutorial's
+ * way, and the process ends with the last of them. */
 static void run_team(void)
 {
 	struct team *t;
 
+	if (main_exits) {
+		team_start(nthreads, worker_main);
+		emit("main thread exits pid %d\n", (int)getpid());
+		pthread_exit(NULL);
+	}
 	if (!fork_child) {
 		run_workers(nthreads, worker_main);
 		return;
@@ -177,7 +184,7 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s [-t THREADS] [-n PHASES] [-d D_MS | -u D_US] [-b] [-l PCT] [-m "
 		"spin|sleep] "
-		"[-F SER_MS] [-f] [-g GENS] [-i] [-W] [-x COMMAND [ARG...]] [-h]\n"
+		"[-F SER_MS] [-f] [-g GENS] [-i] [-E] [-W] [-x COMMAND [ARG...]] [-h]\n"
 		"Worker i (0-based) works (i+1)*D_MS ms, then waits at one global barrier\n"
 		"(phase_barrier), PHASES times; worker THREADS-1 always arrives last.\n"
 		"  -t THREADS  worker threads, 1..256 (default 4)\n"
@@ -195,6 +202,8 @@ static void usage(FILE *f, const char *prog)
 		"              lived_ns NS' as it exits, the parent waits for it\n"
 		"  -i          one more thread, blocked in pthread_cond_wait from before the\n"
 		"              first phase to the end ('idle tid T waited_ns NS')\n"
+		"  -E          the main thread calls pthread_exit once the workers run ('main\n"
+		"              thread exits pid PID'); the process ends with the last worker\n"
 		"  -W          print 'ready PID', wait for SIGUSR1 before creating threads\n"
 		"  -g GENS     when done, fork a child (no exec) that runs the workload again\n"
 		"              ('generation G pid PID'), GENS generations deep, 0..100; each\n"
@@ -224,6 +233,7 @@ int main(int argc, char **argv)
 		OPT_FLAG('f', fork_child),
 		OPT_FLAG('W', wait_start),
 		OPT_FLAG('i', idle_waiter),
+		OPT_FLAG('E', main_exits),
 		OPT_NUM('g', generations, 0, 100, 1),
 		OPT_EXEC('x', then_exec),
 		{0},

@@ -33,6 +33,7 @@ static void parse_status(FILE *f, struct proc_status *st)
 		    sscanf(line, "PPid: %d", &st->ppid) == 1 ||
 		    sscanf(line, "CapEff: %llx", &st->caps) == 1 ||
 		    sscanf(line, "Kthread: %d", &st->kthread) == 1 ||
+		    sscanf(line, "Threads: %d", &st->threads) == 1 ||
 		    sscanf(line, "SigPnd: %llx", &st->sigpnd) == 1 ||
 		    sscanf(line, "ShdPnd: %llx", &st->shdpnd) == 1 ||
 		    sscanf(line, "SigBlk: %llx", &st->sigblk) == 1)
@@ -99,6 +100,12 @@ const char *proc__untraceable(pid_t pid)
 
 	if (proc__status(pid, &st) < 0)
 		return "does not exist";
+	/* the main thread gone (pthread_exit), the others running: its
+	 * files and command line read empty from then on */
+	if (st.state == 'Z' && st.threads > 1)
+		return "has lost its main thread (pthread_exit), its other threads run on: its "
+		       "files can no longer be read to probe them; run the program under sbt-bpf "
+		       "(sbt-bpf -- CMD) instead";
 	if (st.state == 'Z' || st.state == 'X')
 		return "has exited (a zombie: its parent has not collected it yet)";
 	if (st.tgid == getpid())

@@ -20,6 +20,7 @@ struct proc_status {
 	uid_t uid;		 /* real uid */
 	unsigned long long caps; /* effective capabilities (CapEff) */
 	int kthread;		 /* a kernel thread (Kthread: 1) */
+	int threads;		 /* its process's threads (Threads) */
 	int shstk;		 /* runs with an x86 user shadow stack (x86_Thread_features) */
 	/* signal masks, bit n-1 for signal n: pending for the task (SigPnd),
 	 * for its process (ShdPnd), blocked by the task (SigBlk) */

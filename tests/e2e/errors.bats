@@ -12,6 +12,35 @@ load helpers
 	[[ "$output" == *"no such process: $pid"* ]]
 }
 
+# The LLNL tutorial's way: main creates the workers and calls pthread_exit.
+# The process lives on with a zombie leader, whose files and command line
+# read empty: -p says why (by its pid or a thread's); launched, it is
+# traced from the start, every phase exact.
+@test "-p on a process whose main thread called pthread_exit: refused with why; launched, every phase exact" {
+	local i worker
+	start_workload "$T/wl.out" "$EX/barrier_imbalance" -t 2 -n 1000 -d 10 -m sleep -E -W
+	kill -USR1 "$WL"
+	wait_for "$T/wl.out" "^main thread exits pid $WL"
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^State:.*Z' "/proc/$WL/status" && break
+		sleep 0.05
+	done
+	grep -q '^State:.*Z' "/proc/$WL/status"
+	run "$SBT" -p "$WL"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"process $WL has lost its main thread (pthread_exit), its other threads run on"* ]]
+	worker=$(ls "/proc/$WL/task" | grep -vx "$WL" | head -1)
+	run "$SBT" -p "$worker"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"process $WL has lost its main thread"* ]]
+	kill "$WL"
+	run "$SBT" record -o "$T/e.sbt" -- "$EX/barrier_imbalance" -t 3 -n 5 -d 10 -m sleep -E
+	[ "$status" -eq 0 ]
+	echo "$output" >"$T/e.out"
+	"$SBT" report --format json "$T/e.sbt" >"$T/e.json"
+	$CHECK imbalance "$T/e.json" "$T/e.out" "$T/e.sbt" 5
+}
+
 @test "non-root user gets told to use sudo, and which capability is missing" {
 	run setpriv --reuid=65534 --regid=65534 --clear-groups "$SBT" -p 1
 	[ "$status" -eq 1 ]

@@ -152,6 +152,24 @@ os.waitpid(pid, 0)
 	[ "$status" -eq 0 ]
 }
 
+# Recorded, a command whose process forks makes a trace of two processes:
+# its report says how the command ended, once, in the command's section.
+@test "record -- CMD that forks: the trace's report says how the command ended" {
+	run "$SBT" record -q --no-shim -o "$T/r.sbt" -- "$EX/barrier_imbalance" -t 2 -n 3 -d 5 -m sleep -f
+	[ "$status" -eq 0 ]
+	run "$SBT" report "$T/r.sbt"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^=== pid ' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^Command: exited with status 0$' <<<"$output")" -eq 1 ]
+	"$SBT" report --format json "$T/r.sbt" >"$T/r.json"
+	python3 - "$T/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ends = [j["report"].get("command_end") for j in r["jobs"]]
+assert ends.count("exited with status 0") == 1, ends
+PY
+}
+
 # sbt-bpf started by the shell it follows (`sbt-bpf -p $$ --follow &`): it
 # is a descendant of its target, and never traced itself (nor its guard).
 @test "-p \$\$ --follow from the shell itself: what the shell runs next is traced, sbt-bpf is not" {

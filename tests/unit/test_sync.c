@@ -143,6 +143,29 @@ TEST(timeouts_are_not_acquisitions)
 	teardown();
 }
 
+/* A sem_wait a signal interrupts returns -1 (EINTR, unseen) and is called
+ * again, as EINTR loops do: its time up to the signal is waiting time, of
+ * the object and the thread, as the thread's phases count it. */
+TEST(an_interrupted_semaphore_wait_is_waiting_time)
+{
+	const struct sync_obj *o;
+
+	setup();
+	call(P_SEMW, 2, 1000, 3000, SEM, -1);
+	ev(SBT_EV_ENTER, P_SEMW, 2, 3100, SEM, 0);
+	call(P_POST, 1, 3500, 3510, SEM, 0);
+	ev(SBT_EV_EXIT, P_SEMW, 2, 3600, 0, SITE);
+	phases__finish(fx.ph);
+	o = only(SYNC_SEM);
+	CHECK_EQ(o->count, 1);
+	CHECK_EQ(o->interrupted, 1);
+	CHECK_EQ(o->timeouts, 0);
+	CHECK_EQ(o->wait_ns, 2000 + 500);
+	CHECK_EQ(share(o, 2)->wait_ns, 2500);
+	CHECK_EQ(share(o, 2)->count, 1);
+	teardown();
+}
+
 /* Single producer, single consumer: P's pair with V's in order. The first P
  * (before any V) takes an initial token. */
 TEST(semaphore_single_p_single_v_in_order)
@@ -224,6 +247,42 @@ TEST(condvar_wait_releases_the_mutex)
 	CHECK_EQ(c->broadcasts, 1);
 	CHECK_EQ(m->holds, 2);
 	CHECK_EQ(m->hold_ns, (150 - 110) + (700 - 600));
+	teardown();
+}
+
+/* Waits that never return: thread 2, cancelled in its condvar wait (its
+ * cleanup handler unlocks the mutex, inside the wait), exits at 900; thread
+ * 3, blocked in sem_wait and in a mutex's lock, is killed by its process's
+ * exit at 1000. Each wait ends at the exit, failed but waited: the condvar's
+ * counted, its mutex not held again; the semaphore's and the lock's
+ * interrupted. */
+TEST(waits_a_thread_never_returns_from_end_at_its_exit)
+{
+	const struct sync_obj *c, *m, *sem;
+
+	setup();
+	call(P_LOCK, 2, 100, 110, MTX, 0);
+	ev(SBT_EV_ENTER, P_CONDW, 2, 150, COND, MTX);
+	call(P_UNLOCK, 2, 880, 885, MTX, 0);
+	ev(SBT_EV_THREAD_EXIT, 0, 2, 900, 0, 0);
+	ev(SBT_EV_ENTER, P_SEMW, 3, 200, SEM, 0);
+	ev(SBT_EV_THREAD_EXIT, 0, 3, 1000, 0, 0);
+	ev(SBT_EV_ENTER, P_LOCK, 4, 300, MTX, 0);
+	ev(SBT_EV_THREAD_EXIT, 0, 4, 1000, 0, 0);
+	phases__finish(fx.ph);
+	c = only(SYNC_COND);
+	sem = only(SYNC_SEM);
+	m = only(SYNC_LOCK);
+	CHECK_EQ(c->count, 1);
+	CHECK_EQ(c->wait_ns, 900 - 150);
+	CHECK_EQ(sem->count, 0);
+	CHECK_EQ(sem->interrupted, 1);
+	CHECK_EQ(sem->wait_ns, 1000 - 200);
+	CHECK_EQ(m->count, 1);
+	CHECK_EQ(m->interrupted, 1);
+	CHECK_EQ(m->wait_ns, 10 + (1000 - 300));
+	CHECK_EQ(m->holds, 1);
+	CHECK_EQ(m->hold_ns, 150 - 110);
 	teardown();
 }
 

@@ -572,6 +572,22 @@ static int has_filter(const struct env *env)
 }
 
 /* Combinations of options that make no sense. */
+/* --trace without barrier (and no --probe barrier): asked for, and said,
+ * so that "0 phases" is no surprise. */
+static void warn_no_barriers(const struct env *env)
+{
+	int k;
+
+	if (!env->classes_given || (env->classes & SBT_TRACE_BARRIER))
+		return;
+	for (k = 0; k < env->nprobes; k++)
+		if (env->probes[k].kind == SBT_PK_BARRIER ||
+		    env->probes[k].kind == SBT_PK_TEAM_BARRIER)
+			return;
+	log_warn("--trace without barrier: no barrier is traced, the report has no phases "
+		 "(--trace barrier,... for them)");
+}
+
 static int check_env(struct env *env, struct argp_state *st)
 {
 	if (env->list_events)
@@ -603,6 +619,7 @@ static int check_env(struct env *env, struct argp_state *st)
 	 * (measured: ~180 ns each here), so they are opt-in, like locks */
 	if (env->all && !env->classes_given)
 		env->classes &= ~SBT_TRACE_FUTEX;
+	warn_no_barriers(env);
 	{
 		if (env->record && !env->output) {
 			env->output = ENV_DEFAULT_OUTPUT;

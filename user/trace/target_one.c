@@ -27,25 +27,33 @@ static struct target_one *one_of(struct target *tg)
 	return (struct target_one *)tg;
 }
 
+/* Says why process pid cannot be traced, if it cannot: 1. */
+static int refused(pid_t pid)
+{
+	const char *why = proc__untraceable(pid);
+
+	if (why)
+		log_err("process %d %s", (int)pid, why);
+	return why != NULL;
+}
+
 static int find_process(struct target_one *o)
 {
 	struct trace_ctx *c = o->base.ctx;
 	pid_t pid = c->env->pid, tgid;
-	const char *why;
 
 	if (kill(pid, 0) && errno == ESRCH) {
 		log_err("no such process: %d", (int)pid);
 		return EXIT_RUNTIME;
 	}
-	why = proc__untraceable(pid);
-	if (why) {
-		log_err("process %d %s", (int)pid, why);
+	if (refused(pid))
 		return EXIT_RUNTIME;
-	}
 	tgid = proc__tgid(pid);
 	if (tgid > 0 && tgid != pid) {
 		log_warn("%d is a thread of process %d: tracing the process", (int)pid, (int)tgid);
 		pid = tgid;
+		if (refused(pid))
+			return EXIT_RUNTIME;
 	}
 	o->base.pid = pid;
 	proc__cmdline(pid, c->command, sizeof(c->command));
