@@ -11,6 +11,7 @@
 #include <time.h>
 #include "analyses/counter_units.h"
 #include "analyses/efficiency.h"
+#include "analyses/forkjoin.h"
 #include "analyses/report_impl.h"
 
 #define PHASE_TABLE_MAX 1000
@@ -715,6 +716,22 @@ static void text_approximation(struct report *r)
 			sec(report__rel(r, v[i].ts)), v[i].shift / 1e3);
 }
 
+/* Threads that ran the whole time without a barrier phase, nor fork-join
+ * steps between them (one step at most per creating thread): their
+ * barrier, if any, is one sbt-bpf does not know (a spin loop on a
+ * counter, a library's own). */
+static void text_no_barrier_hint(struct report *r)
+{
+	const struct forkjoin *f = phases__forkjoin(r->ph);
+
+	if (phases__completed(r->ph) || phases__nthreads(r->ph) < 2 ||
+	    forkjoin__steps(f) > forkjoin__ncreators(f))
+		return;
+	fprintf(r->o.out, "(no barrier phase: a barrier the program makes itself, other than "
+			  "pthread_barrier_wait, a mutex and a condvar or semaphores, is declared "
+			  "with --probe BINARY:SYMBOL:barrier)\n");
+}
+
 /* Counts and notes before the sections. */
 static void text_headline(struct report *r)
 {
@@ -734,6 +751,7 @@ static void text_headline(struct report *r)
 		sec(report__traced_ns(r)));
 	if (r->command_end[0])
 		fprintf(r->o.out, "Command: %s\n", r->command_end);
+	text_no_barrier_hint(r);
 	if (report__approx(r) && report__traced_ns(r))
 		text_approximation(r);
 	if (r->suppressed)

@@ -88,6 +88,7 @@ load helpers
 	$CHECK live "$T/out" 4
 	grep -q "Loop barrier worker_main" <<<"$output"
 	grep -q "No records lost." <<<"$output"
+	refute_grep -qF '(no barrier phase:' <<<"$output"
 }
 
 # A thread blocked in pthread_cond_wait the whole run (a monitor): the

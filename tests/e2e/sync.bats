@@ -22,6 +22,10 @@ load helpers
 	[ "$status" -eq 0 ]
 	grep -qE '^Locks \([0-9]+\):' <<<"$output"
 	grep -qE '^counter_lock +mutex +200 ' <<<"$output"
+	# threads that ran without a barrier phase: the hint to declare one,
+	# and the warning that no barrier is traced
+	grep -qF '(no barrier phase: a barrier the program makes itself' <<<"$output"
+	grep -qF 'warning: --trace without barrier: no barrier is traced' <<<"$output"
 	# locks are not traced by default (the most frequent calls)
 	run "$SBT" --force -- "$EX/mutex_contention" -t 2 -k 100 -c 10
 	[ "$status" -eq 0 ]
