@@ -24,6 +24,22 @@ static void pop(struct eff *e)
 	e->parallel_efficiency = e->load_balance * e->sync_efficiency;
 }
 
+/* A scope whose team changed (threads created for some of its phases only:
+ * a team made every step, num_threads changing): a thread's useful summed
+ * is no share of the whole, so phase by phase, as a thread's scope is: LB =
+ * the phases' mean useful (over memberships, threads x phases taken part
+ * in) against their greatest, summed; SE = that greatest, summed, over the
+ * runtime. memberships: Σ over the threads of their phases. */
+static void pop_teams(struct eff *e, __u64 max_sum, __u64 memberships)
+{
+	double mean = memberships ? (double)e->s.useful_ns * (double)e->s.phases / memberships : 0;
+
+	e->max_useful_ns = max_sum;
+	e->load_balance = memberships ? ratio(mean, (double)max_sum) : 1.0;
+	e->sync_efficiency = ratio((double)max_sum, (double)e->s.runtime_ns);
+	e->parallel_efficiency = e->load_balance * e->sync_efficiency;
+}
+
 void eff_phase(const struct ph_episode *ep, int view, struct eff *e)
 {
 	memset(e, 0, sizeof(*e));
@@ -35,6 +51,8 @@ void eff_phase(const struct ph_episode *ep, int view, struct eff *e)
 
 void eff_site(const struct ph_site *s, int view, struct eff *e)
 {
+	__u64 memberships = 0;
+	int changed = 0;
 	__u32 k;
 
 	memset(e, 0, sizeof(*e));
@@ -43,9 +61,16 @@ void eff_site(const struct ph_site *s, int view, struct eff *e)
 		__u64 u = s->idle[k].useful_ns[view];
 
 		e->max_useful_ns = u > e->max_useful_ns ? u : e->max_useful_ns;
+		/* its episodes count partial ones too: fewer is fewer phases */
+		changed |= s->idle[k].episodes < e->s.phases;
+		memberships +=
+			s->idle[k].episodes < e->s.phases ? s->idle[k].episodes : e->s.phases;
 	}
 	e->threads = s->nidle;
-	pop(e);
+	if (changed)
+		pop_teams(e, e->s.max_useful_ns, memberships);
+	else
+		pop(e);
 }
 
 void eff_thread(const struct ph_thread *t, int view, struct eff *e)
@@ -57,9 +82,23 @@ void eff_thread(const struct ph_thread *t, int view, struct eff *e)
 	pop(e);
 }
 
+/* Each phase's greatest useful compute, summed over the run (the sites
+ * hold every phase once). */
+static __u64 run_max_sum(const struct phases *p, int view)
+{
+	__u64 sum = 0;
+	size_t i;
+
+	for (i = 0; i < phases__nsites(p); i++)
+		sum += phases__site(p, i)->eff[view].max_useful_ns;
+	return sum;
+}
+
 void eff_run(const struct phases *p, int view, struct eff *e)
 {
 	__u64 last = view == PH_APPROXIMATED ? phases__approx_last_ts(p) : phases__last_ts(p);
+	__u64 phases = phases__eff_phases(p), memberships = 0;
+	int changed = 0;
 	size_t i;
 
 	memset(e, 0, sizeof(*e));
@@ -72,10 +111,15 @@ void eff_run(const struct phases *p, int view, struct eff *e)
 		ph_eff_add(&e->s, &t->eff[view]);
 		if (t->eff[view].useful_ns > e->max_useful_ns)
 			e->max_useful_ns = t->eff[view].useful_ns;
+		changed |= t->eff[view].phases < phases;
+		memberships += t->eff[view].phases;
 	}
 	/* each thread's phases, summed, are not the run's */
-	e->s.phases = phases__eff_phases(p);
+	e->s.phases = phases;
 	e->s.max_useful_ns = e->max_useful_ns;
 	e->s.runtime_ns = e->s.phases ? sub0(last, phases__eff_start(p, view)) : 0;
-	pop(e);
+	if (changed)
+		pop_teams(e, run_max_sum(p, view), memberships);
+	else
+		pop(e);
 }

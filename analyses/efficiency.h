@@ -16,8 +16,10 @@
  * sum of their spans; the run, each thread's useful summed over all its
  * phases, from the earliest phase start to the last event; a thread, its own
  * useful against the greatest of each of its phases (summed), over the sum
- * of their spans. A ratio of zero to zero is 1. Sites, threads and the run
- * count the phases in the statistics (complete, not partial).
+ * of their spans; a site or the run whose team changed (a thread in fewer
+ * of its phases), phase by phase as a thread. A ratio of zero to zero is 1.
+ * Sites, threads and the run count the phases in the statistics (complete,
+ * not partial).
  *
  * Pure: from the episodes and the sums the phase analysis keeps
  * (struct ph_eff_sums, ph_eff_episode()).

@@ -166,6 +166,50 @@ TEST(site_thread_and_run_aggregates)
 	phases__free(p);
 }
 
+/* A team made for each phase at the same barrier (created and joined every
+ * step): threads 1 and 2 from START, arriving at 2000 and 4000, gone at
+ * 4200; threads 3 and 4 created at 5000, arriving at 6000 and 9000, gone
+ * at 9200. Phase by phase, useful 1000 and 3000 over 3000, 1000 and 4000
+ * over 4000: the site's LB is the phases' mean useful (4500, over the
+ * memberships) against their greatest (7000), SE that greatest over the
+ * runtime, not a single thread's one phase against both. */
+TEST(a_team_made_for_each_phase_is_compared_phase_by_phase)
+{
+	struct collected c;
+	struct phases *p = new_eff_phases(&c, (struct phases_config){0});
+	struct eff e;
+
+	enter(p, P_PBW, 1, 2000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 2, 4000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 2, 4100, (__u64)-1);
+	leave(p, P_PBW, 1, 4100, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 1, 4200, 0, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 2, 4200, 0, 0);
+	feed(p, SBT_EV_THREAD_START, 0, 3, 5000, 0, 0);
+	feed(p, SBT_EV_THREAD_START, 0, 4, 5000, 0, 0);
+	enter(p, P_PBW, 3, 6000, OBJ_X, SITE_A);
+	enter(p, P_PBW, 4, 9000, OBJ_X, SITE_A);
+	leave(p, P_PBW, 4, 9100, (__u64)-1);
+	leave(p, P_PBW, 3, 9100, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 3, 9200, 0, 0);
+	feed(p, SBT_EV_THREAD_EXIT, 0, 4, 9200, 0, 0);
+	phases__finish(p);
+	eff_site(phases__site(p, 0), PH_MEASURED, &e);
+	CHECK_EQ(e.threads, 4);
+	CHECK_EQ(e.s.phases, 2);
+	CHECK_EQ(e.s.runtime_ns, 3000 + 4000);
+	CHECK_EQ(e.s.useful_ns, 9000);
+	CHECK_EQ(e.max_useful_ns, 7000);
+	NEAR(e.load_balance, 4500.0 / 7000);
+	NEAR(e.sync_efficiency, 1.0);
+	eff_run(p, PH_MEASURED, &e);
+	CHECK_EQ(e.s.runtime_ns, 9200 - 1000);
+	NEAR(e.load_balance, 4500.0 / 7000);
+	NEAR(e.sync_efficiency, 7000.0 / 8200);
+	NEAR(e.parallel_efficiency, 4500.0 / 8200);
+	phases__free(p);
+}
+
 /* Time-based approximation (each thread's own probe cost removed: 100 ns
  * an entry, 50 a return). Thread 3: lock 1500 -> 2400 (a wait of 900), its
  * arrivals at 4700 and 6650, its first departure at 4700. Thread 1:
