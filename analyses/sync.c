@@ -167,12 +167,17 @@ static void add_wait(struct sync *s, struct sync_obj *o, struct sync_share *sh,
 	add_site(s, o, c->site, wait);
 }
 
-/* A successful wait or acquisition: counts, and its time. */
+/* A successful wait or acquisition: counts, and its time. Contended: it
+ * blocked in the kernel, or (a lock) found another thread holding it
+ * (libomp's critical sections and libgomp's locks spin a while first; with
+ * no futex tracing no wait shows). */
 static void account_wait(struct sync *s, struct sync_obj *o, struct sync_share *sh,
 			 const struct sync_call *c)
 {
 	o->count++;
-	o->contended += c->futex_waits > 0;
+	o->contended += c->futex_waits > 0 || (sh && sh->found_held);
+	if (sh)
+		sh->found_held = 0;
 	if (sh)
 		sh->count++;
 	add_wait(s, o, sh, c);
@@ -207,6 +212,8 @@ static void hold_begin(struct sync *s, struct sync_obj *o, __u32 tid, __u64 lock
 	if (!h && !(h = hmap_put_new(&s->holds, tid, lock, sizeof(*h))))
 		return;
 	sync_caused__hold_begin(o, h, ts);
+	if (o)
+		o->holding++;
 }
 
 /* Hold h of lock by tid ends at ts. */
@@ -219,6 +226,8 @@ static void hold_account(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64
 
 	if (!o)
 		return;
+	if (o->holding)
+		o->holding--;
 	o->holds++;
 	o->hold_ns += hold;
 	if (hold > o->max_hold_ns)
@@ -446,9 +455,18 @@ void sync__cond_enter(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 m
 void sync__acquire(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj, __u64 ts)
 {
 	struct sync_obj *o = sync_obj_get(s, SYNC_LOCK, pid, obj, probe);
+	struct sync_share *sh = o ? sync_share_of(s, o, tid) : NULL;
+	const struct sync_hold *own = hmap_get(&s->holds, tid, obj);
 
-	if (o)
-		sync_caused__acquire(o, sync_share_of(s, o, tid), ts);
+	if (!o)
+		return;
+	sync_caused__acquire(o, sh, ts);
+	if (!sh)
+		return;
+	/* another holder than itself (a recursive mutex locked again); readers
+	 * share a rwlock: a reader finding one is no contention */
+	sh->found_held =
+		o->holding > (own && !own->suspended) && !strstr(s->probes[probe].symbol, "rdlock");
 }
 
 /* ---- futex ------------------------------------------------------------------ */

@@ -41,7 +41,8 @@ struct sync_share {
 	 * acquisitions while it held the lock, a semaphore's P's until its V
 	 * came, a condvar's waits until its signal came */
 	__u64 caused_ns;
-	int waiting; /* locks: inside an acquire now (sync_caused.c) */
+	int waiting;	/* locks: inside an acquire now (sync_caused.c) */
+	int found_held; /* locks: its acquire in progress found another holder */
 };
 
 /* Per-call-site share of an object. */
@@ -68,7 +69,8 @@ struct sync_obj {
 	__u16 probe; /* a probe that named it (its function family) */
 	/* locks: acquisitions; semaphores: P done; condvars: waits; futex: waits */
 	__u64 count;
-	__u64 contended;   /* locks: blocked acquisitions; semaphores: P_w (blocked P) */
+	__u64 contended;   /* locks: acquisitions that found it held or blocked; semaphores:
+			    * P_w (blocked P) */
 	__u64 failed;	   /* trylock / trywait failures */
 	__u64 timeouts;	   /* ETIMEDOUT of timed variants */
 	__u64 interrupted; /* EINTR and other errors */
@@ -102,6 +104,7 @@ struct sync_obj {
 	 * their number up to waited_ts (each hold takes its part) */
 	__u32 nwaiting;
 	__u64 waited_ns, waited_ts;
+	__u32 holding; /* locks: threads holding it now (rwlock readers: several) */
 	/* condvars: the latest signal or broadcast */
 	__u32 signal_tid;
 	__u64 signal_ts;

@@ -40,6 +40,33 @@ TEST(mutex_contention_wait_and_hold)
 	teardown();
 }
 
+/* Contention no futex wait shows (libomp's critical sections and libgomp's
+ * locks spin first; futex tracing off): thread 2 asks at 150 while thread
+ * 1 holds the lock (100..400) and gets it at 410; thread 3 asks at 600,
+ * nobody holding it; thread 1 locks a recursive mutex again while holding
+ * it (no acquisition). One contended acquisition of three. */
+TEST(an_acquisition_that_found_the_lock_held_is_contended)
+{
+	const struct sync_obj *o;
+
+	setup();
+	call(P_LOCK, 1, 90, 100, MTX, 0);
+	ev(SBT_EV_ENTER, P_LOCK, 2, 150, MTX, 0);
+	call(P_UNLOCK, 1, 400, 405, MTX, 0);
+	ev(SBT_EV_EXIT, P_LOCK, 2, 410, 0, SITE);
+	call(P_UNLOCK, 2, 500, 505, MTX, 0);
+	call(P_LOCK, 3, 600, 610, MTX, 0);
+	call(P_LOCK, 3, 620, 630, MTX, 0);
+	call(P_UNLOCK, 3, 700, 705, MTX, 0);
+	call(P_UNLOCK, 3, 710, 715, MTX, 0);
+	o = only(SYNC_LOCK);
+	CHECK_EQ(o->count, 3);
+	CHECK_EQ(o->nested, 1);
+	CHECK_EQ(o->contended, 1);
+	CHECK_EQ(o->holding, 0);
+	teardown();
+}
+
 /* A robust mutex whose owner died: thread 1 holds it from 100 and exits at
  * 300 without unlocking; thread 2, waiting from 150, gets it at 310 with
  * EOWNERDEAD (it holds it now) and unlocks at 400: an acquisition after a
