@@ -83,7 +83,10 @@ int implicit__unprobed(const struct phases *p, const struct ph_thread *t, int d)
 /* The instance thread t (about to push its frame at depth d) starts a share
  * of with the body entry e (site: the body's address); 0: none. The master
  * runs the body inside the frame that forked it, a worker from the
- * runtime's thread loop, with nothing probed on its stack. */
+ * runtime's thread loop, with nothing probed on its stack, while an
+ * instance of the body runs: with none, the body is called outside any
+ * fork (clang's region serialized by if(): __kmpc_serialized_parallel, then
+ * the body called directly), a team of one, no barrier. */
 __u64 implicit__instance_of(const struct phases *p, const struct ph_thread *t, int d,
 			    const struct sbt_event *e)
 {
@@ -95,7 +98,7 @@ __u64 implicit__instance_of(const struct phases *p, const struct ph_thread *t, i
 			return t->stack[d - 1].inst;
 		return 0;
 	}
-	return d == 0 && b && !forked_unprobed(b, b->fork_tm) ? b->inst : 0;
+	return d == 0 && b && b->running && !forked_unprobed(b, b->fork_tm) ? b->inst : 0;
 }
 
 /* Fork hand-off (Malony-Reed §3.2.2): a worker starts its share at the

@@ -63,6 +63,40 @@ TEST(region_instance_is_an_episode)
 	phases__free(p);
 }
 
+/* clang's region serialized by if(): __kmpc_serialized_parallel (not
+ * probed), then the master calls the body itself, outside any fork. After a
+ * released instance, that call is a team of one: no episode, not a late
+ * share of the instance before. */
+TEST(a_body_called_outside_any_fork_is_no_share)
+{
+	struct collected c;
+	struct phases *p = new_phases(&c);
+
+	fork_region(p, 1, 1100, BODY_A);
+	body_in(p, 1, 1110, BODY_A);
+	body_in(p, 2, 1112, BODY_A);
+	body_out(p, 2, 1200);
+	body_out(p, 1, 1300);
+	join_region(p, 1, 1320);
+	body_in(p, 1, 2000, BODY_A);
+	body_out(p, 1, 2100);
+	/* the next instance, forked */
+	fork_region(p, 1, 3100, BODY_A);
+	body_in(p, 1, 3110, BODY_A);
+	body_in(p, 2, 3112, BODY_A);
+	body_out(p, 2, 3200);
+	body_out(p, 1, 3300);
+	join_region(p, 1, 3320);
+	phases__finish(p);
+	CHECK_EQ(c.n, 2);
+	CHECK_EQ(c.ep[0].n, 2);
+	CHECK_EQ(c.ep[1].n, 2);
+	CHECK_EQ(c.ep[1].first_arrive, 3200);
+	CHECK_EQ(phases__nsites(p), 1);
+	CHECK_EQ(phases__site(p, 0)->call_site, SITE_A);
+	phases__free(p);
+}
+
 /* Instances of one region with a team of 3, then 2 (num_threads), then 3
  * again where thread 3 never runs the body: each has exactly the threads
  * that ran it; one site for all. */
