@@ -69,8 +69,12 @@ static int is_task(const struct phases *p, const struct ph_thread *t, int d, __u
 {
 	if (inst)
 		return 0;
+	/* right in a region's frame: the master's share, or (another body than
+	 * the one forked) a task it runs in the region's end barrier (libgomp
+	 * runs those left when its own share is done) */
 	if (d > 0)
-		return p->cfg.probes[t->stack[d - 1].probe].kind != SBT_PK_REGION;
+		return p->cfg.probes[t->stack[d - 1].probe].kind != SBT_PK_REGION ||
+		       t->stack[d - 1].obj != t->stack[d].arg2;
 	return t->had_share;
 }
 
