@@ -63,7 +63,8 @@ struct condbar {
 	int npending;
 	/* every condvar made pending since the last decision, in that order
 	 * (some decided since): what condbar__decide_pending() looks at,
-	 * rather than every condvar seen. A condvar becomes pending once. */
+	 * rather than every condvar seen. A condvar becomes pending once, or
+	 * again after condbar__defer_pending(). */
 	struct cb_cond *pending, **pending_tail;
 	int sees_unlock; /* mutex unlocks are probed (--trace lock) */
 };
@@ -195,7 +196,7 @@ static void wait_returned(struct condbar *cb, const struct sbt_event *e)
 	if (c && (i = find_tid(c->waiters, c->nwait, e->tid)) >= 0)
 		c->waiters[i] = c->waiters[--c->nwait];
 	/* a barrier's waits end with its release, never a timeout */
-	if (c && e->obj == ETIMEDOUT)
+	if (c && (int)e->obj == ETIMEDOUT)
 		rule_out(cb, c);
 	t->relock_cv = t->wait_cv;
 	t->relock_mutex = t->wait_mutex;

@@ -118,7 +118,9 @@ void eff_run(const struct phases *p, int view, struct eff *e)
 	e->s.phases = phases;
 	e->s.max_useful_ns = e->max_useful_ns;
 	e->s.runtime_ns = e->s.phases ? sub0(last, phases__eff_start(p, view)) : 0;
-	if (changed)
+	/* phases at once (subteams at their own barriers, nested teams) sum
+	 * their greatest past the runtime: the aggregate then */
+	if (changed && run_max_sum(p, view) <= e->s.runtime_ns)
 		pop_teams(e, run_max_sum(p, view), memberships);
 	else
 		pop(e);

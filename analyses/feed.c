@@ -257,7 +257,7 @@ static int continues_reduction(const struct phases *p, const struct ph_thread *t
 static int reduction_goes_on(const struct phases *p, const struct ph_thread *t,
 			     const struct sbt_event *e)
 {
-	return e->obj && t->waiting && probe_is(p, e->probe, "__kmpc_reduce");
+	return (int)e->obj && t->waiting && probe_is(p, e->probe, "__kmpc_reduce");
 }
 
 static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_event *e)
@@ -305,9 +305,9 @@ static void on_call(struct phases *p, struct ph_thread *t, const struct sbt_even
 	if (is_barrier(kind) && barrier_depth(p, t, d) == 0 && continues_reduction(p, t, e)) {
 		/* still waiting since its __kmpc_reduce */
 	} else if (is_barrier(kind) && barrier_depth(p, t, d) == 0) {
-		t->reduce_open = 0;
 		__u64 object = kind == SBT_PK_BARRIER ? e->obj : 0;
 
+		t->reduce_open = 0;
 		episodes__arrive(p, t, e, object ? object : team_key(p, t, d), object);
 	} else if (cond_barrier_call(p, t, kind, e->probe, e->obj) && barrier_depth(p, t, d) == 0) {
 		episodes__arrive(p, t, e, e->obj, e->obj);
@@ -369,6 +369,9 @@ static void sync_waited(struct phases *p, struct ph_thread *t, int d, const stru
 static void call_returned(struct phases *p, struct ph_thread *t, int d, const struct sbt_event *e,
 			  const struct sync_post *v, void (*fn)(void *ctx, const struct ph_call *c))
 {
+	if (p->abandoning)
+		return; /* no call came back: nothing for the timeline or replay */
+
 	struct ph_call c = {
 		.pid = e->pid,
 		.tid = e->tid,
@@ -685,7 +688,9 @@ void feed__abandon_waits(struct phases *p, struct ph_thread *t, __u64 ts)
 		/* -1: a semaphore's failure; a lock's other than a timeout */
 		e = sbt_event_make(SBT_EV_EXIT, t->stack[t->depth - 1].probe, t->pid, t->tid, ts,
 				   (__u64)-1, 0);
+		p->abandoning = 1;
 		on_return(p, t, &e);
+		p->abandoning = 0;
 	}
 }
 

@@ -222,8 +222,8 @@ void forkjoin__waited(struct forkjoin *f, __u32 pid, __u32 tid)
 }
 
 /* A watched creator's current step ended before any join: held, its
- * creations may go on (or the last one that fits in held: it is taken for
- * one that never joins). */
+ * creations may go on; one group more than FJ_HELD_MAX and it is taken for
+ * one that never joins (every group a step of its own from then on). */
 static void hold_step(struct fj_creator *c)
 {
 	struct fj_step *s = c->current;

@@ -70,6 +70,7 @@ struct phases {
 	struct hmap open;	     /* (pid, object key) -> OPEN episode */
 	struct hmap bodies;	     /* (pid, region body address) -> struct ph_body */
 	__u64 instances;	     /* parallel region instances started */
+	int abandoning;		     /* feed__abandon_waits(): its returns are no calls made */
 	__u64 concurrent_forks;	     /* workers' shares begun while two instances of
 				      * their body ran (implicit.c) */
 	struct hmap objects;	     /* (pid, object) -> struct obj_state */

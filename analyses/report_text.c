@@ -723,10 +723,13 @@ static void text_approximation(struct report *r)
 static void text_no_barrier_hint(struct report *r)
 {
 	const struct forkjoin *f = phases__forkjoin(r->ph);
+	size_t i;
 
-	if (phases__completed(r->ph) || phases__nthreads(r->ph) < 2 ||
-	    forkjoin__steps(f) > forkjoin__ncreators(f))
+	if (phases__completed(r->ph) || phases__nthreads(r->ph) < 2)
 		return;
+	for (i = 0; i < forkjoin__ncreators(f); i++)
+		if (forkjoin__creator(f, i)->steps > 1)
+			return;
 	fprintf(r->o.out, "(no barrier phase: a barrier the program makes itself, other than "
 			  "pthread_barrier_wait, a mutex and a condvar or semaphores, is declared "
 			  "with --probe BINARY:SYMBOL:barrier)\n");

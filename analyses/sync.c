@@ -177,8 +177,6 @@ static void account_wait(struct sync *s, struct sync_obj *o, struct sync_share *
 	o->count++;
 	o->contended += c->futex_waits > 0 || (sh && sh->found_held);
 	if (sh)
-		sh->found_held = 0;
-	if (sh)
 		sh->count++;
 	add_wait(s, o, sh, c);
 }
@@ -204,16 +202,34 @@ static void account_interrupted(struct sync *s, struct sync_obj *o, struct sync_
 
 /* ---- holds ------------------------------------------------------------------ */
 
-/* tid holds lock (its object o, NULL: not known) from ts. */
-static void hold_begin(struct sync *s, struct sync_obj *o, __u32 tid, __u64 lock, __u64 ts)
+/* A read lock's acquire: shared with other readers. */
+static int read_lock(const struct sync *s, __u16 probe)
+{
+	return probe < s->nprobes && strstr(s->probes[probe].symbol, "rdlock") != NULL;
+}
+
+/* o gains (+1) or loses (-1) a holder of hold h. */
+static void count_holder(struct sync_obj *o, const struct sync_hold *h, int delta)
+{
+	if (!o || (delta < 0 && !o->holding))
+		return;
+	o->holding += delta;
+	if (!h->shared && (delta > 0 || o->exclusive))
+		o->exclusive += delta;
+}
+
+/* tid holds lock (its object o, NULL: not known) from ts; shared: a read
+ * lock. */
+static void hold_begin(struct sync *s, struct sync_obj *o, __u32 tid, __u64 lock, __u64 ts,
+		       int shared)
 {
 	struct sync_hold *h = hmap_get(&s->holds, tid, lock);
 
 	if (!h && !(h = hmap_put_new(&s->holds, tid, lock, sizeof(*h))))
 		return;
 	sync_caused__hold_begin(o, h, ts);
-	if (o)
-		o->holding++;
+	h->shared = shared;
+	count_holder(o, h, 1);
 }
 
 /* Hold h of lock by tid ends at ts. */
@@ -226,8 +242,7 @@ static void hold_account(struct sync *s, __u32 pid, __u32 tid, __u64 lock, __u64
 
 	if (!o)
 		return;
-	if (o->holding)
-		o->holding--;
+	count_holder(o, h, -1);
 	o->holds++;
 	o->hold_ns += hold;
 	if (hold > o->max_hold_ns)
@@ -303,7 +318,7 @@ static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 		o->nested++;
 	} else if (ret == 0) {
 		account_wait(s, o, sh, c);
-		hold_begin(s, o, c->tid, c->obj, c->exit_ns);
+		hold_begin(s, o, c->tid, c->obj, c->exit_ns, read_lock(s, c->probe));
 	} else if (kind == SBT_PK_TRYLOCK) {
 		o->failed++;
 	} else if (ret == ETIMEDOUT) {
@@ -311,6 +326,8 @@ static void lock_call(struct sync *s, const struct sync_call *c, int kind)
 	} else {
 		account_interrupted(s, o, sh, c);
 	}
+	if (sh)
+		sh->found_held = 0; /* a trylock's acquisition takes no stale one */
 }
 
 /* ---- semaphore pairing ------------------------------------------------------ */
@@ -379,7 +396,7 @@ static void cond_call(struct sync *s, const struct sync_call *c)
 	 * not holding the mutex again */
 	if (h && h->suspended && (int)c->retval != -1)
 		hold_begin(s, hmap_get(&s->objs[SYNC_LOCK], c->pid, c->arg2), c->tid, c->arg2,
-			   c->exit_ns);
+			   c->exit_ns, 0);
 	if (!o)
 		return;
 	account_wait(s, o, sync_share_of(s, o, c->tid), c);
@@ -457,16 +474,36 @@ void sync__acquire(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj,
 	struct sync_obj *o = sync_obj_get(s, SYNC_LOCK, pid, obj, probe);
 	struct sync_share *sh = o ? sync_share_of(s, o, tid) : NULL;
 	const struct sync_hold *own = hmap_get(&s->holds, tid, obj);
+	__u32 mine = own && !own->suspended;
 
 	if (!o)
 		return;
 	sync_caused__acquire(o, sh, ts);
 	if (!sh)
 		return;
-	/* another holder than itself (a recursive mutex locked again); readers
-	 * share a rwlock: a reader finding one is no contention */
-	sh->found_held =
-		o->holding > (own && !own->suspended) && !strstr(s->probes[probe].symbol, "rdlock");
+	/* another holder than itself (a recursive mutex locked again); a
+	 * reader is held up by a writer only */
+	if (read_lock(s, probe))
+		sh->found_held = o->exclusive > (mine && !own->shared);
+	else
+		sh->found_held = o->holding > mine;
+}
+
+void sync__thread_exit(struct sync *s, __u32 pid, __u32 tid)
+{
+	const struct hmap_slot *sl;
+	size_t pos = 0;
+
+	/* the locks it held (a robust mutex's dead owner): held by nobody now */
+	while ((sl = hmap_next(&s->holds, &pos))) {
+		struct sync_hold *h = sl->val;
+
+		if (sl->k1 != tid)
+			continue;
+		if (!h->suspended)
+			count_holder(hmap_get(&s->objs[SYNC_LOCK], pid, sl->k2), h, -1);
+		free(hmap_del(&s->holds, sl->k1, sl->k2));
+	}
 }
 
 /* ---- futex ------------------------------------------------------------------ */

@@ -104,7 +104,8 @@ struct sync_obj {
 	 * their number up to waited_ts (each hold takes its part) */
 	__u32 nwaiting;
 	__u64 waited_ns, waited_ts;
-	__u32 holding; /* locks: threads holding it now (rwlock readers: several) */
+	__u32 holding;	 /* locks: threads holding it now (rwlock readers: several) */
+	__u32 exclusive; /* of them, not as readers */
 	/* condvars: the latest signal or broadcast */
 	__u32 signal_tid;
 	__u64 signal_ts;
@@ -128,6 +129,8 @@ int sync__call(struct sync *s, const struct sync_call *c, struct sync_post *v);
 /* Entry of a lock acquire (a blocking one, not a trylock): the thread waits
  * for the lock from ts until the call returns (sync__call()). */
 void sync__acquire(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj, __u64 ts);
+/* Thread tid of process pid exited: the locks it still held are no one's. */
+void sync__thread_exit(struct sync *s, __u32 pid, __u32 tid);
 /* Entry of a condition wait with mutex held: the mutex is given up at ts,
  * and held again when the wait returns (sync__call()). */
 void sync__cond_enter(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 mutex, __u64 ts);

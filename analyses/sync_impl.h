@@ -29,7 +29,8 @@ struct sync {
 struct sync_hold {
 	__u64 start, waited_ns;
 	int suspended;
-	int depth; /* a recursive mutex locked again by its holder: unlocks before it is let go */
+	int shared; /* a read lock's */
+	int depth;  /* a recursive mutex locked again by its holder: unlocks before it is let go */
 };
 
 /* sync.c: object (pid, addr) of a kind, made on first use; thread tid's

@@ -64,18 +64,18 @@ void tasks__wait_done(struct phases *p, struct ph_thread *t, int d, const struct
  * body), or run by a thread of a team outside its share (at the region's
  * end). Not a share of a region that began before the session (attached
  * mid-region: the thread has run no known share yet, or the region call
- * is below it). */
-static int is_task(const struct phases *p, const struct ph_thread *t, int d, __u64 inst)
+ * is below it). body: the body's address (its entry's site). */
+static int is_task(const struct phases *p, const struct ph_thread *t, int d, __u64 inst, __u64 body)
 {
 	if (inst)
 		return 0;
 	/* right in a region's frame: the master's share, or (another body than
 	 * the one forked) a task it runs in the region's end barrier (libgomp
 	 * runs those left when its own share is done) */
-	if (d > 0)
+	if (d > 0 && d <= t->stack_cap)
 		return p->cfg.probes[t->stack[d - 1].probe].kind != SBT_PK_REGION ||
-		       t->stack[d - 1].obj != t->stack[d].arg2;
-	return t->had_share;
+		       t->stack[d - 1].obj != body;
+	return d == 0 && t->had_share;
 }
 
 /*
@@ -98,7 +98,7 @@ void tasks__before_body(struct phases *p, struct ph_thread *t, const struct sbt_
 	__u64 ta;
 
 	if (!approx__event_based(p) || !(pr = threads__proc(p, t->pid)) || !pr->tasks.len ||
-	    !is_task(p, t, d, implicit__instance_of(p, t, d, e)) ||
+	    !is_task(p, t, d, implicit__instance_of(p, t, d, e), e->site) ||
 	    !array_fifo_pop(&pr->tasks, &c, sizeof(c)))
 		return;
 	ta = max_u64(c.ta, t->ta_prev) + sub0(e->ts, max_u64(c.tm, t->tm_prev));
@@ -110,7 +110,7 @@ void tasks__body_done(struct phases *p, struct ph_thread *t, int d, const struct
 {
 	int i;
 
-	if (d < t->stack_cap && is_task(p, t, d, t->stack[d].inst))
+	if (d < t->stack_cap && is_task(p, t, d, t->stack[d].inst, t->stack[d].arg2))
 		t->tasks_run++;
 	/* the innermost task wait it ran in; a body nested in another body
 	 * counts once, in that one */

@@ -163,6 +163,8 @@ void threads__exit(struct phases *p, struct ph_thread *t, __u64 ts)
 		sync__futex_joined(p->cfg.sync, t->pid, t->join_uaddr, t->tid);
 	t->join_return_ns = 0;
 	feed__abandon_waits(p, t, ts);
+	if (p->cfg.sync)
+		sync__thread_exit(p->cfg.sync, t->pid, t->tid);
 	t->exit_ns = ts;
 	live_unlink(p, t);
 	t->depth = 0;

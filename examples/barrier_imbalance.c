@@ -244,6 +244,11 @@ int main(int argc, char **argv)
 	int err, st;
 
 	parse_options(argc, argv, opts, usage);
+	if (idle_waiter && (main_exits || fork_child || generations)) {
+		fprintf(stderr, "-i goes with none of -E, -f, -g (a process whose idle thread "
+				"would be left waiting)\n");
+		return 2;
+	}
 	if (unit_us_ns != ULONG_MAX)
 		unit_ns = unit_us_ns;
 	err = pthread_barrier_init(&phase_barrier, NULL, nthreads);

@@ -27,7 +27,8 @@ load helpers
 			grep -q "one ring buffer of .* shared by the CPUs" "$T/wl.out"
 		fi
 		"$SBT" report --format json "$T/h.sbt" >"$T/h.json"
-		$CHECK imbalance "$T/h.json" "$T/wl.out" "$T/h.sbt" 2000
+		# 1 window per thousand may be a stall of the host's (checks.py)
+		$CHECK imbalance "$T/h.json" "$T/wl.out" "$T/h.sbt" 2000 1
 	done
 }
 

@@ -421,8 +421,8 @@ TEST(a_launched_creator_that_never_joins_or_waits_otherwise_keeps_its_groups_apa
 	int k;
 
 	/* detached threads, two steps of two; then two more, between which
-	 * the creator waits at a barrier (or a semaphore) and then joins
-	 * another thread: the groups before the wait are steps of their own */
+	 * the creator waits at a barrier (or a semaphore): the groups before
+	 * the wait are steps of their own, the others at the trace's end */
 	for (k = 0; k < 4; k++) {
 		if (k == 2)
 			forkjoin__waited(f, PID, MAIN);
@@ -446,7 +446,7 @@ TEST(a_launched_creator_holds_so_many_groups_then_takes_itself_for_one_that_neve
 	const struct fj_creator *c;
 	__u32 k;
 
-	/* one-thread groups, detached */
+	/* groups of two threads, detached */
 	for (k = 0; k < 100; k++) {
 		forkjoin__start(f, PID, MAIN, 2000 + 2 * k, 1000 * k, 1000 * k, 1);
 		forkjoin__start(f, PID, MAIN, 2001 + 2 * k, 1000 * k, 1000 * k, 1);

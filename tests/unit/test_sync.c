@@ -278,11 +278,10 @@ TEST(condvar_wait_releases_the_mutex)
 }
 
 /* Waits that never return: thread 2, cancelled in its condvar wait (its
- * cleanup handler unlocks the mutex, inside the wait), exits at 900; thread
- * 3, blocked in sem_wait and in a mutex's lock, is killed by its process's
- * exit at 1000. Each wait ends at the exit, failed but waited: the condvar's
- * counted, its mutex not held again; the semaphore's and the lock's
- * interrupted. */
+ * cleanup handler unlocks the mutex, inside the wait), exits at 900;
+ * thread 3, blocked in sem_wait, and thread 4, in a mutex's lock, are
+ * killed by their process's exit at 1000. Each wait ends at the exit, failed but waited: the
+ * condvar's counted, its mutex not held again; the semaphore's and the lock's interrupted. */
 TEST(waits_a_thread_never_returns_from_end_at_its_exit)
 {
 	const struct sync_obj *c, *m, *sem;

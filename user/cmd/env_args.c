@@ -571,7 +571,6 @@ static int has_filter(const struct env *env)
 	return env->filter.ncomm || env->filter.nuid || env->filter.ncgroup;
 }
 
-/* Combinations of options that make no sense. */
 /* --trace without barrier (and no --probe barrier): asked for, and said,
  * so that "0 phases" is no surprise. */
 static void warn_no_barriers(const struct env *env)
@@ -588,6 +587,7 @@ static void warn_no_barriers(const struct env *env)
 		 "(--trace barrier,... for them)");
 }
 
+/* Combinations of options that make no sense. */
 static int check_env(struct env *env, struct argp_state *st)
 {
 	if (env->list_events)
