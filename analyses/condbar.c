@@ -309,7 +309,8 @@ int condbar__pending(const struct condbar *cb)
 	return cb->npending;
 }
 
-void condbar__decide_pending(struct condbar *cb)
+/* The condvars still pending go to state (the list emptied). */
+static void leave_pending(struct condbar *cb, int state)
 {
 	struct cb_cond *c, *next;
 
@@ -317,24 +318,20 @@ void condbar__decide_pending(struct condbar *cb)
 		next = c->next_pending;
 		c->next_pending = NULL;
 		if (c->state == CB_PENDING)
-			set_state(cb, c, CB_NOT);
+			set_state(cb, c, state);
 	}
 	cb->pending = NULL;
 	cb->pending_tail = &cb->pending;
 }
 
+void condbar__decide_pending(struct condbar *cb)
+{
+	leave_pending(cb, CB_NOT);
+}
+
 void condbar__defer_pending(struct condbar *cb)
 {
-	struct cb_cond *c, *next;
-
-	for (c = cb->pending; c; c = next) {
-		next = c->next_pending;
-		c->next_pending = NULL;
-		if (c->state == CB_PENDING)
-			set_state(cb, c, CB_UNSEEN);
-	}
-	cb->pending = NULL;
-	cb->pending_tail = &cb->pending;
+	leave_pending(cb, CB_UNSEEN);
 }
 
 int condbar__is_barrier(const struct condbar *cb, __u32 pid, __u64 cv)

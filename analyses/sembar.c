@@ -311,12 +311,27 @@ int sembar__pending(const struct sembar *sb)
 	return sb->npending;
 }
 
+/* The semaphores still pending go to state (the list emptied). */
+static void leave_pending(struct sembar *sb, int state)
+{
+	struct sb_sem *s, *next;
+
+	for (s = sb->pending; s; s = next) {
+		next = s->next_pending;
+		s->next_pending = NULL;
+		if (s->state == SB_PENDING)
+			set_state(sb, s, state);
+	}
+	sb->pending = NULL;
+	sb->pending_tail = &sb->pending;
+}
+
 /* The semaphores still pending: their groups so far judged as cut by the
  * end of the trace (only a pending one's judgement can change), then each
  * undecided ruled out. */
 void sembar__decide_pending(struct sembar *sb)
 {
-	struct sb_sem *s, *next;
+	struct sb_sem *s;
 
 	if (!sb->npending)
 		return;
@@ -325,28 +340,12 @@ void sembar__decide_pending(struct sembar *sb)
 		if (s->state == SB_PENDING)
 			semgroups__close(sb->groups, s->pid, s->addr);
 	sb->finishing = 0;
-	for (s = sb->pending; s; s = next) {
-		next = s->next_pending;
-		s->next_pending = NULL;
-		if (s->state == SB_PENDING)
-			set_state(sb, s, SB_NOT);
-	}
-	sb->pending = NULL;
-	sb->pending_tail = &sb->pending;
+	leave_pending(sb, SB_NOT);
 }
 
 void sembar__defer_pending(struct sembar *sb)
 {
-	struct sb_sem *s, *next;
-
-	for (s = sb->pending; s; s = next) {
-		next = s->next_pending;
-		s->next_pending = NULL;
-		if (s->state == SB_PENDING)
-			set_state(sb, s, SB_UNSEEN);
-	}
-	sb->pending = NULL;
-	sb->pending_tail = &sb->pending;
+	leave_pending(sb, SB_UNSEEN);
 }
 
 int sembar__is_barrier(const struct sembar *sb, __u32 pid, __u64 sem)
