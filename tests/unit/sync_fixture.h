@@ -28,6 +28,9 @@ enum {
 	P_CRIT_HINT,
 	P_CRIT_END,
 	P_SEMTIMED,
+	P_RDLOCK,
+	P_WRLOCK,
+	P_RWUNLOCK,
 	NPROBES
 };
 
@@ -50,6 +53,9 @@ static const struct sbt_probe_info probes[NPROBES] = {
 			 .symbol = "__kmpc_critical_with_hint"},
 	[P_CRIT_END] = {.id = P_CRIT_END, .kind = SBT_PK_UNLOCK, .symbol = "__kmpc_end_critical"},
 	[P_SEMTIMED] = {.id = P_SEMTIMED, .kind = SBT_PK_SEM_WAIT, .symbol = "sem_timedwait"},
+	[P_RDLOCK] = {.id = P_RDLOCK, .kind = SBT_PK_LOCK, .symbol = "pthread_rwlock_rdlock"},
+	[P_WRLOCK] = {.id = P_WRLOCK, .kind = SBT_PK_LOCK, .symbol = "pthread_rwlock_wrlock"},
+	[P_RWUNLOCK] = {.id = P_RWUNLOCK, .kind = SBT_PK_UNLOCK, .symbol = "pthread_rwlock_unlock"},
 };
 
 #define PID		   9

@@ -67,6 +67,43 @@ TEST(an_acquisition_that_found_the_lock_held_is_contended)
 	teardown();
 }
 
+/* A rwlock: readers 1 and 2 share it (100..300, 150..400: no contention);
+ * writer 3 asks at 200 while they read and gets it at 410 (contended);
+ * reader 4 asks at 450 while 3 writes (contended) and gets it at 520; a
+ * writer that exits holding a lock leaves it to nobody: thread 5 takes
+ * RW2 at 700 and exits, thread 6 at 800 finds it free. */
+TEST(a_reader_is_held_up_by_a_writer_only_and_a_dead_holder_by_nobody)
+{
+	const struct sync_obj *o;
+
+	setup();
+	call(P_RDLOCK, 1, 90, 100, MTX, 0);
+	call(P_RDLOCK, 2, 140, 150, MTX, 0);
+	ev(SBT_EV_ENTER, P_WRLOCK, 3, 200, MTX, 0);
+	call(P_RWUNLOCK, 1, 300, 305, MTX, 0);
+	call(P_RWUNLOCK, 2, 400, 405, MTX, 0);
+	ev(SBT_EV_EXIT, P_WRLOCK, 3, 410, 0, SITE);
+	ev(SBT_EV_ENTER, P_RDLOCK, 4, 450, MTX, 0);
+	call(P_RWUNLOCK, 3, 500, 505, MTX, 0);
+	ev(SBT_EV_EXIT, P_RDLOCK, 4, 520, 0, SITE);
+	call(P_RWUNLOCK, 4, 600, 605, MTX, 0);
+	o = only(SYNC_LOCK);
+	CHECK_EQ(o->count, 4);
+	CHECK_EQ(o->contended, 2);
+	CHECK_EQ(o->holding, 0);
+	call(P_WRLOCK, 5, 690, 700, SEM, 0);
+	ev(SBT_EV_THREAD_EXIT, 0, 5, 750, 0, 0);
+	call(P_WRLOCK, 6, 800, 810, SEM, 0);
+	phases__finish(fx.ph);
+	CHECK_EQ(sync__count(fx.sync, SYNC_LOCK), 2);
+	o = sync__obj(fx.sync, SYNC_LOCK, 0)->addr == SEM ? sync__obj(fx.sync, SYNC_LOCK, 0)
+							  : sync__obj(fx.sync, SYNC_LOCK, 1);
+	CHECK_EQ(o->addr, SEM);
+	CHECK_EQ(o->count, 2);
+	CHECK_EQ(o->contended, 0);
+	teardown();
+}
+
 /* A robust mutex whose owner died: thread 1 holds it from 100 and exits at
  * 300 without unlocking; thread 2, waiting from 150, gets it at 310 with
  * EOWNERDEAD (it holds it now) and unlocks at 400: an acquisition after a
