@@ -97,7 +97,7 @@ static __u64 run_max_sum(const struct phases *p, int view)
 void eff_run(const struct phases *p, int view, struct eff *e)
 {
 	__u64 last = view == PH_APPROXIMATED ? phases__approx_last_ts(p) : phases__last_ts(p);
-	__u64 phases = phases__eff_phases(p), memberships = 0;
+	__u64 phases = phases__eff_phases(p), memberships = 0, max_sum;
 	int changed = 0;
 	size_t i;
 
@@ -120,8 +120,9 @@ void eff_run(const struct phases *p, int view, struct eff *e)
 	e->s.runtime_ns = e->s.phases ? sub0(last, phases__eff_start(p, view)) : 0;
 	/* phases at once (subteams at their own barriers, nested teams) sum
 	 * their greatest past the runtime: the aggregate then */
-	if (changed && run_max_sum(p, view) <= e->s.runtime_ns)
-		pop_teams(e, run_max_sum(p, view), memberships);
+	max_sum = changed ? run_max_sum(p, view) : 0;
+	if (changed && max_sum <= e->s.runtime_ns)
+		pop_teams(e, max_sum, memberships);
 	else
 		pop(e);
 }

@@ -473,14 +473,16 @@ void sync__acquire(struct sync *s, __u32 pid, __u32 tid, __u16 probe, __u64 obj,
 {
 	struct sync_obj *o = sync_obj_get(s, SYNC_LOCK, pid, obj, probe);
 	struct sync_share *sh = o ? sync_share_of(s, o, tid) : NULL;
-	const struct sync_hold *own = hmap_get(&s->holds, tid, obj);
-	__u32 mine = own && !own->suspended;
+	const struct sync_hold *own;
+	__u32 mine;
 
 	if (!o)
 		return;
 	sync_caused__acquire(o, sh, ts);
 	if (!sh)
 		return;
+	own = hmap_get(&s->holds, tid, obj);
+	mine = own && !own->suspended;
 	/* another holder than itself (a recursive mutex locked again); a
 	 * reader is held up by a writer only */
 	if (read_lock(s, probe))
